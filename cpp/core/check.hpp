@@ -1,0 +1,25 @@
+// Errors and argument checks for the whole engine.
+// Every user-facing failure is an attnlab::Error carrying one readable line; front ends
+// (the CLI, the Embind bindings) turn it into a stderr line + exit code, or a JS Error.
+// AL_CHECK(cond, a << b << c) builds the message only when the check fails.
+#pragma once
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace attnlab {
+
+struct Error : std::runtime_error {
+  explicit Error(const std::string& what) : std::runtime_error(what) {}
+};
+
+}  // namespace attnlab
+
+#define AL_CHECK(cond, msg)                   \
+  do {                                        \
+    if (!(cond)) {                            \
+      std::ostringstream al_check_stream_;    \
+      al_check_stream_ << msg;                \
+      throw ::attnlab::Error(al_check_stream_.str()); \
+    }                                         \
+  } while (0)

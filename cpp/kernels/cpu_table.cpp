@@ -1,0 +1,66 @@
+// The CPU kernel table: host memory plus the CPU kernels. Entries without a SIMD version yet
+// point at the reference loops.
+#include <cstdlib>
+#include <cstring>
+
+#include "core/check.hpp"
+#include "kernels/kernels.hpp"
+#include "kernels/reference.hpp"
+
+namespace attnlab {
+
+namespace {
+
+void* host_alloc(size_t bytes) {
+  void* p = std::calloc(bytes ? bytes : 1, 1);
+  AL_CHECK(p, "out of memory allocating " << bytes << " bytes");
+  return p;
+}
+void host_release(void* p) { std::free(p); }
+void host_zero(void* p, size_t bytes) { std::memset(p, 0, bytes); }
+void host_copy(void* dst, const void* src, size_t bytes) { std::memmove(dst, src, bytes); }
+void host_sync() {}
+
+KernelTable make_cpu_table() {
+  namespace r = kernels::ref;
+  KernelTable t{};
+  t.name = "cpu";
+  t.alloc = host_alloc;
+  t.release = host_release;
+  t.zero = host_zero;
+  t.upload = host_copy;
+  t.download = host_copy;
+  t.copy = host_copy;
+  t.synchronize = host_sync;
+  t.gemm = r::gemm;
+  t.gemm_batched = r::gemm_batched;
+  t.softmax_forward = r::softmax_forward;
+  t.softmax_backward = r::softmax_backward;
+  t.layernorm_forward = r::layernorm_forward;
+  t.layernorm_backward = r::layernorm_backward;
+  t.bias_act_forward = r::bias_act_forward;
+  t.bias_act_backward = r::bias_act_backward;
+  t.cross_entropy = r::cross_entropy;
+  t.adam = r::adam;
+  t.axpy = r::axpy;
+  t.scale = r::scale;
+  t.sumsq = r::sumsq;
+  return t;
+}
+
+}  // namespace
+
+const KernelTable& cpu_kernels() {
+  static const KernelTable table = make_cpu_table();
+  return table;
+}
+
+#ifndef ATTNLAB_WITH_CUDA
+const KernelTable* cuda_kernels() { return nullptr; }
+#endif
+
+static int g_threads = 1;
+void set_num_threads(int n) { g_threads = n <= 0 ? 1 : n; }
+int num_threads() { return g_threads; }
+
+}  // namespace attnlab

@@ -1,0 +1,88 @@
+// The kernel table: every piece of math the models run, as free functions on raw pointers
+// (outputs first, dimensions last). One table per backend: the CPU one (xsimd: AVX2/FMA natively,
+// SIMD128 in WebAssembly) and, when built, the CUDA one (cpp/cuda/). Models never call a kernel
+// directly, only through a `const KernelTable&`, so one model source serves CPU, WASM and CUDA.
+// Pointers handed to a table's functions live in that backend's memory (host or device).
+// Legend: M,N,K GEMM sizes; R rows; C row width; V vocabulary; B,H,T,S attention sizes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace attnlab {
+
+enum class Act : int { None = 0, ReLU = 1, GELU = 2 };  // GELU: tanh approximation
+
+struct KernelTable {
+  const char* name;  // "cpu" or "cuda"
+
+  // --- memory (device memory for CUDA, the heap for CPU) ---
+  void* (*alloc)(size_t bytes);  // zero-filled
+  void (*release)(void* p);
+  void (*zero)(void* p, size_t bytes);
+  void (*upload)(void* dst, const void* host_src, size_t bytes);
+  void (*download)(void* host_dst, const void* src, size_t bytes);
+  void (*copy)(void* dst, const void* src, size_t bytes);  // within the backend
+  void (*synchronize)();
+
+  // --- GEMM, row-major: C[M,N] = alpha * op(A) op(B) + beta * C ---
+  // op(A) is [M,K]: A is [M,K] (lda >= K) or, transposed, [K,M] (lda >= M); likewise B.
+  void (*gemm)(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+               const float* B, int ldb, float beta, float* C, int ldc);
+  // `batch` independent GEMMs, operand i at A + i*strideA (etc.): attention heads.
+  void (*gemm_batched)(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
+                       int lda, long strideA, const float* B, int ldb, long strideB, float beta,
+                       float* C, int ldc, long strideC, int batch);
+
+  // --- row kernels ---
+  // y[r,:] = softmax(x[r,:] * scale) with attention masks: for row r = ((b*H+h)*T + i), key j is
+  // masked when key_pad[b*S+j] != 0 (key_pad may be null) or causal && j > i + (S-T). Fully
+  // masked rows give zeros. x and y are [B*H*T, S] and may alias.
+  void (*softmax_forward)(float* y, const float* x, float scale, const uint8_t* key_pad,
+                          bool causal, int B, int H, int T, int S);
+  // dx = scale * y * (dy - sum_j dy*y)  (dx may alias dy), rows of width S
+  void (*softmax_backward)(float* dx, const float* y, const float* dy, float scale, int R, int S);
+
+  // y = (x - mean) * rstd * gamma + beta over rows [R,C]; mean/rstd [R] saved for backward.
+  void (*layernorm_forward)(float* y, float* mean, float* rstd, const float* x, const float* gamma,
+                            const float* beta, float eps, int R, int C);
+  // dx assigned; dgamma, dbeta accumulated (+=).
+  void (*layernorm_backward)(float* dx, float* dgamma, float* dbeta, const float* dy,
+                             const float* x, const float* mean, const float* rstd,
+                             const float* gamma, int R, int C);
+
+  // y = act(x + bias) over rows [R,C] (bias [C] or null); y may alias x. `pre` (may be null)
+  // receives x + bias for the backward pass.
+  void (*bias_act_forward)(float* y, float* pre, const float* x, const float* bias, Act act, int R,
+                           int C);
+  // dx = dy * act'(pre) (dx may alias dy); dbias (may be null) accumulated (+=) with sum_r dx.
+  void (*bias_act_backward)(float* dx, float* dbias, const float* dy, const float* pre, Act act,
+                            int R, int C);
+
+  // Softmax cross-entropy with label smoothing eps over V classes (target gets 1-eps+eps/V,
+  // the others eps/V), rows whose target == ignore_index skipped. Writes per-row loss to
+  // `loss` [R] (0 for ignored rows) and dlogits [R,V] = grad_scale * (softmax - target_dist)
+  // (zero rows for ignored). `dlogits` may alias `logits`. Returns nothing: reduce `loss`.
+  void (*cross_entropy)(float* loss, float* dlogits, const float* logits, const int32_t* targets,
+                        float smoothing, int ignore_index, float grad_scale, int R, int V);
+
+  // Adam / AdamW step on n parameters (t = step count from 1; decoupled weight decay `wd`).
+  void (*adam)(float* p, float* m, float* v, const float* g, long n, float lr, float beta1,
+               float beta2, float eps, float wd, int t);
+
+  // y[i] += alpha * x[i] ; y[i] = alpha * x[i] (alias-safe)
+  void (*axpy)(float* y, float alpha, const float* x, long n);
+  void (*scale)(float* y, float alpha, const float* x, long n);
+  // sum of squares of x[0..n) written to host *out (for gradient-norm clipping)
+  void (*sumsq)(float* out_host, const float* x, long n);
+};
+
+// The CPU table (xsimd kernels). Always available.
+const KernelTable& cpu_kernels();
+// The CUDA table, or nullptr when the engine was built without CUDA or no GPU is present.
+const KernelTable* cuda_kernels();
+
+// Threads used by CPU kernels (natively; 1 in single-thread WebAssembly). n <= 0: all cores.
+void set_num_threads(int n);
+int num_threads();
+
+}  // namespace attnlab

@@ -1,0 +1,16 @@
+# The Catch2 (v2) suite: every tests/cpp/test_*.cpp in one executable, registered with CTest
+# one test case at a time. The same sources build natively and to WebAssembly; the wasm
+# executable runs under node through CMAKE_CROSSCOMPILING_EMULATOR.
+# Tags: [kernels] [grad] [torch] [model] [cuda]; ATTNLAB_TEST_SPEC narrows what CTest runs
+# (the sanitizer build skips the slow training tests, the Release build runs them).
+file(GLOB ATTNLAB_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/cpp/*.cpp)
+add_executable(attnlab_tests ${ATTNLAB_TEST_SOURCES})
+target_link_libraries(attnlab_tests PRIVATE attnlab)
+target_compile_definitions(attnlab_tests PRIVATE
+  ATTNLAB_FIXTURES="${CMAKE_SOURCE_DIR}/tests/fixtures")
+if(EMSCRIPTEN)
+  # Fixtures are read through node's file system (NODERAWFS) so the wasm tests see the repo.
+  target_link_options(attnlab_tests PRIVATE -sNODERAWFS=1 -sENVIRONMENT=node -sEXIT_RUNTIME=1)
+endif()
+set(ATTNLAB_TEST_SPEC "" CACHE STRING "Catch2 test spec for CTest (e.g. ~[model])")
+include(${CMAKE_CURRENT_LIST_DIR}/catch.cmake)

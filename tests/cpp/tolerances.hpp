@@ -1,0 +1,17 @@
+// Tolerances used across the suite, named once. A test that needs a looser bound says why.
+#pragma once
+
+namespace attnlab::test {
+
+// SIMD kernel vs. its double-precision reference loop (float32 rounding, reordered sums).
+constexpr float kKernelRel = 1e-5f;
+constexpr float kKernelAbs = 1e-6f;
+// Outputs compared with PyTorch fixtures (float32 on both sides, different summation order).
+constexpr float kTorchRel = 1e-4f;
+constexpr float kTorchAbs = 1e-5f;
+// Central finite differences in double around float32 code: step and agreement.
+constexpr double kFdStep = 1e-3;
+constexpr double kFdRel = 2e-2;
+constexpr double kFdAbs = 1e-3;
+
+}  // namespace attnlab::test

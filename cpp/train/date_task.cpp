@@ -136,12 +136,6 @@ DateTask::DateTask() {
   max_tgt_ = 10;
 }
 
-std::vector<int> DateTask::encode(const std::string& text) const {
-  std::vector<int> ids;
-  for (const auto& t : split_tokens(text)) ids.push_back(src_.id(t));
-  return ids;
-}
-
 SeqExample DateTask::example(CivilDate d, int f) const {
   SeqExample ex;
   ex.src_text = format_date(d, f);
@@ -177,15 +171,12 @@ SeqExample DateTask::example(CivilDate d, int f) const {
   return ex;
 }
 
-SeqExample DateTask::sample(Rng& rng, Split split) const {
+SeqExample DateTask::draw_aligned(Rng& rng) const {
   const long first = days_from_civil({kFirstYear, 1, 1});
   const long count = days_from_civil({kLastYear, 12, 31}) - first + 1;
-  for (;;) {
-    const long z = first + long(rng.below(uint32_t(count)));
-    const int f = int(rng.below(kDateFormats));
-    if (in_test_split(uint64_t(z) + 0x5bd1e995u) != (split == Split::Test)) continue;
-    return example(civil_from_days(z), f);
-  }
+  const long z = first + long(rng.below(uint32_t(count)));
+  const int f = int(rng.below(kDateFormats));
+  return example(civil_from_days(z), f);
 }
 
 }  // namespace attnlab

@@ -2,8 +2,7 @@
 // ko-KR; the full/long/medium/short styles of Intl.DateTimeFormat, e.g. "Saturday, 25 December
 // 2021", "samedi 25 décembre 2021", "2021년 12월 25일 토요일") -> ISO "2021-12-25", for dates in
 // 1950..2049. Targets are characters; every digit of the target is aligned with the source
-// token it comes from (the year digit, the month word or digit, the day digit). Dates are split
-// between train and test by day, so a held-out date never appears in training in any format.
+// token it comes from (the year digit, the month word or digit, the day digit).
 #pragma once
 #include <string>
 
@@ -33,9 +32,10 @@ class DateTask : public SeqTask {
  public:
   DateTask();
   std::string name() const override { return "dates"; }
-  SeqExample sample(Rng& rng, Split split) const override;
-  std::vector<int> encode(const std::string& text) const override;
   SeqExample example(CivilDate d, int f) const;
+
+ protected:
+  SeqExample draw_aligned(Rng& rng) const override;
 };
 
 }  // namespace attnlab

@@ -55,15 +55,9 @@ PhraseTask::PhraseTask(int n_min, int n_max) : n_min_(n_min), n_max_(n_max) {
   max_tgt_ = n_max;
 }
 
-std::vector<int> PhraseTask::encode(const std::string& text) const {
-  std::vector<int> ids;
-  for (const auto& t : split_tokens(text)) ids.push_back(src_.id(t));
-  return ids;
-}
-
-SeqExample PhraseTask::sample_length(Rng& rng, Split split, int n) const {
+SeqExample PhraseTask::draw_length(Rng& rng, int n) const {
   AL_CHECK(n >= 2, "phrases: a source needs at least 2 tokens, got " << n);
-  for (;;) {
+  {
     SeqExample ex;
     std::vector<std::string> en, fr;
     auto emit = [&](std::vector<std::string>& side, const std::string& w) { side.push_back(w); };
@@ -104,15 +98,22 @@ SeqExample PhraseTask::sample_length(Rng& rng, Split split, int n) const {
     }
     for (size_t i = 0; i < en.size(); ++i) ex.src_text += (i ? " " : "") + en[i];
     for (size_t i = 0; i < fr.size(); ++i) ex.tgt_text += (i ? " " : "") + fr[i];
-    if (in_test_split(fnv1a(ex.src_text)) != (split == Split::Test)) continue;
     for (const auto& w : en) ex.src.push_back(src_.id(w));
     for (const auto& w : fr) ex.tgt.push_back(tgt_.id(w));
     return ex;
   }
 }
 
-SeqExample PhraseTask::sample(Rng& rng, Split split) const {
-  return sample_length(rng, split, n_min_ + int(rng.below(uint32_t(n_max_ - n_min_ + 1))));
+SeqExample PhraseTask::sample_length(Rng& rng, Split split, int n) const {
+  for (int tries = 0; tries < 100000; ++tries) {
+    SeqExample e = draw_length(rng, n);
+    if (in_split(e.src, split)) return e;
+  }
+  throw Error("phrases: no source of length " + std::to_string(n) + " in the requested split");
+}
+
+SeqExample PhraseTask::draw_aligned(Rng& rng) const {
+  return draw_length(rng, n_min_ + int(rng.below(uint32_t(n_max_ - n_min_ + 1))));
 }
 
 }  // namespace attnlab

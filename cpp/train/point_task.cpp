@@ -49,9 +49,9 @@ PointExample PointTask::sample(Rng& rng, int n, Split split) const {
   ex.x.resize(size_t(n) * ex.dim);
   for (;;) {
     for (auto& v : ex.x) v = rng.uniform();
-    std::string bytes(ex.x.size() * sizeof(float), '\0');
-    std::memcpy(&bytes[0], ex.x.data(), bytes.size());
-    if (in_test_split(fnv1a(bytes)) == (split == Split::Test)) break;
+    std::vector<int32_t> bits(ex.x.size());
+    std::memcpy(bits.data(), ex.x.data(), bits.size() * sizeof(float));
+    if ((source_hash(bits) % 100 < 10) == (split == Split::Test)) break;  // 10% held out
   }
   ex.target = label(ex.x, n);
   return ex;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/rng.hpp"
-#include "train/seq_task.hpp"
+#include "train/task.hpp"
 
 namespace attnlab {
 

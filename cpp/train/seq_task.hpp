@@ -1,6 +1,7 @@
-// Sequence-to-sequence tasks with known alignments (dates, phrase translation): token
-// vocabularies, examples carrying the gold alignment of every target token, and held-out
-// splits that never share a source with training (chosen by a hash of the underlying item).
+// Sequence-to-sequence tasks with known alignments (dates, phrase translation), on the shared
+// Task interface (train/task.hpp: ids pad 0, bos 1, eos 2, same held-out rule by source hash).
+// Each example also carries the gold alignment of every target token to source positions,
+// for the alignment error rate of attention models.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -8,22 +9,19 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/rng.hpp"
+#include "train/task.hpp"
 
 namespace attnlab {
 
-enum class Split { Train = 0, Test = 1 };
-
-// Token ids: 0 <pad>, 1 <bos>, 2 <eos>, 3 <unk>, then the task's tokens in a fixed order.
+// Token ids: 0 <pad>, 1 <s>, 2 </s>, 3 <unk>, then the task's tokens in a fixed order.
 class Vocab {
  public:
-  static constexpr int kPad = 0, kBos = 1, kEos = 2, kUnk = 3;
+  static constexpr int kUnk = 3;
   Vocab();
-  int add(const std::string& tok);  // existing id if present
+  int add(const std::string& tok);       // existing id if present
   int id(const std::string& tok) const;  // kUnk when absent
   const std::string& token(int id) const;
   int size() const { return int(tokens_.size()); }
-  const std::vector<std::string>& tokens() const { return tokens_; }
 
  private:
   std::vector<std::string> tokens_;
@@ -32,38 +30,39 @@ class Vocab {
 
 struct SeqExample {
   std::string src_text, tgt_text;
-  std::vector<int> src, tgt;  // token ids, no <bos>/<eos>
+  std::vector<int32_t> src, tgt;  // token ids, no <s>/</s>
   // gold[i]: source positions aligned with target token i (empty: no gold link, e.g. '-').
   std::vector<std::vector<int>> gold;
 };
 
-class SeqTask {
+class SeqTask : public Task {
  public:
-  virtual ~SeqTask() = default;
-  virtual std::string name() const = 0;
-  virtual SeqExample sample(Rng& rng, Split split) const = 0;
+  int src_vocab() const override { return src_.size(); }
+  int tgt_vocab() const override { return tgt_.size(); }
+  int max_src_len() const override { return max_src_; }
+  int max_tgt_len() const override { return max_tgt_; }
+  std::string src_token(int id) const override { return src_.token(id); }
+  std::string tgt_token(int id) const override { return tgt_.token(id); }
+  // One example of the split with its gold alignment (the same split rule as sample()).
+  SeqExample sample_aligned(Rng& rng, Split split) const;
   // Turns user text into source ids (the task's own tokenizer); unknown words -> <unk>.
-  virtual std::vector<int> encode(const std::string& text) const = 0;
-  const Vocab& src_vocab() const { return src_; }
-  const Vocab& tgt_vocab() const { return tgt_; }
-  int max_src_len() const { return max_src_; }
-  int max_tgt_len() const { return max_tgt_; }
+  std::vector<int32_t> encode(const std::string& text) const;
+  const Vocab& src_vocab_table() const { return src_; }
+  const Vocab& tgt_vocab_table() const { return tgt_; }
 
  protected:
+  virtual SeqExample draw_aligned(Rng& rng) const = 0;
+  Example draw(Rng& rng) const override;
+  bool in_split(const std::vector<int32_t>& src, Split split) const;
   Vocab src_, tgt_;
   int max_src_ = 0, max_tgt_ = 0;
 };
-
-// FNV-1a of a string: the split key of tasks whose items are strings.
-uint64_t fnv1a(const std::string& s);
-// Held-out membership: 1 item in 8 goes to the test split.
-inline bool in_test_split(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> 61 == 0; }
 
 // Splits text into tokens: spaces separate, each digit and each ASCII punctuation mark is a
 // token, runs of letters (ASCII letters or any non-ASCII UTF-8 byte) form one token.
 std::vector<std::string> split_tokens(const std::string& text);
 
-// Task by name: "dates" or "phrases" (phrases: source lengths n_min..n_max tokens).
-std::unique_ptr<SeqTask> make_seq_task(const std::string& name, int n_min = 0, int n_max = 0);
+// "dates" or "phrases" (options: n_min, n_max source lengths of phrases); throws otherwise.
+std::unique_ptr<SeqTask> make_seq_task(const std::string& name, const nlohmann::json& options = {});
 
 }  // namespace attnlab

@@ -12,6 +12,7 @@
 #include "train/geometry.hpp"
 #include "train/phrase_task.hpp"
 #include "train/point_task.hpp"
+#include "train/seq_task.hpp"
 
 using namespace attnlab;
 
@@ -73,10 +74,10 @@ TEST_CASE("dates: every gold link points at the source token that carries the di
 TEST_CASE("dates and phrases: held-out splits never share a source", "[tasks]") {
   Rng rng(5);
   for (const char* name : {"dates", "phrases"}) {
-    auto task = make_seq_task(name, 2, 12);
+    auto task = make_seq_task(name);
     std::set<std::string> train, test;
-    for (int k = 0; k < 3000; ++k) train.insert(task->sample(rng, Split::Train).tgt_text);
-    for (int k = 0; k < 400; ++k) test.insert(task->sample(rng, Split::Test).tgt_text);
+    for (int k = 0; k < 3000; ++k) train.insert(task->sample_aligned(rng, Split::Train).src_text);
+    for (int k = 0; k < 400; ++k) test.insert(task->sample_aligned(rng, Split::Test).src_text);
     for (const auto& t : test) CHECK(train.count(t) == 0);
     CHECK(test.size() > 100);
   }
@@ -179,5 +180,7 @@ TEST_CASE("pointer tasks: bad input gives a clear error", "[tasks]") {
   CHECK_THROWS_WITH(hull.label({0, 0, 1, 1, NAN, 0}, 3), Catch::Contains("finite"));
   CHECK_THROWS_WITH(make_point_task("knapsack"), Catch::Contains("unknown pointer task"));
   CHECK_THROWS_WITH(make_seq_task("poetry"), Catch::Contains("unknown sequence task"));
+  CHECK_THROWS_WITH(make_task("poetry"), Catch::Contains("unknown task"));
+  CHECK(make_task("dates")->tgt_vocab() == 3 + 1 + 11);
   CHECK_THROWS_AS(PointTask(PointKind::Tsp).label(std::vector<float>(22, 0.5f), 11), Error);
 }

@@ -13,6 +13,12 @@ AttnParams AttnParams::carve(Carver& c, int C, int D, int A) {
   return p;
 }
 
+void AttnIds::declare(ParamArena& P, const std::string& prefix, int C, int D, int A) {
+  W = P.add(prefix + ".W", {C, A}, Init::Uniform, 1.f / std::sqrt(float(C)));
+  U = P.add(prefix + ".U", {D, A}, Init::Uniform, 1.f / std::sqrt(float(D)));
+  v = P.add(prefix + ".v", {A}, Init::Uniform, 1.f / std::sqrt(float(A)));
+}
+
 void AdditiveAttention::prepare(const KernelTable& K, const AttnParams& P, const float* Hs,
                                 const uint8_t* key_pad, Score score, int S, int B, int D, int C,
                                 int A) {

@@ -7,6 +7,9 @@
 #pragma once
 #include <cstdint>
 
+#include <string>
+
+#include "core/arena.hpp"
 #include "kernels/kernels.hpp"
 #include "layers/buffer.hpp"
 
@@ -19,6 +22,14 @@ struct AttnParams {
   float* U = nullptr;  // [D, A] key projection
   float* v = nullptr;  // [A]    score vector (additive only; unused by Dot)
   static AttnParams carve(Carver& c, int C, int D, int A);
+};
+
+// <prefix>.W, .U uniform in +-1/sqrt(fan in), .v uniform in +-1/sqrt(A).
+struct AttnIds {
+  int W = -1, U = -1, v = -1;
+  void declare(ParamArena& P, const std::string& prefix, int C, int D, int A);
+  AttnParams val(const ParamArena& P) const { return {P.val(W), P.val(U), P.val(v)}; }
+  AttnParams grad(const ParamArena& P) const { return {P.grad(W), P.grad(U), P.grad(v)}; }
 };
 
 class AdditiveAttention {

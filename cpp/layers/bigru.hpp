@@ -20,6 +20,16 @@ struct BiGruParams {
   }
 };
 
+struct BiGruIds {
+  GruIds fwd, bwd;
+  void declare(ParamArena& P, const std::string& prefix, int Ci, int C) {
+    fwd.declare(P, prefix + ".fwd", Ci, C);
+    bwd.declare(P, prefix + ".bwd", Ci, C);
+  }
+  BiGruParams val(const ParamArena& P) const { return {fwd.val(P), bwd.val(P)}; }
+  BiGruParams grad(const ParamArena& P) const { return {fwd.grad(P), bwd.grad(P)}; }
+};
+
 class BiGru {
  public:
   // h [S,B,2C] from x [S,B,Ci]; lengths (host) [B], 1 <= L_b <= S.

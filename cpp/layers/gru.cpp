@@ -1,7 +1,7 @@
 // GRU forward and exact backward through time (equations in gru.hpp).
 #include "layers/gru.hpp"
 
-#include "kernels/kernels.hpp"
+#include <cmath>
 
 namespace attnlab {
 
@@ -12,6 +12,14 @@ GruParams GruParams::carve(Carver& c, int Ci, int C) {
   p.U = c.take(size_t(C) * C);
   p.b = c.take(size_t(3) * C);
   return p;
+}
+
+void GruIds::declare(ParamArena& P, const std::string& prefix, int Ci, int C) {
+  const float a = 1.f / std::sqrt(float(C));
+  W = P.add(prefix + ".W", {Ci, 3 * C}, Init::Uniform, a);
+  Uzr = P.add(prefix + ".Uzr", {C, 2 * C}, Init::Uniform, a);
+  U = P.add(prefix + ".U", {C, C}, Init::Uniform, a);
+  b = P.add(prefix + ".b", {3 * C}, Init::Zeros);
 }
 
 void gru_input_forward(const KernelTable& K, const GruParams& P, float* xg, const float* x, int R,

@@ -4,6 +4,9 @@
 // Sequences are time-major: x [T,B,Ci], h [T,B,C]. Forward saves a cache; backward is exact
 // backprop through time. Parameter gradients accumulate (+=); dx and dh0 are assigned.
 #pragma once
+#include <string>
+
+#include "core/arena.hpp"
 #include "kernels/kernels.hpp"
 #include "layers/buffer.hpp"
 
@@ -15,6 +18,16 @@ struct GruParams {
   float* U = nullptr;    // [C, C]    recurrent weights of u (applied to r * h)
   float* b = nullptr;    // [3C]
   static GruParams carve(Carver& c, int Ci, int C);
+};
+
+// The GRU's tensors in a ParamArena: <prefix>.W, .Uzr, .U, .b, uniform in +-1/sqrt(C).
+struct GruIds {
+  int W = -1, Uzr = -1, U = -1, b = -1;
+  void declare(ParamArena& P, const std::string& prefix, int Ci, int C);
+  GruParams val(const ParamArena& P) const { return {P.val(W), P.val(Uzr), P.val(U), P.val(b)}; }
+  GruParams grad(const ParamArena& P) const {
+    return {P.grad(W), P.grad(Uzr), P.grad(U), P.grad(b)};
+  }
 };
 
 // One step's saved activations (views into a sequence cache or the caller's buffers).

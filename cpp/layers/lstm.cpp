@@ -1,6 +1,8 @@
 // LSTM forward and exact backward through time (equations in lstm.hpp).
 #include "layers/lstm.hpp"
 
+#include <cmath>
+
 namespace attnlab {
 
 LstmParams LstmParams::carve(Carver& c, int Ci, int C) {
@@ -9,6 +11,13 @@ LstmParams LstmParams::carve(Carver& c, int Ci, int C) {
   p.U = c.take(size_t(C) * 4 * C);
   p.b = c.take(size_t(4) * C);
   return p;
+}
+
+void LstmIds::declare(ParamArena& P, const std::string& prefix, int Ci, int C) {
+  const float a = 1.f / std::sqrt(float(C));
+  W = P.add(prefix + ".W", {Ci > 0 ? Ci : 1, 4 * C}, Init::Uniform, a);
+  U = P.add(prefix + ".U", {C, 4 * C}, Init::Uniform, a);
+  b = P.add(prefix + ".b", {4 * C}, Init::Zeros);
 }
 
 void lstm_input_forward(const KernelTable& K, const LstmParams& P, float* xg, const float* x, int R,

@@ -4,6 +4,9 @@
 // Time-major sequences x [T,B,Ci], h and c [T,B,C]; exact backprop through time.
 // Parameter gradients accumulate (+=); dx, dh0, dc0 are assigned.
 #pragma once
+#include <string>
+
+#include "core/arena.hpp"
 #include "kernels/kernels.hpp"
 #include "layers/buffer.hpp"
 
@@ -14,6 +17,14 @@ struct LstmParams {
   float* U = nullptr;  // [C, 4C]
   float* b = nullptr;  // [4C]
   static LstmParams carve(Carver& c, int Ci, int C);
+};
+
+// The LSTM's tensors in a ParamArena: <prefix>.W, .U uniform in +-1/sqrt(C), .b zero.
+struct LstmIds {
+  int W = -1, U = -1, b = -1;
+  void declare(ParamArena& P, const std::string& prefix, int Ci, int C);
+  LstmParams val(const ParamArena& P) const { return {P.val(W), P.val(U), P.val(b)}; }
+  LstmParams grad(const ParamArena& P) const { return {P.grad(W), P.grad(U), P.grad(b)}; }
 };
 
 struct LstmStep {

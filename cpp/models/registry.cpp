@@ -11,6 +11,7 @@ using Factory = std::unique_ptr<Model> (*)(const nlohmann::json&, const KernelTa
 
 std::unique_ptr<Model> make_transformer(const nlohmann::json&, const KernelTable&, uint64_t);
 std::unique_ptr<Model> make_rnnsearch(const nlohmann::json&, const KernelTable&, uint64_t);
+std::unique_ptr<Model> make_pointer(const nlohmann::json&, const KernelTable&, uint64_t);
 
 namespace {
 
@@ -20,6 +21,7 @@ const std::pair<const char*, Factory> kRegistry[] = {
     {"encoder", make_transformer},      // encoder-only tagger
     {"rnnsearch", make_rnnsearch},      // bi-GRU + attention (Bahdanau et al. 2015)
     {"rnnencdec", make_rnnsearch},      // the same without attention (fixed context vector)
+    {"pointer", make_pointer},          // Ptr-Net (Vinyals et al. 2015)
 };
 
 }  // namespace

@@ -3,6 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include "gradcheck.hpp"
+#include <algorithm>
+#include <cmath>
+
+#include "models/pointer.hpp"
 #include "models/rnnsearch.hpp"
 
 using namespace attnlab;
@@ -81,4 +85,70 @@ TEST_CASE("RNNsearch: alignment rows are distributions over the real source", "[
     CHECK(d.alignment[r].size() == d.tokens[r].size());
     for (const auto& row : d.alignment[r]) CHECK(row.size() == (r == 0 ? 3u : 1u));
   }
+}
+
+namespace {
+
+void check_pointer(bool glimpse, bool permutation) {
+  nlohmann::json cfg = {{"model", "pointer"}, {"dim", 2},           {"hidden", 4},
+                        {"attn", 5},          {"glimpse", glimpse}, {"permutation", permutation},
+                        {"min_outputs", permutation ? 1 : 3}};
+  auto model = make_model(cfg, cpu_kernels(), 4);
+  auto& pn = dynamic_cast<PointerNet&>(*model);
+  Rng rng(8);
+  PointBatch b;
+  b.B = 2;
+  b.n = 4;
+  for (int i = 0; i < 16; ++i) b.x.push_back(rng.uniform());
+  b.targets = permutation ? std::vector<std::vector<int>>{{2, 0, 3, 1}, {0, 1, 2, 3}}
+                          : std::vector<std::vector<int>>{{0, 3, 1}, {1, 2, 3, 0}};
+  auto loss = [&] { return pn.forward_points(b); };
+  ParamArena& P = model->params();
+  P.zero_grad();
+  loss();
+  model->backward();
+  for (const ParamInfo& p : P.list()) {
+    const int id = P.find(p.name);
+    test::check_grad(p.name, P.val(id), P.grad(id), p.numel, loss, 5);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("grad: Ptr-Net (LSTM encoder/decoder, pointer attention)", "[grad]") {
+  check_pointer(false, false);
+}
+
+TEST_CASE("grad: Ptr-Net with a glimpse and permutation masks", "[grad]") {
+  check_pointer(true, true);
+}
+
+TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", "[model]") {
+  Rng rng(2);
+  std::vector<float> x;
+  for (int i = 0; i < 3 * 6 * 2; ++i) x.push_back(rng.uniform());
+  for (bool perm : {true, false}) {
+    nlohmann::json cfg = {{"model", "pointer"}, {"hidden", 8}, {"permutation", perm},
+                          {"min_outputs", perm ? 1 : 3}};
+    auto model = make_model(cfg, cpu_kernels(), 4);
+    const PointDecoded d = dynamic_cast<PointerNet&>(*model).greedy(x, 3, 6);
+    for (const auto& o : d.order) {
+      std::vector<int> s = o;
+      std::sort(s.begin(), s.end());
+      CHECK(std::unique(s.begin(), s.end()) == s.end());
+      CHECK(int(o.size()) >= (perm ? 6 : 3));
+      for (int i : o) CHECK((i >= 0 && i < 6));
+    }
+    for (const auto& steps : d.probs)
+      for (const auto& row : steps) {
+        CHECK(row.size() == 7u);
+        double sum = 0;
+        for (float p : row) sum += p;
+        CHECK(sum == Approx(1.0).epsilon(1e-5));
+      }
+  }
+  auto model = make_model({{"model", "pointer"}}, cpu_kernels(), 4);
+  CHECK_THROWS_WITH(model->forward(Batch{}, false, nullptr, 0.f), Catch::Contains("point sets"));
+  std::vector<float> bad = {0.1f, 0.2f, NAN, 0.3f, 0.5f, 0.5f};
+  CHECK_THROWS_WITH(dynamic_cast<PointerNet&>(*model).greedy(bad, 1, 3), Catch::Contains("finite"));
 }

@@ -37,6 +37,9 @@ class ParamArena {
   // Allocates both blocks and fills the values from rng (declaration order, so seeded inits are
   // identical on every platform). Gradients start at zero.
   void allocate(Rng& rng);
+  // Upper bound on a model's parameter count (floats), checked by allocate(): a config read
+  // from a file can't ask for more memory than this. Default 2^30.
+  static void set_limit(size_t floats);
 
   float* val(int id) const { return values_ + params_[size_t(id)].offset; }
   float* grad(int id) const { return grads_ + params_[size_t(id)].offset; }

@@ -66,6 +66,8 @@ TransformerConfig TransformerConfig::from_json(const nlohmann::json& j) {
   c.pos_encoding = json_string(j, "pos_encoding", c.pos_encoding);
   AL_CHECK(c.pos_encoding == "sinusoidal" || c.pos_encoding == "learned",
            "pos_encoding must be \"sinusoidal\" or \"learned\"");
+  AL_CHECK(double(c.max_len) * c.d_model <= double(1 << 26),
+           "max_len * d_model = " << double(c.max_len) * c.d_model << " is too large");
   AL_CHECK(c.d_model % c.heads == 0,
            "d_model " << c.d_model << " is not divisible by heads " << c.heads);
   for (int id : {c.pad_id, c.bos_id, c.eos_id})

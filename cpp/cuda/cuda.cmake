@@ -23,3 +23,7 @@ target_link_libraries(attnlab_cuda PUBLIC CUDA::cudart_static CUDA::cublas)
 
 target_compile_definitions(attnlab PUBLIC ATTNLAB_WITH_CUDA)
 target_link_libraries(attnlab PUBLIC attnlab_cuda)
+
+# Kernel timings at base-model shapes (bench/cuda/), run by scripts/gpu-check.sh.
+add_executable(attnlab_cuda_bench ${CMAKE_SOURCE_DIR}/bench/cuda/kernels_bench.cpp)
+target_link_libraries(attnlab_cuda_bench PRIVATE attnlab)

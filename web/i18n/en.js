@@ -1,0 +1,15 @@
+export default {
+  'site.title': 'attnlab — Attention Is All You Need, run in your browser',
+  'site.lead': 'Every number on this page is computed in your browser by a C++ engine compiled to WebAssembly.',
+  'lang.toggle': '한국어',
+  'sdpa.title': 'Scaled dot-product attention',
+  'sdpa.body': 'The engine computes softmax(QKᵀ/√d_k) for random queries Q and keys K and draws it as a heatmap. Rows are queries, columns are keys, and every row sums to 1.',
+  'sdpa.dk': 'd_k (head size)',
+  'sdpa.n': 'tokens',
+  'sdpa.causal': 'causal mask',
+  'sdpa.reroll': 'Draw new Q, K',
+  'sdpa.status': 'Engine: WebAssembly (SIMD{threads})',
+  'sdpa.threads': ', threads',
+  'engine.loading': 'Loading the engine…',
+  'engine.error': 'Engine error: {message}',
+};

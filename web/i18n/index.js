@@ -1,0 +1,40 @@
+// Language state for the page: Korean by default, English by `?lang=en` or the toggle.
+// Every visible string comes from the tables in ko.js / en.js; elements carry
+// data-i18n="key" and are refilled on a switch, without a reload.
+import ko from './ko.js';
+import en from './en.js';
+
+const tables = { ko, en };
+const listeners = new Set();
+let lang = new URLSearchParams(globalThis.location?.search ?? '').get('lang') === 'en' ? 'en' : 'ko';
+
+export function getLang() { return lang; }
+
+export function t(key, vars = {}) {
+  const s = tables[lang][key] ?? tables.ko[key];
+  if (s === undefined) throw new Error(`i18n: no string for key '${key}'`);
+  return s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
+}
+
+export function applyI18n(root = document) {
+  document.documentElement.lang = lang;
+  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+  for (const el of root.querySelectorAll('[data-i18n-aria]')) el.setAttribute('aria-label', t(el.dataset.i18nAria));
+}
+
+export function setLang(next) {
+  lang = next === 'en' ? 'en' : 'ko';
+  const url = new URL(location.href);
+  if (lang === 'en') url.searchParams.set('lang', 'en');
+  else url.searchParams.delete('lang');
+  history.replaceState(null, '', url);
+  applyI18n();
+  for (const fn of listeners) fn(lang);
+}
+
+export function onLangChange(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+export const languages = Object.keys(tables);

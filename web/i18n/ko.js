@@ -1,0 +1,15 @@
+export default {
+  'site.title': 'attnlab — Attention Is All You Need, 브라우저에서 직접',
+  'site.lead': '이 페이지의 모든 숫자는 여러분의 브라우저 안에서 WebAssembly로 컴파일된 C++ 엔진이 계산합니다.',
+  'lang.toggle': 'English',
+  'sdpa.title': '스케일드 닷-프로덕트 어텐션',
+  'sdpa.body': '무작위 쿼리 Q와 키 K로 softmax(QKᵀ/√d_k)를 엔진이 계산해 히트맵으로 그립니다. 행은 쿼리, 열은 키이며 각 행의 합은 1입니다.',
+  'sdpa.dk': 'd_k (헤드 차원)',
+  'sdpa.n': '토큰 수',
+  'sdpa.causal': '인과 마스크',
+  'sdpa.reroll': '새 Q, K 뽑기',
+  'sdpa.status': '엔진: WebAssembly (SIMD{threads})',
+  'sdpa.threads': ', 스레드',
+  'engine.loading': '엔진을 불러오는 중…',
+  'engine.error': '엔진 오류: {message}',
+};

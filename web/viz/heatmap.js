@@ -1,7 +1,7 @@
 // <al-heatmap>: draws a rows×cols matrix of values in [0, 1] on a canvas, with row/column
 // labels, a hover/keyboard-focus readout of each cell, and the values kept on the element
 // (`el.values`, `el.rows`, `el.cols`) so tests and other views read exactly what is drawn.
-import { viridis } from './palette.js';
+import { viridis, diverging } from './palette.js';
 
 export class Heatmap extends HTMLElement {
   constructor() {
@@ -28,7 +28,11 @@ export class Heatmap extends HTMLElement {
   }
 
   // values: Float32Array of rows*cols, row-major
-  set(values, rows, cols, { rowLabels = [], colLabels = [] } = {}) {
+  // palette: 'viridis' for [0, 1] (weights), 'diverging' for [-1, 1] (signed values)
+  set(values, rows, cols, { rowLabels = [], colLabels = [], palette = 'viridis', minCell = 8, maxWidth = 320 } = {}) {
+    this.palette = palette === 'diverging' ? diverging : viridis;
+    this.minCell = minCell;
+    this.maxWidth = maxWidth;
     this.values = Float32Array.from(values);
     this.rows = rows;
     this.cols = cols;
@@ -41,7 +45,7 @@ export class Heatmap extends HTMLElement {
 
   draw() {
     if (!this.canvas) return;
-    const cell = Math.max(8, Math.min(40, Math.floor(320 / Math.max(this.rows, this.cols, 1))));
+    const cell = Math.max(this.minCell ?? 8, Math.min(40, Math.floor((this.maxWidth ?? 320) / Math.max(this.rows, this.cols, 1))));
     const pad = this.rowLabels.length ? 56 : 4;
     const top = this.colLabels.length ? 48 : 4;
     const dpr = globalThis.devicePixelRatio || 1;
@@ -55,8 +59,8 @@ export class Heatmap extends HTMLElement {
     g.clearRect(0, 0, w, h);
     for (let i = 0; i < this.rows; i++)
       for (let j = 0; j < this.cols; j++) {
-        g.fillStyle = viridis(this.values[i * this.cols + j]);
-        g.fillRect(pad + j * cell, top + i * cell, cell - 1, cell - 1);
+        g.fillStyle = (this.palette ?? viridis)(this.values[i * this.cols + j]);
+        g.fillRect(pad + j * cell, top + i * cell, cell > 6 ? cell - 1 : cell, cell > 6 ? cell - 1 : cell);
       }
     g.fillStyle = getComputedStyle(this).color;
     g.font = '11px system-ui, sans-serif';
@@ -88,6 +92,7 @@ export class Heatmap extends HTMLElement {
     if (i >= 0 && i < this.rows && j >= 0 && j < this.cols) {
       this.focusCell = [i, j];
       this.readout.textContent = this.describe(i, j);
+      this.dispatchEvent(new CustomEvent('cell', { detail: { i, j } }));
     }
   }
 
@@ -101,6 +106,7 @@ export class Heatmap extends HTMLElement {
     const nj = Math.min(this.cols - 1, Math.max(0, j + m[1]));
     this.focusCell = [ni, nj];
     this.readout.textContent = this.describe(ni, nj);
+    this.dispatchEvent(new CustomEvent('cell', { detail: { i: ni, j: nj } }));
   }
 }
 

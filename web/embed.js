@@ -18,7 +18,7 @@ class AttnlabDemo extends HTMLElement {
     const lang = (this.closest('[lang]')?.getAttribute('lang') ?? 'ko').startsWith('en') ? 'en' : 'ko';
     setLang(lang, { updateUrl: false, updateDocument: false });
     const name = this.getAttribute('name');
-    this.classList.add('demo', 'attnlab-widget');
+    this.classList.add('demo-host', 'attnlab-widget');
     this.textContent = t('engine.loading');
     this.mounted = (async () => {
       if (!demoNames.includes(name)) throw new Error(t('demo.unknown', { name }));

@@ -19,16 +19,18 @@ const handles = new Map();   // demo name -> {unmount, relabel?, ...}
 let engine = null;
 let engineError = null;
 
-function fallbackFragment(s) {
+const heading = (s, i) => `<h2><span class="num">${s.id === 'playground' ? '◆' : `§${i + 1}`}</span> ${t(`${s.id}.title`)}</h2>`;
+
+function fallbackFragment(s, i) {
   const demos = s.demos.map((d) => `<div data-demo="${d}"></div>`).join('');
-  return `<h2>${t(`${s.id}.title`)}</h2><p>${t(`${s.id}.summary`)}</p>${demos}`;
+  return `${heading(s, i)}<p>${t(`${s.id}.summary`)}</p>${demos}`;
 }
 
-async function fragmentFor(s, lang) {
+async function fragmentFor(s, i, lang) {
   const load = fragments[`./i18n/content/${lang}/${s.id}.html`];
-  if (!load) return fallbackFragment(s);
+  if (!load) return fallbackFragment(s, i);
   const html = await load();
-  return /<h2[\s>]/i.test(html) ? html : `<h2>${t(`${s.id}.title`)}</h2>${html}`;
+  return /<h2[\s>]/i.test(html) ? html : `${heading(s, i)}${html}`;
 }
 
 function renderNav() {
@@ -62,12 +64,11 @@ async function mountHost(host) {
 
 async function renderSections() {
   const lang = getLang();
-  const html = await Promise.all(SECTIONS.map((s) => fragmentFor(s, lang)));
+  const html = await Promise.all(SECTIONS.map((s, i) => fragmentFor(s, i, lang)));
   const main = document.getElementById('sections');
   for (const host of hosts.values()) host.remove();
   main.innerHTML = SECTIONS.map((s, i) => `
     <section id="${s.id}" class="guide-section">
-      <p class="section-num">${s.id === 'playground' ? t('playground.kicker') : `§${i + 1}`}</p>
       ${html[i]}
     </section>`).join('');
   for (const ph of main.querySelectorAll('[data-demo]')) {
@@ -75,7 +76,7 @@ async function renderSections() {
     if (!demoNames.includes(name)) { ph.textContent = t('demo.unknown', { name }); continue; }
     const live = hosts.get(name);
     if (live) { ph.replaceWith(live); continue; }
-    ph.classList.add('demo');
+    ph.classList.add('demo-host');
     ph.innerHTML = `<p class="demo-loading">${t('engine.loading')}</p>`;
     hosts.set(name, ph);
     if (engine || engineError) observer.observe(ph);

@@ -15,7 +15,6 @@ export default {
   'engine.ready': 'Engine: C++ compiled to WebAssembly (SIMD), running in this tab.',
   'engine.ready.threads': 'Engine: C++ compiled to WebAssembly (SIMD, threads), running in this tab.',
   'demo.unknown': 'Unknown demo “{name}”.',
-  'playground.kicker': 'Playground',
 
   's01.nav': '§1 Language models', 's01.title': 'Language models put probabilities on sentences',
   's01.summary': 'A language model assigns every text a probability, one next token at a time.',

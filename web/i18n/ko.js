@@ -15,7 +15,6 @@ export default {
   'engine.ready': '엔진: WebAssembly(SIMD)로 컴파일된 C++, 이 탭 안에서 실행 중.',
   'engine.ready.threads': '엔진: WebAssembly(SIMD, 스레드)로 컴파일된 C++, 이 탭 안에서 실행 중.',
   'demo.unknown': '알 수 없는 데모 “{name}”.',
-  'playground.kicker': '놀이터',
 
   's01.nav': '§1 언어 모델', 's01.title': '언어 모델은 문장에 확률을 매긴다',
   's01.summary': '언어 모델은 다음 토큰을 하나씩 예측하며 모든 텍스트에 확률을 줍니다.',

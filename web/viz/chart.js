@@ -20,6 +20,7 @@ export function lineChart(el, opts0) {
       width: width(), height: opts.height,
       scales: { x: { time: false, distr: opts.logX ? 3 : 1 }, y: { distr: opts.logY ? 3 : 1 } },
       axes: [axis(opts.xLabel), axis(opts.yLabel)],
+      legend: { live: false },
       series: [{ label: opts.xLabel }, ...opts.series.map((s, i) => ({
         label: s.label, stroke: s.color ?? OKABE_ITO[i % OKABE_ITO.length], width: 2,
         dash: s.dash ?? DASH[i % DASH.length], points: { show: opts.points || Boolean(s.points) },

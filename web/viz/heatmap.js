@@ -25,7 +25,12 @@ export class Heatmap extends HTMLElement {
     this.append(this.canvas, this.readout);
     this.canvas.addEventListener('mousemove', (e) => this.#hover(e));
     this.addEventListener('keydown', (e) => this.#key(e));
+    this.resize = new ResizeObserver(() => {
+      if (Math.abs(this.clientWidth - (this.lastWidth ?? 0)) > 4) this.draw();
+    });
+    this.resize.observe(this);
   }
+
 
   // values: Float32Array of rows*cols, row-major
   // palette: 'viridis' for [0, 1] (weights), 'diverging' for [-1, 1] (signed values)
@@ -45,8 +50,10 @@ export class Heatmap extends HTMLElement {
 
   draw() {
     if (!this.canvas) return;
-    const cell = Math.max(this.minCell ?? 8, Math.min(40, Math.floor((this.maxWidth ?? 320) / Math.max(this.rows, this.cols, 1))));
+    this.lastWidth = this.clientWidth;
     const pad = this.rowLabels.length ? 56 : 4;
+    const room = Math.min(this.maxWidth ?? 320, Math.max(120, (this.clientWidth || 320) - pad - 4));
+    const cell = Math.max(this.minCell ?? 8, Math.min(40, Math.floor(room / Math.max(this.cols, 1)), Math.floor((this.maxWidth ?? 320) / Math.max(this.rows, 1))));
     const top = this.colLabels.length ? 48 : 4;
     const dpr = globalThis.devicePixelRatio || 1;
     const w = pad + cell * this.cols, h = top + cell * this.rows;

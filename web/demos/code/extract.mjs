@@ -9,7 +9,8 @@ export const SNIPPETS = [
   { id: 'attention', candidates: [['cpp/kernels/attention.cpp', /^void attention_forward\(/]] },
   { id: 'mask', candidates: [['cpp/kernels/softmax.cpp', /^void softmax_forward\(/], ['cpp/kernels/attention.cpp', /^inline bool masked\(/]] },
   { id: 'multihead', candidates: [['cpp/layers/attention.cpp', /^void MultiHeadAttention::forward\(/]] },
-  { id: 'positional', candidates: [['cpp/layers/embedding.cpp', /^std::vector<float> sinusoidal_table\(/]] },
+  { id: 'positional', candidates: [['cpp/layers/embedding.cpp', /^std::vector<float> sinusoidal_table\(/],
+    ['cpp/api/functions.cpp', /^std::vector<float> positional_encoding\(/]] },
 ];
 
 // Lines [from, to) of the definition starting at `start`: leading // comments, then up to the

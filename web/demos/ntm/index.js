@@ -1,7 +1,7 @@
 // §10 demo: content-based addressing of a Neural Turing Machine (Graves et al. 2014, eq. 5–6):
-// w_i = softmax_i(β · cos(k, M_i)). The engine computes it as attention: keys are the memory
-// rows scaled to unit length, the query is β·k/‖k‖·√M (cancelling the engine's 1/√d_k), and
-// the values are the memory rows, so the output is the read vector Σ w_i M_i.
+// w_i = softmax_i(β · cos(k, M_i)), by the engine's contentAddress. The read vector Σ w_i M_i
+// comes from the engine's attention run as the same lookup: keys are the memory rows scaled to
+// unit length, the query is β·k/‖k‖·√M (cancelling its 1/√d_k), the values are the rows.
 // The key is a noisy copy of one memory row; state: ntm.row, ntm.noise, ntm.beta, ntm.seed.
 import { randn } from '../../core/random.js';
 import { t } from '../../i18n/index.js';
@@ -35,13 +35,12 @@ export function mount(el, ctx) {
   function compute() {
     const noise = randn(M, state.seed + 101);
     const key = rows[state.row].map((x, c) => x + state.noise * noise[c]);
-    const ku = unit(key);
-    const q = Float32Array.from(ku.map((x) => x * state.beta * Math.sqrt(M)));
+    const q = Float32Array.from(unit(key).map((x) => x * state.beta * Math.sqrt(M)));
     const r = engine.attention(q, keysUnit, mem, { T: 1, S: N, Dk: M, Dv: M });
-    const cos = rows.map((_, i) => ku.reduce((s, x, c) => s + x * keysUnit[i * M + c], 0));
-    el.result = { key, cos, weights: [...r.weights], read: [...r.out], beta: state.beta };
-    drawBars(el.querySelector('.cos'), cos.map((c, i) => ({ label: `M${i}`, value: c })), { signed: true });
-    drawBars(el.querySelector('.w'), [...r.weights].map((w, i) => ({ label: `M${i}`, value: w, color: 1 })));
+    const ca = engine.contentAddress(mem, Float32Array.from(key), state.beta);
+    el.result = { key, cos: [...ca.similarity], weights: [...ca.weights], attentionWeights: [...r.weights], read: [...r.out], beta: state.beta };
+    drawBars(el.querySelector('.cos'), [...ca.similarity].map((c, i) => ({ label: `M${i}`, value: c })), { signed: true });
+    drawBars(el.querySelector('.w'), [...ca.weights].map((w, i) => ({ label: `M${i}`, value: w, color: 1 })));
     $('betaval').textContent = `β = ${state.beta}`;
     $('read').textContent = t('ntm.read', { v: [...r.out].map((x) => x.toFixed(2)).join(', ') });
     store.set(state);

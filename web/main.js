@@ -56,6 +56,7 @@ async function mountHost(host) {
     handles.set(name, handle);
     applyI18n(host);
     host.dataset.ready = '1';
+    performance.mark(`attnlab:ready:${name}`, { detail: { pending: host.dataset.pending === '1' } });
   } catch (e) {
     host.textContent = t('engine.error', { message: e.message });
     throw e;
@@ -93,11 +94,13 @@ onLangChange(async () => {
 });
 ensureWidgetStyles();
 initTheme(document.getElementById('theme-toggle'));
+const enginePromise = loadEngine();
+enginePromise.catch(() => {});
 applyI18n();
 renderNav();
 await renderSections();
 try {
-  engine = await loadEngine();
+  engine = await enginePromise;
   const info = engine.info();
   const line = document.getElementById('engine-line');
   line.dataset.i18n = info.threads ? 'engine.ready.threads' : 'engine.ready';
@@ -106,5 +109,8 @@ try {
   engineError = e;
   console.error(e);
 }
+performance.mark('attnlab:engine');
 for (const host of hosts.values()) observer.observe(host);
 document.body.dataset.ready = '1';
+const target = [...new URLSearchParams(location.hash.slice(1)).keys()].find((k) => SECTIONS.some((s) => s.id === k));
+if (target) document.getElementById(target).scrollIntoView();

@@ -101,7 +101,7 @@ renderNav();
 await renderSections();
 try {
   engine = await enginePromise;
-  const info = engine.info();
+  const info = await engine.info();
   const line = document.getElementById('engine-line');
   line.dataset.i18n = info.threads ? 'engine.ready.threads' : 'engine.ready';
   line.textContent = t(line.dataset.i18n);

@@ -25,8 +25,6 @@ test('NTM content addressing: engine weights = softmax(β·cos), sharpening with
   const page = await openDemo('ntm', 'ntm.row=5&ntm.noise=0.3&ntm.beta=2');
   const read = () => page.evaluate(() => document.querySelector('[data-demo=ntm]').result);
   let r = await read();
-  const mem = await page.evaluate(() => null);
-  assert.equal(mem, null);
   const z = r.cos.reduce((s, c) => s + Math.exp(r.beta * c), 0);
   r.cos.forEach((c, i) => {
     assert.ok(Math.abs(r.weights[i] - Math.exp(r.beta * c) / z) < 1e-5, `weight ${i}`);
@@ -34,6 +32,7 @@ test('NTM content addressing: engine weights = softmax(β·cos), sharpening with
   });
   const flatMax = Math.max(...r.weights);
   await page.locator('[data-demo=ntm] [name=beta]').fill('40');
+  await page.waitForFunction(() => document.querySelector('[data-demo=ntm]').result.beta === 40);
   r = await read();
   assert.equal(r.beta, 40);
   assert.equal(r.weights.indexOf(Math.max(...r.weights)), 5, 'the noisy copy of row 5 addresses row 5');
@@ -100,6 +99,7 @@ test('mixing: the engine softmax of the slider scores mixes the value vectors', 
   let r = await page.evaluate(() => document.querySelector('[data-demo=mixing]').result);
   r.weights.forEach((w) => assert.ok(Math.abs(w - 1 / 3) < 1e-6));
   await page.locator('[data-demo=mixing] [name=s2]').fill('3');
+  await page.waitForFunction(() => document.querySelector('[data-demo=mixing]').result.scores[2] === 3);
   r = await page.evaluate(() => document.querySelector('[data-demo=mixing]').result);
   const e = r.scores.map(Math.exp), z = e.reduce((a, b) => a + b);
   r.weights.forEach((w, j) => assert.ok(Math.abs(w - e[j] / z) < 1e-6));

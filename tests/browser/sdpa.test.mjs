@@ -46,6 +46,7 @@ test('heatmap shows the engine attention weights for random Q, K', async () => {
   s.values.forEach((v, i) => assert.ok(Math.abs(v - ref[i]) < 1e-5, `cell ${i}: ${v} vs ${ref[i]}`));
 
   await page.check('[data-demo=sdpa] [name=causal]');
+  await page.waitForFunction(() => document.querySelector('[data-demo=sdpa]').inputs.causal === true);
   s = await heatmapState(page);
   assert.equal(s.causal, true);
   const refc = softmaxRows(s.q, s.k, s.n, s.dk, true);

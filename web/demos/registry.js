@@ -15,7 +15,7 @@ export async function loadDemo(name) {
 
 export async function mountDemo(name, el, ctx) {
   const mod = await loadDemo(name);
-  const handle = mod.mount(el, ctx) ?? {};
+  const handle = (await mod.mount(el, ctx)) ?? {};
   el.dataset.mounted = name;
   return typeof handle === 'function' ? { unmount: handle } : handle;
 }

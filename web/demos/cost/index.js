@@ -10,13 +10,13 @@ import { createRun } from '../common/run.js';
 const DK = 64;
 const SIZES = [64, 128, 256, 384, 512, 768, 1024, 1536, 2048];
 
-function timeOnce(engine, n) {
+async function timeOnce(engine, n) {
   const q = randn(n * DK, n), k = randn(n * DK, n + 1), v = randn(n * DK, n + 2);
   const samples = [];
   const t0 = performance.now();
   while (samples.length < 3 || (performance.now() - t0 < 60 && samples.length < 15)) {
     const a = performance.now();
-    engine.attention(q, k, v, { T: n, S: n, Dk: DK });
+    await engine.attention(q, k, v, { T: n, S: n, Dk: DK });
     samples.push(performance.now() - a);
   }
   samples.sort((x, y) => x - y);
@@ -54,9 +54,9 @@ export function mount(el, ctx) {
   const run = createRun(el.querySelector('.run-host'), ctx, {
     total: sizes().length,
     label: 'cost.step',
-    work(step) {
+    async work(step) {
       const n = sizes()[step];
-      const ms = timeOnce(engine, n);
+      const ms = await timeOnce(engine, n);
       timings.push({ n, ms });
       el.timings = timings;
       chart.set(timings.map((p) => p.n), [timings.map((p) => p.ms), timings.map(() => null)]);

@@ -6,12 +6,13 @@
 import { randn } from '../../core/random.js';
 import { t } from '../../i18n/index.js';
 import { drawBars } from '../../viz/bars.js';
+import { latest } from '../common/latest.js';
 
 const N = 8, M = 6;  // memory slots × slot width
 
 const unit = (v) => { const n = Math.hypot(...v) || 1; return v.map((x) => x / n); };
 
-export function mount(el, ctx) {
+export async function mount(el, ctx) {
   const { engine, read, store } = ctx;
   const state = { row: read.num('row', 3, 0, N - 1), noise: read.num('noise', 0.5, 0, 2), beta: read.num('beta', 5, 0, 50), seed: read.num('seed', 7, 1, 1e9) };
   el.innerHTML = `
@@ -32,22 +33,24 @@ export function mount(el, ctx) {
   const rows = Array.from({ length: N }, (_, i) => [...mem.slice(i * M, i * M + M)]);
   const keysUnit = Float32Array.from(rows.flatMap(unit));
 
-  function compute() {
+  const compute = latest(async (stale) => {
     const noise = randn(M, state.seed + 101);
     const key = rows[state.row].map((x, c) => x + state.noise * noise[c]);
     const q = Float32Array.from(unit(key).map((x) => x * state.beta * Math.sqrt(M)));
-    const r = engine.attention(q, keysUnit, mem, { T: 1, S: N, Dk: M, Dv: M });
-    const ca = engine.contentAddress(mem, Float32Array.from(key), state.beta);
+    const [r, ca] = await Promise.all([engine.attention(q, keysUnit, mem, { T: 1, S: N, Dk: M, Dv: M }),
+      engine.contentAddress(mem, Float32Array.from(key), state.beta)]);
+    if (stale()) return;
     el.result = { key, cos: [...ca.similarity], weights: [...ca.weights], attentionWeights: [...r.weights], read: [...r.out], beta: state.beta };
     drawBars(el.querySelector('.cos'), [...ca.similarity].map((c, i) => ({ label: `M${i}`, value: c })), { signed: true });
     drawBars(el.querySelector('.w'), [...ca.weights].map((w, i) => ({ label: `M${i}`, value: w, color: 1 })));
     $('betaval').textContent = `β = ${state.beta}`;
     $('read').textContent = t('ntm.read', { v: [...r.out].map((x) => x.toFixed(2)).join(', ') });
     store.set(state);
-  }
+    el.dispatchEvent(new CustomEvent('computed'));
+  });
   $('row').addEventListener('change', (e) => { state.row = Number(e.target.value); compute(); });
   $('noise').addEventListener('input', (e) => { state.noise = Number(e.target.value); compute(); });
   $('beta').addEventListener('input', (e) => { state.beta = Number(e.target.value); compute(); });
-  compute();
+  await compute();
   return { relabel: compute, unmount() { el.innerHTML = ''; } };
 }

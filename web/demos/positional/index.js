@@ -6,7 +6,7 @@ import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import '../../viz/heatmap.js';
 
-export function mount(el, ctx) {
+export async function mount(el, ctx) {
   const { engine, read, store } = ctx;
   if (typeof engine.positionalEncoding !== 'function') {
     el.innerHTML = '<p class="note" data-i18n="positional.missing"></p>';
@@ -23,7 +23,7 @@ export function mount(el, ctx) {
   const heat = el.querySelector('al-heatmap');
   const dim = el.querySelector('[name=dim]');
   const chart = lineChart(el.querySelector('.wave'), { series: [{ label: 'PE' }], xLabel: t('positional.pos'), yLabel: 'PE', height: 160 });
-  const pe = engine.positionalEncoding(state.L, state.C);  // [L, C]
+  const pe = await engine.positionalEncoding(state.L, state.C);  // [L, C]
   // heatmap rows = dimensions, columns = positions
   const tr = new Float32Array(state.L * state.C);
   for (let p = 0; p < state.L; p++) for (let c = 0; c < state.C; c++) tr[c * state.L + p] = pe[p * state.C + c];

@@ -8,6 +8,7 @@ import { randn } from '../../core/random.js';
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import '../../viz/heatmap.js';
+import { latest } from '../common/latest.js';
 
 const SWEEP_DK = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
 const SWEEP_ROWS = 64, SWEEP_KEYS = 16;
@@ -27,12 +28,12 @@ export function rowStats(w, rows, cols) {
   return { max: mx / rows, entropy: h / rows };
 }
 
-function weightsFor(engine, q, k, T, S, dk, scaled, causal) {
+async function weightsFor(engine, q, k, T, S, dk, scaled, causal) {
   const qq = scaled ? q : q.map((x) => x * Math.sqrt(dk));
-  return engine.attention(qq, k, new Float32Array(S * dk), { T, S, Dk: dk, causal }).weights;
+  return (await engine.attention(qq, k, new Float32Array(S * dk), { T, S, Dk: dk, causal })).weights;
 }
 
-export function mount(el, ctx) {
+export async function mount(el, ctx) {
   const { engine, read, store } = ctx;
   const state = {
     n: read.num('n', 8, 2, 32), dk: read.num('dk', 16, 1, 512), causal: read.bool('causal', false),
@@ -67,31 +68,34 @@ export function mount(el, ctx) {
   const maxChart = lineChart(el.querySelector('.chart-max'), { series: seriesLabels().map((label) => ({ label })), xLabel: 'd_k', yLabel: t('sdpa.maxWeight'), logX: true, height: 180, points: true });
   const entChart = lineChart(el.querySelector('.chart-ent'), { series: seriesLabels().map((label) => ({ label })), xLabel: 'd_k', yLabel: t('sdpa.entropy'), logX: true, height: 180, points: true });
 
-  function sweep() {
+  const sweep = latest(async (stale) => {
     const res = { dk: SWEEP_DK, max: [[], []], entropy: [[], []] };
     for (const dk of SWEEP_DK) {
       const q = randn(SWEEP_ROWS * dk, state.seed * 31 + dk), k = randn(SWEEP_KEYS * dk, state.seed * 37 + dk);
-      [true, false].forEach((scaled, s) => {
-        const st = rowStats(weightsFor(engine, q, k, SWEEP_ROWS, SWEEP_KEYS, dk, scaled, false), SWEEP_ROWS, SWEEP_KEYS);
+      for (const [s, scaled] of [[0, true], [1, false]]) {
+        const st = rowStats(await weightsFor(engine, q, k, SWEEP_ROWS, SWEEP_KEYS, dk, scaled, false), SWEEP_ROWS, SWEEP_KEYS);
         res.max[s].push(st.max);
         res.entropy[s].push(st.entropy);
-      });
+      }
     }
+    if (stale()) return;
     el.sweep = res;
     maxChart.set(SWEEP_DK, res.max);
     entChart.set(SWEEP_DK, res.entropy);
-  }
+    el.dispatchEvent(new CustomEvent('swept'));
+  });
 
   let stats = null;
   function showStats() {
     $('stats').textContent = t('sdpa.stats', { max: stats.max.toFixed(3), entropy: stats.entropy.toFixed(2), uniform: Math.log2(state.n).toFixed(2) });
   }
 
-  function compute() {
+  const compute = latest(async (stale) => {
     const { n, dk, causal, seed, scale } = state;
     const q = randn(n * dk, seed), k = randn(n * dk, seed + 7919);
     const qq = scale ? q : q.map((x) => x * Math.sqrt(dk));
-    const result = engine.attention(qq, k, new Float32Array(n * dk), { T: n, S: n, Dk: dk, causal });
+    const result = await engine.attention(qq, k, new Float32Array(n * dk), { T: n, S: n, Dk: dk, causal });
+    if (stale()) return;
     el.inputs = { q: qq, k, n, dk, causal, scale };
     el.result = result;
     const labels = Array.from({ length: n }, (_, i) => `t${i + 1}`);
@@ -101,15 +105,14 @@ export function mount(el, ctx) {
     $('dkval').textContent = `d_k = ${dk}`;
     store.set(state);
     el.dispatchEvent(new CustomEvent('computed'));
-  }
+  });
 
   $('n').addEventListener('input', (e) => { state.n = Number(e.target.value); compute(); });
   $('dk').addEventListener('input', (e) => { state.dk = 2 ** Number(e.target.value); compute(); });
   $('causal').addEventListener('change', (e) => { state.causal = e.target.checked; compute(); });
   $('scale').addEventListener('change', (e) => { state.scale = e.target.checked; compute(); });
   $('reroll').addEventListener('click', () => { state.seed += 1; compute(); sweep(); });
-  compute();
-  sweep();
+  await Promise.all([compute(), sweep()]);
   return {
     relabel() {
       showStats(); heat.draw();

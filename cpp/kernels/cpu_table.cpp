@@ -5,6 +5,7 @@
 
 #include "core/check.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/recurrent.hpp"
 #include "kernels/reference.hpp"
 
 namespace attnlab {
@@ -45,6 +46,15 @@ KernelTable make_cpu_table() {
   t.axpy = r::axpy;
   t.scale = r::scale;
   t.sumsq = r::sumsq;
+  t.tanh_bias_forward = r::tanh_bias_forward;
+  t.tanh_bias_backward = r::tanh_bias_backward;
+  t.gru_gates_forward = r::gru_gates_forward;
+  t.gru_gates_backward = r::gru_gates_backward;
+  t.gru_cell_forward = r::gru_cell_forward;
+  t.gru_cell_backward = r::gru_cell_backward;
+  t.lstm_cell_forward = r::lstm_cell_forward;
+  t.lstm_cell_backward = r::lstm_cell_backward;
+  t.probs_xent = r::probs_xent;
   return t;
 }
 

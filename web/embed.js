@@ -4,12 +4,15 @@
 // pause() drive the demo's run; `progress` events carry {step, loss}; `ready` fires once mounted.
 // The engine and the demo chunks load relative to this script, so a static folder serves it.
 import { loadEngine } from './core/engine.js';
+import { createEngine } from './core/client.js';
 import { mountDemo, demoNames } from './demos/registry.js';
 import { makeContext } from './demos/common/context.js';
 import { applyI18n, setLang, t } from './i18n/index.js';
 import { ensureWidgetStyles } from './viz/styles.js';
 
 const base = new URL('./', import.meta.url).href;
+let workerClient = null;
+const worker = () => (workerClient ??= createEngine({ base }));
 
 class AttnlabDemo extends HTMLElement {
   connectedCallback() {
@@ -24,7 +27,7 @@ class AttnlabDemo extends HTMLElement {
       if (!demoNames.includes(name)) throw new Error(t('demo.unknown', { name }));
       const engine = await loadEngine(base);
       this.textContent = '';
-      this.handle = await mountDemo(name, this, makeContext({ name, host: this, engine, embedded: true }));
+      this.handle = await mountDemo(name, this, makeContext({ name, host: this, engine, worker, embedded: true }));
       applyI18n(this, { updateDocument: false });
       this.dataset.ready = '1';
       this.dispatchEvent(new CustomEvent('ready'));

@@ -7,6 +7,7 @@ import './style.css';
 import { SECTIONS } from './sections.js';
 import { applyI18n, getLang, setLang, t, onLangChange } from './i18n/index.js';
 import { loadEngine } from './core/engine.js';
+import { createEngine } from './core/client.js';
 import { mountDemo, demoNames } from './demos/registry.js';
 import { makeContext } from './demos/common/context.js';
 import { typeset } from './viz/tex.js';
@@ -18,6 +19,8 @@ const hosts = new Map();     // demo name -> host element (kept across language 
 const handles = new Map();   // demo name -> {unmount, relabel?, ...}
 let engine = null;
 let engineError = null;
+let workerClient = null;
+const worker = () => (workerClient ??= createEngine({ base: document.baseURI }));
 
 const heading = (s, i) => `<h2><span class="num">${s.id === 'playground' ? '◆' : `§${i + 1}`}</span> ${t(`${s.id}.title`)}</h2>`;
 
@@ -52,7 +55,7 @@ async function mountHost(host) {
   handles.set(name, {});
   if (engineError) { host.textContent = t('engine.error', { message: engineError.message }); return; }
   try {
-    const handle = await mountDemo(name, host, makeContext({ name, host, engine }));
+    const handle = await mountDemo(name, host, makeContext({ name, host, engine, worker }));
     handles.set(name, handle);
     applyI18n(host);
     host.dataset.ready = '1';

@@ -81,7 +81,7 @@ test('§12 shows the C++ from cpp/ verbatim', async () => {
   const page = await openDemo('code');
   const snippets = await page.evaluate(() => document.querySelector('[data-demo=code]').snippets);
   const byId = Object.fromEntries(snippets.map((s) => [s.id, s]));
-  for (const id of ['attention', 'mask', 'positional']) assert.ok(byId[id].line > 0, `${id} found`);
+  for (const id of ['attention', 'mask', 'multihead', 'positional']) assert.ok(byId[id].line > 0, `${id} found`);
   assert.match(byId.attention.code, /attention_forward/);
   for (const s of snippets.filter((x) => x.line)) {
     const lines = readFileSync(path.join(root, s.file), 'utf8').split('\n');

@@ -46,6 +46,14 @@ export default {
   'run.start': 'Start', 'run.pause': 'Pause', 'run.resume': 'Resume', 'run.reset': 'Reset',
   'run.step': 'step {step} / {total} · loss {loss}',
 
+  'run.creating': 'building the model…',
+  'bahdanau.task': 'task', 'bahdanau.task.reverse': 'reverse a sequence (gold alignment known)',
+  'bahdanau.task.phrases': 'English → French noun phrases',
+  'bahdanau.heatmap': 'Alignment: rows are output tokens, columns are source tokens',
+  'bahdanau.loss': 'training loss', 'bahdanau.gold': 'mass on gold alignment', 'bahdanau.step': 'step',
+  'bahdanau.metric': 'Step {step}: mean attention on the gold links {gold} (uniform would give {chance}).',
+  'bahdanau.example': 'Held-out example: {src} → {tgt}',
+
   'sdpa.n': 'tokens', 'sdpa.dk': 'd_k (head size)', 'sdpa.scale': 'divide by √d_k',
   'sdpa.causal': 'causal mask', 'sdpa.reroll': 'Draw new Q, K',
   'sdpa.heatmap': 'Attention weights: rows are queries, columns are keys',

@@ -46,6 +46,14 @@ export default {
   'run.start': '시작', 'run.pause': '일시정지', 'run.resume': '계속', 'run.reset': '처음으로',
   'run.step': '스텝 {step} / {total} · 손실 {loss}',
 
+  'run.creating': '모델을 만드는 중…',
+  'bahdanau.task': '과제', 'bahdanau.task.reverse': '수열 뒤집기 (정답 정렬을 앎)',
+  'bahdanau.task.phrases': '영어 → 프랑스어 명사구',
+  'bahdanau.heatmap': '정렬: 행은 출력 토큰, 열은 소스 토큰',
+  'bahdanau.loss': '학습 손실', 'bahdanau.gold': '정답 정렬 위의 가중치', 'bahdanau.step': '스텝',
+  'bahdanau.metric': '스텝 {step}: 정답 연결에 놓인 평균 어텐션 {gold} (균등하면 {chance}).',
+  'bahdanau.example': '학습에 쓰지 않은 예: {src} → {tgt}',
+
   'sdpa.n': '토큰 수', 'sdpa.dk': 'd_k (헤드 차원)', 'sdpa.scale': '√d_k로 나누기',
   'sdpa.causal': '인과 마스크', 'sdpa.reroll': '새 Q, K 뽑기',
   'sdpa.heatmap': '어텐션 가중치: 행은 쿼리, 열은 키',

@@ -3,10 +3,11 @@
 // which the page's status line and embedded widgets' listeners both read.
 import { hashStore, attributeStore, reader } from './store.js';
 
-export function makeContext({ name, host, engine, embedded = false }) {
+// `worker()` starts (once) and returns the Worker-backed engine client for model sessions.
+export function makeContext({ name, host, engine, worker, embedded = false }) {
   const store = embedded ? attributeStore(host) : hashStore(name);
   return {
-    name, host, engine, embedded, store,
+    name, host, engine, worker, embedded, store,
     read: reader(store),
     progress(step, loss = null, extra = {}) {
       host.dispatchEvent(new CustomEvent('progress', { bubbles: true, detail: { step, loss, ...extra } }));

@@ -6,6 +6,7 @@
 #include "core/check.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/cpu.hpp"
+#include "kernels/recurrent.hpp"
 
 namespace attnlab {
 
@@ -45,6 +46,16 @@ KernelTable make_cpu_table() {
   t.axpy = r::axpy;
   t.scale = r::scale;
   t.sumsq = r::sumsq;
+  namespace rr = kernels::ref;  // recurrent-cell kernels: reference loops so far
+  t.tanh_bias_forward = rr::tanh_bias_forward;
+  t.tanh_bias_backward = rr::tanh_bias_backward;
+  t.gru_gates_forward = rr::gru_gates_forward;
+  t.gru_gates_backward = rr::gru_gates_backward;
+  t.gru_cell_forward = rr::gru_cell_forward;
+  t.gru_cell_backward = rr::gru_cell_backward;
+  t.lstm_cell_forward = rr::lstm_cell_forward;
+  t.lstm_cell_backward = rr::lstm_cell_backward;
+  t.probs_xent = rr::probs_xent;
   return t;
 }
 

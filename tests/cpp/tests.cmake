@@ -10,7 +10,13 @@ target_compile_definitions(attnlab_tests PRIVATE
   ATTNLAB_FIXTURES="${CMAKE_SOURCE_DIR}/tests/fixtures")
 if(EMSCRIPTEN)
   # Fixtures are read through node's file system (NODERAWFS) so the wasm tests see the repo.
+  # .cjs: the repo's package.json declares ES modules, and this output is CommonJS.
+  set_target_properties(attnlab_tests PROPERTIES SUFFIX .cjs)
   target_link_options(attnlab_tests PRIVATE -sNODERAWFS=1 -sENVIRONMENT=node -sEXIT_RUNTIME=1)
 endif()
 set(ATTNLAB_TEST_SPEC "" CACHE STRING "Catch2 test spec for CTest (e.g. ~[model])")
 include(${CMAKE_CURRENT_LIST_DIR}/catch.cmake)
+# The attn command end to end (native only): flags, outputs, and clean failures on bad input.
+if(NOT EMSCRIPTEN AND TARGET attn)
+  add_test(NAME attn_cli COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/attn_cli_test.sh $<TARGET_FILE:attn>)
+endif()

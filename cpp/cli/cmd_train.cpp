@@ -1,0 +1,126 @@
+// attn train: builds a model from a config (file and/or flags, vocabularies from the task),
+// trains it on the task's train split, writes a checkpoint. Progress: a bar on a terminal,
+// plain lines otherwise, both on stderr; --eval-samples N prints a held-out evaluation on stdout.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "core/check.hpp"
+#include "io/checkpoint.hpp"
+#include "train/trainer.hpp"
+
+namespace attnlab::cli {
+
+namespace {
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream f(path);
+  AL_CHECK(f, "cannot open " << path);
+  nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
+  AL_CHECK(!j.is_discarded() && j.is_object(), path << " is not a JSON object");
+  return j;
+}
+
+void progress(const StepInfo& s, int last, double secs, long tokens, bool tty, int every) {
+  const int done = s.step;
+  const double rate = secs > 0 ? tokens / secs : 0;
+  const double eta = done > 0 ? secs / done * (last - done) : 0;
+  if (tty) {
+    const int width = 30, fill = int(width * double(done) / last);
+    std::fprintf(stderr, "\r[%.*s%*s] %d/%d loss %.4f  %.0f tok/s  ETA %02d:%02d ", fill,
+                 "##############################", width - fill, "", done, last, s.loss, rate,
+                 int(eta) / 60, int(eta) % 60);
+    if (done == last) std::fprintf(stderr, "\n");
+  } else if (done % every == 0 || done == last) {
+    std::fprintf(stderr, "step %d/%d loss %.4f lr %.3g grad_norm %.3g tok/s %.0f eta %.0fs\n",
+                 done, last, s.loss, s.lr, s.grad_norm, rate, eta);
+  }
+}
+
+}  // namespace
+
+int cmd_train(Args& a) {
+  const std::string task_name = a.need("task");
+  nlohmann::json task_opts = nlohmann::json::object();
+  if (a.has("task-options")) {
+    task_opts = nlohmann::json::parse(a.str("task-options"), nullptr, false);
+    AL_CHECK(!task_opts.is_discarded() && task_opts.is_object(), "--task-options must be a JSON object");
+  }
+  const auto task = make_task(task_name, task_opts);
+  const int steps = a.integer("steps", 1000, 1, 100000000);
+  const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
+  const std::string out = a.need("out");
+  {  // fail before training, not after, when the checkpoint can't be written
+    const bool existed = std::ifstream(out).good();
+    AL_CHECK(std::ofstream(out, std::ios::app).good(), "cannot write " << out);
+    if (!existed) std::remove(out.c_str());
+  }
+  set_num_threads(a.integer("threads", 1, 1, 256));
+
+  std::unique_ptr<Model> model;
+  int first = 1;
+  if (a.has("resume")) {
+    nlohmann::json state;
+    model = load_checkpoint(a.str("resume"), cpu_kernels(), &state);
+    first = state.value("step", 0) + 1;
+  } else {
+    nlohmann::json cfg = a.has("config") ? read_json_file(a.str("config")) : nlohmann::json::object();
+    cfg["model"] = a.str("model", cfg.value("model", std::string("transformer")));
+    cfg["src_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
+    cfg["tgt_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
+    const struct { const char* flag; const char* key; } ints[] = {
+        {"d-model", "d_model"}, {"heads", "heads"}, {"d-ff", "d_ff"}, {"enc-layers", "enc_layers"},
+        {"dec-layers", "dec_layers"}, {"max-len", "max_len"}};
+    for (const auto& k : ints)
+      if (a.has(k.flag)) cfg[k.key] = a.integer(k.flag, 0, 0, 1 << 20);
+    if (a.has("layers")) cfg["enc_layers"] = cfg["dec_layers"] = a.integer("layers", 2, 1, 64);
+    if (a.has("dropout")) cfg["dropout"] = a.number("dropout", 0.1, 0, 0.99);
+    if (a.has("norm-first")) cfg["norm_first"] = a.flag("norm-first");
+    if (a.has("tie-embeddings")) cfg["tie_embeddings"] = a.flag("tie-embeddings");
+    if (a.has("activation")) cfg["activation"] = a.str("activation");
+    if (a.has("pos-encoding")) cfg["pos_encoding"] = a.str("pos-encoding");
+    if (!cfg.contains("max_len")) cfg["max_len"] = task->max_src_len() + task->max_tgt_len() + 2;
+    model = make_model(cfg, cpu_kernels(), seed);
+  }
+  TrainOptions o;
+  o.batch = a.integer("batch", 64, 1, 1 << 16);
+  o.schedule.kind = a.str("schedule", "noam");
+  o.schedule.lr = float(a.number("lr", 1e-3, 0, 10));
+  o.schedule.factor = float(a.number("lr-factor", 1.0, 0, 1000));
+  o.schedule.warmup = a.integer("warmup", 400, 1, 10000000);
+  o.schedule.d_model = model->config().value("d_model", 64);
+  o.schedule.at(1);  // rejects an unknown schedule before training starts
+  o.clip = float(a.number("clip", 1.0, 0, 1e9));
+  o.label_smoothing = float(a.number("label-smoothing", 0.0, 0, 0.99));
+  o.seed = seed + uint64_t(first - 1);
+  o.first_step = first;
+  const int every = a.integer("log-every", 100, 1, 1 << 30);
+  const int eval_samples = a.integer("eval-samples", 0, 0, 1 << 20);
+  a.finish();
+
+  Trainer tr(*model, *task, o);
+  const int last = first + steps - 1;
+  const bool tty = stderr_is_tty();
+  const auto t0 = std::chrono::steady_clock::now();
+  long tokens = 0;
+  for (int i = 0; i < steps; ++i) {
+    const StepInfo s = tr.step();
+    tokens += s.tokens;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    StepInfo shown = s;
+    shown.step = i + 1;
+    progress(shown, steps, secs, tokens, tty, every);
+  }
+  save_checkpoint(*model, out,
+                  {{"step", last}, {"task", task_name}, {"task_options", task_opts}, {"seed", seed}});
+  if (eval_samples > 0) {
+    const EvalResult r = evaluate(*model, *task, eval_samples, seed + 1000003);
+    std::printf("%s\n", nlohmann::json({{"loss", r.loss}, {"token_accuracy", r.token_accuracy},
+                                        {"sequence_accuracy", r.sequence_accuracy}}).dump().c_str());
+  }
+  return 0;
+}
+
+}  // namespace attnlab::cli

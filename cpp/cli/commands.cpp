@@ -1,0 +1,32 @@
+// The table of attn subcommands: one line each.
+#include "cli/commands.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+namespace attnlab::cli {
+
+namespace {
+
+const Command kCommands[] = {
+    {"train", "--model transformer --task reverse [--config c.json | --d-model N --heads N ...] --steps N --seed S --out ckpt.safetensors [--resume ckpt.safetensors]", cmd_train},
+    {"eval", "--checkpoint C --task T [--samples N] [--seed S]", cmd_eval},
+    {"forward", "--checkpoint C --src \"5 6 7\" --tgt \"1 5 6\"", cmd_forward},
+    {"grad", "--checkpoint C --src \"...\" --tgt-in \"...\" --tgt-out \"...\" [--label-smoothing x] --out grads.safetensors", cmd_grad},
+    {"translate", "--checkpoint C --src \"...\" [--beam K] [--max-len N]", cmd_translate},
+};
+
+}  // namespace
+
+const Command* find_command(const char* name) {
+  for (const Command& c : kCommands)
+    if (std::strcmp(c.name, name) == 0) return &c;
+  return nullptr;
+}
+
+void print_usage() {
+  std::fprintf(stderr, "usage: attn <command> [flags]\n");
+  for (const Command& c : kCommands) std::fprintf(stderr, "  attn %s %s\n", c.name, c.usage);
+}
+
+}  // namespace attnlab::cli

@@ -1,0 +1,24 @@
+// The attn subcommands. Each lives in its own file and is listed once in commands.cpp; a
+// command reads its flags through Args, prints results on stdout, and reports failures by
+// throwing attnlab::Error (main prints one line and exits non-zero).
+#pragma once
+#include "cli/args.hpp"
+
+namespace attnlab::cli {
+
+struct Command {
+  const char* name;
+  const char* usage;
+  int (*run)(Args& args);
+};
+
+const Command* find_command(const char* name);
+void print_usage();
+
+int cmd_train(Args& a);
+int cmd_eval(Args& a);
+int cmd_forward(Args& a);
+int cmd_grad(Args& a);
+int cmd_translate(Args& a);
+
+}  // namespace attnlab::cli

@@ -1,0 +1,37 @@
+// .safetensors read/write: an 8-byte little-endian header length N, N bytes of JSON
+// ({"name": {"dtype", "shape", "data_offsets": [begin, end]}, ..., "__metadata__": {str: str}}),
+// then the raw little-endian tensor bytes. The parser trusts nothing: header length, JSON
+// syntax, every key's type, dtype names, shape products (overflow), offsets (inside the data,
+// matching the shape, non-overlapping) are checked, each failure an attnlab::Error.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace attnlab {
+
+struct StTensor {
+  std::string name;
+  std::string dtype;  // "F32", "F64", "F16", "BF16", "I64", "I32", "I16", "I8", "U8", "BOOL"
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> data;  // raw little-endian bytes
+  int64_t numel() const;
+  std::vector<float> to_f32() const;  // F32 only (throws otherwise)
+};
+
+struct SafeTensors {
+  std::map<std::string, std::string> metadata;
+  std::vector<StTensor> tensors;  // in file order (serialised in this order)
+  const StTensor* find(const std::string& name) const;
+  void add_f32(const std::string& name, std::vector<int64_t> shape, const float* values);
+};
+
+size_t dtype_size(const std::string& dtype);  // 0 for an unknown dtype
+SafeTensors parse_safetensors(const uint8_t* bytes, size_t n);
+SafeTensors read_safetensors(const std::string& path);
+std::vector<uint8_t> serialize_safetensors(const SafeTensors& st);
+void write_safetensors(const std::string& path, const SafeTensors& st);
+
+}  // namespace attnlab

@@ -1,0 +1,127 @@
+// Multi-head attention (see attention.hpp).
+#include "layers/attention.hpp"
+
+#include <cmath>
+
+#include "core/check.hpp"
+
+namespace attnlab {
+
+namespace {
+
+// Where Q, K, V live inside the projection buffers, with their row strides.
+struct QkvView {
+  float *q, *k, *v;
+  int ldq, ldkv;
+};
+
+QkvView view(const MhaCache& m, float* qkv, float* kv, int C) {
+  if (!m.xkv) return {qkv, qkv + C, qkv + 2 * C, 3 * C, 3 * C};
+  return {qkv, kv, kv + C, C, 2 * C};
+}
+
+}  // namespace
+
+void MultiHeadAttention::declare(ParamArena& P, const std::string& prefix, int C_, int H_,
+                                 float dropout) {
+  C = C_;
+  H = H_;
+  AL_CHECK(H > 0 && C % H == 0, "d_model " << C << " is not divisible by heads " << H);
+  p_drop = dropout;
+  in_w = P.add(prefix + ".in_proj_weight", {3 * C, C}, Init::XavierUniform);
+  in_b = P.add(prefix + ".in_proj_bias", {3 * C}, Init::Zeros);
+  out_proj.declare(P, prefix + ".out_proj", C, C);
+}
+
+void MultiHeadAttention::forward(const Ctx& c, MhaCache& m, float* out, const float* xq,
+                                 const float* xkv, const uint8_t* key_pad, bool causal, int B,
+                                 int T, int S) const {
+  const KernelTable& kt = c.kt;
+  const int hs = C / H;
+  m.B = B;
+  m.T = T;
+  m.S = S;
+  m.xq = xq;
+  m.xkv = xkv;
+  const float* W = c.P.val(in_w);
+  const float* bias = c.P.val(in_b);
+  if (!xkv) {
+    AL_CHECK(S == T, "self-attention needs S == T");
+    m.qkv = c.ws.floats(size_t(B) * T * 3 * C);  // [B*T,3C]
+    linear_forward(kt, m.qkv, xq, W, bias, B * T, C, 3 * C);
+  } else {
+    m.qkv = c.ws.floats(size_t(B) * T * C);     // q [B*T,C]
+    m.kv = c.ws.floats(size_t(B) * S * 2 * C);  // kv [B*S,2C]
+    linear_forward(kt, m.qkv, xq, W, bias, B * T, C, C);
+    linear_forward(kt, m.kv, xkv, W + size_t(C) * C, bias + C, B * S, C, 2 * C);
+  }
+  const QkvView v = view(m, m.qkv, m.kv, C);
+  const long TS = long(T) * S;
+  m.att = c.ws.floats(size_t(B) * H * TS);  // [B,H,T,S]
+  for (int b = 0; b < B; ++b)  // scores[b,h] = Q_h K_hᵀ
+    kt.gemm_batched(false, true, T, S, hs, 1.f, v.q + size_t(b) * T * v.ldq, v.ldq, hs,
+                    v.k + size_t(b) * S * v.ldkv, v.ldkv, hs, 0.f, m.att + b * H * TS, S, TS, H);
+  kt.softmax_forward(m.att, m.att, 1.f / std::sqrt(float(hs)), key_pad, causal, B, H, T, S);
+  m.attd = m.att;
+  if (c.train && p_drop > 0.f) {
+    m.attd = c.ws.floats(size_t(B) * H * TS);
+    dropout_forward(c, m.drop, m.attd, m.att, size_t(B) * H * TS, p_drop);
+  }
+  m.ctx = c.ws.floats(size_t(B) * T * C);  // [B*T,C], head h in columns h*hs..
+  for (int b = 0; b < B; ++b)  // ctx[b,:,h] = A_h V_h
+    kt.gemm_batched(false, false, T, hs, S, 1.f, m.attd + b * H * TS, S, TS,
+                    v.v + size_t(b) * S * v.ldkv, v.ldkv, hs, 0.f, m.ctx + size_t(b) * T * C, C,
+                    hs, H);
+  out_proj.forward(c, out, m.ctx, B * T);
+}
+
+void MultiHeadAttention::backward(const Ctx& c, const MhaCache& m, float* dxq, float* dxkv,
+                                  const float* dout) const {
+  const KernelTable& kt = c.kt;
+  const int B = m.B, T = m.T, S = m.S, hs = C / H;
+  const long TS = long(T) * S;
+  float* dctx = c.ws.floats(size_t(B) * T * C);  // [B*T,C]
+  kt.zero(dctx, size_t(B) * T * C * sizeof(float));
+  out_proj.backward(c, dctx, dout, m.ctx, B * T);
+
+  float *dqkv, *dkv = nullptr;
+  if (!m.xkv) {
+    dqkv = c.ws.floats(size_t(B) * T * 3 * C);  // [B*T,3C]
+  } else {
+    dqkv = c.ws.floats(size_t(B) * T * C);     // [B*T,C]
+    dkv = c.ws.floats(size_t(B) * S * 2 * C);  // [B*S,2C]
+  }
+  const QkvView v = view(m, m.qkv, m.kv, C);
+  const QkvView d = view(m, dqkv, dkv, C);
+  float* datt = c.ws.floats(size_t(B) * H * TS);  // [B,H,T,S]
+  for (int b = 0; b < B; ++b) {
+    const float* dctx_b = dctx + size_t(b) * T * C;
+    // dA_h = dCtx_h V_hᵀ ; dV_h = A_hᵀ dCtx_h
+    kt.gemm_batched(false, true, T, S, hs, 1.f, dctx_b, C, hs, v.v + size_t(b) * S * v.ldkv,
+                    v.ldkv, hs, 0.f, datt + b * H * TS, S, TS, H);
+    kt.gemm_batched(true, false, S, hs, T, 1.f, m.attd + b * H * TS, S, TS, dctx_b, C, hs, 0.f,
+                    d.v + size_t(b) * S * d.ldkv, d.ldkv, hs, H);
+  }
+  dropout_backward(c, m.drop, datt, size_t(B) * H * TS);
+  kt.softmax_backward(datt, m.att, datt, 1.f / std::sqrt(float(hs)), B * H * T, S);
+  for (int b = 0; b < B; ++b) {
+    const float* ds_b = datt + b * H * TS;
+    // dQ_h = dS_h K_h ; dK_h = dS_hᵀ Q_h
+    kt.gemm_batched(false, false, T, hs, S, 1.f, ds_b, S, TS, v.k + size_t(b) * S * v.ldkv,
+                    v.ldkv, hs, 0.f, d.q + size_t(b) * T * d.ldq, d.ldq, hs, H);
+    kt.gemm_batched(true, false, S, hs, T, 1.f, ds_b, S, TS, v.q + size_t(b) * T * v.ldq, v.ldq,
+                    hs, 0.f, d.k + size_t(b) * S * d.ldkv, d.ldkv, hs, H);
+  }
+  const float* W = c.P.val(in_w);
+  float* dW = c.P.grad(in_w);
+  float* db = c.P.grad(in_b);
+  if (!m.xkv) {
+    linear_backward(kt, dxq, dW, db, dqkv, m.xq, W, B * T, C, 3 * C);
+  } else {
+    linear_backward(kt, dxq, dW, db, dqkv, m.xq, W, B * T, C, C);
+    linear_backward(kt, dxkv, dW + size_t(C) * C, db + C, dkv, m.xkv, W + size_t(C) * C, B * S,
+                    C, 2 * C);
+  }
+}
+
+}  // namespace attnlab

@@ -1,0 +1,42 @@
+// Multi-head attention (Vaswani et al. 2017, §3.2.2), in PyTorch's nn.MultiheadAttention layout:
+//   MultiHead(Q, K, V) = Concat(head_1..head_H) W_O,  head_h = softmax(Q W_h^Q (K W_h^K)ᵀ / √hs) V W_h^V
+// in_proj_weight [3C,C] stacks W^Q, W^K, W^V (rows), in_proj_bias [3C], out_proj.{weight,bias}.
+// Self-attention (xkv = null) or cross-attention (queries from x [B,T,C], keys/values from
+// memory [B,S,C]); causal and key-padding masks; the weights [B,H,T,S] stay in the cache.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "layers/dropout.hpp"
+#include "layers/linear.hpp"
+
+namespace attnlab {
+
+struct MhaCache {
+  int B = 0, T = 0, S = 0;
+  const float* xq = nullptr;   // [B,T,C]
+  const float* xkv = nullptr;  // [B,S,C] (null for self-attention)
+  float* qkv = nullptr;        // self: [B*T,3C]; cross: q [B*T,C] then kv [B*S,2C]
+  float* kv = nullptr;
+  float* att = nullptr;   // [B,H,T,S] softmax weights (for display and backward)
+  float* attd = nullptr;  // [B,H,T,S] after attention dropout (== att without dropout)
+  DropoutCache drop;
+  float* ctx = nullptr;  // [B*T,C] concatenated heads
+};
+
+struct MultiHeadAttention {
+  int in_w = -1, in_b = -1;
+  Linear out_proj;
+  int C = 0, H = 0;
+  float p_drop = 0.f;  // dropout on the attention weights
+  void declare(ParamArena& P, const std::string& prefix, int C_, int H_, float dropout);
+  // key_pad [B,S] in backend memory (nonzero = padding) or null; causal: key j > query i masked.
+  void forward(const Ctx& c, MhaCache& cache, float* out, const float* xq, const float* xkv,
+               const uint8_t* key_pad, bool causal, int B, int T, int S) const;
+  // Gradients of out = MHA(xq, xkv): dxq += ∂/∂xq, dxkv += ∂/∂xkv (cross only), via
+  // dScores = softmax'(dA) with dA = dCtx Vᵀ, dV = Aᵀ dCtx, dQ = dScores K, dK = dScoresᵀ Q.
+  void backward(const Ctx& c, const MhaCache& cache, float* dxq, float* dxkv,
+                const float* dout) const;
+};
+
+}  // namespace attnlab

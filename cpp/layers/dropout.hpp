@@ -1,0 +1,21 @@
+// Inverted dropout (Srivastava et al. 2014): y = x · m / (1 - p), m ~ Bernoulli(1 - p), drawn
+// from the context's seeded Rng so a run is reproducible. Identity when not training or p = 0
+// (then no mask is kept and y may alias x).
+#pragma once
+#include <cstddef>
+
+#include "layers/context.hpp"
+
+namespace attnlab {
+
+struct DropoutCache {
+  float* mask = nullptr;  // [n] holding 0 or 1/(1-p); null when dropout was the identity
+};
+
+// y = x ⊙ mask (y may alias x)
+void dropout_forward(const Ctx& c, DropoutCache& cache, float* y, const float* x, size_t n,
+                     float p);
+// y = x ⊙ mask  =>  dx = dy ⊙ mask, applied in place to d (assigned)
+void dropout_backward(const Ctx& c, const DropoutCache& cache, float* d, size_t n);
+
+}  // namespace attnlab

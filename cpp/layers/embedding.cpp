@@ -1,0 +1,78 @@
+// Token embeddings and positional encodings (see embedding.hpp).
+#include "layers/embedding.hpp"
+
+#include <cmath>
+
+#include "core/check.hpp"
+
+namespace attnlab {
+
+void embedding_forward(const KernelTable& kt, float* out, const float* W, const int32_t* ids,
+                       int R, int C, float scale) {
+  for (int r = 0; r < R; ++r) kt.scale(out + size_t(r) * C, scale, W + size_t(ids[r]) * C, C);
+}
+
+void embedding_backward(const KernelTable& kt, float* dW, const float* dout, const int32_t* ids,
+                        int R, int C, float scale) {
+  for (int r = 0; r < R; ++r) kt.axpy(dW + size_t(ids[r]) * C, scale, dout + size_t(r) * C, C);
+}
+
+std::vector<float> sinusoidal_table(int L, int C) {
+  std::vector<float> pe(size_t(L) * C);
+  for (int pos = 0; pos < L; ++pos)
+    for (int i = 0; i < C; ++i) {
+      const double freq = std::pow(10000.0, -double(i / 2 * 2) / C);
+      pe[size_t(pos) * C + i] = float(i % 2 == 0 ? std::sin(pos * freq) : std::cos(pos * freq));
+    }
+  return pe;
+}
+
+void Embedding::declare(ParamArena& P, const std::string& name, int V_, int C_,
+                        bool scale_by_sqrt_c) {
+  V = V_;
+  C = C_;
+  scale = scale_by_sqrt_c ? std::sqrt(float(C)) : 1.f;
+  W = P.add(name, {V, C}, Init::Normal, 1.f / std::sqrt(float(C)));
+}
+
+void Embedding::forward(const Ctx& c, float* out, const int32_t* ids, int R) const {
+  for (int r = 0; r < R; ++r)
+    AL_CHECK(ids[r] >= 0 && ids[r] < V, "token id " << ids[r] << " out of range [0, " << V << ")");
+  embedding_forward(c.kt, out, c.P.val(W), ids, R, C, scale);
+}
+
+void Embedding::backward(const Ctx& c, const float* dout, const int32_t* ids, int R) const {
+  embedding_backward(c.kt, c.P.grad(W), dout, ids, R, C, scale);
+}
+
+PositionalEncoding::~PositionalEncoding() {
+  if (fixed) kt->release(fixed);
+}
+
+void PositionalEncoding::declare(ParamArena& P, const std::string& name, bool learned_, int L_,
+                                 int C_) {
+  learned = learned_;
+  L = L_;
+  C = C_;
+  kt = &P.kernels();
+  if (learned) {
+    table = P.add(name, {L, C}, Init::Normal, 0.02f);
+  } else {
+    const std::vector<float> pe = sinusoidal_table(L, C);
+    fixed = static_cast<float*>(kt->alloc(pe.size() * sizeof(float)));
+    kt->upload(fixed, pe.data(), pe.size() * sizeof(float));
+  }
+}
+
+void PositionalEncoding::forward(const Ctx& c, float* x, int B, int T) const {
+  AL_CHECK(T <= L, "sequence length " << T << " exceeds max_len " << L);
+  const float* pe = learned ? c.P.val(table) : fixed;
+  for (int b = 0; b < B; ++b) c.kt.axpy(x + size_t(b) * T * C, 1.f, pe, long(T) * C);
+}
+
+void PositionalEncoding::backward(const Ctx& c, const float* dx, int B, int T) const {
+  if (!learned) return;
+  for (int b = 0; b < B; ++b) c.kt.axpy(c.P.grad(table), 1.f, dx + size_t(b) * T * C, long(T) * C);
+}
+
+}  // namespace attnlab

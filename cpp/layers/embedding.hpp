@@ -1,0 +1,49 @@
+// Token embeddings scaled by √C (Vaswani et al. 2017, §3.4) and positional encodings (§3.5):
+//   PE(pos, 2i) = sin(pos / 10000^(2i/C)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/C))
+// or a learned table [max_len, C]. Token ids live on the host; rows are copied per token.
+// Shapes: ids [B*T] (host), out [B,T,C], table [V,C].
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "layers/context.hpp"
+
+namespace attnlab {
+
+// out[r,:] = W[ids[r],:] * scale
+void embedding_forward(const KernelTable& kt, float* out, const float* W, const int32_t* ids,
+                       int R, int C, float scale);
+// out = scale * W[ids]  =>  dW[ids[r],:] += scale * dout[r,:]
+void embedding_backward(const KernelTable& kt, float* dW, const float* dout, const int32_t* ids,
+                        int R, int C, float scale);
+
+// The sinusoidal table [L, C] computed on the host (in double, rounded once to float).
+std::vector<float> sinusoidal_table(int L, int C);
+
+struct Embedding {
+  int W = -1;
+  int V = 0, C = 0;
+  float scale = 1.f;
+  void declare(ParamArena& P, const std::string& name, int V_, int C_, bool scale_by_sqrt_c);
+  void forward(const Ctx& c, float* out, const int32_t* ids, int R) const;
+  void backward(const Ctx& c, const float* dout, const int32_t* ids, int R) const;
+};
+
+// Adds positions 0..T-1 to x [B,T,C]: a fixed sinusoidal table or the learned `pos_embed`.
+struct PositionalEncoding {
+  bool learned = false;
+  int table = -1;  // learned: parameter id
+  int L = 0, C = 0;
+  float* fixed = nullptr;  // sinusoidal: [L,C] in backend memory, owned
+  const KernelTable* kt = nullptr;
+  PositionalEncoding() = default;
+  PositionalEncoding(const PositionalEncoding&) = delete;
+  PositionalEncoding& operator=(const PositionalEncoding&) = delete;
+  ~PositionalEncoding();
+  void declare(ParamArena& P, const std::string& name, bool learned_, int L_, int C_);
+  void forward(const Ctx& c, float* x, int B, int T) const;  // x += PE[0:T]
+  void backward(const Ctx& c, const float* dx, int B, int T) const;  // learned: dPE += Σ_b dx
+};
+
+}  // namespace attnlab

@@ -1,0 +1,93 @@
+// Transformer config parsing and checked JSON readers (see config.hpp).
+#include "models/config.hpp"
+
+#include <cmath>
+
+#include "core/check.hpp"
+
+namespace attnlab {
+
+int json_int(const nlohmann::json& j, const char* key, int def, int lo, int hi) {
+  if (!j.contains(key)) return def;
+  const auto& v = j[key];
+  AL_CHECK(v.is_number_integer(), "config key \"" << key << "\" must be an integer");
+  const long long x = v.get<long long>();
+  AL_CHECK(x >= lo && x <= hi, "config key \"" << key << "\" = " << x << " is outside [" << lo
+                                                << ", " << hi << "]");
+  return int(x);
+}
+
+float json_float(const nlohmann::json& j, const char* key, float def, float lo, float hi) {
+  if (!j.contains(key)) return def;
+  const auto& v = j[key];
+  AL_CHECK(v.is_number(), "config key \"" << key << "\" must be a number");
+  const double x = v.get<double>();
+  AL_CHECK(x >= lo && x <= hi, "config key \"" << key << "\" = " << x << " is outside [" << lo
+                                                << ", " << hi << "]");
+  return float(x);
+}
+
+bool json_bool(const nlohmann::json& j, const char* key, bool def) {
+  if (!j.contains(key)) return def;
+  AL_CHECK(j[key].is_boolean(), "config key \"" << key << "\" must be true or false");
+  return j[key].get<bool>();
+}
+
+std::string json_string(const nlohmann::json& j, const char* key, const std::string& def) {
+  if (!j.contains(key)) return def;
+  AL_CHECK(j[key].is_string(), "config key \"" << key << "\" must be a string");
+  return j[key].get<std::string>();
+}
+
+TransformerConfig TransformerConfig::from_json(const nlohmann::json& j) {
+  AL_CHECK(j.is_object(), "model config must be a JSON object");
+  TransformerConfig c;
+  c.model = json_string(j, "model", c.model);
+  AL_CHECK(c.model == "transformer" || c.model == "lm" || c.model == "encoder",
+           "unknown Transformer kind \"" << c.model << "\"");
+  const int big = 1 << 20;
+  c.src_vocab = json_int(j, "src_vocab", c.src_vocab, 1, big);
+  c.tgt_vocab = json_int(j, "tgt_vocab", c.tgt_vocab, 1, big);
+  c.d_model = json_int(j, "d_model", c.d_model, 1, 1 << 14);
+  c.heads = json_int(j, "heads", c.heads, 1, 1024);
+  c.d_ff = json_int(j, "d_ff", c.d_ff, 1, 1 << 16);
+  c.enc_layers = json_int(j, "enc_layers", c.enc_layers, 0, 64);
+  c.dec_layers = json_int(j, "dec_layers", c.dec_layers, 0, 64);
+  c.dropout = json_float(j, "dropout", c.dropout, 0.f, 0.99f);
+  c.norm_first = json_bool(j, "norm_first", c.norm_first);
+  c.activation = json_string(j, "activation", c.activation);
+  AL_CHECK(c.activation == "relu" || c.activation == "gelu",
+           "activation must be \"relu\" or \"gelu\", got \"" << c.activation << "\"");
+  c.max_len = json_int(j, "max_len", c.max_len, 1, 1 << 16);
+  c.pad_id = json_int(j, "pad_id", c.pad_id, 0, big);
+  c.bos_id = json_int(j, "bos_id", c.bos_id, 0, big);
+  c.eos_id = json_int(j, "eos_id", c.eos_id, 0, big);
+  c.tie_embeddings = json_bool(j, "tie_embeddings", c.tie_embeddings);
+  c.pos_encoding = json_string(j, "pos_encoding", c.pos_encoding);
+  AL_CHECK(c.pos_encoding == "sinusoidal" || c.pos_encoding == "learned",
+           "pos_encoding must be \"sinusoidal\" or \"learned\"");
+  AL_CHECK(double(c.max_len) * c.d_model <= double(1 << 26),
+           "max_len * d_model = " << double(c.max_len) * c.d_model << " is too large");
+  AL_CHECK(c.d_model % c.heads == 0,
+           "d_model " << c.d_model << " is not divisible by heads " << c.heads);
+  for (int id : {c.pad_id, c.bos_id, c.eos_id})
+    AL_CHECK(id < c.tgt_vocab, "special token id " << id << " is outside tgt_vocab " << c.tgt_vocab);
+  if (c.model == "transformer")
+    AL_CHECK(c.enc_layers >= 1 && c.dec_layers >= 1, "the encoder-decoder needs layers on both sides");
+  if (c.model == "lm") AL_CHECK(c.dec_layers >= 1, "the language model needs dec_layers >= 1");
+  if (c.model == "encoder") AL_CHECK(c.enc_layers >= 1, "the encoder model needs enc_layers >= 1");
+  if (c.model == "lm")
+    AL_CHECK(c.src_vocab == c.tgt_vocab, "the language model needs src_vocab == tgt_vocab");
+  return c;
+}
+
+nlohmann::json TransformerConfig::to_json() const {
+  return {{"model", model},           {"src_vocab", src_vocab},   {"tgt_vocab", tgt_vocab},
+          {"d_model", d_model},       {"heads", heads},           {"d_ff", d_ff},
+          {"enc_layers", enc_layers}, {"dec_layers", dec_layers}, {"dropout", std::round(double(dropout) * 1e6) / 1e6},
+          {"norm_first", norm_first}, {"activation", activation}, {"max_len", max_len},
+          {"pad_id", pad_id},         {"bos_id", bos_id},         {"eos_id", eos_id},
+          {"tie_embeddings", tie_embeddings}, {"pos_encoding", pos_encoding}};
+}
+
+}  // namespace attnlab

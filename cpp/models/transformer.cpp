@@ -1,0 +1,223 @@
+// The Transformer family (see transformer.hpp): construction, forward, backward, inspection.
+#include "models/transformer.hpp"
+
+#include "core/check.hpp"
+
+namespace attnlab {
+
+Transformer::Transformer(const TransformerConfig& cfg, const KernelTable& kt, uint64_t seed)
+    : Model(kt), cfg_(cfg) {
+  config_ = cfg.to_json();
+  ParamArena& P = params_;
+  const int C = cfg.d_model;
+  const LayerOptions o{C, cfg.heads, cfg.d_ff, cfg.dropout, cfg.norm_first, cfg.act()};
+  const bool learned = cfg.pos_encoding == "learned";
+  const bool has_src = cfg.model != "lm", has_tgt = cfg.model != "encoder";
+  if (has_src) src_embed_.declare(P, "src_embed.weight", cfg.src_vocab, C, true);
+  if (has_tgt) tgt_embed_.declare(P, "tgt_embed.weight", cfg.tgt_vocab, C, true);
+  if (has_src) src_pos_.declare(P, "src_pos_embed.weight", learned, cfg.max_len, C);
+  if (has_tgt) tgt_pos_.declare(P, "tgt_pos_embed.weight", learned, cfg.max_len + (cfg.model == "lm" ? cfg.max_len : 0), C);
+  if (has_src) {
+    enc_.resize(size_t(cfg.enc_layers));
+    for (int l = 0; l < cfg.enc_layers; ++l)
+      enc_[size_t(l)].declare(P, "encoder.layers." + std::to_string(l), o);
+    enc_norm_.declare(P, "encoder.norm", C);
+  }
+  if (cfg.model == "transformer") {
+    dec_.resize(size_t(cfg.dec_layers));
+    for (int l = 0; l < cfg.dec_layers; ++l)
+      dec_[size_t(l)].declare(P, "decoder.layers." + std::to_string(l), o);
+  } else if (cfg.model == "lm") {
+    lm_.resize(size_t(cfg.dec_layers));
+    for (int l = 0; l < cfg.dec_layers; ++l)
+      lm_[size_t(l)].declare(P, "decoder.layers." + std::to_string(l), o);
+  }
+  if (has_tgt) dec_norm_.declare(P, "decoder.norm", C);
+  if (cfg.tie_embeddings && has_tgt) {
+    generator_.in = C;
+    generator_.out = cfg.tgt_vocab;
+    generator_.W = tgt_embed_.W;
+    generator_.b = P.add("generator.bias", {cfg.tgt_vocab}, Init::Zeros);
+  } else {
+    generator_.declare(P, "generator", C, cfg.tgt_vocab);
+  }
+  Rng rng(seed);
+  P.allocate(rng);
+}
+
+std::vector<std::pair<std::string, int>> Transformer::aliases() const {
+  if (cfg_.tie_embeddings && cfg_.model != "encoder") return {{"generator.weight", generator_.W}};
+  return {};
+}
+
+uint8_t* Transformer::pad_mask(const Ctx& c, const std::vector<int32_t>& ids) const {
+  std::vector<uint8_t> m(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) m[i] = ids[i] == cfg_.pad_id;
+  uint8_t* d = c.ws.bytes(m.size());
+  c.kt.upload(d, m.data(), m.size());
+  return d;
+}
+
+float* Transformer::embed(const Ctx& c, const Embedding& e, const PositionalEncoding& pe,
+                          DropoutCache& d, const std::vector<int32_t>& ids, int B, int L) {
+  const size_t n = size_t(B) * L * cfg_.d_model;
+  float* x = c.ws.floats(n);  // [B,L,C] = E[ids]·√C + PE
+  e.forward(c, x, ids.data(), B * L);
+  pe.forward(c, x, B, L);
+  dropout_forward(c, d, x, x, n, cfg_.dropout);
+  return x;
+}
+
+void Transformer::embed_backward(const Ctx& c, const Embedding& e, const PositionalEncoding& pe,
+                                 const DropoutCache& d, const std::vector<int32_t>& ids,
+                                 float* dx, int B, int L) {
+  dropout_backward(c, d, dx, size_t(B) * L * cfg_.d_model);
+  pe.backward(c, dx, B, L);
+  e.backward(c, dx, ids.data(), B * L);
+}
+
+double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_smoothing) {
+  AL_CHECK(b.B > 0 && b.T > 0, "empty batch");
+  AL_CHECK(b.src.size() == size_t(b.B) * b.S && b.tgt_in.size() == size_t(b.B) * b.T &&
+               b.tgt_out.size() == size_t(b.B) * b.T,
+           "batch arrays disagree with their sizes");
+  ws_.reset();
+  const Ctx c{kt_, params_, ws_, train, rng};
+  const int B = b.B, C = cfg_.d_model, V = cfg_.tgt_vocab, pad = cfg_.pad_id;
+  B_ = B;
+  S_ = b.S;
+  T_ = b.T;
+  if (cfg_.model == "transformer") {
+    AL_CHECK(b.S > 0, "the encoder-decoder needs a non-empty source");
+    src_ = b.src;
+    tgt_ = b.tgt_in;
+    targets_ = b.tgt_out;
+    L_ = b.T;
+    const uint8_t* src_pad = pad_mask(c, src_);
+    const uint8_t* tgt_pad = pad_mask(c, tgt_);
+    float* x = embed(c, src_embed_, src_pos_, src_drop_, src_, B, S_);
+    enc_c_.resize(enc_.size());
+    for (size_t l = 0; l < enc_.size(); ++l)
+      x = enc_[l].forward(c, enc_c_[l], x, src_pad, false, B, S_);
+    float* memory = ws_.floats(size_t(B) * S_ * C);  // [B,S,C]
+    enc_norm_.forward(c, enc_norm_c_, memory, x, B * S_);
+    float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_, B, T_);
+    dec_c_.resize(dec_.size());
+    for (size_t l = 0; l < dec_.size(); ++l)
+      y = dec_[l].forward(c, dec_c_[l], y, memory, tgt_pad, src_pad, B, T_, S_);
+    hidden_ = ws_.floats(size_t(B) * T_ * C);
+    dec_norm_.forward(c, dec_norm_c_, hidden_, y, B * T_);
+  } else if (cfg_.model == "lm") {
+    // Row b packs its non-pad source then its target input; targets only on the target part.
+    L_ = b.S + b.T;
+    tgt_.assign(size_t(B) * L_, pad);
+    targets_.assign(size_t(B) * L_, pad);
+    offset_.assign(size_t(B), 0);
+    for (int r = 0; r < B; ++r) {
+      int n = 0;
+      for (int s = 0; s < b.S; ++s)
+        if (b.src[size_t(r) * b.S + s] != pad) tgt_[size_t(r) * L_ + n++] = b.src[size_t(r) * b.S + s];
+      offset_[size_t(r)] = n;
+      for (int t = 0; t < b.T; ++t) {
+        tgt_[size_t(r) * L_ + n + t] = b.tgt_in[size_t(r) * b.T + t];
+        targets_[size_t(r) * L_ + n + t] = b.tgt_out[size_t(r) * b.T + t];
+      }
+    }
+    const uint8_t* kpad = pad_mask(c, tgt_);
+    float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_, B, L_);
+    lm_c_.resize(lm_.size());
+    for (size_t l = 0; l < lm_.size(); ++l) y = lm_[l].forward(c, lm_c_[l], y, kpad, true, B, L_);
+    hidden_ = ws_.floats(size_t(B) * L_ * C);
+    dec_norm_.forward(c, dec_norm_c_, hidden_, y, B * L_);
+  } else {
+    // Encoder-only: source and targets padded to a common length L.
+    L_ = std::max(b.S, b.T);
+    src_.assign(size_t(B) * L_, pad);
+    targets_.assign(size_t(B) * L_, pad);
+    for (int r = 0; r < B; ++r) {
+      for (int s = 0; s < b.S; ++s) src_[size_t(r) * L_ + s] = b.src[size_t(r) * b.S + s];
+      for (int t = 0; t < b.T; ++t) targets_[size_t(r) * L_ + t] = b.tgt_out[size_t(r) * b.T + t];
+    }
+    const uint8_t* kpad = pad_mask(c, src_);
+    float* x = embed(c, src_embed_, src_pos_, src_drop_, src_, B, L_);
+    enc_c_.resize(enc_.size());
+    for (size_t l = 0; l < enc_.size(); ++l)
+      x = enc_[l].forward(c, enc_c_[l], x, kpad, false, B, L_);
+    hidden_ = ws_.floats(size_t(B) * L_ * C);
+    enc_norm_.forward(c, enc_norm_c_, hidden_, x, B * L_);
+  }
+  logits_ = ws_.floats(size_t(B) * L_ * V);  // [B,L,V]
+  generator_.forward(c, logits_, hidden_, B * L_);
+  loss_ = cross_entropy_loss(c, logits_, targets_.data(), label_smoothing, pad, B * L_, V);
+  return loss_.loss;
+}
+
+void Transformer::backward() {
+  AL_CHECK(logits_, "backward() before forward()");
+  const Ctx c{kt_, params_, ws_, true, nullptr};
+  const int B = B_, C = cfg_.d_model, R = B * L_;
+  float* dh = ws_.floats(size_t(R) * C);  // [B*L,C]
+  kt_.zero(dh, size_t(R) * C * sizeof(float));
+  generator_.backward(c, dh, loss_.dlogits, hidden_, R);
+  float* dy = ws_.floats(size_t(R) * C);
+  kt_.zero(dy, size_t(R) * C * sizeof(float));
+  if (cfg_.model == "encoder") {
+    enc_norm_.backward(c, enc_norm_c_, dy, dh, R);
+    for (size_t l = enc_.size(); l-- > 0;) dy = enc_[l].backward(c, enc_c_[l], dy);
+    embed_backward(c, src_embed_, src_pos_, src_drop_, src_, dy, B, L_);
+    return;
+  }
+  dec_norm_.backward(c, dec_norm_c_, dy, dh, R);
+  if (cfg_.model == "lm") {
+    for (size_t l = lm_.size(); l-- > 0;) dy = lm_[l].backward(c, lm_c_[l], dy);
+    embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_, dy, B, L_);
+    return;
+  }
+  float* dmem = ws_.floats(size_t(B) * S_ * C);  // [B,S,C] summed over decoder layers
+  kt_.zero(dmem, size_t(B) * S_ * C * sizeof(float));
+  for (size_t l = dec_.size(); l-- > 0;) dy = dec_[l].backward(c, dec_c_[l], dmem, dy);
+  embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_, dy, B, T_);
+  float* dx = ws_.floats(size_t(B) * S_ * C);
+  kt_.zero(dx, size_t(B) * S_ * C * sizeof(float));
+  enc_norm_.backward(c, enc_norm_c_, dx, dmem, B * S_);
+  for (size_t l = enc_.size(); l-- > 0;) dx = enc_[l].backward(c, enc_c_[l], dx);
+  embed_backward(c, src_embed_, src_pos_, src_drop_, src_, dx, B, S_);
+}
+
+std::vector<float> Transformer::logits() const {
+  AL_CHECK(logits_, "logits() before forward()");
+  const int V = cfg_.tgt_vocab;
+  std::vector<float> out(size_t(B_) * T_ * V);
+  for (int b = 0; b < B_; ++b) {
+    const size_t first = size_t(b) * L_ + (cfg_.model == "lm" ? size_t(offset_[size_t(b)]) : 0);
+    kt_.download(out.data() + size_t(b) * T_ * V, logits_ + first * V, size_t(T_) * V * sizeof(float));
+  }
+  return out;
+}
+
+std::vector<AttentionMap> Transformer::attention() const {
+  std::vector<AttentionMap> maps;
+  auto add = [&](const std::string& name, const MhaCache& m) {
+    if (!m.att) return;
+    AttentionMap a{name, m.B, cfg_.heads, m.T, m.S, {}};
+    a.weights.resize(size_t(m.B) * cfg_.heads * m.T * m.S);
+    kt_.download(a.weights.data(), m.att, a.weights.size() * sizeof(float));
+    maps.push_back(std::move(a));
+  };
+  for (size_t l = 0; l < enc_c_.size(); ++l)
+    add("encoder.layers." + std::to_string(l) + ".self_attn", enc_c_[l].sa);
+  for (size_t l = 0; l < lm_c_.size(); ++l)
+    add("decoder.layers." + std::to_string(l) + ".self_attn", lm_c_[l].sa);
+  for (size_t l = 0; l < dec_c_.size(); ++l) {
+    add("decoder.layers." + std::to_string(l) + ".self_attn", dec_c_[l].sa);
+    add("decoder.layers." + std::to_string(l) + ".multihead_attn", dec_c_[l].ca);
+  }
+  return maps;
+}
+
+std::unique_ptr<Model> make_transformer(const nlohmann::json& config, const KernelTable& kt,
+                                        uint64_t seed) {
+  return std::make_unique<Transformer>(TransformerConfig::from_json(config), kt, seed);
+}
+
+}  // namespace attnlab

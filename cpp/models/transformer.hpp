@@ -1,0 +1,63 @@
+// The Transformer family built from one TransformerConfig (Vaswani et al. 2017, fig. 1):
+//   "transformer": encoder-decoder; names are those of PyTorch nn.Transformer's state_dict
+//                  (encoder.layers.i.*, encoder.norm, decoder.layers.i.*, decoder.norm) plus
+//                  src_embed.weight, tgt_embed.weight, generator.weight, generator.bias;
+//   "lm":          decoder-only (causal self-attention layers named decoder.layers.i.* with
+//                  the encoder-layer structure); each row is its source then its target;
+//   "encoder":     encoder-only tagger predicting target position t from source position t.
+// Embeddings are scaled by √d_model; positions are sinusoidal or learned (*_pos_embed.weight).
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "layers/blocks.hpp"
+#include "layers/embedding.hpp"
+#include "layers/loss.hpp"
+#include "models/config.hpp"
+#include "models/model.hpp"
+
+namespace attnlab {
+
+class Transformer : public Model {
+ public:
+  Transformer(const TransformerConfig& cfg, const KernelTable& kt, uint64_t seed);
+  double forward(const Batch& b, bool train, Rng* rng, float label_smoothing) override;
+  void backward() override;
+  std::vector<float> logits() const override;
+  int out_vocab() const override { return cfg_.tgt_vocab; }
+  bool autoregressive() const override { return cfg_.model != "encoder"; }
+  std::vector<AttentionMap> attention() const override;
+  std::vector<std::pair<std::string, int>> aliases() const override;
+  const TransformerConfig& cfg() const { return cfg_; }
+
+ private:
+  // One embedded, encoded stack: src side (encoder) or tgt side (decoder / LM).
+  float* embed(const Ctx& c, const Embedding& e, const PositionalEncoding& pe, DropoutCache& d,
+               const std::vector<int32_t>& ids, int B, int L);
+  void embed_backward(const Ctx& c, const Embedding& e, const PositionalEncoding& pe,
+                      const DropoutCache& d, const std::vector<int32_t>& ids, float* dx, int B,
+                      int L);
+  uint8_t* pad_mask(const Ctx& c, const std::vector<int32_t>& ids) const;
+
+  TransformerConfig cfg_;
+  Embedding src_embed_, tgt_embed_;
+  PositionalEncoding src_pos_, tgt_pos_;
+  std::vector<EncoderLayer> enc_, lm_;
+  std::vector<DecoderLayer> dec_;
+  LayerNorm enc_norm_, dec_norm_;
+  Linear generator_;
+
+  // The last forward: inputs (host), sizes and caches.
+  int B_ = 0, S_ = 0, T_ = 0, L_ = 0;  // L_: rows per sequence in the generator's output
+  std::vector<int32_t> src_, tgt_, targets_;
+  std::vector<int> offset_;  // LM: where row b's targets start in its packed sequence
+  DropoutCache src_drop_, tgt_drop_;
+  std::vector<EncoderLayerCache> enc_c_, lm_c_;
+  std::vector<DecoderLayerCache> dec_c_;
+  LayerNormCache enc_norm_c_, dec_norm_c_;
+  float* hidden_ = nullptr;  // [B*L,C] final-norm output
+  float* logits_ = nullptr;  // [B*L,V]
+  LossResult loss_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,20 @@
+// Decoding: greedy (batched) and beam search with the GNMT length penalty
+//   score = log p(y) / lp(y),  lp(y) = ((5 + |y|) / 6)^α   (Wu et al. 2016)
+// Models re-run the full prefix each step (no cache): exact, and cheap at the lengths used here.
+// Outputs exclude <s> and </s>. Encoder-only models tag every source position in one pass.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "models/model.hpp"
+
+namespace attnlab {
+
+std::vector<std::vector<int32_t>> greedy_decode(Model& m,
+                                                const std::vector<std::vector<int32_t>>& srcs,
+                                                int max_len);
+
+std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int beam,
+                                 int max_len, float alpha = 0.6f);
+
+}  // namespace attnlab

@@ -1,0 +1,46 @@
+// Adam (Kingma & Ba 2015) with the paper's settings β1 0.9, β2 0.98, ε 1e-9 (§5.3) over a
+// whole ParamArena through KernelTable::adam; learning-rate schedules; gradient-norm clipping.
+//   noam:     lr(step) = factor · C^-0.5 · min(step^-0.5, step · warmup^-1.5)   (eq. 3)
+//   constant: lr(step) = lr
+#pragma once
+#include <string>
+
+#include "core/arena.hpp"
+
+namespace attnlab {
+
+struct AdamOptions {
+  float beta1 = 0.9f, beta2 = 0.98f, eps = 1e-9f, weight_decay = 0.f;
+};
+
+class Adam {
+ public:
+  Adam(ParamArena& P, AdamOptions o = {});
+  ~Adam();
+  Adam(const Adam&) = delete;
+  Adam& operator=(const Adam&) = delete;
+  void step(float lr);  // one update from the current gradients
+  int steps() const { return t_; }
+
+ private:
+  ParamArena& P_;
+  AdamOptions o_;
+  float* m_ = nullptr;  // [total] first moments
+  float* v_ = nullptr;  // [total] second moments
+  int t_ = 0;
+};
+
+struct Schedule {
+  std::string kind = "noam";  // "noam" | "constant"
+  float lr = 1e-3f;           // constant rate
+  float factor = 1.f;         // noam scale
+  int warmup = 4000;
+  int d_model = 512;
+  float at(int step) const;  // step counts from 1
+};
+
+// Scales all gradients so their global L2 norm is at most max_norm (no-op when max_norm <= 0).
+// Returns the norm before clipping.
+float clip_grad_norm(ParamArena& P, float max_norm);
+
+}  // namespace attnlab

@@ -1,0 +1,76 @@
+// Training loop and evaluation (see trainer.hpp).
+#include "train/trainer.hpp"
+
+#include <algorithm>
+
+#include "core/check.hpp"
+#include "train/decode.hpp"
+
+namespace attnlab {
+
+Trainer::Trainer(Model& m, const Task& task, TrainOptions o)
+    : m_(m),
+      task_(task),
+      o_(o),
+      data_(o.seed),
+      dropout_(o.seed ^ 0x5DEECE66Dull),
+      adam_(m.params()),
+      step_(std::max(1, o.first_step)) {
+  AL_CHECK(o.batch >= 1, "batch size must be at least 1");
+  AL_CHECK(task.src_vocab() <= m.config().value("src_vocab", 0) &&
+               task.tgt_vocab() <= m.out_vocab(),
+           "task " << task.name() << " needs vocabularies " << task.src_vocab() << "/"
+                   << task.tgt_vocab() << ", the model has " << m.config().value("src_vocab", 0)
+                   << "/" << m.out_vocab());
+}
+
+StepInfo Trainer::step() {
+  const Batch b = make_batch(sample_many(task_, data_, Split::Train, o_.batch));
+  StepInfo s;
+  s.step = step_;
+  for (int32_t t : b.tgt_out) s.tokens += t != m_.pad_id();
+  m_.params().zero_grad();
+  s.loss = m_.forward(b, true, &dropout_, o_.label_smoothing);
+  m_.backward();
+  s.grad_norm = clip_grad_norm(m_.params(), o_.clip);
+  s.lr = o_.schedule.at(step_);
+  adam_.step(s.lr);
+  ++step_;
+  return s;
+}
+
+EvalResult evaluate(Model& m, const Task& task, int samples, uint64_t seed, int batch) {
+  AL_CHECK(samples >= 1, "need at least one evaluation sample");
+  Rng rng(seed);
+  const std::vector<Example> ex = sample_many(task, rng, Split::Test, samples);
+  EvalResult r;
+  r.samples = samples;
+  double loss_sum = 0;
+  long tokens = 0, correct = 0, exact = 0;
+  const int V = m.out_vocab();
+  for (size_t i = 0; i < ex.size(); i += size_t(batch)) {
+    const std::vector<Example> part(ex.begin() + long(i),
+                                    ex.begin() + long(std::min(ex.size(), i + size_t(batch))));
+    const Batch b = make_batch(part);
+    long n = 0;
+    for (int32_t t : b.tgt_out) n += t != m.pad_id();
+    loss_sum += m.forward(b, false, nullptr, 0.f) * double(n);
+    tokens += n;
+    const std::vector<float> z = m.logits();
+    for (size_t k = 0; k < b.tgt_out.size(); ++k) {
+      if (b.tgt_out[k] == m.pad_id()) continue;
+      const float* zr = z.data() + k * size_t(V);
+      correct += int(std::max_element(zr, zr + V) - zr) == b.tgt_out[k];
+    }
+    std::vector<std::vector<int32_t>> srcs;
+    for (const Example& e : part) srcs.push_back(e.src);
+    const auto out = greedy_decode(m, srcs, task.max_tgt_len() + 1);
+    for (size_t k = 0; k < part.size(); ++k) exact += out[k] == part[k].tgt;
+  }
+  r.loss = loss_sum / double(std::max(1L, tokens));
+  r.token_accuracy = double(correct) / double(std::max(1L, tokens));
+  r.sequence_accuracy = double(exact) / double(samples);
+  return r;
+}
+
+}  // namespace attnlab

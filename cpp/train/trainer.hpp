@@ -1,0 +1,54 @@
+// The training loop and held-out evaluation. A Trainer draws batches from the task's train
+// split (its own seeded Rng), runs forward/backward, clips, and takes an Adam step at the
+// scheduled rate; dropout masks come from a second seeded Rng. With the same seed and thread
+// count two runs are bit-for-bit identical.
+#pragma once
+#include <cstdint>
+
+#include "models/model.hpp"
+#include "train/optim.hpp"
+#include "train/task.hpp"
+
+namespace attnlab {
+
+struct TrainOptions {
+  int batch = 64;
+  Schedule schedule;
+  float clip = 1.f;  // global gradient-norm bound (<= 0: none)
+  float label_smoothing = 0.f;
+  uint64_t seed = 1;
+  int first_step = 1;  // > 1 when resuming (the schedule continues from there)
+};
+
+struct StepInfo {
+  int step = 0;
+  double loss = 0;
+  float lr = 0, grad_norm = 0;
+  long tokens = 0;  // non-pad target tokens in the batch
+};
+
+class Trainer {
+ public:
+  Trainer(Model& m, const Task& task, TrainOptions o);
+  StepInfo step();
+  int next_step() const { return step_; }
+
+ private:
+  Model& m_;
+  const Task& task_;
+  TrainOptions o_;
+  Rng data_, dropout_;
+  Adam adam_;
+  int step_;
+};
+
+struct EvalResult {
+  double loss = 0, token_accuracy = 0, sequence_accuracy = 0;
+  int samples = 0;
+};
+
+// Teacher-forced loss and token accuracy, and exact-match accuracy of greedy decoding, on
+// `samples` held-out examples drawn with `seed`.
+EvalResult evaluate(Model& m, const Task& task, int samples, uint64_t seed, int batch = 200);
+
+}  // namespace attnlab

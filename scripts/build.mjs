@@ -1,0 +1,75 @@
+// Builds the engine and, on request, the page. Incremental: configures a build folder once,
+// then lets CMake rebuild only what changed.
+//   node scripts/build.mjs            native Release (build/native) + wasm (build/wasm)
+//                                     + the pthread wasm build (build/wasm-mt)
+//   node scripts/build.mjs --debug    also the ASan/UBSan test build (build/debug)
+//   node scripts/build.mjs --page     also the static page into dist/ (Vite)
+// The wasm module is copied to web/public/engine/ where the page loads it from.
+import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { must } from './lib/run.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const jobs = String(process.env.ATTNLAB_JOBS || 2);
+const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
+
+async function cmakeBuild(dir, configureArgs, { emscripten = false } = {}) {
+  const bdir = path.join(root, 'build', dir);
+  if (!existsSync(path.join(bdir, 'CMakeCache.txt'))) {
+    const args = ['-S', root, '-B', bdir, ...configureArgs];
+    if (emscripten) await must('emcmake', ['cmake', ...args], { cwd: root, env });
+    else await must('cmake', args, { cwd: root, env });
+  }
+  await must('cmake', ['--build', bdir, '-j', jobs], { cwd: root, env });
+}
+
+export async function buildNative() {
+  await cmakeBuild('native', ['-DCMAKE_BUILD_TYPE=Release']);
+}
+
+export async function buildDebug() {
+  await cmakeBuild('debug', ['-DCMAKE_BUILD_TYPE=Debug', '-DATTNLAB_SANITIZE=ON', '-DATTNLAB_TEST_SPEC=~[model]']);
+}
+
+export async function buildWasm() {
+  await cmakeBuild('wasm', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_TEST_SPEC=~[model]',
+    '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true });
+  const dest = path.join(root, 'web', 'public', 'engine');
+  mkdirSync(dest, { recursive: true });
+  for (const f of ['attnlab.mjs', 'attnlab.wasm']) copyFileSync(path.join(root, 'build', 'wasm', f), path.join(dest, f));
+}
+
+// The pthread build, loaded instead of the single-thread one when the page is cross-origin
+// isolated (web/core/engine.js picks); copied beside it with its pthread worker script.
+export async function buildWasmMt() {
+  await cmakeBuild('wasm-mt', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_WASM_THREADS=ON', '-DATTNLAB_TEST_SPEC=~[model]',
+    '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true });
+  const dest = path.join(root, 'web', 'public', 'engine');
+  mkdirSync(dest, { recursive: true });
+  for (const f of ['attnlab-mt.mjs', 'attnlab-mt.wasm', 'attnlab-mt.worker.js'])
+    copyFileSync(path.join(root, 'build', 'wasm-mt', f), path.join(dest, f));
+}
+
+export async function buildPage() {
+  const { build } = await import('vite');
+  await build({ configFile: path.join(root, 'vite.config.js'), logLevel: 'warn' });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const flags = new Set(process.argv.slice(2));
+  try {
+    await must('bash', [path.join(root, 'scripts', 'setup.sh')]);
+    await buildNative();
+    await buildWasm();
+    await buildWasmMt();
+    if (flags.has('--debug')) await buildDebug();
+    if (flags.has('--page')) {
+      await buildPage();
+      console.log(`attnlab: static page written to ${path.join(root, 'dist')}`);
+    }
+  } catch (e) {
+    console.error(`attnlab: build failed: ${e.message}`);
+    process.exit(1);
+  }
+}

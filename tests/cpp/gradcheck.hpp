@@ -1,0 +1,31 @@
+// Central finite differences against analytic gradients, shared by the [grad] tests.
+// check_grad perturbs `count` entries of x (spread over the buffer) by ±kFdStep, evaluates the
+// scalar loss f() in double, and compares (f+ - f-) / 2h with the analytic gradient g.
+#pragma once
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <functional>
+#include <string>
+
+#include "tolerances.hpp"
+
+namespace attnlab::test {
+
+inline void check_grad(const std::string& what, float* x, const float* g, long n,
+                       const std::function<double()>& f, int count = 12) {
+  const long step = n > count ? n / count : 1;
+  for (long i = 0; i < n; i += step) {
+    const float saved = x[i];
+    x[i] = float(saved + kFdStep);
+    const double fp = f();
+    x[i] = float(saved - kFdStep);
+    const double fm = f();
+    x[i] = saved;
+    const double h = (double(float(saved + kFdStep)) - double(float(saved - kFdStep)));
+    const double num = (fp - fm) / h;
+    INFO(what << "[" << i << "] analytic " << g[i] << " numeric " << num);
+    CHECK(std::fabs(num - g[i]) <= kFdAbs + kFdRel * std::fabs(num));
+  }
+}
+
+}  // namespace attnlab::test

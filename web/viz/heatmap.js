@@ -1,0 +1,120 @@
+// <al-heatmap>: draws a rows×cols matrix of values in [0, 1] on a canvas, with row/column
+// labels, a hover/keyboard-focus readout of each cell, and the values kept on the element
+// (`el.values`, `el.rows`, `el.cols`) so tests and other views read exactly what is drawn.
+import { viridis, diverging } from './palette.js';
+
+export class Heatmap extends HTMLElement {
+  constructor() {
+    super();
+    this.values = new Float32Array(0);
+    this.rows = 0;
+    this.cols = 0;
+    this.rowLabels = [];
+    this.colLabels = [];
+    this.focusCell = [0, 0];
+  }
+
+  connectedCallback() {
+    if (this.canvas) return;
+    this.tabIndex = 0;
+    this.setAttribute('role', 'img');
+    this.canvas = document.createElement('canvas');
+    this.readout = document.createElement('div');
+    this.readout.className = 'heatmap-readout';
+    this.readout.setAttribute('aria-live', 'polite');
+    this.append(this.canvas, this.readout);
+    this.canvas.addEventListener('mousemove', (e) => this.#hover(e));
+    this.addEventListener('keydown', (e) => this.#key(e));
+    this.resize = new ResizeObserver(() => {
+      if (Math.abs(this.clientWidth - (this.lastWidth ?? 0)) > 4) this.draw();
+    });
+    this.resize.observe(this);
+  }
+
+
+  // values: Float32Array of rows*cols, row-major
+  // palette: 'viridis' for [0, 1] (weights), 'diverging' for [-1, 1] (signed values)
+  set(values, rows, cols, { rowLabels = [], colLabels = [], palette = 'viridis', minCell = 8, maxWidth = 320 } = {}) {
+    this.palette = palette === 'diverging' ? diverging : viridis;
+    this.minCell = minCell;
+    this.maxWidth = maxWidth;
+    this.values = Float32Array.from(values);
+    this.rows = rows;
+    this.cols = cols;
+    this.rowLabels = rowLabels;
+    this.colLabels = colLabels;
+    this.dataset.rows = rows;
+    this.dataset.cols = cols;
+    this.draw();
+  }
+
+  draw() {
+    if (!this.canvas) return;
+    this.lastWidth = this.clientWidth;
+    const pad = this.rowLabels.length ? 56 : 4;
+    const room = Math.min(this.maxWidth ?? 320, Math.max(120, (this.clientWidth || 320) - pad - 4));
+    const cell = Math.max(this.minCell ?? 8, Math.min(40, Math.floor(room / Math.max(this.cols, 1)), Math.floor((this.maxWidth ?? 320) / Math.max(this.rows, 1))));
+    const top = this.colLabels.length ? 48 : 4;
+    const dpr = globalThis.devicePixelRatio || 1;
+    const w = pad + cell * this.cols, h = top + cell * this.rows;
+    this.canvas.width = w * dpr;
+    this.canvas.height = h * dpr;
+    this.canvas.style.width = `${w}px`;
+    this.canvas.style.height = `${h}px`;
+    const g = this.canvas.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, w, h);
+    for (let i = 0; i < this.rows; i++)
+      for (let j = 0; j < this.cols; j++) {
+        g.fillStyle = (this.palette ?? viridis)(this.values[i * this.cols + j]);
+        g.fillRect(pad + j * cell, top + i * cell, cell > 6 ? cell - 1 : cell, cell > 6 ? cell - 1 : cell);
+      }
+    g.fillStyle = getComputedStyle(this).color;
+    g.font = '11px system-ui, sans-serif';
+    g.textAlign = 'right';
+    this.rowLabels.forEach((l, i) => g.fillText(String(l), pad - 4, top + i * cell + cell * 0.65));
+    this.colLabels.forEach((l, j) => {
+      g.save();
+      g.translate(pad + j * cell + cell * 0.6, top - 4);
+      g.rotate(-Math.PI / 4);
+      g.textAlign = 'left';
+      g.fillText(String(l), 0, 0);
+      g.restore();
+    });
+    this.geometry = { cell, pad, top };
+  }
+
+  describe(i, j) {
+    const v = this.values[i * this.cols + j];
+    const r = this.rowLabels[i] ?? i, c = this.colLabels[j] ?? j;
+    return `${r} → ${c}: ${v.toFixed(4)}`;
+  }
+
+  #hover(e) {
+    if (!this.geometry) return;
+    const { cell, pad, top } = this.geometry;
+    const rect = this.canvas.getBoundingClientRect();
+    const j = Math.floor((e.clientX - rect.left - pad) / cell);
+    const i = Math.floor((e.clientY - rect.top - top) / cell);
+    if (i >= 0 && i < this.rows && j >= 0 && j < this.cols) {
+      this.focusCell = [i, j];
+      this.readout.textContent = this.describe(i, j);
+      this.dispatchEvent(new CustomEvent('cell', { detail: { i, j } }));
+    }
+  }
+
+  #key(e) {
+    const [i, j] = this.focusCell;
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    const m = moves[e.key];
+    if (!m || !this.rows) return;
+    e.preventDefault();
+    const ni = Math.min(this.rows - 1, Math.max(0, i + m[0]));
+    const nj = Math.min(this.cols - 1, Math.max(0, j + m[1]));
+    this.focusCell = [ni, nj];
+    this.readout.textContent = this.describe(ni, nj);
+    this.dispatchEvent(new CustomEvent('cell', { detail: { i: ni, j: nj } }));
+  }
+}
+
+if (!customElements.get('al-heatmap')) customElements.define('al-heatmap', Heatmap);

@@ -21,7 +21,7 @@ std::vector<float> random_vector(size_t n, Rng& rng) {
   return v;
 }
 
-// Seconds per call of f(): after one warm-up call, calls are timed in rounds of >= 10 ms until
+// Seconds per call of f(): after one warm-up call, calls are timed in rounds of >= 2 ms until
 // min_seconds have passed, and the fastest round's mean is returned (the least disturbed by
 // other processes on a shared machine).
 template <class F>
@@ -41,7 +41,7 @@ double time_per_call(F&& f, double min_seconds) {
       f();
       ++calls;
       round = since(t0);
-    } while (round < 0.01);
+    } while (round < 0.002);
     best = std::min(best, round / calls);
   } while (since(start) < min_seconds);
   return best;

@@ -21,8 +21,8 @@ using simd::W;
 constexpr int NV = 2;
 constexpr int NR = NV * W;
 constexpr int MR = W >= 16 ? 12 : 6;
-// Cache blocks: an A block (MC x KC) stays in L2, a B panel (KC x NR) in L1.
-constexpr int KC = 256;
+// Cache blocks: an A block (MC x KC) stays in L2, a B micro-panel (KC x NR) in half of L1.
+constexpr int KC = W >= 16 ? 128 : 256;
 constexpr int MC = MR * (W >= 16 ? 8 : 16);
 constexpr int NC = NR * (W >= 16 ? 64 : 256);
 

@@ -53,7 +53,7 @@ const ctx = {
   log: (line) => console.log(`  ${line}`),
   native: (args) => json(path.join(root, 'build', 'native', 'attnlab_bench'), args, 'attnlab_bench'),
   wasm: (engine, cases) => json(process.execPath,
-    ['--no-experimental-fetch', path.join(root, 'scripts', 'bench', 'peers', 'wasm_runner.mjs'), engine, JSON.stringify(cases)],
+    ['--no-experimental-fetch', '--no-liftoff', path.join(root, 'scripts', 'bench', 'peers', 'wasm_runner.mjs'), engine, JSON.stringify(cases)],
     `wasm_runner ${engine}`),
   // PyTorch GEMM on `threads` threads (OMP/OpenBLAS limited to the same), or null with a note.
   async torch(threads, cases) {

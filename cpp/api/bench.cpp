@@ -73,23 +73,42 @@ double bench_gemm(int M, int N, int K, bool transA, bool transB, int batch, doub
 
 double bench_simd_peak(double min_seconds) {
   using simd::fbatch;
-  constexpr int kChains = 12;  // enough independent chains to cover FMA latency x pipes
   constexpr int kSteps = 4096;
-  volatile float seed = 0.999f;
-  const fbatch m(seed), a(1e-3f);
+  volatile float one = 1.f, zero = 0.f;  // opaque to the compiler: nothing folds or underflows
+  const fbatch m(one), a(zero);
+#ifdef __FMA__
+  // Fused multiply-add chains: enough of them to cover FMA latency times the FMA pipes.
+  constexpr int kChains = 12, kFlopsPerOp = 2;
   fbatch acc[kChains];
   for (int c = 0; c < kChains; ++c) acc[c] = fbatch(float(c));
+  auto step = [&] {
+#pragma GCC unroll 12
+    for (int c = 0; c < kChains; ++c) acc[c] = xsimd::fma(acc[c], m, a);
+  };
+#else
+  // No FMA (WASM SIMD128): independent multiply chains and add chains, one flop per lane each,
+  // so the mul and add pipes are both kept busy as in the GEMM micro-kernel.
+  constexpr int kChains = 14, kFlopsPerOp = 1;
+  fbatch acc[kChains];
+  for (int c = 0; c < kChains; ++c) acc[c] = fbatch(float(c));
+  auto step = [&] {
+#pragma GCC unroll 14
+    for (int c = 0; c < kChains; c += 2) {
+      acc[c] = acc[c] * m;
+      acc[c + 1] = acc[c + 1] + a;
+    }
+  };
+#endif
   const double s = time_per_call(
       [&] {
-        for (int i = 0; i < kSteps; ++i)
-          for (int c = 0; c < kChains; ++c) acc[c] = xsimd::fma(acc[c], m, a);
+        for (int i = 0; i < kSteps; ++i) step();
       },
       min_seconds);
   fbatch total(0.f);
   for (int c = 0; c < kChains; ++c) total += acc[c];
   volatile float sink = xsimd::hadd(total);
   (void)sink;
-  return 2.0 * simd::W * kChains * kSteps / s * 1e-9;
+  return double(kFlopsPerOp) * simd::W * kChains * kSteps / s * 1e-9;
 }
 
 double bench_attention(int B, int H, int T, int S, int D, bool causal, double min_seconds) {

@@ -10,8 +10,8 @@ namespace attnlab::api {
 // 2*M*N*K*batch flops per call; the current num_threads() is used.
 double bench_gemm(int M, int N, int K, bool transA, bool transB, int batch, double min_seconds);
 
-// GFLOP/s of independent vector multiply-add chains on one thread: the machine's SIMD peak as
-// this build sees it (fused FMA natively, mul + add in WASM SIMD128), 2 flops per lane each.
+// GFLOP/s of independent vector arithmetic chains on one thread: the machine's SIMD peak as
+// this build sees it (fused FMA chains natively, separate mul and add chains in WASM SIMD128).
 double bench_simd_peak(double min_seconds);
 
 // Milliseconds per kernels::attention_forward call for q, k, v of [B,H,T|S,D].

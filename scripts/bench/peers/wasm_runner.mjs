@@ -1,6 +1,7 @@
-// Child process of the kernel bench (run with node --no-experimental-fetch): measures a list of
+// Child process of the kernel bench (run with node --no-experimental-fetch --no-liftoff, so both
+// engines run optimized code from the first call): measures a list of
 // cases in one WebAssembly engine and prints one JSON array of results on stdout.
-//   node --no-experimental-fetch wasm_runner.mjs attnlab|tfjs '<json cases>'
+//   node --no-experimental-fetch --no-liftoff wasm_runner.mjs attnlab|tfjs '<json cases>'
 // attnlab: build/wasm/attnlab-node.cjs, timed inside wasm (benchGemm, benchSimdPeak,
 // benchAttention). tfjs: @tensorflow/tfjs-core on @tensorflow/tfjs-backend-wasm (XNNPACK, SIMD
 // build, 1 thread), timed here with the same rule: fastest >= 2 ms round after a warm-up call.
@@ -52,9 +53,7 @@ async function tfjs() {
     const b3 = (s) => (c.batch > 1 ? [c.batch, ...s] : s);
     const a = tf.randomUniform(b3(shapeA), -1, 1), b = tf.randomUniform(b3(shapeB), -1, 1);
     const s = bestPerCall(() => {
-      const y = tf.matMul(a, b, !!c.ta, !!c.tb);
-      y.dataSync();
-      y.dispose();
+      tf.matMul(a, b, !!c.ta, !!c.tb).dispose();  // the wasm backend computes synchronously
     }, c.seconds);
     a.dispose();
     b.dispose();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -126,6 +127,9 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t n) {
 }
 
 SafeTensors read_safetensors(const std::string& path) {
+  std::error_code ec;
+  AL_CHECK(std::filesystem::exists(path, ec), "cannot open " << path << ": no such file");
+  AL_CHECK(std::filesystem::is_regular_file(path, ec), "cannot read " << path << ": not a regular file");
   std::ifstream f(path, std::ios::binary);
   AL_CHECK(f, "cannot open " << path);
   f.seekg(0, std::ios::end);

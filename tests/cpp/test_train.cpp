@@ -66,7 +66,7 @@ TEST_CASE("train: one seed gives bit-for-bit identical runs", "[train]") {
   CHECK(std::memcmp(runs[0].data(), fresh->params().values(), runs[0].size() * sizeof(float)) != 0);
 }
 
-TEST_CASE("decode: beam width 1 is greedy decoding; wider beams stop within max_len", "[train]") {
+TEST_CASE("decode: beam width 1 is greedy decoding, wider beams stop within max_len", "[train]") {
   auto task = make_task("copy");
   auto m = make_model(tiny_config(*task), cpu_kernels(), 5);
   const std::vector<int32_t> src = {3, 4, 5, 6};

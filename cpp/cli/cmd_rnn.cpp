@@ -16,6 +16,7 @@
 #include "io/checkpoint.hpp"
 #include "train/align_eval.hpp"
 #include "train/point_train.hpp"
+#include "train/rnn_bench.hpp"
 #include "train/trainer.hpp"
 
 namespace attnlab::cli {
@@ -215,6 +216,21 @@ int cmd_point(Args& a) {
   AL_CHECK(n >= 1, "--points: no points given");
   const PointDecoded d = pn->greedy(x, 1, n, constrained);
   std::printf("%s\n", nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]}}).dump().c_str());
+  return 0;
+}
+
+}  // namespace attnlab::cli
+
+namespace attnlab::cli {
+
+int cmd_bench_rnn(Args& a) {
+  const int reps = a.integer("reps", 5, 1, 10000);
+  set_num_threads(a.integer("threads", 1, 1, 256));
+  a.finish();
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : rnn_bench(cpu_kernels(), reps))
+    rows.push_back({{"name", r.name}, {"ms_per_step", r.ms_per_step}, {"reps", r.reps}, {"backend", "cpu"}});
+  std::printf("%s\n", rows.dump().c_str());
   return 0;
 }
 

@@ -16,6 +16,7 @@ const Command kCommands[] = {
     {"translate", "--checkpoint C --src \"...\" [--beam K] [--max-len N]", cmd_translate},
     {"align", "--checkpoint rnnsearch.safetensors --src \"Saturday, 25 December 2021\"", cmd_align},
     {"point", "--checkpoint pointer.safetensors --points \"x1,y1 x2,y2 ...\" [--unconstrained]", cmd_point},
+    {"bench-rnn", "[--reps N]  ms per training step of RNNsearch and Ptr-Net, as JSON rows", cmd_bench_rnn},
 };
 
 }  // namespace

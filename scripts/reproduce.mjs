@@ -42,18 +42,6 @@ const runs = [
     show: (r) => `sequence ${pct(r.sequence_accuracy)}; lengths 26–30: ${pct(bucket(r))}`,
   },
   {
-    id: 'hull5', what: 'Ptr-Net, convex hull n = 5',
-    paper: '92.0% accuracy (5–50 model, tested at n = 5); target ≥ 90%, area ≥ 99%',
-    args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '5', '--hidden', '128', '--glimpse', '--steps', '4000'],
-    show: (r) => `accuracy ${pct(r.accuracy)}, area ${pct(r.area_coverage)}, invalid ${pct(r.invalid_rate)}`,
-  },
-  {
-    id: 'hull10', what: 'Ptr-Net, convex hull n = 10',
-    paper: '87.0% accuracy; target ≥ 80%',
-    args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '10', '--hidden', '128', '--glimpse', '--steps', '6000'],
-    show: (r) => `accuracy ${pct(r.accuracy)}, area ${pct(r.area_coverage)}`,
-  },
-  {
     id: 'tsp5', what: 'Ptr-Net, TSP n = 5 (optimal labels)',
     paper: 'tour 2.12 vs optimal 2.12; target within 2%',
     args: ['--model', 'pointer', '--task', 'tsp', '--n', '5', '--hidden', '128', '--glimpse', '--steps', '3000'],
@@ -64,6 +52,18 @@ const runs = [
     paper: '90% exact (Order Matters, with glimpses)',
     args: ['--model', 'pointer', '--task', 'sort', '--n', '5', '--hidden', '64', '--glimpse', '--steps', '1000', '--batch', '64', '--lr', '0.003'],
     show: (r) => `exact ${pct(r.accuracy)}`,
+  },
+  {
+    id: 'hull5', what: 'Ptr-Net, convex hull n = 5',
+    paper: '92.0% accuracy (5–50 model, tested at n = 5); target ≥ 90%, area ≥ 99%',
+    args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '5', '--hidden', '128', '--glimpse', '--steps', '3000'],
+    show: (r) => `accuracy ${pct(r.accuracy)}, area ${pct(r.area_coverage)}, invalid ${pct(r.invalid_rate)}`,
+  },
+  {
+    id: 'hull10', what: 'Ptr-Net, convex hull n = 10',
+    paper: '87.0% accuracy; target ≥ 80%',
+    args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '10', '--hidden', '128', '--glimpse', '--steps', '3000'],
+    show: (r) => `accuracy ${pct(r.accuracy)}, area ${pct(r.area_coverage)}`,
   },
 ];
 

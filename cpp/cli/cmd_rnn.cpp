@@ -1,7 +1,8 @@
 // The recurrent models on the command line:
 //   attn train --model rnnsearch|rnnencdec|pointer --task dates|phrases|convex-hull|tsp|sort
 //              [--n N | --n-min A --n-max B] [--hidden H --emb E --attn A --score additive|dot
-//              --glimpse] --steps N --out ckpt.safetensors [--eval-samples N]
+//              --glimpse --encoder lstm|rpw --process-steps P] --steps N --out ckpt.safetensors
+//              [--eval-samples N]
 //   attn eval  on such a checkpoint: {sequence_accuracy, token_accuracy, per_length, aer} or
 //              {accuracy, area_coverage, invalid_rate, tour_length, optimal_tour_length, ...}
 //   attn align --checkpoint C --src "..."     -> {"src_tokens", "tgt_tokens", "alignment"}
@@ -82,6 +83,8 @@ int cmd_train_rnn(Args& a) {
     ptask = make_point_task(task_name);
     cfg = pointer_config_for(*ptask, hidden, a.flag("glimpse"));
     cfg["attn"] = a.integer("attn", hidden, 1, 4096);
+    cfg["encoder"] = a.str("encoder", "lstm");
+    cfg["process_steps"] = a.integer("process-steps", 5, 1, 100);
   } else {
     if (task_name == "phrases") task_opts = {{"n_min", n.lo}, {"n_max", n.hi}};
     stask = make_seq_task(task_name, task_opts);

@@ -48,9 +48,9 @@ const runs = [
     show: (r) => `tour ${r.tour_length.toFixed(3)} vs optimal ${r.optimal_tour_length.toFixed(3)} (+${pct(r.tour_length / r.optimal_tour_length - 1)})`,
   },
   {
-    id: 'sort5', what: 'Ptr-Net + glimpse, sorting 5 numbers',
+    id: 'sort5', what: 'Read-Process-Write + glimpse, sorting 5 numbers',
     paper: '90% exact (Order Matters, with glimpses)',
-    args: ['--model', 'pointer', '--task', 'sort', '--n', '5', '--hidden', '64', '--glimpse', '--steps', '1000', '--batch', '64', '--lr', '0.003'],
+    args: ['--model', 'pointer', '--task', 'sort', '--n', '5', '--hidden', '64', '--glimpse', '--encoder', 'rpw', '--steps', '1000', '--batch', '64', '--lr', '0.003'],
     show: (r) => `exact ${pct(r.accuracy)}`,
   },
   {

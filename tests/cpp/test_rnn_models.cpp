@@ -89,10 +89,11 @@ TEST_CASE("RNNsearch: alignment rows are distributions over the real source", "[
 
 namespace {
 
-void check_pointer(bool glimpse, bool permutation) {
+void check_pointer(bool glimpse, bool permutation, const char* encoder = "lstm") {
   nlohmann::json cfg = {{"model", "pointer"}, {"dim", 2},           {"hidden", 4},
                         {"attn", 5},          {"glimpse", glimpse}, {"permutation", permutation},
-                        {"min_outputs", permutation ? 1 : 3}};
+                        {"min_outputs", permutation ? 1 : 3},       {"encoder", encoder},
+                        {"process_steps", 3}};
   auto model = make_model(cfg, cpu_kernels(), 4);
   auto& pn = dynamic_cast<PointerNet&>(*model);
   Rng rng(8);
@@ -123,6 +124,10 @@ TEST_CASE("grad: Ptr-Net with a glimpse and permutation masks", "[grad]") {
   check_pointer(true, true);
 }
 
+TEST_CASE("grad: Ptr-Net with the read-process-write set encoder", "[grad]") {
+  check_pointer(true, true, "rpw");
+}
+
 TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", "[model]") {
   Rng rng(2);
   std::vector<float> x;
@@ -151,4 +156,12 @@ TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", 
   CHECK_THROWS_WITH(model->forward(Batch{}, false, nullptr, 0.f), Catch::Contains("point sets"));
   std::vector<float> bad = {0.1f, 0.2f, NAN, 0.3f, 0.5f, 0.5f};
   CHECK_THROWS_WITH(dynamic_cast<PointerNet&>(*model).greedy(bad, 1, 3), Catch::Contains("finite"));
+}
+
+TEST_CASE("recurrent models refuse a kernel table without the recurrent kernels", "[model]") {
+  KernelTable partial = cpu_kernels();
+  partial.name = "partial";
+  partial.gru_cell_forward = nullptr;
+  CHECK_THROWS_WITH(make_model(small("rnnsearch"), partial, 1), Catch::Contains("recurrent kernels"));
+  CHECK_THROWS_WITH(make_model({{"model", "pointer"}}, partial, 1), Catch::Contains("partial"));
 }

@@ -10,6 +10,7 @@
 namespace attnlab::cli {
 
 int cmd_eval(Args& a) {
+  if (a.has("test")) return cmd_eval_parallel(a);
   const std::string path = a.need("checkpoint");
   const std::string task_name = a.need("task");
   const int samples = a.integer("samples", 1000, 1, 1 << 22);

@@ -20,5 +20,9 @@ int cmd_eval(Args& a);
 int cmd_forward(Args& a);
 int cmd_grad(Args& a);
 int cmd_translate(Args& a);
+// Real parallel corpora (cmd_parallel.cpp): reached from train/eval, and `attn average`.
+int cmd_train_parallel(Args& a);
+int cmd_eval_parallel(Args& a);
+int cmd_average(Args& a);
 
 }  // namespace attnlab::cli

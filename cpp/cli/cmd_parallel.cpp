@@ -193,7 +193,7 @@ int cmd_eval_parallel(Args& a) {
   const SafeTensors st = read_safetensors(a.need("checkpoint"));
   const std::string test_path = a.need("test");
   const int beam = a.integer("beam", 4, 1, 64);
-  const float alpha = float(a.number("alpha", 0.6, 0, 10));
+  const double alpha = a.number("alpha", 0.6, 0, 10);
   const int limit = a.integer("limit", 0, 0, 1 << 24);
   set_num_threads(a.integer("threads", 1, 1, 256));
   const KernelTable& kt = device_table(a);
@@ -203,7 +203,7 @@ int cmd_eval_parallel(Args& a) {
   auto model = model_from_safetensors(st, kt);
   const int max_len = state.at("options").at("max_len").get<int>();
   const ParallelCorpus test(test_path, bpe, max_len);
-  const BleuScore b = evaluate_bleu(*model, test, bpe, beam, alpha, limit, max_len + 1);
+  const BleuScore b = evaluate_bleu(*model, test, bpe, beam, float(alpha), limit, max_len + 1);
   std::printf("%s\n", nlohmann::json({{"bleu", b.score}, {"detail", b.to_string()},
                                       {"sentences", limit > 0 ? std::min<size_t>(test.size(), size_t(limit)) : test.size()},
                                       {"beam", beam}, {"alpha", alpha}, {"tokenize", "13a"},

@@ -1,6 +1,7 @@
 // Builds the engine and, on request, the page. Incremental: configures a build folder once,
 // then lets CMake rebuild only what changed.
 //   node scripts/build.mjs            native Release (build/native) + wasm (build/wasm)
+//                                     + the pthread wasm build (build/wasm-mt)
 //   node scripts/build.mjs --debug    also the ASan/UBSan test build (build/debug)
 //   node scripts/build.mjs --page     also the static page into dist/ (Vite)
 // The wasm module is copied to web/public/engine/ where the page loads it from.
@@ -39,6 +40,17 @@ export async function buildWasm() {
   for (const f of ['attnlab.mjs', 'attnlab.wasm']) copyFileSync(path.join(root, 'build', 'wasm', f), path.join(dest, f));
 }
 
+// The pthread build, loaded instead of the single-thread one when the page is cross-origin
+// isolated (web/core/engine.js picks); copied beside it with its pthread worker script.
+export async function buildWasmMt() {
+  await cmakeBuild('wasm-mt', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_WASM_THREADS=ON', '-DATTNLAB_TEST_SPEC=~[model]',
+    '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true });
+  const dest = path.join(root, 'web', 'public', 'engine');
+  mkdirSync(dest, { recursive: true });
+  for (const f of ['attnlab-mt.mjs', 'attnlab-mt.wasm', 'attnlab-mt.worker.js'])
+    copyFileSync(path.join(root, 'build', 'wasm-mt', f), path.join(dest, f));
+}
+
 export async function buildPage() {
   const { build } = await import('vite');
   await build({ configFile: path.join(root, 'vite.config.js'), logLevel: 'warn' });
@@ -50,6 +62,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     await must('bash', [path.join(root, 'scripts', 'setup.sh')]);
     await buildNative();
     await buildWasm();
+    await buildWasmMt();
     if (flags.has('--debug')) await buildDebug();
     if (flags.has('--page')) {
       await buildPage();

@@ -2,7 +2,7 @@
 // line "N passed, M failed" (exit 1 on any failure). Suites:
 //   native Catch2 via CTest, ASan/UBSan Debug build   (all but [model])
 //   native Catch2 via CTest, Release build             (everything, incl. [model] training)
-//   the same Catch2 sources as WebAssembly under node  (all but [model])
+//   the same Catch2 sources as WebAssembly under node  (all but [model]; single-thread and pthreads)
 //   node tests of the JS package and the wasm module   (tests/node, node --test)
 //   browser tests in headless Chromium                 (tests/browser, playwright-core)
 import path from 'node:path';
@@ -65,6 +65,8 @@ if (setupOk) {
   const wasmBuilt = await stage('build: WebAssembly', async () => { await build.buildWasm(); return [0, 0]; });
   if (wasmBuilt) {
     await stage('wasm tests (Catch2 under node)', () => ctest('wasm'));
+    const mtBuilt = await stage('build: WebAssembly threads', async () => { await build.buildWasmMt(); return [0, 0]; });
+    if (mtBuilt) await stage('wasm-mt tests (Catch2 under node)', () => ctest('wasm-mt'));
     await stage('node tests', () => nodeTests('tests/node'));
     const pageBuilt = await stage('build: page', async () => { await build.buildPage(); return [0, 0]; });
     if (pageBuilt) await stage('browser tests (headless Chromium)', () => nodeTests('tests/browser'));

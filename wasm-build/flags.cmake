@@ -1,11 +1,16 @@
 # Compile flags for the WebAssembly target. xsimd 8.1 has no wasm arch of its own: with
 # -msimd128 -msse4.1 it takes its SSE4.1 path and Emscripten lowers the SSE intrinsics to
 # WASM SIMD128 (f32x4) instructions; tests/node/wasm-simd.test.mjs checks the binary for them.
+# Memory grows on demand up to MAXIMUM_MEMORY.
 target_compile_options(attnlab_flags INTERFACE -msimd128 -msse4.1 -fexceptions
                                                $<$<CONFIG:Release>:-O3>)
 target_link_options(attnlab_flags INTERFACE -fexceptions -sALLOW_MEMORY_GROWTH=1
                                             -sMAXIMUM_MEMORY=2GB -sINITIAL_MEMORY=32MB)
 if(ATTNLAB_WASM_THREADS)
+  # The pthread pool is filled before main() runs; its size comes from the loader
+  # (Module.threads, see web/core/engine.js), 4 when it gives none. Growth of a shared memory
+  # is fine for wasm code; only JS views must be refreshed, which Embind's copies do.
   target_compile_options(attnlab_flags INTERFACE -pthread)
-  target_link_options(attnlab_flags INTERFACE -pthread -sPTHREAD_POOL_SIZE=navigator.hardwareConcurrency)
+  target_link_options(attnlab_flags INTERFACE -pthread -Wno-pthreads-mem-growth
+                                              "-sPTHREAD_POOL_SIZE=Module.threads||4")
 endif()

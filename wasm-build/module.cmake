@@ -1,17 +1,27 @@
 # The Embind module, linked twice from the same objects:
-#   attnlab.mjs (+ .wasm)  ES module for the browser and its Web Worker (EXPORT_ES6)
-#   attnlab.cjs (+ .wasm)  CommonJS MODULARIZE flavour for node tests and benchmarks
+#   attnlab.mjs (+ .wasm)       ES module for the browser and its Web Worker (EXPORT_ES6)
+#   attnlab-node.cjs (+ .wasm)  CommonJS MODULARIZE flavour for node tests and benchmarks
+# With -DATTNLAB_WASM_THREADS=ON (build/wasm-mt) the names carry "-mt" (attnlab-mt.mjs,
+# attnlab-mt-node.cjs) and each comes with its pthread worker script (*.worker.js).
 file(GLOB ATTNLAB_BIND_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cpp/bindings/*.cpp)
 set(ATTNLAB_LINK_COMMON --bind -sMODULARIZE=1 -sEXPORT_NAME=createAttnlabModule
     -sTOTAL_STACK=1MB)
+if(ATTNLAB_WASM_THREADS)
+  set(ATTNLAB_MODULE_NAME attnlab-mt)
+  # node loads the pthread scripts (*.worker.js, CommonJS) by path; the repository's package.json
+  # declares ES modules, so the build folder declares its own type.
+  file(WRITE ${CMAKE_BINARY_DIR}/package.json "{ \"type\": \"commonjs\" }\n")
+else()
+  set(ATTNLAB_MODULE_NAME attnlab)
+endif()
 
 add_executable(attnlab_web ${ATTNLAB_BIND_SOURCES})
 target_link_libraries(attnlab_web PRIVATE attnlab)
-set_target_properties(attnlab_web PROPERTIES OUTPUT_NAME attnlab SUFFIX .mjs)
+set_target_properties(attnlab_web PROPERTIES OUTPUT_NAME ${ATTNLAB_MODULE_NAME} SUFFIX .mjs)
 target_link_options(attnlab_web PRIVATE ${ATTNLAB_LINK_COMMON} -sEXPORT_ES6=1
                     -sENVIRONMENT=web,worker)
 
 add_executable(attnlab_node ${ATTNLAB_BIND_SOURCES})
 target_link_libraries(attnlab_node PRIVATE attnlab)
-set_target_properties(attnlab_node PROPERTIES OUTPUT_NAME attnlab-node SUFFIX .cjs)
+set_target_properties(attnlab_node PROPERTIES OUTPUT_NAME ${ATTNLAB_MODULE_NAME}-node SUFFIX .cjs)
 target_link_options(attnlab_node PRIVATE ${ATTNLAB_LINK_COMMON} -sENVIRONMENT=node)

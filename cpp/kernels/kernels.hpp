@@ -74,6 +74,25 @@ struct KernelTable {
   void (*scale)(float* y, float alpha, const float* x, long n);
   // sum of squares of x[0..n) written to host *out (for gradient-norm clipping)
   void (*sumsq)(float* out_host, const float* x, long n);
+
+  // --- recurrent layers and additive/pointer attention (contracts in kernels/recurrent.hpp) ---
+  void (*tanh_bias_forward)(float* y, const float* x, const float* bias, int R, int C);
+  void (*tanh_bias_backward)(float* dx, float* dbias, const float* dy, const float* y, int R,
+                             int C);
+  void (*gru_gates_forward)(float* zr, float* rh, const float* xg, const float* hg,
+                            const float* h_prev, int B, int C);
+  void (*gru_gates_backward)(float* dxg, float* dh_prev, const float* drh, const float* zr,
+                             const float* h_prev, int B, int C);
+  void (*gru_cell_forward)(float* h, float* cand, const float* xg, const float* hc,
+                           const float* zr, const float* h_prev, int B, int C);
+  void (*gru_cell_backward)(float* dxg, float* dh_prev, const float* dh, const float* zr,
+                            const float* cand, const float* h_prev, int B, int C);
+  void (*lstm_cell_forward)(float* h, float* c, float* act, float* tc, const float* pre,
+                            const float* c_prev, int B, int C);
+  void (*lstm_cell_backward)(float* dpre, float* dc_prev, const float* dh, const float* dc,
+                             const float* act, const float* c_prev, const float* tc, int B, int C);
+  void (*probs_xent)(float* loss, float* dlogits, const float* p, const int32_t* targets,
+                     float scale, int R, int S);
 };
 
 // The CPU table (xsimd kernels). Always available.

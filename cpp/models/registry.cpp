@@ -10,6 +10,8 @@ namespace attnlab {
 using Factory = std::unique_ptr<Model> (*)(const nlohmann::json&, const KernelTable&, uint64_t);
 
 std::unique_ptr<Model> make_transformer(const nlohmann::json&, const KernelTable&, uint64_t);
+std::unique_ptr<Model> make_rnnsearch(const nlohmann::json&, const KernelTable&, uint64_t);
+std::unique_ptr<Model> make_pointer(const nlohmann::json&, const KernelTable&, uint64_t);
 
 namespace {
 
@@ -17,6 +19,9 @@ const std::pair<const char*, Factory> kRegistry[] = {
     {"transformer", make_transformer},  // encoder-decoder (Vaswani et al. 2017)
     {"lm", make_transformer},           // decoder-only language model
     {"encoder", make_transformer},      // encoder-only tagger
+    {"rnnsearch", make_rnnsearch},      // bi-GRU + attention (Bahdanau et al. 2015)
+    {"rnnencdec", make_rnnsearch},      // the same without attention (fixed context vector)
+    {"pointer", make_pointer},          // Ptr-Net (Vinyals et al. 2015)
 };
 
 }  // namespace

@@ -13,6 +13,8 @@ std::unique_ptr<Task> make_copy_task(const nlohmann::json&);
 std::unique_ptr<Task> make_reverse_task(const nlohmann::json&);
 std::unique_ptr<Task> make_sort_task(const nlohmann::json&);
 std::unique_ptr<Task> make_addition_task(const nlohmann::json&);
+std::unique_ptr<Task> make_dates_task(const nlohmann::json&);
+std::unique_ptr<Task> make_phrases_task(const nlohmann::json&);
 
 namespace {
 
@@ -21,6 +23,8 @@ const std::pair<const char*, TaskFactory> kTasks[] = {
     {"reverse", make_reverse_task},
     {"sort", make_sort_task},
     {"addition", make_addition_task},
+    {"dates", make_dates_task},      // date formats of four locales -> ISO 8601
+    {"phrases", make_phrases_task},  // English -> French noun phrases, crossing order
 };
 
 }  // namespace

@@ -1,14 +1,39 @@
-// The one WebAssembly loader: fetches and instantiates the Embind module built into
-// public/engine/ (attnlab.mjs + attnlab.wasm). `base` is the page's base URL; a Worker passes
-// the URL its page gave it, since its own location is elsewhere.
-let pending = null;
+// The one WebAssembly loader. Picks the build: the pthread build (engine/attnlab-mt.mjs) when
+// threads are asked for and the context is cross-origin isolated (SharedArrayBuffer usable),
+// else the single-thread SIMD build (engine/attnlab.mjs). `base` is the page's base URL; a
+// Worker passes the URL its page gave it, since its own location is elsewhere. The result is
+// the synchronous engine API of api.js; its info() names the build that loaded.
+import { wrapModule } from './api.js';
 
-export function loadEngine(base = globalThis.document?.baseURI ?? globalThis.location.href) {
-  if (!pending) {
-    const moduleUrl = new URL('engine/attnlab.mjs', base).href;
-    pending = import(/* @vite-ignore */ moduleUrl).then((ns) =>
-      ns.default({ locateFile: (file) => new URL(`engine/${file}`, base).href }),
-    );
+const pending = new Map();
+
+export function threadsAvailable() {
+  return Boolean(globalThis.crossOriginIsolated) && typeof SharedArrayBuffer === 'function';
+}
+
+// threads: 'auto' (default: only inside a Worker, where blocking waits are allowed), true, false.
+export function pickBuild(threads = 'auto') {
+  const inWorker = typeof document === 'undefined';
+  const want = threads === 'auto' ? inWorker : Boolean(threads);
+  return want && threadsAvailable() ? 'wasm-mt' : 'wasm';
+}
+
+export function loadEngine(base = globalThis.document?.baseURI ?? globalThis.location.href, { threads = 'auto' } = {}) {
+  const build = pickBuild(threads);
+  const key = `${build} ${base}`;
+  if (!pending.has(key)) {
+    const name = build === 'wasm-mt' ? 'attnlab-mt' : 'attnlab';
+    const moduleUrl = new URL(`engine/${name}.mjs`, base).href;
+    const hw = globalThis.navigator?.hardwareConcurrency || 4;
+    const started = performance.now();
+    pending.set(key, import(/* @vite-ignore */ moduleUrl).then(async (ns) => {
+      const mod = await ns.default({
+        locateFile: (file) => new URL(`engine/${file}`, base).href,
+        mainScriptUrlOrBlob: moduleUrl,
+        threads: Math.max(1, Math.min(8, hw)),
+      });
+      return wrapModule(mod, { loadMs: performance.now() - started });
+    }));
   }
-  return pending;
+  return pending.get(key);
 }

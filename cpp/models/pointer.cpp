@@ -1,0 +1,282 @@
+// Pointer network: construction, teacher-forced forward over point sets, backward, greedy
+// constrained decoding (see pointer.hpp).
+#include "models/pointer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/check.hpp"
+#include "models/config.hpp"
+
+namespace attnlab {
+
+PointerConfig PointerConfig::from_json(const nlohmann::json& j) {
+  PointerConfig c;
+  c.model = json_string(j, "model", c.model);
+  AL_CHECK(c.model == "pointer", "model must be pointer, got " << c.model);
+  c.dim = json_int(j, "dim", c.dim, 1, 16);
+  c.hidden = json_int(j, "hidden", c.hidden, 1, 4096);
+  c.attn = json_int(j, "attn", c.hidden, 1, 4096);
+  c.glimpse = json_bool(j, "glimpse", c.glimpse);
+  c.min_outputs = json_int(j, "min_outputs", c.min_outputs, 1, 1 << 20);
+  c.permutation = json_bool(j, "permutation", c.permutation);
+  return c;
+}
+
+nlohmann::json PointerConfig::to_json() const {
+  return {{"model", model},     {"dim", dim},
+          {"hidden", hidden},   {"attn", attn},
+          {"glimpse", glimpse}, {"min_outputs", min_outputs},
+          {"permutation", permutation}};
+}
+
+PointerNet::PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t seed)
+    : Model(kt), cfg_(cfg) {
+  config_ = cfg.to_json();
+  Ci_ = cfg.dim + 1;
+  enc_ids_.declare(params_, "encoder", Ci_, cfg.hidden);
+  dec_ids_.declare(params_, "decoder", Ci_, cfg.hidden);
+  ptr_ids_.declare(params_, "pointer", cfg.hidden, cfg.hidden, cfg.attn);
+  if (cfg.glimpse) glimpse_ids_.declare(params_, "glimpse", cfg.hidden, cfg.hidden, cfg.attn);
+  Rng rng(seed);
+  params_.allocate(rng);
+}
+
+double PointerNet::forward(const Batch&, bool, Rng*, float) {
+  throw Error("the pointer model reads point sets, not token batches: use a pointer task "
+              "(convex-hull, tsp, sort)");
+}
+
+// Encoder input at position pos (0: the start/end symbol): [x_b,pos-1 ; 0] or [0 ; 1].
+std::vector<float> PointerNet::features(const std::vector<float>& x, int b, int pos) const {
+  std::vector<float> f(size_t(Ci_), 0.f);
+  if (pos == 0) {
+    f[size_t(cfg_.dim)] = 1.f;
+  } else {
+    const int n = S_ - 1;
+    for (int d = 0; d < cfg_.dim; ++d) f[size_t(d)] = x[(size_t(b) * n + pos - 1) * cfg_.dim + d];
+  }
+  return f;
+}
+
+void PointerNet::encode(const std::vector<float>& x, int B, int n) {
+  AL_CHECK(B >= 1 && n >= 1, "pointer: need at least one set of at least one element");
+  AL_CHECK(x.size() == size_t(B) * n * cfg_.dim, "pointer: expected " << size_t(B) * n * cfg_.dim
+                                                  << " coordinates, got " << x.size());
+  for (float v : x) AL_CHECK(std::isfinite(v), "pointer: coordinates must be finite numbers");
+  B_ = B, S_ = n + 1;
+  const int S = S_, C = cfg_.hidden;
+  std::vector<float> h(size_t(S) * B * Ci_);
+  for (int s = 0; s < S; ++s)
+    for (int b = 0; b < B; ++b) {
+      const auto f = features(x, b, s);
+      std::copy(f.begin(), f.end(), h.begin() + long((size_t(s) * B + b) * Ci_));
+    }
+  xin_ = ws_.floats(h.size());  // [S,B,Ci]
+  kt_.upload(xin_, h.data(), h.size() * sizeof(float));
+  Eo_ = ws_.floats(size_t(S) * B * C);  // [S,B,C]
+  enc_.forward(kt_, enc_ids_.val(params_), Eo_, xin_, nullptr, nullptr, S, B, Ci_, C);
+  ptr_.prepare(kt_, ptr_ids_.val(params_), Eo_, nullptr, Score::Additive, S, B, C, C, cfg_.attn);
+  if (cfg_.glimpse)
+    glimpse_.prepare(kt_, glimpse_ids_.val(params_), Eo_, nullptr, Score::Additive, S, B, C, C,
+                     cfg_.attn);
+}
+
+void PointerNet::alloc_decoder(int T) {
+  const int B = B_, S = S_, C = cfg_.hidden;
+  const size_t bc = size_t(B) * C, tb = size_t(T) * B;
+  T_ = T;
+  Dh_ = ws_.floats((tb + B) * C);  // [T+1,B,C] d_0..d_T (d_0: encoder's last h)
+  Dc_ = ws_.floats((tb + B) * C);  // [T+1,B,C] cells
+  act_ = ws_.floats(tb * 4 * C);   // [T,B,4C]
+  tc_ = ws_.floats(tb * C);        // [T,B,C]
+  xd_ = ws_.floats(tb * Ci_);      // [T,B,Ci] decoder inputs
+  xg_ = ws_.floats(tb * 4 * C);    // [T,B,4C]
+  qp_ = cfg_.glimpse ? ws_.floats(tb * C) : nullptr;  // [T,B,C] glimpse reads
+  alpha_g_ = cfg_.glimpse ? ws_.floats(tb * S) : nullptr;
+  e_g_ = cfg_.glimpse ? ws_.floats(tb * S) : nullptr;
+  cache_g_ = cfg_.glimpse ? ws_.floats(size_t(T) * glimpse_.step_cache_floats()) : nullptr;
+  probs_ = ws_.floats(tb * S);  // [T,B,S]
+  e_p_ = ws_.floats(tb * S);
+  cache_p_ = ws_.floats(size_t(T) * ptr_.step_cache_floats());
+  scratch_ = ws_.floats(bc * 4);
+  mask_ = ws_.bytes(tb * S);
+  kt_.copy(Dh_, Eo_ + size_t(S - 1) * bc, bc * sizeof(float));
+  kt_.copy(Dc_, enc_.cell(S - 1), bc * sizeof(float));
+}
+
+void PointerNet::step(int t, const float* xin_host, const uint8_t* mask_host) {
+  const int B = B_, S = S_, C = cfg_.hidden;
+  const size_t bc = size_t(B) * C;
+  float* xd = xd_ + size_t(t) * B * Ci_;
+  uint8_t* mask = mask_ + size_t(t) * B * S;
+  kt_.upload(xd, xin_host, size_t(B) * Ci_ * sizeof(float));
+  kt_.upload(mask, mask_host, size_t(B) * S);
+  const LstmParams dec = dec_ids_.val(params_);
+  float* xg = xg_ + t * 4 * bc;
+  lstm_input_forward(kt_, dec, xg, xd, B, Ci_, C);
+  lstm_step_forward(kt_, dec, Dh_ + (t + 1) * bc, {act_ + t * 4 * bc, Dc_ + (t + 1) * bc, tc_ + t * bc},
+                    scratch_, xg, Dh_ + t * bc, Dc_ + t * bc, B, C);
+  const float* q = Dh_ + (t + 1) * bc;
+  if (cfg_.glimpse) {
+    float* ag = alpha_g_ + size_t(t) * B * S;
+    glimpse_.forward(kt_, glimpse_ids_.val(params_), ag, e_g_ + size_t(t) * B * S,
+                     cache_g_ + t * glimpse_.step_cache_floats(), q, mask);
+    context_forward(kt_, qp_ + t * bc, ag, Eo_, S, B, C);
+    q = qp_ + t * bc;
+  }
+  ptr_.forward(kt_, ptr_ids_.val(params_), probs_ + size_t(t) * B * S, e_p_ + size_t(t) * B * S,
+               cache_p_ + t * ptr_.step_cache_floats(), q, mask);
+}
+
+double PointerNet::forward_points(const PointBatch& b) {
+  AL_CHECK(int(b.targets.size()) == b.B, "pointer: " << b.targets.size() << " targets for " << b.B
+                                                     << " sets");
+  ws_.reset();
+  encode(b.x, b.B, b.n);
+  const int B = b.B, S = S_, n = b.n;
+  int T = 0;
+  for (const auto& tg : b.targets) T = std::max(T, int(tg.size()) + 1);
+  alloc_decoder(T);
+  std::vector<float> xd(size_t(T) * B * Ci_);
+  std::vector<uint8_t> mask(size_t(T) * B * S, 0);
+  targets_.assign(size_t(T) * B, -1);
+  count_ = 0;
+  for (int r = 0; r < B; ++r) {
+    const auto& tg = b.targets[size_t(r)];
+    std::vector<uint8_t> used(size_t(S), 0);
+    for (int t = 0; t < T; ++t) {
+      const int pos_in = t == 0 || t > int(tg.size()) ? 0 : tg[size_t(t - 1)] + 1;
+      const auto f = features(b.x, r, pos_in);
+      std::copy(f.begin(), f.end(), xd.begin() + long((size_t(t) * B + r) * Ci_));
+      if (t > int(tg.size())) continue;  // past the end: ignored, unmasked
+      uint8_t* m = mask.data() + (size_t(t) * B + r) * S;
+      for (int s = 1; s < S; ++s) m[s] = used[size_t(s)];
+      m[0] = t < cfg_.min_outputs || (cfg_.permutation && t < n);
+      const int target = t < int(tg.size()) ? tg[size_t(t)] + 1 : 0;
+      AL_CHECK(target >= 0 && target < S, "pointer: target " << target - 1 << " outside 0.." << n - 1);
+      targets_[size_t(t) * B + r] = target;
+      ++count_;
+      used[size_t(target)] = 1;
+    }
+  }
+  for (int t = 0; t < T; ++t)
+    step(t, xd.data() + size_t(t) * B * Ci_, mask.data() + size_t(t) * B * S);
+  const size_t R = size_t(T) * B;
+  int32_t* tg = ws_.ints(R);
+  kt_.upload(tg, targets_.data(), R * sizeof(int32_t));
+  float* loss = ws_.floats(R);
+  dlogits_ = ws_.floats(R * S);
+  kt_.probs_xent(loss, dlogits_, probs_, tg, 1.f / float(std::max(1L, count_)), int(R), S);
+  std::vector<float> h(R);
+  kt_.download(h.data(), loss, R * sizeof(float));
+  double sum = 0;
+  for (float l : h) sum += l;
+  return sum / double(std::max(1L, count_));
+}
+
+// Mirrors forward_points: pointer (and glimpse) attention per step into the decoder states and
+// the encoder states, then the decoder LSTM back through time, then the encoder.
+void PointerNet::backward() {
+  AL_CHECK(dlogits_, "backward() before forward_points()");
+  const int B = B_, S = S_, T = T_, C = cfg_.hidden;
+  const size_t bc = size_t(B) * C;
+  float* dEo = ws_.floats(size_t(S) * bc);  // [S,B,C]
+  float* dD = ws_.floats(size_t(T) * bc);   // [T,B,C] gradient on d_1..d_T
+  float* dq = ws_.floats(bc);
+  float* dalpha = ws_.floats(size_t(B) * S);
+  kt_.zero(dEo, size_t(S) * bc * sizeof(float));
+  kt_.zero(dD, size_t(T) * bc * sizeof(float));
+  const AttnParams pp = ptr_ids_.val(params_), dpp = ptr_ids_.grad(params_);
+  const AttnParams gp = cfg_.glimpse ? glimpse_ids_.val(params_) : AttnParams{};
+  const AttnParams dgp = cfg_.glimpse ? glimpse_ids_.grad(params_) : AttnParams{};
+  for (int t = T - 1; t >= 0; --t) {
+    const float* d = Dh_ + (t + 1) * bc;
+    kt_.zero(dq, bc * sizeof(float));
+    ptr_.backward(kt_, pp, dpp, dq, dlogits_ + size_t(t) * B * S, cache_p_ + t * ptr_.step_cache_floats(),
+                  cfg_.glimpse ? qp_ + t * bc : d);
+    if (cfg_.glimpse) {
+      const float* ag = alpha_g_ + size_t(t) * B * S;
+      context_backward(kt_, dalpha, dEo, dq, ag, Eo_, S, B, C);
+      kt_.softmax_backward(dalpha, ag, dalpha, 1.f, B, S);
+      glimpse_.backward(kt_, gp, dgp, dD + t * bc, dalpha, cache_g_ + t * glimpse_.step_cache_floats(), d);
+    } else {
+      kt_.axpy(dD + t * bc, 1.f, dq, long(bc));
+    }
+  }
+  ptr_.finish_backward(kt_, pp, dpp, dEo);
+  if (cfg_.glimpse) glimpse_.finish_backward(kt_, gp, dgp, dEo);
+  const LstmParams dec = dec_ids_.val(params_), ddec = dec_ids_.grad(params_);
+  float* carry_h = ws_.floats(bc);
+  float* carry_c = ws_.floats(bc);
+  float* dxg = ws_.floats(bc * 4);
+  kt_.zero(carry_h, bc * sizeof(float));
+  kt_.zero(carry_c, bc * sizeof(float));
+  for (int t = T - 1; t >= 0; --t) {
+    kt_.axpy(dD + t * bc, 1.f, carry_h, long(bc));
+    lstm_step_backward(kt_, dec, ddec, dxg, carry_h, carry_c,
+                       {act_ + t * 4 * bc, Dc_ + (t + 1) * bc, tc_ + t * bc}, dD + t * bc, carry_c,
+                       Dh_ + t * bc, Dc_ + t * bc, B, C);
+    lstm_input_backward(kt_, dec, ddec, nullptr, dxg, xd_ + size_t(t) * B * Ci_, B, Ci_, C);
+  }
+  kt_.axpy(dEo + size_t(S - 1) * bc, 1.f, carry_h, long(bc));
+  enc_.backward(kt_, enc_ids_.val(params_), enc_ids_.grad(params_), nullptr, nullptr, nullptr, dEo,
+                carry_c, Eo_, xin_, S, B, Ci_, C);
+}
+
+PointDecoded PointerNet::greedy(const std::vector<float>& x, int B, int n, bool constrained) {
+  ws_.reset();
+  encode(x, B, n);
+  const int S = S_, T = n + 1;
+  alloc_decoder(T);
+  PointDecoded out;
+  out.order.resize(size_t(B));
+  out.probs.resize(size_t(B));
+  std::vector<int> prev(size_t(B), 0);
+  std::vector<char> done(size_t(B), 0);
+  std::vector<std::vector<uint8_t>> used(size_t(B), std::vector<uint8_t>(size_t(S), 0));
+  std::vector<float> xd(size_t(B) * Ci_), p(size_t(B) * S);
+  std::vector<uint8_t> mask(size_t(B) * S);
+  for (int t = 0; t < T; ++t) {
+    for (int b = 0; b < B; ++b) {
+      const auto f = features(x, b, done[size_t(b)] ? 0 : prev[size_t(b)]);
+      std::copy(f.begin(), f.end(), xd.begin() + long(size_t(b) * Ci_));
+      uint8_t* m = mask.data() + size_t(b) * S;
+      const int k = int(out.order[size_t(b)].size());
+      for (int s = 0; s < S; ++s) m[s] = 0;
+      if (!constrained || done[size_t(b)]) continue;
+      for (int s = 1; s < S; ++s) m[s] = used[size_t(b)][size_t(s)];
+      m[0] = k < cfg_.min_outputs || (cfg_.permutation && k < n);
+      if (k >= n) m[0] = 0;
+    }
+    step(t, xd.data(), mask.data());
+    kt_.download(p.data(), probs_ + size_t(t) * B * S, p.size() * sizeof(float));
+    bool all = true;
+    for (int b = 0; b < B; ++b) {
+      if (done[size_t(b)]) continue;
+      const float* pr = p.data() + size_t(b) * S;
+      std::vector<float> row(pr + 1, pr + S);
+      row.push_back(pr[0]);
+      out.probs[size_t(b)].push_back(row);
+      const int pos = int(std::max_element(pr, pr + S) - pr);
+      if (pos == 0 || t == T - 1) {
+        done[size_t(b)] = 1;
+        if (pos != 0) out.order[size_t(b)].push_back(pos - 1);
+        continue;
+      }
+      out.order[size_t(b)].push_back(pos - 1);
+      used[size_t(b)][size_t(pos)] = 1;
+      prev[size_t(b)] = pos;
+      all = false;
+    }
+    if (all) break;
+  }
+  return out;
+}
+
+std::unique_ptr<Model> make_pointer(const nlohmann::json& config, const KernelTable& kt,
+                                    uint64_t seed) {
+  return std::make_unique<PointerNet>(PointerConfig::from_json(config), kt, seed);
+}
+
+}  // namespace attnlab

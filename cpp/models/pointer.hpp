@@ -1,0 +1,81 @@
+// Pointer network (Vinyals, Fortunato & Jaitly 2015): an LSTM encoder reads the inputs, an LSTM
+// decoder emits positions, and the attention over encoder states is the output distribution,
+//   u_ij = v^T tanh(W1 e_j + W2 d_i),  p(C_i | C_<i, P) = softmax_j(u_ij)     (eq. 3).
+// Position 0 of the encoder is a learned start/end symbol (input flag 1): pointing at it ends the
+// output. Optional glimpse (Bello et al. 2016): d_i is replaced by an attention read of the
+// encoder states before pointing. Decoding is constrained by masks: chosen positions cannot be
+// chosen again, and the end symbol opens only when the output can be complete.
+// Buffers time-major: encoder [S,B,.] with S = n+1, decoder [T,B,.].
+#pragma once
+#include <vector>
+
+#include "layers/additive_attention.hpp"
+#include "layers/lstm.hpp"
+#include "models/model.hpp"
+
+namespace attnlab {
+
+struct PointerConfig {
+  std::string model = "pointer";
+  int dim = 2;            // input features per element (2: points, 1: numbers)
+  int hidden = 128, attn = 128;
+  bool glimpse = false;
+  int min_outputs = 1;    // the end symbol opens after this many outputs (hull: 3)
+  bool permutation = false;  // every input exactly once (tsp, sort)
+  static PointerConfig from_json(const nlohmann::json& j);
+  nlohmann::json to_json() const;
+};
+
+// A batch of point sets with one n: x [B, n, dim]; targets[b] = output positions (0-based).
+struct PointBatch {
+  int B = 0, n = 0;
+  std::vector<float> x;
+  std::vector<std::vector<int>> targets;
+};
+
+struct PointDecoded {
+  std::vector<std::vector<int>> order;                    // 0-based inputs, end excluded
+  std::vector<std::vector<std::vector<float>>> probs;     // per step: [n inputs..., end]
+};
+
+class PointerNet : public Model {
+ public:
+  PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t seed);
+  // Token batches do not apply to a pointer network: throws (use forward_points).
+  double forward(const Batch& b, bool train, Rng* rng, float label_smoothing) override;
+  void backward() override;
+  std::vector<float> logits() const override { return {}; }
+  int out_vocab() const override { return 0; }
+  std::vector<AttentionMap> attention() const override { return {}; }
+
+  // Teacher-forced mean loss (-log p of each target position and of the end symbol).
+  double forward_points(const PointBatch& b);
+  // Greedy decoding; constrained = masks as in training (false: only the end rule is off too).
+  PointDecoded greedy(const std::vector<float>& x, int B, int n, bool constrained = true);
+  const PointerConfig& cfg() const { return cfg_; }
+
+ private:
+  void encode(const std::vector<float>& x, int B, int n);
+  void alloc_decoder(int T);
+  void step(int t, const float* xin_host, const uint8_t* mask_host);
+  std::vector<float> features(const std::vector<float>& x, int b, int pos) const;
+  PointerConfig cfg_;
+  LstmIds enc_ids_, dec_ids_;
+  AttnIds ptr_ids_, glimpse_ids_;
+  LstmSeq enc_;
+  AdditiveAttention ptr_, glimpse_;
+  int B_ = 0, S_ = 0, T_ = 0, Ci_ = 0;
+  float *xin_ = nullptr, *Eo_ = nullptr, *Dh_ = nullptr, *Dc_ = nullptr, *act_ = nullptr,
+        *tc_ = nullptr, *xd_ = nullptr, *xg_ = nullptr, *qp_ = nullptr, *alpha_g_ = nullptr,
+        *e_g_ = nullptr, *cache_g_ = nullptr, *probs_ = nullptr, *e_p_ = nullptr,
+        *cache_p_ = nullptr, *scratch_ = nullptr;
+  uint8_t* mask_ = nullptr;  // [T,B,S]
+  std::vector<int32_t> targets_;  // [T,B], -1 ignored
+  float* dlogits_ = nullptr;
+  long count_ = 0;
+};
+
+std::unique_ptr<Model> make_pointer(const nlohmann::json& config, const KernelTable& kt,
+                                    uint64_t seed);
+
+}  // namespace attnlab

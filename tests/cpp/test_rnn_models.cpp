@@ -1,0 +1,154 @@
+// Recurrent models end to end: finite differences through every parameter tensor of RNNsearch
+// (additive and dot scores) and RNNencdec on a padded batch, and alignment/decoding shapes.
+#include <catch2/catch.hpp>
+
+#include "gradcheck.hpp"
+#include <algorithm>
+#include <cmath>
+
+#include "models/pointer.hpp"
+#include "models/rnnsearch.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+Batch ragged_batch() {
+  // pad 0, bos 1, eos 2; row 1 has a shorter source and target, row 2 a one-token source
+  Batch b;
+  b.B = 3;
+  b.S = 4;
+  b.T = 4;
+  b.src = {3, 4, 5, 6, 7, 3, 0, 0, 8, 0, 0, 0};
+  b.tgt_in = {1, 6, 5, 4, 1, 3, 7, 0, 1, 8, 0, 0};
+  b.tgt_out = {6, 5, 4, 2, 3, 7, 2, 0, 8, 2, 0, 0};
+  return b;
+}
+
+void check_rnn(nlohmann::json cfg) {
+  auto model = make_model(cfg, cpu_kernels(), 3);
+  const Batch b = ragged_batch();
+  auto loss = [&] { return model->forward(b, true, nullptr, 0.1f); };
+  ParamArena& P = model->params();
+  P.zero_grad();
+  loss();
+  model->backward();
+  for (const ParamInfo& p : P.list()) {
+    const int id = P.find(p.name);
+    test::check_grad(p.name, P.val(id), P.grad(id), p.numel, loss, 5);
+  }
+}
+
+nlohmann::json small(const std::string& kind) {
+  return {{"model", kind}, {"src_vocab", 9}, {"tgt_vocab", 9},
+          {"emb", 5},      {"hidden", 4},    {"attn", 6}};
+}
+
+}  // namespace
+
+TEST_CASE("grad: RNNsearch with additive attention", "[grad]") { check_rnn(small("rnnsearch")); }
+
+TEST_CASE("grad: RNNsearch with dot-product attention", "[grad]") {
+  auto cfg = small("rnnsearch");
+  cfg["score"] = "dot";
+  check_rnn(cfg);
+}
+
+TEST_CASE("grad: RNNencdec (fixed context vector)", "[grad]") { check_rnn(small("rnnencdec")); }
+
+TEST_CASE("RNNsearch: alignment rows are distributions over the real source", "[model]") {
+  auto model = make_model(small("rnnsearch"), cpu_kernels(), 3);
+  const Batch b = ragged_batch();
+  model->forward(b, false, nullptr, 0.f);
+  const auto maps = model->attention();
+  REQUIRE(maps.size() == 1);
+  const AttentionMap& m = maps[0];
+  CHECK(m.B == 3);
+  CHECK(m.T == 4);
+  CHECK(m.S == 4);
+  const int len[3] = {4, 2, 1};
+  for (int r = 0; r < 3; ++r)
+    for (int t = 0; t < 4; ++t) {
+      double sum = 0;
+      for (int s = 0; s < 4; ++s) {
+        const float w = m.weights[(size_t(r) * 4 + t) * 4 + s];
+        if (s >= len[r]) CHECK(w == 0.f);
+        sum += w;
+      }
+      CHECK(sum == Approx(1.0).epsilon(1e-5));
+    }
+  auto& rs = dynamic_cast<RnnSearch&>(*model);
+  const RnnDecoded d = rs.greedy({{3, 4, 5}, {7}}, 6);
+  REQUIRE(d.tokens.size() == 2);
+  for (size_t r = 0; r < 2; ++r) {
+    CHECK(d.tokens[r].size() <= 6);
+    CHECK(d.alignment[r].size() == d.tokens[r].size());
+    for (const auto& row : d.alignment[r]) CHECK(row.size() == (r == 0 ? 3u : 1u));
+  }
+}
+
+namespace {
+
+void check_pointer(bool glimpse, bool permutation) {
+  nlohmann::json cfg = {{"model", "pointer"}, {"dim", 2},           {"hidden", 4},
+                        {"attn", 5},          {"glimpse", glimpse}, {"permutation", permutation},
+                        {"min_outputs", permutation ? 1 : 3}};
+  auto model = make_model(cfg, cpu_kernels(), 4);
+  auto& pn = dynamic_cast<PointerNet&>(*model);
+  Rng rng(8);
+  PointBatch b;
+  b.B = 2;
+  b.n = 4;
+  for (int i = 0; i < 16; ++i) b.x.push_back(rng.uniform());
+  b.targets = permutation ? std::vector<std::vector<int>>{{2, 0, 3, 1}, {0, 1, 2, 3}}
+                          : std::vector<std::vector<int>>{{0, 3, 1}, {1, 2, 3, 0}};
+  auto loss = [&] { return pn.forward_points(b); };
+  ParamArena& P = model->params();
+  P.zero_grad();
+  loss();
+  model->backward();
+  for (const ParamInfo& p : P.list()) {
+    const int id = P.find(p.name);
+    test::check_grad(p.name, P.val(id), P.grad(id), p.numel, loss, 5);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("grad: Ptr-Net (LSTM encoder/decoder, pointer attention)", "[grad]") {
+  check_pointer(false, false);
+}
+
+TEST_CASE("grad: Ptr-Net with a glimpse and permutation masks", "[grad]") {
+  check_pointer(true, true);
+}
+
+TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", "[model]") {
+  Rng rng(2);
+  std::vector<float> x;
+  for (int i = 0; i < 3 * 6 * 2; ++i) x.push_back(rng.uniform());
+  for (bool perm : {true, false}) {
+    nlohmann::json cfg = {{"model", "pointer"}, {"hidden", 8}, {"permutation", perm},
+                          {"min_outputs", perm ? 1 : 3}};
+    auto model = make_model(cfg, cpu_kernels(), 4);
+    const PointDecoded d = dynamic_cast<PointerNet&>(*model).greedy(x, 3, 6);
+    for (const auto& o : d.order) {
+      std::vector<int> s = o;
+      std::sort(s.begin(), s.end());
+      CHECK(std::unique(s.begin(), s.end()) == s.end());
+      CHECK(int(o.size()) >= (perm ? 6 : 3));
+      for (int i : o) CHECK((i >= 0 && i < 6));
+    }
+    for (const auto& steps : d.probs)
+      for (const auto& row : steps) {
+        CHECK(row.size() == 7u);
+        double sum = 0;
+        for (float p : row) sum += p;
+        CHECK(sum == Approx(1.0).epsilon(1e-5));
+      }
+  }
+  auto model = make_model({{"model", "pointer"}}, cpu_kernels(), 4);
+  CHECK_THROWS_WITH(model->forward(Batch{}, false, nullptr, 0.f), Catch::Contains("point sets"));
+  std::vector<float> bad = {0.1f, 0.2f, NAN, 0.3f, 0.5f, 0.5f};
+  CHECK_THROWS_WITH(dynamic_cast<PointerNet&>(*model).greedy(bad, 1, 3), Catch::Contains("finite"));
+}

@@ -1,0 +1,186 @@
+// Task generators: date formats and gold alignments, phrase reordering, splits, and the
+// hull / TSP / sort labels against independent brute force.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "core/check.hpp"
+#include "train/date_task.hpp"
+#include "train/geometry.hpp"
+#include "train/phrase_task.hpp"
+#include "train/point_task.hpp"
+#include "train/seq_task.hpp"
+
+using namespace attnlab;
+
+TEST_CASE("dates: calendar arithmetic and the formats of four locales", "[tasks]") {
+  CHECK(days_from_civil({1970, 1, 1}) == 0);
+  CHECK(weekday({2021, 12, 25}) == 6);  // a Saturday
+  CHECK(weekday({1950, 1, 1}) == 0);    // a Sunday
+  for (long z = days_from_civil({1950, 1, 1}); z <= days_from_civil({2049, 12, 31}); z += 37) {
+    const CivilDate d = civil_from_days(z);
+    CHECK(days_from_civil(d) == z);
+  }
+  CHECK(format_date({2021, 12, 25}, 0) == "Saturday, 25 December 2021");
+  CHECK(format_date({2021, 12, 25}, 4) == "Saturday, December 25, 2021");
+  CHECK(format_date({2021, 12, 25}, 7) == "samedi 25 décembre 2021");
+  CHECK(format_date({2021, 12, 25}, 10) == "2021년 12월 25일 토요일");
+  CHECK(format_date({1999, 3, 1}, 3) == "01/03/1999");
+  CHECK(format_date({1999, 3, 1}, 12) == "1999. 3. 1.");
+  CHECK(format_date({2021, 9, 1}, 2) == "1 Sept 2021");
+  CHECK(format_date({2021, 12, 5}, 9) == "5 déc. 2021");
+  CHECK(iso_date({2021, 3, 7}) == "2021-03-07");
+}
+
+TEST_CASE("dates: every gold link points at the source token that carries the digit", "[tasks]") {
+  DateTask task;
+  Rng rng(3);
+  for (int k = 0; k < 400; ++k) {
+    const CivilDate d = civil_from_days(days_from_civil({1950, 1, 1}) + long(rng.below(36000)));
+    const int f = k % kDateFormats;
+    const SeqExample ex = task.example(d, f);
+    REQUIRE(ex.tgt_text == iso_date(d));
+    const auto toks = split_tokens(ex.src_text);
+    REQUIRE(toks.size() == ex.src.size());
+    for (size_t i = 0; i < ex.tgt.size(); ++i) {
+      INFO(ex.src_text << " target " << i);
+      if (i == 4 || i == 7) {
+        CHECK(ex.gold[i].empty());
+        continue;
+      }
+      REQUIRE(ex.gold[i].size() == 1);
+      const std::string& tok = toks[size_t(ex.gold[i][0])];
+      const char c = ex.tgt_text[i];
+      if (tok[0] >= '0' && tok[0] <= '9') {
+        // The same digit, or the lone digit of a one-digit month/day behind the target's '0'.
+        const bool lead = (i == 5 || i == 8) && c == '0' && tok == std::string(1, ex.tgt_text[i + 1]);
+        CHECK((tok == std::string(1, c) || lead));
+      } else {
+        // A month word: changing the month changes exactly that token.
+        REQUIRE((i == 5 || i == 6));
+        const CivilDate other{d.year, d.month % 12 + 1, std::min(d.day, 28)};
+        const CivilDate same{d.year, d.month, std::min(d.day, 28)};
+        const auto a = split_tokens(format_date(same, f)), b = split_tokens(format_date(other, f));
+        if (a.size() == toks.size() && b.size() == toks.size())
+          CHECK(a[size_t(ex.gold[i][0])] != b[size_t(ex.gold[i][0])]);
+      }
+    }
+  }
+}
+
+TEST_CASE("dates and phrases: held-out splits never share a source", "[tasks]") {
+  Rng rng(5);
+  for (const char* name : {"dates", "phrases"}) {
+    auto task = make_seq_task(name);
+    std::set<std::string> train, test;
+    for (int k = 0; k < 3000; ++k) train.insert(task->sample_aligned(rng, Split::Train).src_text);
+    for (int k = 0; k < 400; ++k) test.insert(task->sample_aligned(rng, Split::Test).src_text);
+    for (const auto& t : test) CHECK(train.count(t) == 0);
+    CHECK(test.size() > 100);
+  }
+}
+
+TEST_CASE("phrases: adjectives follow the noun in reverse order, alignment crosses", "[tasks]") {
+  PhraseTask task(2, 30);
+  Rng rng(9);
+  for (int n = 2; n <= 30; ++n) {
+    const SeqExample ex = task.sample_length(rng, Split::Train, n);
+    CHECK(int(ex.src.size()) == n);
+    CHECK(ex.tgt.size() == ex.src.size());
+    std::vector<int> cover;
+    for (const auto& g : ex.gold) cover.push_back(g.at(0));
+    std::sort(cover.begin(), cover.end());
+    for (int i = 0; i < n; ++i) CHECK(cover[size_t(i)] == i);  // a permutation of the source
+  }
+  bool found = false;
+  for (int k = 0; k < 200000 && !found; ++k) {
+    const SeqExample ex = task.sample_length(rng, k % 2 ? Split::Train : Split::Test, 4);
+    if (ex.src_text != "the European economic area") continue;
+    found = true;
+    CHECK(ex.tgt_text == "la zone économique européenne");
+    CHECK(ex.gold == std::vector<std::vector<int>>{{0}, {3}, {2}, {1}});
+  }
+  CHECK(found);
+}
+
+// A point i is a hull vertex iff some edge (i, j) has every other point strictly on its left.
+static std::set<int> brute_hull(const std::vector<float>& p, int n) {
+  std::set<int> out;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      bool left = true;
+      for (int k = 0; k < n && left; ++k)
+        if (k != i && k != j)
+          left = (p[2 * j] - p[2 * i]) * (p[2 * k + 1] - p[2 * i + 1]) -
+                     (p[2 * j + 1] - p[2 * i + 1]) * (p[2 * k] - p[2 * i]) > 0;
+      if (left) out.insert(i), out.insert(j);
+    }
+  return out;
+}
+
+TEST_CASE("convex hull: vertices, orientation and start match brute force", "[tasks]") {
+  PointTask task(PointKind::Hull);
+  Rng rng(21);
+  for (int k = 0; k < 300; ++k) {
+    const int n = 3 + int(rng.below(12));
+    const PointExample ex = task.sample(rng, n, Split::Train);
+    const auto& h = ex.target;
+    CHECK(std::set<int>(h.begin(), h.end()) == brute_hull(ex.x, n));
+    CHECK(h[0] == *std::min_element(h.begin(), h.end()));
+    const auto& p = ex.x;
+    for (size_t i = 0; i < h.size(); ++i) {
+      const int a = h[i], b = h[(i + 1) % h.size()], c = h[(i + 2) % h.size()];
+      CHECK((p[2 * b] - p[2 * a]) * (p[2 * c + 1] - p[2 * a + 1]) -
+                (p[2 * b + 1] - p[2 * a + 1]) * (p[2 * c] - p[2 * a]) > 0);
+    }
+    CHECK(polygon_area(p, h) > 0);
+  }
+  // A bow tie is not a simple polygon.
+  const std::vector<float> sq = {0, 0, 1, 0, 1, 1, 0, 1};
+  CHECK(polygon_area(sq, {0, 1, 2, 3}) == Approx(1.0));
+  CHECK(polygon_area(sq, {0, 2, 1, 3}) == 0.0);
+  CHECK(polygon_area(sq, {0, 1, 1, 3}) == 0.0);
+}
+
+TEST_CASE("tsp: Held-Karp equals the best of all permutations", "[tasks]") {
+  PointTask task(PointKind::Tsp);
+  Rng rng(22);
+  for (int k = 0; k < 40; ++k) {
+    const int n = 3 + k % 6;
+    const PointExample ex = task.sample(rng, n, Split::Test);
+    std::vector<int> perm(size_t(n), 0);
+    for (int i = 0; i < n; ++i) perm[size_t(i)] = i;
+    double best = std::numeric_limits<double>::infinity();
+    do best = std::min(best, tour_length(ex.x, perm));
+    while (std::next_permutation(perm.begin() + 1, perm.end()));
+    CHECK(tour_length(ex.x, ex.target) == Approx(best).epsilon(1e-9));
+    CHECK(ex.target[0] == 0);
+    CHECK(std::set<int>(ex.target.begin(), ex.target.end()).size() == size_t(n));
+  }
+}
+
+TEST_CASE("sort: target is the rank order", "[tasks]") {
+  PointTask task(PointKind::Sort);
+  Rng rng(23);
+  const PointExample ex = task.sample(rng, 9, Split::Train);
+  for (int i = 0; i < 9; ++i) {  // element at output i has exactly i smaller inputs
+    int smaller = 0;
+    for (int j = 0; j < 9; ++j) smaller += ex.x[size_t(j)] < ex.x[size_t(ex.target[size_t(i)])];
+    CHECK(smaller == i);
+  }
+}
+
+TEST_CASE("pointer tasks: bad input gives a clear error", "[tasks]") {
+  PointTask hull(PointKind::Hull);
+  CHECK_THROWS_WITH(hull.label({0, 0, 1, 1}, 2), Catch::Contains("at least 3 points"));
+  CHECK_THROWS_WITH(hull.label({0, 0, 1, 1, NAN, 0}, 3), Catch::Contains("finite"));
+  CHECK_THROWS_WITH(make_point_task("knapsack"), Catch::Contains("unknown pointer task"));
+  CHECK_THROWS_WITH(make_seq_task("poetry"), Catch::Contains("unknown sequence task"));
+  CHECK_THROWS_WITH(make_task("poetry"), Catch::Contains("unknown task"));
+  CHECK(make_task("dates")->tgt_vocab() == 3 + 1 + 11);
+  CHECK_THROWS_AS(PointTask(PointKind::Tsp).label(std::vector<float>(22, 0.5f), 11), Error);
+}

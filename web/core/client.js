@@ -1,0 +1,139 @@
+// The main-thread client: a promise API over the Worker's message protocol, plus events.
+//   const engine = await createEngine();            // starts web/core/worker.js
+//   const s = await engine.createSession(config);   // a RemoteSession
+//   s.on('progress', (p) => chart.push(p.step, p.loss));
+//   await s.train(500, { snapshot: { src, tgt, everyMs: 250 } });
+// connectEngine(port) speaks the same protocol over any MessagePort-like object (tests).
+import { toError } from './protocol.js';
+
+class Emitter {
+  constructor() { this.handlers = new Map(); }
+  on(type, fn) {
+    if (!this.handlers.has(type)) this.handlers.set(type, new Set());
+    this.handlers.get(type).add(fn);
+    return () => this.handlers.get(type).delete(fn);
+  }
+  emit(type, payload) {
+    for (const fn of this.handlers.get(type) ?? []) fn(payload);
+  }
+}
+
+export class RemoteSession extends Emitter {
+  constructor(client, id, info) {
+    super();
+    this.client = client;
+    this.id = id;
+    this.info = info;
+    this.state = 'idle';
+  }
+  call(method, ...args) { return this.client.request({ type: 'session', session: this.id, method, args }); }
+  // Trains `steps` steps in the Worker; resolves {steps, losses, cancelled, step}.
+  train(steps, { chunkMs = 50, snapshot = null } = {}) {
+    return this.client.request({ type: 'train', session: this.id, steps, chunkMs, snapshot });
+  }
+  pause() { this.client.send({ type: 'pause', session: this.id }); }
+  resume() { this.client.send({ type: 'resume', session: this.id }); }
+  cancel() { this.client.send({ type: 'cancel', session: this.id }); }
+  trainBatch(src, tgt) { return this.call('trainBatch', src, tgt); }
+  evaluate(samples, seed) { return this.call('evaluate', samples, seed); }
+  decode(src, opts) { return this.call('decode', src, opts); }
+  inspect(src, tgt) { return this.call('inspect', src, tgt); }
+  examples(n, opts) { return this.call('examples', n, opts); }
+  save() { return this.call('save'); }
+  async refreshInfo() { this.info = await this.call('info'); return this.info; }
+  async dispose() {
+    await this.client.request({ type: 'dispose', session: this.id });
+    this.client.sessions.delete(this.id);
+  }
+}
+
+export class EngineClient extends Emitter {
+  constructor(port, { terminate = null } = {}) {
+    super();
+    this.port = port;
+    this.terminateFn = terminate;
+    this.pending = new Map();
+    this.sessions = new Map();
+    this.nextId = 1;
+    this.info = null;
+    port.addEventListener('message', (e) => this.receive(e.data));
+    port.start?.();
+  }
+
+  send(msg, transfer = []) { this.port.postMessage(msg, transfer); }
+
+  request(msg, transfer = []) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.send({ ...msg, id }, transfer);
+    });
+  }
+
+  receive(msg) {
+    if (msg.event) {
+      const s = this.sessions.get(msg.session);
+      if (msg.event === 'state' && s) s.state = msg.state;
+      s?.emit(msg.event, msg);
+      this.emit(msg.event, msg);
+      if (msg.event === 'snapshot') this.send({ type: 'snapshot-ack' });
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    if (msg.ok) p.resolve(msg.result);
+    else p.reject(toError(msg.error));
+  }
+
+  async init({ base, threads = 'auto' } = {}) {
+    this.info = await this.request({ type: 'init', base, threads });
+    return this.info;
+  }
+
+  call(fn, ...args) { return this.request({ type: 'call', fn, args }); }
+  attention(q, k, v, opts) { return this.call('attention', q, k, v, opts); }
+  softmax(scores, opts) { return this.call('softmax', scores, opts); }
+  positionalEncoding(L, C) { return this.call('positionalEncoding', L, C); }
+  contentAddress(memory, key, beta) { return this.call('contentAddress', memory, key, beta); }
+  estimateBytes(config) { return this.call('estimateBytes', config); }
+  modelKinds() { return this.call('modelKinds'); }
+  taskNames() { return this.call('taskNames'); }
+
+  adopt({ session, info }) {
+    const s = new RemoteSession(this, session, info);
+    this.sessions.set(session, s);
+    return s;
+  }
+  async createSession(config) { return this.adopt(await this.request({ type: 'create', config })); }
+  // Opens a .safetensors checkpoint (bytes copied, the caller keeps its array).
+  async loadSession(bytes, overrides = {}) {
+    return this.adopt(await this.request({ type: 'load', bytes: new Uint8Array(bytes), overrides }));
+  }
+
+  terminate() {
+    for (const p of this.pending.values()) p.reject(new Error('engine terminated'));
+    this.pending.clear();
+    this.terminateFn?.();
+  }
+}
+
+export async function connectEngine(port, opts = {}) {
+  const client = new EngineClient(port, opts);
+  await client.init(opts);
+  return client;
+}
+
+// Starts the Worker and loads the engine in it; threads: 'auto' uses the pthread build when
+// the page is cross-origin isolated. engine.info.build says which build loaded.
+export async function createEngine({ base = globalThis.document?.baseURI ?? globalThis.location?.href,
+  threads = 'auto' } = {}) {
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const client = new EngineClient(worker, { terminate: () => worker.terminate() });
+  worker.addEventListener('error', (e) => {
+    for (const p of client.pending.values()) p.reject(new Error(`engine worker failed: ${e.message}`));
+    client.pending.clear();
+  });
+  await client.init({ base, threads });
+  return client;
+}

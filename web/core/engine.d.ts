@@ -1,0 +1,169 @@
+// Types of the engine package (web/core/index.js). Two ways in:
+//   createEngine()  a Worker owns the WebAssembly module; every call is async (EngineClient).
+//   loadEngine()    the module on this thread; calls are synchronous (Engine). For small
+//                   computations on the page (attention maps, softmax, positional tables).
+// Every C++ error (bad config, out-of-range token, malformed checkpoint, ...) arrives as a JS
+// Error carrying the C++ message; the engine stays usable afterwards.
+
+export type Build = 'wasm' | 'wasm-mt';
+
+export interface EngineInfo {
+  build: Build;            // which module loaded: single-thread SIMD or pthreads
+  simd: boolean;
+  threads: boolean;        // true for the pthread build
+  hardwareThreads: number;
+  kernelThreads: number;
+  heapBytes: number;       // current WebAssembly memory
+  maxHeapBytes: number;    // the growth limit
+  loadMs: number;          // fetch + compile + instantiate
+  sessions: boolean;       // whether model sessions are compiled in
+}
+
+export interface AttentionOptions {
+  B?: number; H?: number; T: number; S?: number; Dk: number; Dv?: number;
+  causal?: boolean;
+  keyPad?: Uint8Array | number[];  // [B,S], nonzero = masked key
+}
+export interface AttentionResult {
+  out: Float32Array;      // [B,H,T,Dv]
+  weights: Float32Array;  // [B,H,T,S]
+}
+export interface SoftmaxOptions { rows?: number; cols?: number; temperature?: number }
+export interface ContentAddress { similarity: Float32Array; weights: Float32Array }  // [N] each
+
+// A session config: the model (any kind the CLI knows), the task, the training options.
+// Same JSON as the CLI's config files; see the CLI's `attn --help` for every key.
+export type SessionConfig = Record<string, unknown>;
+
+export interface SessionInfo {
+  config: SessionConfig;
+  model: string;       // model kind
+  task: string | null; // task name
+  params: number;      // parameter count
+  step: number;        // optimizer steps taken so far
+  srcVocab: number; tgtVocab: number;
+  [key: string]: unknown;
+}
+
+export interface TrainResult {          // one train() call
+  losses: Float32Array;                 // one per step
+  tokens: number;                       // target tokens seen
+  step: number;                         // step count after the call
+  lr: number; gradNorm: number;
+}
+export interface EvalResult { loss: number; tokenAccuracy: number; sequenceAccuracy: number; samples: number }
+
+export interface AttentionMapData {
+  name: string;          // e.g. "encoder.layers.0.self_attn", "bahdanau", "pointer"
+  B: number; H: number; T: number; S: number;
+  weights: Float32Array; // [B,H,T,S]; Bahdanau alignments and pointer distributions have H = 1
+}
+export interface Inspection {
+  logits: Float32Array;  // [B,T,V]
+  B: number; T: number; V: number;
+  maps: AttentionMapData[];
+}
+export interface Examples { src: number[][]; tgt: number[][]; srcText: string[]; tgtText: string[] }
+export type Rows = number[][] | Int32Array[];
+export interface DecodeOptions { beam?: number; maxLen?: number; alpha?: number }
+
+// ---- Worker-backed client (async) ----
+
+export interface ProgressEvent {
+  event: 'progress'; session: number;
+  step: number; loss: number; losses: number[]; tokensPerSec: number; lr: number;
+  done: number; total: number;      // steps done / asked in this train() call
+}
+export interface SnapshotEvent { event: 'snapshot'; session: number; step: number; data: Inspection }
+export interface StateEvent { event: 'state'; session: number; state: 'training' | 'paused' | 'idle' }
+
+export interface TrainOptions {
+  chunkMs?: number;                                          // target time per chunk (50)
+  snapshot?: { src: Rows; tgt?: Rows; everyMs?: number } | null; // inspection while training
+}
+export interface TrainSummary { steps: number; losses: Float32Array; cancelled: boolean; step: number }
+
+export declare class RemoteSession {
+  readonly id: number;
+  info: SessionInfo;
+  state: 'training' | 'paused' | 'idle';
+  on(type: 'progress', fn: (e: ProgressEvent) => void): () => void;
+  on(type: 'snapshot', fn: (e: SnapshotEvent) => void): () => void;  // latest wins
+  on(type: 'state', fn: (e: StateEvent) => void): () => void;
+  train(steps: number, opts?: TrainOptions): Promise<TrainSummary>;
+  pause(): void;
+  resume(): void;
+  cancel(): void;                        // train() resolves with cancelled: true
+  trainBatch(src: Rows, tgt?: Rows): Promise<TrainResult>;
+  evaluate(samples?: number, seed?: number): Promise<EvalResult>;
+  decode(src: Rows, opts?: DecodeOptions): Promise<number[][]>;
+  inspect(src: Rows, tgt?: Rows): Promise<Inspection>;
+  examples(n?: number, opts?: { split?: 'train' | 'test'; seed?: number }): Promise<Examples>;
+  save(): Promise<Uint8Array>;           // .safetensors bytes
+  refreshInfo(): Promise<SessionInfo>;
+  dispose(): Promise<void>;
+}
+
+export declare class EngineClient {
+  info: EngineInfo;
+  on(type: 'progress' | 'snapshot' | 'state', fn: (e: ProgressEvent | SnapshotEvent | StateEvent) => void): () => void;
+  attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: AttentionOptions): Promise<AttentionResult>;
+  softmax(scores: Float32Array | number[], opts?: SoftmaxOptions): Promise<Float32Array>;
+  positionalEncoding(L: number, C: number): Promise<Float32Array>;  // [L,C]
+  contentAddress(memory: Float32Array, key: Float32Array, beta?: number): Promise<ContentAddress>;
+  estimateBytes(config: SessionConfig): Promise<number>;
+  modelKinds(): Promise<string[]>;
+  taskNames(): Promise<string[]>;
+  createSession(config: SessionConfig): Promise<RemoteSession>;
+  loadSession(bytes: Uint8Array, overrides?: SessionConfig): Promise<RemoteSession>;
+  terminate(): void;
+}
+
+export declare function createEngine(opts?: { base?: string; threads?: 'auto' | boolean }): Promise<EngineClient>;
+export declare function connectEngine(port: MessagePort, opts?: { base?: string; threads?: 'auto' | boolean }): Promise<EngineClient>;
+
+// ---- Direct engine (sync, this thread) ----
+
+export interface Session {
+  info(): SessionInfo;
+  train(steps: number): TrainResult;
+  trainBatch(src: Rows, tgt?: Rows): TrainResult;
+  evaluate(samples?: number, seed?: number): EvalResult;
+  decode(src: Rows, opts?: DecodeOptions): number[][];
+  inspect(src: Rows, tgt?: Rows): Inspection;
+  examples(n?: number, opts?: { split?: 'train' | 'test'; seed?: number }): Examples;
+  save(): Uint8Array;
+  dispose(): void;
+}
+
+export interface Engine {
+  info(): EngineInfo;
+  attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: AttentionOptions): AttentionResult;
+  softmax(scores: Float32Array | number[], opts?: SoftmaxOptions): Float32Array;
+  positionalEncoding(L: number, C: number): Float32Array;
+  contentAddress(memory: Float32Array, key: Float32Array, beta?: number): ContentAddress;
+  estimateBytes(config: SessionConfig): number;
+  createSession(config: SessionConfig): Session;
+  loadSession(bytes: Uint8Array, overrides?: SessionConfig): Session;
+  modelKinds(): string[];
+  taskNames(): string[];
+}
+
+export declare function loadEngine(base?: string, opts?: { threads?: 'auto' | boolean }): Promise<Engine>;
+export declare function pickBuild(threads?: 'auto' | boolean): Build;
+export declare function threadsAvailable(): boolean;
+
+// ---- Persistence ----
+
+export interface StoredModel { name: string; size: number; savedAt: number; meta: Record<string, unknown> }
+export declare class ModelStore {
+  constructor(idb?: IDBFactory, name?: string);
+  save(name: string, bytes: Uint8Array, meta?: Record<string, unknown>): Promise<StoredModel>;
+  load(name: string): Promise<(StoredModel & { bytes: Uint8Array }) | null>;
+  list(): Promise<StoredModel[]>;                 // newest first, without bytes
+  remove(name: string): Promise<void>;
+  close(): void;
+}
+export declare function readCheckpoint(file: Blob & { name?: string }): Promise<Uint8Array>;
+export declare function downloadCheckpoint(bytes: Uint8Array, filename?: string): void;
+export declare function checkpointBlob(bytes: Uint8Array): Blob;

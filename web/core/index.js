@@ -1,0 +1,4 @@
+// The engine package's entry: the Worker-backed client, the direct loader, persistence.
+export { createEngine, connectEngine, EngineClient, RemoteSession } from './client.js';
+export { loadEngine, pickBuild, threadsAvailable } from './engine.js';
+export { ModelStore, readCheckpoint, downloadCheckpoint, checkpointBlob } from './persist.js';

@@ -1,0 +1,51 @@
+// The typed message protocol between the page (client.js) and the Worker (worker.js,
+// runtime.js). Requests carry an `id` and get exactly one reply; events carry no id.
+//
+// page -> worker
+//   {id, type: 'init', base, threads}                     -> reply: engine info
+//   {id, type: 'call', fn, args}                          -> reply: result of engine[fn](...args)
+//   {id, type: 'create', config}                          -> reply: {session, info}
+//   {id, type: 'load', bytes, overrides}                  -> reply: {session, info}
+//   {id, type: 'session', session, method, args}          -> reply: result of session[method](...args)
+//   {id, type: 'train', session, steps, chunkMs, snapshot} -> reply: {steps, losses, cancelled, step}
+//   {id, type: 'dispose', session}                        -> reply: true
+//   {type: 'pause' | 'resume' | 'cancel', session}        (no reply; state events follow)
+//   {type: 'snapshot-ack'}                                (the page drew the last snapshot)
+// worker -> page
+//   {id, ok: true, result} | {id, ok: false, error: {name, message}}
+//   {event: 'progress', session, step, loss, losses, tokensPerSec, lr, done, total}
+//   {event: 'snapshot', session, step, data}   latest-wins: at most one unacknowledged
+//   {event: 'state', session, state: 'training' | 'paused' | 'idle'}
+export const REQUESTS = ['init', 'call', 'create', 'load', 'session', 'train', 'dispose'];
+export const CONTROLS = ['pause', 'resume', 'cancel', 'snapshot-ack'];
+export const EVENTS = ['progress', 'snapshot', 'state'];
+
+// Engine functions callable through {type: 'call'}.
+export const CALLS = ['info', 'attention', 'softmax', 'positionalEncoding', 'contentAddress',
+  'estimateBytes', 'modelKinds', 'taskNames'];
+// Session methods callable through {type: 'session'}.
+export const SESSION_METHODS = ['info', 'trainBatch', 'evaluate', 'decode', 'inspect', 'examples', 'save'];
+
+export function errorPayload(e) {
+  return { name: e?.name ?? 'Error', message: e?.message ?? String(e) };
+}
+
+export function toError(p) {
+  const e = new Error(p.message);
+  if (p.name && p.name !== 'Error') e.cause = p.name;
+  return e;
+}
+
+// The ArrayBuffers inside a result (typed arrays, nested in arrays/objects), for transfer.
+export function transferables(x, out = [], seen = new Set()) {
+  if (x && typeof x === 'object') {
+    if (ArrayBuffer.isView(x)) {
+      if (!seen.has(x.buffer) && !(typeof SharedArrayBuffer === 'function' && x.buffer instanceof SharedArrayBuffer)) {
+        seen.add(x.buffer);
+        out.push(x.buffer);
+      }
+    } else if (Array.isArray(x)) x.forEach((v) => transferables(v, out, seen));
+    else for (const v of Object.values(x)) transferables(v, out, seen);
+  }
+  return out;
+}

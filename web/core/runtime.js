@@ -1,0 +1,160 @@
+// The Worker's runtime: owns the engine (api.js) and its sessions, answers protocol requests
+// (protocol.js), and trains in chunks sized to ~chunkMs so pause/resume/cancel and other
+// requests are served between chunks. While training it posts progress events and, every
+// snapshot.everyMs, the session's inspection data, latest-wins: a new snapshot replaces one
+// the page has not acknowledged yet instead of queueing behind it.
+// Independent of Worker globals: `post(msg, transfer)` sends, `load(init)` returns the engine.
+import { CALLS, SESSION_METHODS, errorPayload, transferables } from './protocol.js';
+
+const now = () => performance.now();
+const nextTurn = () => new Promise((r) => setTimeout(r, 0));
+
+export class Runtime {
+  constructor(post, load) {
+    this.post = post;
+    this.load = load;
+    this.engine = null;
+    this.sessions = new Map();  // id -> Session
+    this.nextId = 1;
+    this.training = null;       // {session, paused, cancelled, resume}
+    this.snapshot = { inFlight: false, pending: null };
+  }
+
+  reply(id, result) {
+    this.post({ id, ok: true, result }, transferables(result));
+  }
+
+  async handle(msg) {
+    if (!msg || typeof msg !== 'object') return;
+    switch (msg.type) {
+      case 'pause': return this.control(msg, 'pause');
+      case 'resume': return this.control(msg, 'resume');
+      case 'cancel': return this.control(msg, 'cancel');
+      case 'snapshot-ack': return this.ackSnapshot();
+      default: break;
+    }
+    try {
+      this.reply(msg.id, await this.request(msg));
+    } catch (e) {
+      this.post({ id: msg.id, ok: false, error: errorPayload(e) });
+    }
+  }
+
+  async request(msg) {
+    if (msg.type === 'init') {
+      if (!this.engine) this.engine = await this.load(msg);
+      return this.engine.info();
+    }
+    if (!this.engine) throw new Error('engine not initialised: send init first');
+    switch (msg.type) {
+      case 'call':
+        if (!CALLS.includes(msg.fn)) throw new Error(`unknown engine function '${msg.fn}'`);
+        return this.engine[msg.fn](...(msg.args ?? []));
+      case 'create': return this.register(this.engine.createSession(msg.config));
+      case 'load': return this.register(this.engine.loadSession(msg.bytes, msg.overrides));
+      case 'session': {
+        if (!SESSION_METHODS.includes(msg.method)) throw new Error(`unknown session method '${msg.method}'`);
+        this.ensureIdle(msg.session, msg.method);
+        return this.session(msg.session)[msg.method](...(msg.args ?? []));
+      }
+      case 'train': return this.train(msg);
+      case 'dispose': {
+        this.ensureIdle(msg.session, 'dispose');
+        this.session(msg.session).dispose();
+        this.sessions.delete(msg.session);
+        return true;
+      }
+      default: throw new Error(`unknown request type '${msg.type}'`);
+    }
+  }
+
+  register(session) {
+    const id = this.nextId++;
+    this.sessions.set(id, session);
+    return { session: id, info: session.info() };
+  }
+
+  session(id) {
+    const s = this.sessions.get(id);
+    if (!s) throw new Error(`no session ${id} (disposed or never created)`);
+    return s;
+  }
+
+  ensureIdle(id, what) {
+    if (this.training && this.training.id === id)
+      throw new Error(`session ${id} is training: pause or cancel it before ${what}`);
+  }
+
+  control(msg, what) {
+    const t = this.training;
+    if (!t || (msg.session !== undefined && msg.session !== t.id)) return;
+    if (what === 'pause' && !t.paused) {
+      t.paused = true;
+    } else if (what === 'resume' && t.paused) {
+      t.paused = false;
+      t.resume?.();
+    } else if (what === 'cancel') {
+      t.cancelled = true;
+      t.resume?.();
+    }
+  }
+
+  offerSnapshot(msg) {
+    if (this.snapshot.inFlight) {
+      this.snapshot.pending = msg;
+      return;
+    }
+    this.snapshot.inFlight = true;
+    this.post(msg, transferables(msg.data));
+  }
+
+  ackSnapshot() {
+    this.snapshot.inFlight = false;
+    const next = this.snapshot.pending;
+    this.snapshot.pending = null;
+    if (next) this.offerSnapshot(next);
+  }
+
+  async train({ session: id, steps, chunkMs = 50, snapshot = null }) {
+    const s = this.session(id);
+    if (this.training) throw new Error(`session ${this.training.id} is already training`);
+    if (!(Number.isInteger(steps) && steps > 0)) throw new Error(`train: steps must be a positive integer, got ${steps}`);
+    const t = { id, paused: false, cancelled: false, resume: null };
+    this.training = t;
+    const losses = [];
+    let chunk = 1, done = 0, lastSnap = -Infinity, step = 0;
+    this.post({ event: 'state', session: id, state: 'training' });
+    try {
+      while (done < steps && !t.cancelled) {
+        if (t.paused) {
+          this.post({ event: 'state', session: id, state: 'paused' });
+          await new Promise((r) => { t.resume = r; });
+          t.resume = null;
+          if (t.cancelled) break;
+          this.post({ event: 'state', session: id, state: 'training' });
+        }
+        const t0 = now();
+        const r = s.train(Math.min(chunk, steps - done));
+        const ms = Math.max(now() - t0, 1e-3);
+        const chunkLosses = Array.from(r.losses);
+        losses.push(...chunkLosses);
+        done += chunkLosses.length;
+        step = r.step;
+        this.post({
+          event: 'progress', session: id, step, loss: chunkLosses.at(-1), losses: chunkLosses,
+          tokensPerSec: (r.tokens / ms) * 1000, lr: r.lr, done, total: steps,
+        });
+        chunk = Math.max(1, Math.min(1000, Math.round(chunk * (chunkMs / ms)) || 1));
+        if (snapshot && (now() - lastSnap >= (snapshot.everyMs ?? 250) || done >= steps)) {
+          lastSnap = now();
+          this.offerSnapshot({ event: 'snapshot', session: id, step, data: s.inspect(snapshot.src, snapshot.tgt) });
+        }
+        await nextTurn();
+      }
+    } finally {
+      this.training = null;
+      this.post({ event: 'state', session: id, state: 'idle' });
+    }
+    return { steps: done, losses: Float32Array.from(losses), cancelled: t.cancelled, step };
+  }
+}

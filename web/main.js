@@ -1,21 +1,119 @@
-// Page entry: language, then the engine, then each demo mounted into its placeholder.
-import { applyI18n, getLang, setLang, t } from './i18n/index.js';
+// Page entry: builds §1–§12 and the playground from the content fragments of the current
+// language, typesets their formulas, and mounts each demo into its placeholder when it nears
+// the viewport. A language switch swaps the prose only: live demo hosts (and any training in
+// them) move over into the new fragment's placeholders.
+import 'katex/dist/katex.min.css';
+import './style.css';
+import { SECTIONS } from './sections.js';
+import { applyI18n, getLang, setLang, t, onLangChange } from './i18n/index.js';
 import { loadEngine } from './core/engine.js';
-import { mount as mountSdpa } from './demos/sdpa/index.js';
+import { createEngine } from './core/client.js';
+import { mountDemo, demoNames } from './demos/registry.js';
+import { makeContext } from './demos/common/context.js';
+import { typeset } from './viz/tex.js';
+import { initTheme } from './theme.js';
+import { ensureWidgetStyles } from './viz/styles.js';
 
-const demos = { sdpa: mountSdpa };
+const fragments = import.meta.glob('./i18n/content/*/*.html', { query: '?raw', import: 'default' });
+const hosts = new Map();     // demo name -> host element (kept across language switches)
+const handles = new Map();   // demo name -> {unmount, relabel?, ...}
+let engine = null;
+let engineError = null;
+let workerClient = null;
+const worker = () => (workerClient ??= createEngine({ base: document.baseURI }));
 
-applyI18n();
-document.getElementById('lang-toggle').addEventListener('click', () => setLang(getLang() === 'ko' ? 'en' : 'ko'));
+const heading = (s, i) => `<h2><span class="num">${s.id === 'playground' ? '◆' : `§${i + 1}`}</span> ${t(`${s.id}.title`)}</h2>`;
 
-try {
-  const engine = await loadEngine();
-  for (const el of document.querySelectorAll('[data-demo]')) {
-    demos[el.dataset.demo](el, engine);
-    applyI18n(el);
-  }
-  document.body.dataset.ready = '1';
-} catch (e) {
-  for (const el of document.querySelectorAll('[data-demo]')) el.textContent = t('engine.error', { message: e.message });
-  throw e;
+function fallbackFragment(s, i) {
+  const demos = s.demos.map((d) => `<div data-demo="${d}"></div>`).join('');
+  return `${heading(s, i)}<p>${t(`${s.id}.summary`)}</p>${demos}`;
 }
+
+async function fragmentFor(s, i, lang) {
+  const load = fragments[`./i18n/content/${lang}/${s.id}.html`];
+  if (!load) return fallbackFragment(s, i);
+  const html = await load();
+  return /<h2[\s>]/i.test(html) ? html : `${heading(s, i)}${html}`;
+}
+
+function renderNav() {
+  const nav = document.getElementById('toc');
+  nav.innerHTML = SECTIONS.map((s) => `<a href="#${s.id}" data-section="${s.id}">${t(`${s.id}.nav`)}</a>`).join('');
+  nav.querySelectorAll('a').forEach((a) => a.addEventListener('click', (e) => {
+    e.preventDefault();
+    document.getElementById(a.dataset.section)?.scrollIntoView({ behavior: 'smooth' });
+  }));
+}
+
+const observer = new IntersectionObserver((entries) => {
+  for (const e of entries) if (e.isIntersecting) { observer.unobserve(e.target); mountHost(e.target); }
+}, { rootMargin: '600px 0px' });
+
+async function mountHost(host) {
+  const name = host.dataset.demo;
+  if (handles.has(name)) return;
+  handles.set(name, {});
+  if (engineError) { host.textContent = t('engine.error', { message: engineError.message }); return; }
+  try {
+    const handle = await mountDemo(name, host, makeContext({ name, host, engine, worker }));
+    handles.set(name, handle);
+    applyI18n(host);
+    host.dataset.ready = '1';
+    performance.mark(`attnlab:ready:${name}`, { detail: { pending: host.dataset.pending === '1' } });
+  } catch (e) {
+    host.textContent = t('engine.error', { message: e.message });
+    throw e;
+  }
+}
+
+async function renderSections() {
+  const lang = getLang();
+  const html = await Promise.all(SECTIONS.map((s, i) => fragmentFor(s, i, lang)));
+  const main = document.getElementById('sections');
+  for (const host of hosts.values()) host.remove();
+  main.innerHTML = SECTIONS.map((s, i) => `
+    <section id="${s.id}" class="guide-section">
+      ${html[i]}
+    </section>`).join('');
+  for (const ph of main.querySelectorAll('[data-demo]')) {
+    const name = ph.dataset.demo;
+    if (!demoNames.includes(name)) { ph.textContent = t('demo.unknown', { name }); continue; }
+    const live = hosts.get(name);
+    if (live) { ph.replaceWith(live); continue; }
+    ph.classList.add('demo-host');
+    ph.innerHTML = `<p class="demo-loading">${t('engine.loading')}</p>`;
+    hosts.set(name, ph);
+    if (engine || engineError) observer.observe(ph);
+  }
+  typeset(main);
+}
+
+document.getElementById('lang-toggle').addEventListener('click', () => setLang(getLang() === 'ko' ? 'en' : 'ko'));
+onLangChange(async () => {
+  renderNav();
+  await renderSections();
+  for (const h of handles.values()) h.relabel?.();
+  applyI18n();
+});
+ensureWidgetStyles();
+initTheme(document.getElementById('theme-toggle'));
+const enginePromise = loadEngine();
+enginePromise.catch(() => {});
+applyI18n();
+renderNav();
+await renderSections();
+try {
+  engine = await enginePromise;
+  const info = await engine.info();
+  const line = document.getElementById('engine-line');
+  line.dataset.i18n = info.threads ? 'engine.ready.threads' : 'engine.ready';
+  line.textContent = t(line.dataset.i18n);
+} catch (e) {
+  engineError = e;
+  console.error(e);
+}
+performance.mark('attnlab:engine');
+for (const host of hosts.values()) observer.observe(host);
+document.body.dataset.ready = '1';
+const target = [...new URLSearchParams(location.hash.slice(1)).keys()].find((k) => SECTIONS.some((s) => s.id === k));
+if (target) document.getElementById(target).scrollIntoView();

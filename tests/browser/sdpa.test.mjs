@@ -37,6 +37,8 @@ test('heatmap shows the engine attention weights for random Q, K', async () => {
   const page = await browser.newPage();
   await page.goto(`${server.url}#sdpa.n=10&sdpa.dk=32&sdpa.seed=3`);
   await page.waitForSelector('body[data-ready="1"]');
+  await page.locator('[data-demo=sdpa]').scrollIntoViewIfNeeded();
+  await page.waitForSelector('[data-demo=sdpa][data-ready="1"]');
   let s = await heatmapState(page);
   assert.equal(s.rows, 10);
   assert.equal(s.dk, 32);
@@ -44,6 +46,7 @@ test('heatmap shows the engine attention weights for random Q, K', async () => {
   s.values.forEach((v, i) => assert.ok(Math.abs(v - ref[i]) < 1e-5, `cell ${i}: ${v} vs ${ref[i]}`));
 
   await page.check('[data-demo=sdpa] [name=causal]');
+  await page.waitForFunction(() => document.querySelector('[data-demo=sdpa]').inputs.causal === true);
   s = await heatmapState(page);
   assert.equal(s.causal, true);
   const refc = softmaxRows(s.q, s.k, s.n, s.dk, true);
@@ -53,16 +56,26 @@ test('heatmap shows the engine attention weights for random Q, K', async () => {
   assert.deepEqual(page.errors, []);
 });
 
-test('language toggle switches visible text; phone width renders', async () => {
-  const page = await browser.newPage({ width: 375, height: 800 });
-  await page.goto(`${server.url}?lang=en`);
+test('without the division by √d_k the softmax saturates as d_k grows', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}?lang=en#sdpa.dk=256&sdpa.scale=0&sdpa.n=16`);
   await page.waitForSelector('body[data-ready="1"]');
-  assert.match(await page.textContent('#sdpa h2'), /Scaled dot-product attention/);
-  await page.click('#lang-toggle');
-  assert.match(await page.textContent('#sdpa h2'), /스케일드/);
-  assert.doesNotMatch(page.url(), /lang=en/);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 0, `page overflows the phone width by ${overflow}px`);
-  await page.screenshot({ path: path.join(shots, 'sdpa-phone-ko.png'), fullPage: true });
+  await page.locator('[data-demo=sdpa]').scrollIntoViewIfNeeded();
+  await page.waitForSelector('[data-demo=sdpa][data-ready="1"]');
+  const s = await page.evaluate(() => {
+    const el = document.querySelector('[data-demo=sdpa]');
+    return { sweep: el.sweep, scale: el.inputs.scale, w: [...el.result.weights] };
+  });
+  assert.equal(s.scale, false);
+  const [scaledMax, rawMax] = s.sweep.max;
+  const [scaledH, rawH] = s.sweep.entropy;
+  const last = s.sweep.dk.length - 1;
+  assert.equal(s.sweep.dk[last], 512);
+  assert.ok(rawMax[last] > 0.9, `unscaled largest weight at d_k=512: ${rawMax[last]}`);
+  assert.ok(scaledMax[last] < 0.6, `scaled largest weight at d_k=512: ${scaledMax[last]}`);
+  assert.ok(rawH[last] < 0.3 && scaledH[last] > 2, `entropies ${rawH[last]} vs ${scaledH[last]}`);
+  assert.ok(Math.abs(scaledMax[last] - scaledMax[3]) < 0.2, 'with scaling the largest weight barely depends on d_k');
+  const rowMax = Math.max(...s.w.slice(0, 16));
+  assert.ok(rowMax > 0.9, `first row of the unscaled d_k=256 heatmap is nearly one-hot: ${rowMax}`);
   assert.deepEqual(page.errors, []);
 });

@@ -1,6 +1,7 @@
 // Language state for the page: Korean by default, English by `?lang=en` or the toggle.
 // Every visible string comes from the tables in ko.js / en.js; elements carry
-// data-i18n="key" and are refilled on a switch, without a reload.
+// data-i18n="key" (text) or data-i18n-aria="key" (aria-label) and are refilled on a switch,
+// without a reload.
 import ko from './ko.js';
 import en from './en.js';
 
@@ -16,20 +17,23 @@ export function t(key, vars = {}) {
   return s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
 }
 
-export function applyI18n(root = document) {
-  document.documentElement.lang = lang;
+export function applyI18n(root = document, { updateDocument = true } = {}) {
+  if (updateDocument) document.documentElement.lang = lang;
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll('[data-i18n-aria]')) el.setAttribute('aria-label', t(el.dataset.i18nAria));
 }
 
-export function setLang(next) {
+export function setLang(next, { updateUrl = true, updateDocument = true } = {}) {
+  const changed = (next === 'en' ? 'en' : 'ko') !== lang;
   lang = next === 'en' ? 'en' : 'ko';
-  const url = new URL(location.href);
-  if (lang === 'en') url.searchParams.set('lang', 'en');
-  else url.searchParams.delete('lang');
-  history.replaceState(null, '', url);
-  applyI18n();
-  for (const fn of listeners) fn(lang);
+  if (updateUrl) {
+    const url = new URL(location.href);
+    if (lang === 'en') url.searchParams.set('lang', 'en');
+    else url.searchParams.delete('lang');
+    history.replaceState(history.state, '', url);
+  }
+  if (updateDocument) applyI18n();
+  if (changed || updateDocument) for (const fn of listeners) fn(lang);
 }
 
 export function onLangChange(fn) {

@@ -1,7 +1,7 @@
 // <al-heatmap>: draws a rows×cols matrix of values in [0, 1] on a canvas, with row/column
 // labels, a hover/keyboard-focus readout of each cell, and the values kept on the element
 // (`el.values`, `el.rows`, `el.cols`) so tests and other views read exactly what is drawn.
-import { viridis } from './palette.js';
+import { viridis, diverging } from './palette.js';
 
 export class Heatmap extends HTMLElement {
   constructor() {
@@ -25,10 +25,19 @@ export class Heatmap extends HTMLElement {
     this.append(this.canvas, this.readout);
     this.canvas.addEventListener('mousemove', (e) => this.#hover(e));
     this.addEventListener('keydown', (e) => this.#key(e));
+    this.resize = new ResizeObserver(() => {
+      if (Math.abs(this.clientWidth - (this.lastWidth ?? 0)) > 4) this.draw();
+    });
+    this.resize.observe(this);
   }
 
+
   // values: Float32Array of rows*cols, row-major
-  set(values, rows, cols, { rowLabels = [], colLabels = [] } = {}) {
+  // palette: 'viridis' for [0, 1] (weights), 'diverging' for [-1, 1] (signed values)
+  set(values, rows, cols, { rowLabels = [], colLabels = [], palette = 'viridis', minCell = 8, maxWidth = 320 } = {}) {
+    this.palette = palette === 'diverging' ? diverging : viridis;
+    this.minCell = minCell;
+    this.maxWidth = maxWidth;
     this.values = Float32Array.from(values);
     this.rows = rows;
     this.cols = cols;
@@ -41,8 +50,10 @@ export class Heatmap extends HTMLElement {
 
   draw() {
     if (!this.canvas) return;
-    const cell = Math.max(8, Math.min(40, Math.floor(320 / Math.max(this.rows, this.cols, 1))));
+    this.lastWidth = this.clientWidth;
     const pad = this.rowLabels.length ? 56 : 4;
+    const room = Math.min(this.maxWidth ?? 320, Math.max(120, (this.clientWidth || 320) - pad - 4));
+    const cell = Math.max(this.minCell ?? 8, Math.min(40, Math.floor(room / Math.max(this.cols, 1)), Math.floor((this.maxWidth ?? 320) / Math.max(this.rows, 1))));
     const top = this.colLabels.length ? 48 : 4;
     const dpr = globalThis.devicePixelRatio || 1;
     const w = pad + cell * this.cols, h = top + cell * this.rows;
@@ -55,8 +66,8 @@ export class Heatmap extends HTMLElement {
     g.clearRect(0, 0, w, h);
     for (let i = 0; i < this.rows; i++)
       for (let j = 0; j < this.cols; j++) {
-        g.fillStyle = viridis(this.values[i * this.cols + j]);
-        g.fillRect(pad + j * cell, top + i * cell, cell - 1, cell - 1);
+        g.fillStyle = (this.palette ?? viridis)(this.values[i * this.cols + j]);
+        g.fillRect(pad + j * cell, top + i * cell, cell > 6 ? cell - 1 : cell, cell > 6 ? cell - 1 : cell);
       }
     g.fillStyle = getComputedStyle(this).color;
     g.font = '11px system-ui, sans-serif';
@@ -88,6 +99,7 @@ export class Heatmap extends HTMLElement {
     if (i >= 0 && i < this.rows && j >= 0 && j < this.cols) {
       this.focusCell = [i, j];
       this.readout.textContent = this.describe(i, j);
+      this.dispatchEvent(new CustomEvent('cell', { detail: { i, j } }));
     }
   }
 
@@ -101,6 +113,7 @@ export class Heatmap extends HTMLElement {
     const nj = Math.min(this.cols - 1, Math.max(0, j + m[1]));
     this.focusCell = [ni, nj];
     this.readout.textContent = this.describe(ni, nj);
+    this.dispatchEvent(new CustomEvent('cell', { detail: { i: ni, j: nj } }));
   }
 }
 

@@ -11,3 +11,15 @@ export function viridis(t) {
   const c = STOPS[i].map((v, k) => Math.round(v + f * (STOPS[i + 1][k] - v)));
   return `rgb(${c[0]},${c[1]},${c[2]})`;
 }
+
+// Okabe & Ito's eight colours, distinguishable under the common colour-vision deficiencies.
+export const OKABE_ITO = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000'];
+
+// Diverging blue–white–orange for values in [-1, 1] (colour-blind safe end points).
+export function diverging(v) {
+  const x = Math.min(1, Math.max(-1, v));
+  const lo = [0, 114, 178], mid = [247, 247, 247], hi = [230, 159, 0];
+  const [a, b, f] = x < 0 ? [mid, lo, -x] : [mid, hi, x];
+  const c = a.map((u, k) => Math.round(u + f * (b[k] - u)));
+  return `rgb(${c[0]},${c[1]},${c[2]})`;
+}

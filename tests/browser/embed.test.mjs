@@ -1,0 +1,42 @@
+// The course-page example from dist/ served as plain static files (no COOP/COEP): three
+// <attnlab-demo> widgets mount with their attribute settings, start() runs one, progress
+// events carry {step, loss}, and nothing is fetched from outside the server.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { startServer, launch, shots } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+test('embed example: three widgets from one script, settings from attributes, start() and progress', async () => {
+  const page = await browser.newPage({ width: 900, height: 900 });
+  const outside = [];
+  page.on('request', (r) => { if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) outside.push(r.url()); });
+  await page.goto(`${server.url}examples/embed/index.html`);
+  await page.waitForFunction(() => [...document.querySelectorAll('attnlab-demo')].every((w) => w.dataset.ready === '1'), null, { timeout: 20000 });
+  assert.equal(await page.locator('attnlab-demo').count(), 3);
+  const sdpa = await page.evaluate(() => document.getElementById('w-sdpa').inputs);
+  assert.equal(sdpa.dk, 256);
+  assert.equal(sdpa.n, 12);
+  assert.equal(await page.evaluate(() => document.getElementById('w-ntm').result.beta), 10);
+  assert.equal(new URL(page.url()).hash, '', 'widgets leave the host page URL alone');
+  assert.match(await page.textContent('#w-ntm'), /cosine similarity/);
+  const events = page.evaluate(() => new Promise((resolve) => {
+    const got = [];
+    document.getElementById('w-cost').addEventListener('progress', (e) => {
+      got.push(e.detail);
+      if (e.detail.done) resolve(got);
+    });
+  }));
+  await page.click('#time-it');
+  const got = await events;
+  assert.deepEqual(got.map((d) => d.step), [1, 2, 3, 4, 5]);
+  assert.ok(got.every((d) => 'loss' in d));
+  assert.match(await page.textContent('#log'), /step 5/);
+  await page.screenshot({ path: path.join(shots, 'embed-example.png'), fullPage: true });
+  assert.deepEqual(outside, []);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -1,0 +1,79 @@
+// §11 demo: the n² cost of self-attention, measured. The engine runs softmax(QKᵀ/√d_k)V for
+// n = 64 … n_max tokens (d_k = 64) and the page plots the median wall time per call beside a
+// least-squares fit c·n². One n per step, so the run can be paused and the page stays live.
+// State: cost.max (n_max) in the URL hash. Measurements on the element: el.timings.
+import { randn } from '../../core/random.js';
+import { t } from '../../i18n/index.js';
+import { lineChart } from '../../viz/chart.js';
+import { createRun } from '../common/run.js';
+
+const DK = 64;
+const SIZES = [64, 128, 256, 384, 512, 768, 1024, 1536, 2048];
+
+async function timeOnce(engine, n) {
+  const q = randn(n * DK, n), k = randn(n * DK, n + 1), v = randn(n * DK, n + 2);
+  const samples = [];
+  const t0 = performance.now();
+  while (samples.length < 3 || (performance.now() - t0 < 60 && samples.length < 15)) {
+    const a = performance.now();
+    await engine.attention(q, k, v, { T: n, S: n, Dk: DK });
+    samples.push(performance.now() - a);
+  }
+  samples.sort((x, y) => x - y);
+  return samples[samples.length >> 1];
+}
+
+export function mount(el, ctx) {
+  const { engine, read, store } = ctx;
+  let maxN = read.num('max', 1024, 128, 2048);
+  el.innerHTML = `
+    <div class="controls">
+      <label><span data-i18n="cost.max"></span> <select name="max">${SIZES.slice(1).map((n) => `<option>${n}</option>`).join('')}</select></label>
+    </div>
+    <div class="run-host"></div>
+    <div class="chart-host"></div>
+    <p class="readout" name="summary" aria-live="polite"></p>`;
+  const sel = el.querySelector('[name=max]');
+  sel.value = String(maxN);
+  const chart = lineChart(el.querySelector('.chart-host'), {
+    series: [{ label: t('cost.measured'), points: true, dash: [] }, { label: t('cost.fit') }],
+    xLabel: t('cost.n'), yLabel: t('cost.ms'), height: 220,
+  });
+  let timings = [];
+  const sizes = () => SIZES.filter((n) => n <= maxN);
+
+  function summary() {
+    const out = el.querySelector('[name=summary]');
+    if (timings.length < 2) { out.textContent = t('cost.hint'); return; }
+    const c = timings.reduce((s, p) => s + p.ms * p.n * p.n, 0) / timings.reduce((s, p) => s + p.n ** 4, 0);
+    chart.set(timings.map((p) => p.n), [timings.map((p) => p.ms), timings.map((p) => c * p.n * p.n)]);
+    const a = timings[0], b = timings[timings.length - 1];
+    out.textContent = t('cost.summary', { n1: a.n, n2: b.n, ratio: (b.ms / a.ms).toFixed(1), sq: ((b.n / a.n) ** 2).toFixed(0), pairs: (b.n * b.n).toLocaleString() });
+  }
+
+  const run = createRun(el.querySelector('.run-host'), ctx, {
+    total: sizes().length,
+    label: 'cost.step',
+    async work(step) {
+      const n = sizes()[step];
+      const ms = await timeOnce(engine, n);
+      timings.push({ n, ms });
+      el.timings = timings;
+      chart.set(timings.map((p) => p.n), [timings.map((p) => p.ms), timings.map(() => null)]);
+      summary();
+      return { loss: null, done: step + 1 >= sizes().length };
+    },
+    reset() { timings = []; el.timings = timings; chart.set([], [[], []]); summary(); },
+  });
+  sel.addEventListener('change', () => {
+    maxN = Number(sel.value); store.set({ max: maxN });
+    run.total = sizes().length;
+    run.reset();
+  });
+  summary();
+  return {
+    start: run.start, pause: run.pause, reset: run.reset,
+    relabel() { chart.relabel({ series: [t('cost.measured'), t('cost.fit')], xLabel: t('cost.n'), yLabel: t('cost.ms') }); run.render(); summary(); },
+    unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
+  };
+}

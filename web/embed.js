@@ -1,0 +1,48 @@
+// The embeddable widgets: one script that registers <attnlab-demo name="…">. Settings come
+// from the element's attributes (the same keys a demo keeps in the page's URL hash, e.g.
+// <attnlab-demo name="sdpa" dk="64" scale="0">); `lang="en"` picks English. Methods start() and
+// pause() drive the demo's run; `progress` events carry {step, loss}; `ready` fires once mounted.
+// The engine and the demo chunks load relative to this script, so a static folder serves it.
+import { loadEngine } from './core/engine.js';
+import { createEngine } from './core/client.js';
+import { mountDemo, demoNames } from './demos/registry.js';
+import { makeContext } from './demos/common/context.js';
+import { applyI18n, setLang, t } from './i18n/index.js';
+import { ensureWidgetStyles } from './viz/styles.js';
+
+const base = new URL('./', import.meta.url).href;
+let workerClient = null;
+const worker = () => (workerClient ??= createEngine({ base }));
+
+class AttnlabDemo extends HTMLElement {
+  connectedCallback() {
+    if (this.mounted) return;
+    ensureWidgetStyles();
+    const lang = (this.closest('[lang]')?.getAttribute('lang') ?? 'ko').startsWith('en') ? 'en' : 'ko';
+    setLang(lang, { updateUrl: false, updateDocument: false });
+    const name = this.getAttribute('name');
+    this.classList.add('demo-host', 'attnlab-widget');
+    this.textContent = t('engine.loading');
+    this.mounted = (async () => {
+      if (!demoNames.includes(name)) throw new Error(t('demo.unknown', { name }));
+      const engine = await loadEngine(base);
+      this.textContent = '';
+      this.handle = await mountDemo(name, this, makeContext({ name, host: this, engine, worker, embedded: true }));
+      applyI18n(this, { updateDocument: false });
+      this.dataset.ready = '1';
+      this.dispatchEvent(new CustomEvent('ready'));
+      return this.handle;
+    })().catch((e) => { this.textContent = t('engine.error', { message: e.message }); throw e; });
+  }
+
+  disconnectedCallback() {
+    this.mounted?.then((h) => h.unmount?.()).catch(() => {});
+    this.mounted = null;
+  }
+
+  async start() { (await this.mounted)?.start?.(); }
+  async pause() { (await this.mounted)?.pause?.(); }
+  async reset() { (await this.mounted)?.reset?.(); }
+}
+
+if (!customElements.get('attnlab-demo')) customElements.define('attnlab-demo', AttnlabDemo);

@@ -128,10 +128,11 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async () 
   s.on('state', (e) => states.push(e.state));
   s.on('snapshot', (e) => snaps.push(e));
   const ex = await s.examples(1);
+  const paused = new Promise((r) => { const off = s.on('state', (e) => { if (e.state === 'paused') { off(); r(); } }); });
   const run = s.train(60, { chunkMs: 5, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0 } });
   await new Promise((r) => setTimeout(r, 30));
   s.pause();
-  await new Promise((r) => setTimeout(r, 60));
+  await paused;
   const pausedAt = progress.length;
   assert.equal(s.state, 'paused');
   await new Promise((r) => setTimeout(r, 60));

@@ -132,7 +132,7 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async () 
   const run = s.train(60, { chunkMs: 5, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0 } });
   await new Promise((r) => setTimeout(r, 30));
   s.pause();
-  await paused;
+  await Promise.race([paused, run]);
   const pausedAt = progress.length;
   assert.equal(s.state, 'paused');
   await new Promise((r) => setTimeout(r, 60));

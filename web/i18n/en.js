@@ -70,6 +70,12 @@ export default {
   'mh.ablationCaption': 'Each model: d_model = 32, one encoder and one decoder layer, the same data, seed and steps; the bars are the held-out loss after training (lower is better). Vaswani et al. (2017, Table 3) report one head 0.9 BLEU below the best setting, and too many small heads losing quality as well.',
   'mh.result': 'loss {loss} · exact {acc}%',
 
+  'rev.plain': 'input in output order (copy)', 'rev.reversed': 'input reversed',
+  'rev.summary': 'Held-out loss after training: {plain} in order, {reversed} reversed (per-token accuracy {plainAcc}% vs {reversedAcc}%).',
+  'bn.encdec': 'RNNencdec (fixed vector)', 'bn.search': 'RNNsearch (attention)', 'bn.length': 'source length',
+  'bn.accuracy': 'exact-match accuracy',
+  'bn.summary': 'Sequences of 18 tokens or more: {encdec}% copied exactly without attention, {search}% with it.',
+
   'sdpa.n': 'tokens', 'sdpa.dk': 'd_k (head size)', 'sdpa.scale': 'divide by √d_k',
   'sdpa.causal': 'causal mask', 'sdpa.reroll': 'Draw new Q, K',
   'sdpa.heatmap': 'Attention weights: rows are queries, columns are keys',

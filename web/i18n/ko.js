@@ -70,6 +70,12 @@ export default {
   'mh.ablationCaption': '모든 모델: d_model = 32, 인코더·디코더 각 1층, 같은 데이터·시드·스텝 수. 막대는 학습 후 검증 손실입니다(낮을수록 좋음). Vaswani 외(2017, 표 3)는 헤드 1개가 최적 설정보다 BLEU 0.9 낮고, 헤드를 너무 많이 잘게 나눠도 품질이 떨어진다고 보고했습니다.',
   'mh.result': '손실 {loss} · 완전 일치 {acc}%',
 
+  'rev.plain': '출력과 같은 순서의 입력 (복사)', 'rev.reversed': '뒤집은 입력',
+  'rev.summary': '학습 후 검증 손실: 원래 순서 {plain}, 뒤집은 입력 {reversed} (토큰 정확도 {plainAcc}% 대 {reversedAcc}%).',
+  'bn.encdec': 'RNNencdec (고정 벡터)', 'bn.search': 'RNNsearch (어텐션)', 'bn.length': '소스 길이',
+  'bn.accuracy': '완전 일치 정확도',
+  'bn.summary': '18토큰 이상인 시퀀스: 어텐션 없이 {encdec}%, 어텐션으로 {search}%를 정확히 복사했습니다.',
+
   'sdpa.n': '토큰 수', 'sdpa.dk': 'd_k (헤드 차원)', 'sdpa.scale': '√d_k로 나누기',
   'sdpa.causal': '인과 마스크', 'sdpa.reroll': '새 Q, K 뽑기',
   'sdpa.heatmap': '어텐션 가중치: 행은 쿼리, 열은 키',

@@ -30,7 +30,15 @@ export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run
   async function tick() {
     timer = 0;
     if (!run.running) return;
-    const r = (await work(run.step)) ?? {};
+    let r;
+    try {
+      r = (await work(run.step)) ?? {};
+    } catch (e) {
+      run.running = false;
+      render();
+      status.textContent = t('engine.error', { message: e.message });
+      return;
+    }
     if (!run.running) return;
     run.step += 1;
     if (typeof r.loss === 'number') run.loss = r.loss;

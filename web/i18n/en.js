@@ -76,6 +76,11 @@ export default {
   'bn.accuracy': 'exact-match accuracy',
   'bn.summary': 'Sequences of 18 tokens or more: {encdec}% copied exactly without attention, {search}% with it.',
 
+  'pg.model': 'model', 'pg.model.transformer': 'Transformer', 'pg.model.rnnsearch': 'RNNsearch (Bahdanau)',
+  'pg.task': 'task', 'pg.size': 'size', 'pg.size.small': 'small', 'pg.size.medium': 'medium', 'pg.steps': 'steps',
+  'pg.export': 'Export weights (.safetensors)', 'pg.import': 'Import a checkpoint',
+  'pg.exported': 'Saved {kb} KiB.', 'pg.imported': '{name}: {params} parameters; held-out loss {loss}, exact {acc}%.',
+
   'sdpa.n': 'tokens', 'sdpa.dk': 'd_k (head size)', 'sdpa.scale': 'divide by √d_k',
   'sdpa.causal': 'causal mask', 'sdpa.reroll': 'Draw new Q, K',
   'sdpa.heatmap': 'Attention weights: rows are queries, columns are keys',

@@ -76,6 +76,11 @@ export default {
   'bn.accuracy': '완전 일치 정확도',
   'bn.summary': '18토큰 이상인 시퀀스: 어텐션 없이 {encdec}%, 어텐션으로 {search}%를 정확히 복사했습니다.',
 
+  'pg.model': '모델', 'pg.model.transformer': 'Transformer', 'pg.model.rnnsearch': 'RNNsearch (Bahdanau)',
+  'pg.task': '과제', 'pg.size': '크기', 'pg.size.small': '작게', 'pg.size.medium': '중간', 'pg.steps': '스텝 수',
+  'pg.export': '가중치 내보내기 (.safetensors)', 'pg.import': '체크포인트 불러오기',
+  'pg.exported': '{kb} KiB를 저장했습니다.', 'pg.imported': '{name}: 파라미터 {params}개, 검증 손실 {loss}, 완전 일치 {acc}%.',
+
   'sdpa.n': '토큰 수', 'sdpa.dk': 'd_k (헤드 차원)', 'sdpa.scale': '√d_k로 나누기',
   'sdpa.causal': '인과 마스크', 'sdpa.reroll': '새 Q, K 뽑기',
   'sdpa.heatmap': '어텐션 가중치: 행은 쿼리, 열은 키',

@@ -19,7 +19,7 @@ using emscripten::val;
 }
 
 template <class F>
-val guarded(F&& f) {
+auto guarded(F&& f) -> decltype(f()) {
   std::string msg;
   try {
     return f();

@@ -1,0 +1,295 @@
+// Model sessions (see session.hpp): config resolution as in `attn train`, training on the task
+// through the shared Trainer or on given batches, evaluation, decoding, inspection, checkpoints.
+#include "api/session.hpp"
+
+#include <algorithm>
+
+#include "core/check.hpp"
+#include "io/checkpoint.hpp"
+#include "io/safetensors.hpp"
+#include "train/decode.hpp"
+
+namespace attnlab::api {
+
+namespace {
+
+using nlohmann::json;
+
+json object_or_empty(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return json::object();
+  AL_CHECK(it->is_object(), "session config: \"" << key << "\" must be a JSON object");
+  return *it;
+}
+
+std::string string_or_empty(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return "";
+  AL_CHECK(it->is_string(), "session config: \"" << key << "\" must be a string");
+  return it->get<std::string>();
+}
+
+// The model config of a session config, completed from the task as `attn train` does.
+json resolve_model(const json& config, const Task* task) {
+  AL_CHECK(config.is_object(), "session config must be a JSON object");
+  json cfg = json::object();
+  const auto it = config.find("model");
+  if (it != config.end() && it->is_string()) cfg["model"] = *it;
+  else if (it != config.end()) {
+    AL_CHECK(it->is_object(), "session config: \"model\" must be a model kind or a model config");
+    cfg = *it;
+  }
+  if (!cfg.contains("model")) cfg["model"] = "transformer";
+  if (task) {
+    cfg["src_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
+    cfg["tgt_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
+    if (!cfg.contains("max_len")) cfg["max_len"] = task->max_src_len() + task->max_tgt_len() + 2;
+  }
+  AL_CHECK(cfg["model"] != "pointer",
+           "pointer networks train on point sets, not token sequences: sessions support the "
+           "token-sequence models (transformer, lm, encoder, rnnsearch, rnnencdec)");
+  return cfg;
+}
+
+int batch_of(const json& train) {
+  const int b = train.value("batch", 64);
+  AL_CHECK(b >= 1 && b <= (1 << 16), "train.batch must be in [1, 65536], got " << b);
+  return b;
+}
+
+SizeEstimate estimate_for(const json& model_cfg, const Task* task, int B) {
+  const int S = task ? task->max_src_len() : model_cfg.value("max_len", 64);
+  const int T = task ? task->max_tgt_len() + 1 : model_cfg.value("max_len", 64);
+  return estimate_size(model_cfg, B, std::max(1, S), std::max(1, T));
+}
+
+std::string join(const std::vector<int32_t>& ids, const Task& t, bool src) {
+  std::string s;
+  for (size_t i = 0; i < ids.size(); ++i) s += (i ? " " : "") + (src ? t.src_token(ids[i]) : t.tgt_token(ids[i]));
+  return s;
+}
+
+}  // namespace
+
+SizeEstimate Session::estimate(const json& config) {
+  const std::string task = string_or_empty(config, "task");
+  const auto t = task.empty() ? nullptr : make_task(task, object_or_empty(config, "task_options"));
+  return estimate_for(resolve_model(config, t.get()), t.get(), batch_of(object_or_empty(config, "train")));
+}
+
+std::unique_ptr<Session> Session::create(const json& config) {
+  std::unique_ptr<Session> s(new Session());
+  AL_CHECK(config.is_object(), "session config must be a JSON object");
+  const std::string task = string_or_empty(config, "task");
+  if (!task.empty()) s->set_task(task, object_or_empty(config, "task_options"));
+  const json model_cfg = resolve_model(config, s->task_.get());
+  const long seed = config.value("seed", 1L);
+  AL_CHECK(seed >= 0 && seed <= 2147483647L, "session config: seed must be in [0, 2^31), got " << seed);
+  s->seed_ = uint64_t(seed);
+  const json train = object_or_empty(config, "train");
+  check_fits(estimate_for(model_cfg, s->task_.get(), batch_of(train)), "this model");
+  s->model_ = make_model(model_cfg, cpu_kernels(), s->seed_);
+  s->set_train_options(train);
+  return s;
+}
+
+std::unique_ptr<Session> Session::load(const std::vector<uint8_t>& bytes, const json& overrides) {
+  AL_CHECK(overrides.is_object(), "load: overrides must be a JSON object");
+  const SafeTensors st = parse_safetensors(bytes.data(), bytes.size());
+  std::unique_ptr<Session> s(new Session());
+  auto meta = st.metadata.find("attnlab");
+  if (meta != st.metadata.end()) {
+    const json cfg = json::parse(meta->second, nullptr, false);
+    if (cfg.is_object()) check_fits(estimate_size(cfg, 1, 64, 64), "this checkpoint");
+  }
+  json state;
+  s->model_ = model_from_safetensors(st, cpu_kernels(), &state);
+  s->steps_ = state.value("step", 0);
+  s->seed_ = state.value("seed", uint64_t(1));
+  std::string task = string_or_empty(overrides, "task");
+  json task_opts = object_or_empty(overrides, "task_options");
+  if (task.empty() && state.contains("task") && state["task"].is_string()) {
+    task = state["task"].get<std::string>();
+    if (!overrides.contains("task_options")) task_opts = object_or_empty(state, "task_options");
+  }
+  if (!task.empty()) {
+    s->set_task(task, task_opts);
+    AL_CHECK(s->task_->src_vocab() <= s->model_->config().value("src_vocab", 0) &&
+                 s->task_->tgt_vocab() <= s->model_->out_vocab(),
+             "task " << task << " does not fit the checkpoint's vocabularies");
+  }
+  s->set_train_options(object_or_empty(overrides, "train"));
+  return s;
+}
+
+void Session::set_task(const std::string& name, const json& options) {
+  task_ = make_task(name, options);
+  task_name_ = name;
+  task_options_ = options;
+}
+
+void Session::set_train_options(const json& t) {
+  train_config_ = t;
+  opts_.batch = batch_of(t);
+  opts_.schedule.kind = t.value("schedule", std::string("noam"));
+  opts_.schedule.lr = t.value("lr", 1e-3f);
+  opts_.schedule.factor = t.value("lr_factor", 1.f);
+  opts_.schedule.warmup = t.value("warmup", 400);
+  opts_.schedule.d_model = model_->config().value("d_model", 64);
+  opts_.schedule.at(1);  // rejects an unknown schedule now
+  AL_CHECK(opts_.schedule.warmup >= 1, "train.warmup must be at least 1");
+  opts_.clip = t.value("clip", 1.f);
+  opts_.label_smoothing = t.value("label_smoothing", 0.f);
+  AL_CHECK(opts_.label_smoothing >= 0 && opts_.label_smoothing < 1,
+           "train.label_smoothing must be in [0, 1)");
+  opts_.seed = seed_ + uint64_t(steps_);
+  opts_.first_step = steps_ + 1;
+  batch_dropout_.reseed(seed_ ^ 0x5DEECE66Dull);
+}
+
+const Task& Session::need_task(const char* what) const {
+  AL_CHECK(task_, what << " needs a task: this session has none (set \"task\" in its config)");
+  return *task_;
+}
+
+void Session::check_rows(const Rows& rows, int vocab, const char* what) const {
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (size_t i = 0; i < rows[r].size(); ++i)
+      AL_CHECK(rows[r][i] >= 0 && rows[r][i] < vocab,
+               what << " row " << r << " position " << i << ": token " << rows[r][i]
+                    << " is out of range for a vocabulary of " << vocab);
+}
+
+json Session::info() const {
+  const json& c = model_->config();
+  return {{"config", c},
+          {"model", c.value("model", std::string())},
+          {"task", task_ ? json(task_name_) : json(nullptr)},
+          {"task_options", task_options_},
+          {"params", model_->params().total()},
+          {"step", steps_},
+          {"seed", seed_},
+          {"train", train_config_},
+          {"srcVocab", c.value("src_vocab", 0)},
+          {"tgtVocab", model_->out_vocab()},
+          {"autoregressive", model_->autoregressive()},
+          {"estimateBytes", estimate_for(c, task_.get(), opts_.batch).total()}};
+}
+
+TrainChunk Session::train(int steps) {
+  AL_CHECK(steps >= 1 && steps <= 100000, "train: steps must be in [1, 100000], got " << steps);
+  const Task& task = need_task("train");
+  AL_CHECK(!batch_adam_, "this session trains on given batches (trainBatch); create another "
+                         "session to train on its task");
+  if (!trainer_) trainer_ = std::make_unique<Trainer>(*model_, task, opts_);
+  TrainChunk r;
+  for (int i = 0; i < steps; ++i) {
+    const StepInfo s = trainer_->step();
+    r.losses.push_back(float(s.loss));
+    r.tokens += s.tokens;
+    r.lr = s.lr;
+    r.grad_norm = s.grad_norm;
+    ++steps_;
+  }
+  r.step = steps_;
+  return r;
+}
+
+TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
+  AL_CHECK(!trainer_, "this session trains on its task (train); create another session to "
+                      "train on given batches");
+  AL_CHECK(!src.empty() && src.size() == tgt.size(),
+           "trainBatch: need as many target rows as source rows (got " << src.size() << " and "
+                                                                       << tgt.size() << ")");
+  check_rows(src, model_->config().value("src_vocab", 0), "trainBatch: source");
+  check_rows(tgt, model_->out_vocab(), "trainBatch: target");
+  std::vector<Example> ex;
+  for (size_t i = 0; i < src.size(); ++i) ex.push_back({src[i], tgt[i]});
+  const Batch b = make_batch(ex);
+  if (!batch_adam_) batch_adam_ = std::make_unique<Adam>(model_->params());
+  TrainChunk r;
+  for (int32_t t : b.tgt_out) r.tokens += t != model_->pad_id();
+  model_->params().zero_grad();
+  r.losses.push_back(float(model_->forward(b, true, &batch_dropout_, opts_.label_smoothing)));
+  model_->backward();
+  r.grad_norm = clip_grad_norm(model_->params(), opts_.clip);
+  r.lr = opts_.schedule.at(steps_ + 1);
+  batch_adam_->step(r.lr);
+  r.step = ++steps_;
+  return r;
+}
+
+EvalResult Session::evaluate(int samples, uint64_t seed) {
+  AL_CHECK(samples >= 1 && samples <= 100000, "evaluate: samples must be in [1, 100000]");
+  return attnlab::evaluate(*model_, need_task("evaluate"), samples, seed);
+}
+
+int Session::decode_limit(size_t src_len, int max_len) const {
+  const json& c = model_->config();
+  const int model_max = c.value("max_len", 1 << 16);
+  int limit = max_len > 0 ? max_len : task_ ? task_->max_tgt_len() + 1 : std::min(model_max - 1, 256);
+  limit = std::min(limit, model_max - 1);
+  if (c.value("model", std::string()) == "lm") limit = std::min(limit, model_max - int(src_len) - 1);
+  AL_CHECK(limit >= 1, "decode: no room left to generate within max_len " << model_max);
+  return limit;
+}
+
+Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {
+  AL_CHECK(!src.empty(), "decode: no source rows");
+  AL_CHECK(beam >= 1 && beam <= 64, "decode: beam must be in [1, 64], got " << beam);
+  check_rows(src, model_->config().value("src_vocab", 0), "decode: source");
+  const int model_max = model_->config().value("max_len", 1 << 16);
+  size_t longest = 0;
+  for (const auto& r : src) longest = std::max(longest, r.size());
+  AL_CHECK(int(longest) <= model_max, "decode: a source of length " << longest
+                                          << " is longer than the model's max_len " << model_max);
+  const int limit = decode_limit(longest, max_len);
+  if (beam == 1) return greedy_decode(*model_, src, limit);
+  Rows out;
+  for (const auto& r : src) out.push_back(beam_decode(*model_, r, beam, limit, alpha));
+  return out;
+}
+
+Inspection Session::inspect(const Rows& src, const Rows& tgt) {
+  AL_CHECK(!src.empty(), "inspect: no source rows");
+  Inspection r;
+  r.tgt = tgt.empty() ? decode(src, 1, 0, 0.6f) : tgt;
+  AL_CHECK(r.tgt.size() == src.size(), "inspect: need as many target rows as source rows");
+  check_rows(src, model_->config().value("src_vocab", 0), "inspect: source");
+  check_rows(r.tgt, model_->out_vocab(), "inspect: target");
+  std::vector<Example> ex;
+  for (size_t i = 0; i < src.size(); ++i) ex.push_back({src[i], r.tgt[i]});
+  const Batch b = make_batch(ex);
+  model_->forward(b, false, nullptr, 0.f);
+  r.B = b.B;
+  r.T = b.T;
+  r.V = model_->out_vocab();
+  r.logits = model_->logits();
+  r.maps = model_->attention();
+  return r;
+}
+
+Examples Session::examples(int n, Split split, uint64_t seed) const {
+  AL_CHECK(n >= 1 && n <= 10000, "examples: n must be in [1, 10000], got " << n);
+  const Task& t = need_task("examples");
+  Rng rng(seed);
+  Examples e;
+  for (Example& x : sample_many(t, rng, split, n)) {
+    e.src_text.push_back(join(x.src, t, true));
+    e.tgt_text.push_back(join(x.tgt, t, false));
+    e.src.push_back(std::move(x.src));
+    e.tgt.push_back(std::move(x.tgt));
+  }
+  return e;
+}
+
+std::vector<uint8_t> Session::save() {
+  json state = {{"step", steps_}, {"seed", seed_}};
+  if (task_) {
+    state["task"] = task_name_;
+    state["task_options"] = task_options_;
+  }
+  return serialize_safetensors(model_tensors(*model_, false, state));
+}
+
+}  // namespace attnlab::api

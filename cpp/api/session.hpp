@@ -1,0 +1,83 @@
+// A model session for front ends (the Embind module, tests): one model, optionally the task
+// it trains on, and its training state. Built from a JSON config or a .safetensors checkpoint
+// (the same bytes the CLI reads and writes). Every failure is an attnlab::Error.
+// Config: {"model": {"model": "transformer", "d_model": 32, ...} | "transformer",
+//          "task": "reverse", "task_options": {...}, "seed": 1,
+//          "train": {"batch", "schedule", "lr", "lr_factor", "warmup", "clip", "label_smoothing"}}
+// Training on the task follows `attn train` exactly (same seed -> same losses and weights).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "api/memory.hpp"
+#include "models/model.hpp"
+#include "train/task.hpp"
+#include "train/trainer.hpp"
+
+namespace attnlab::api {
+
+using Rows = std::vector<std::vector<int32_t>>;
+
+struct TrainChunk {
+  std::vector<float> losses;  // one per step
+  long tokens = 0;            // non-pad target tokens
+  int step = 0;               // optimizer steps taken after this call
+  float lr = 0, grad_norm = 0;
+};
+
+struct Inspection {
+  int B = 0, T = 0, V = 0;
+  std::vector<float> logits;       // [B,T,V]
+  std::vector<AttentionMap> maps;  // per attention sublayer, weights [B,H,T,S]
+  Rows tgt;                        // the target rows used (decoded when none were given)
+};
+
+struct Examples {
+  Rows src, tgt;
+  std::vector<std::string> src_text, tgt_text;
+};
+
+class Session {
+ public:
+  static std::unique_ptr<Session> create(const nlohmann::json& config);
+  // `overrides` may set "task", "task_options", "train" (e.g. for a checkpoint without them).
+  static std::unique_ptr<Session> load(const std::vector<uint8_t>& bytes,
+                                       const nlohmann::json& overrides);
+  // The estimate for a config before anything is built (throws for a bad config).
+  static SizeEstimate estimate(const nlohmann::json& config);
+
+  nlohmann::json info() const;
+  TrainChunk train(int steps);                         // on the task
+  TrainChunk train_batch(const Rows& src, const Rows& tgt);  // on given ids (no bos/eos)
+  EvalResult evaluate(int samples, uint64_t seed);
+  Rows decode(const Rows& src, int beam, int max_len, float alpha);
+  Inspection inspect(const Rows& src, const Rows& tgt);
+  Examples examples(int n, Split split, uint64_t seed) const;
+  std::vector<uint8_t> save();
+  Model& model() { return *model_; }
+
+ private:
+  Session() = default;
+  void set_task(const std::string& name, const nlohmann::json& options);
+  void set_train_options(const nlohmann::json& train);
+  const Task& need_task(const char* what) const;
+  void check_rows(const Rows& rows, int vocab, const char* what) const;
+  int decode_limit(size_t src_len, int max_len) const;
+
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Task> task_;
+  std::string task_name_;
+  nlohmann::json task_options_ = nlohmann::json::object();
+  nlohmann::json train_config_ = nlohmann::json::object();
+  TrainOptions opts_;
+  uint64_t seed_ = 1;
+  int steps_ = 0;  // optimizer steps taken (checkpoint "step")
+  std::unique_ptr<Trainer> trainer_;
+  std::unique_ptr<Adam> batch_adam_;
+  Rng batch_dropout_{0};
+};
+
+}  // namespace attnlab::api

@@ -1,0 +1,168 @@
+// Model sessions in the wasm module, directly and through the Worker runtime: training on a
+// task and on given ids, inspection data with shapes, decoding, evaluation, checkpoints through
+// IndexedDB, the errors the page can cause (each an Error, the module usable afterwards), and
+// the runtime's progress events, pause/resume/cancel and latest-wins snapshots.
+import 'fake-indexeddb/auto';
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadNodeApi, releaseEngine, hasBuild } from './engine.mjs';
+import { Runtime } from '../../web/core/runtime.js';
+import { connectEngine } from '../../web/core/client.js';
+import { ModelStore } from '../../web/core/persist.js';
+
+const CONFIG = {
+  model: { model: 'transformer', d_model: 16, heads: 2, d_ff: 32, enc_layers: 1, dec_layers: 1, dropout: 0 },
+  task: 'reverse', task_options: { min_len: 2, max_len: 5, symbols: 6 }, seed: 3,
+  train: { batch: 16, warmup: 30 },
+};
+const builds = ['wasm', ...(hasBuild('wasm-mt') ? ['wasm-mt'] : [])];
+const engines = {};
+for (const b of builds) engines[b] = await loadNodeApi(b);
+after(() => Object.values(engines).forEach(releaseEngine));
+
+for (const build of builds) {
+  const engine = engines[build];
+
+  test(`${build}: a session trains, inspects, decodes and evaluates`, () => {
+    const s = engine.createSession(CONFIG);
+    const info = s.info();
+    assert.equal(info.model, 'transformer');
+    assert.equal(info.task, 'reverse');
+    assert.ok(info.params > 1000);
+    const r = s.train(40);
+    assert.equal(r.losses.length, 40);
+    assert.equal(r.step, 40);
+    assert.ok(r.losses.every(Number.isFinite));
+    assert.ok(r.losses[39] < r.losses[0], `loss ${r.losses[0]} -> ${r.losses[39]}`);
+    const ex = s.examples(2, { split: 'test', seed: 5 });
+    assert.equal(ex.src.length, 2);
+    const insp = s.inspect(ex.src, ex.tgt);
+    assert.equal(insp.B, 2);
+    assert.equal(insp.logits.length, insp.B * insp.T * insp.V);
+    const names = insp.maps.map((m) => m.name);
+    assert.equal(names.length, 3, names.join());  // encoder self, decoder self, cross
+    for (const m of insp.maps) {
+      assert.equal(m.H, 2);
+      assert.equal(m.weights.length, m.B * m.H * m.T * m.S);
+    }
+    const out = s.decode(ex.src, { beam: 2 });
+    assert.equal(out.length, 2);
+    assert.ok(out.every((row) => Array.isArray(row) && row.every(Number.isInteger)));
+    const ev = s.evaluate(20, 1);
+    assert.ok(ev.tokenAccuracy >= 0 && ev.tokenAccuracy <= 1 && Number.isFinite(ev.loss));
+    s.dispose();
+  });
+
+  test(`${build}: trainBatch on given ids; rnnsearch alignments have one head`, () => {
+    const s = engine.createSession({ model: { model: 'rnnsearch', src_vocab: 12, tgt_vocab: 12, emb: 8, hidden: 16 },
+      train: { schedule: 'constant', lr: 0.02 } });
+    const src = [[3, 4, 5, 6], [7, 8, 9]], tgt = [[6, 5, 4, 3], [9, 8, 7]];
+    const first = s.trainBatch(src, tgt).losses[0];
+    let last = first;
+    for (let i = 0; i < 60; i++) last = s.trainBatch(src, tgt).losses[0];
+    assert.ok(last < 0.25 * first, `${first} -> ${last}`);
+    assert.deepEqual(s.decode(src), tgt);
+    const insp = s.inspect(src);
+    assert.deepEqual(insp.tgt, tgt);
+    assert.ok(insp.maps.length >= 1 && insp.maps.every((m) => m.H === 1));
+    assert.throws(() => s.train(1), /needs a task/);
+    s.dispose();
+  });
+
+  test(`${build}: bad configs, tokens and checkpoints raise Errors; the module stays usable`, () => {
+    assert.throws(() => engine.createSession({ ...CONFIG, model: { ...CONFIG.model, heads: 3 } }),
+      (e) => e instanceof Error && /d_model 16 is not divisible by heads 3/.test(e.message));
+    assert.throws(() => engine.createSession({ ...CONFIG, model: { model: 'transformer', d_model: 16384, d_ff: 65536, enc_layers: 64, dec_layers: 64 } }),
+      /MB this engine can still allocate/);
+    assert.throws(() => engine.createSession('{"model": '), /not valid JSON/);
+    const s = engine.createSession(CONFIG);
+    const V = s.info().srcVocab;
+    assert.throws(() => s.decode([[3, V]]), new RegExp(`token ${V} is out of range for a vocabulary of ${V}`));
+    assert.throws(() => s.inspect([[3, 4]], [[-2]]), /token -2 is out of range/);
+    assert.throws(() => s.trainBatch([[3]], [[3], [4]]), /as many target rows/);
+    assert.throws(() => s.decode([5]), /row 0 is not an array of ids/);
+    const bytes = s.save();
+    assert.throws(() => engine.loadSession(bytes.slice(0, bytes.length - 9)), Error);
+    assert.throws(() => engine.loadSession(new Uint8Array(64).fill(7)), Error);
+    const badHeader = bytes.slice();
+    badHeader[10] = 0x5d;  // breaks the JSON header
+    assert.throws(() => engine.loadSession(badHeader), Error);
+    for (let i = 0; i < 50; i++) assert.throws(() => s.decode([[999]]), /out of range/);
+    assert.equal(s.train(2).losses.length, 2);
+    assert.ok(engine.estimateBytes(CONFIG) > 0);
+    s.dispose();
+  });
+}
+
+test('a trained model survives a reload through IndexedDB and gives the same logits', async () => {
+  const engine = engines.wasm;
+  const s = engine.createSession(CONFIG);
+  s.train(10);
+  const src = [[3, 4, 5]], tgt = [[5, 4, 3]];
+  const before = s.inspect(src, tgt).logits;
+  const store = new ModelStore(indexedDB, 'attnlab-session-test');
+  await store.save('reverse', s.save(), { step: s.info().step });
+  store.close();
+  s.dispose();
+  const again = new ModelStore(indexedDB, 'attnlab-session-test');
+  const rec = await again.load('reverse');
+  const t = engine.loadSession(rec.bytes);
+  assert.equal(t.info().step, 10);
+  assert.equal(rec.meta.step, 10);
+  assert.deepEqual(Array.from(t.inspect(src, tgt).logits), Array.from(before));
+  t.dispose();
+  again.close();
+});
+
+test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async () => {
+  const ch = new MessageChannel();
+  const rt = new Runtime((m, tr) => ch.port2.postMessage(m, tr), async () => engines.wasm);
+  ch.port2.addEventListener('message', (e) => rt.handle(e.data));
+  ch.port2.start();
+  const client = await connectEngine(ch.port1);
+  const s = await client.createSession(CONFIG);
+  assert.equal(s.info.task, 'reverse');
+
+  const progress = [], states = [], snaps = [];
+  s.on('progress', (p) => progress.push(p));
+  s.on('state', (e) => states.push(e.state));
+  s.on('snapshot', (e) => snaps.push(e));
+  const ex = await s.examples(1);
+  const run = s.train(60, { chunkMs: 5, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0 } });
+  await new Promise((r) => setTimeout(r, 30));
+  s.pause();
+  await new Promise((r) => setTimeout(r, 60));
+  const pausedAt = progress.length;
+  assert.equal(s.state, 'paused');
+  await new Promise((r) => setTimeout(r, 60));
+  assert.equal(progress.length, pausedAt, 'no progress while paused');
+  await assert.rejects(s.inspect(ex.src), /is training: pause or cancel it/);
+  s.resume();
+  const done = await run;
+  assert.equal(done.steps, 60);
+  assert.equal(done.cancelled, false);
+  assert.equal(done.losses.length, 60);
+  assert.deepEqual(progress.flatMap((p) => p.losses), Array.from(done.losses));
+  assert.equal(progress.at(-1).step, 60);
+  assert.ok(progress.every((p) => p.tokensPerSec > 0 && Number.isFinite(p.loss)));
+  assert.ok(states.includes('paused') && states.at(-1) === 'idle');
+  assert.ok(snaps.length >= 1 && snaps.length <= progress.length);
+  assert.ok(snaps.every((e, i) => i === 0 || e.step > snaps[i - 1].step), 'snapshots only move forward');
+  assert.equal(snaps.at(-1).data.maps.length, 3);
+
+  const run2 = s.train(100000, { chunkMs: 5 });
+  await new Promise((r) => setTimeout(r, 40));
+  s.cancel();
+  const c = await run2;
+  assert.equal(c.cancelled, true);
+  assert.ok(c.steps < 100000);
+  assert.equal((await s.refreshInfo()).step, 60 + c.steps);
+
+  const bytes = await s.save();
+  const t = await client.loadSession(bytes);
+  assert.equal(t.info.step, 60 + c.steps);
+  await t.dispose();
+  await s.dispose();
+  await assert.rejects(s.save(), /no session/);
+  ch.port1.close(); ch.port2.close();
+});

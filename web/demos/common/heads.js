@@ -30,3 +30,9 @@ export function headMatrix(m, h) {
   for (let k = 0; k < m.H; k++) for (let i = 0; i < TS; i++) out[i] += m.weights[k * TS + i] / m.H;
   return out;
 }
+
+// The k longest examples of a pool (more tokens make richer maps), as a pool of the same shape.
+export function longest(ex, k) {
+  const idx = ex.src.map((s, i) => [s.length, i]).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, k).map((p) => p[1]);
+  return { src: idx.map((i) => ex.src[i]), tgt: idx.map((i) => ex.tgt[i]), srcText: idx.map((i) => ex.srcText[i]), tgtText: idx.map((i) => ex.tgtText[i]) };
+}

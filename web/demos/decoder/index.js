@@ -8,7 +8,7 @@ import { drawBars, escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
 import { loadShipped, pretrainedNote } from '../common/shipped.js';
 import { tokenLabels } from '../common/maps.js';
-import { findMap, headMatrix, modelConfig, vocabFrom } from '../common/heads.js';
+import { findMap, headMatrix, modelConfig, vocabFrom, longest } from '../common/heads.js';
 
 export async function mount(el, ctx) {
   const shipped = await loadShipped(ctx, 'transformer-phrases');
@@ -17,8 +17,9 @@ export async function mount(el, ctx) {
   const { read, store } = ctx;
   const cfg = modelConfig(session.info);
   const layers = cfg.dec_layers ?? 1;
-  const pool = await session.examples(32, { split: 'test', seed: 9 });
-  const word = vocabFrom(pool);
+  const all = await session.examples(32, { split: 'test', seed: 9 });
+  const word = vocabFrom(all);
+  const pool = longest(all, 4);
   const N = 4;
   const state = { ex: read.num('ex', 0, 0, N - 1), step: read.num('step', 0, 0, 64), layer: read.num('layer', layers - 1, 0, layers - 1) };
   el.innerHTML = `

@@ -8,7 +8,7 @@ import { drawBars, escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
 import { loadShipped, pretrainedNote } from '../common/shipped.js';
 import { tokenLabels } from '../common/maps.js';
-import { findMap, headMatrix, modelConfig, vocabFrom } from '../common/heads.js';
+import { findMap, headMatrix, modelConfig, vocabFrom, longest } from '../common/heads.js';
 import { createRun } from '../common/run.js';
 
 const HEADS = [1, 2, 4, 8];
@@ -43,8 +43,9 @@ export async function mount(el, ctx) {
     $('layer').innerHTML = Array.from({ length: cfg.enc_layers ?? 1 }, (_, l) => `<option value="${l}">${l + 1}</option>`).join('');
     state.layer = Math.min(state.layer, (cfg.enc_layers ?? 1) - 1);
     $('layer').value = state.layer; $('kind').value = state.kind;
-    const pool = await session.examples(16, { split: 'test', seed: 3 });
-    const word = vocabFrom(pool);
+    const all = await session.examples(24, { split: 'test', seed: 3 });
+    const word = vocabFrom(all);
+    const pool = longest(all, 1);
     data = await session.inspect([pool.src[0]], [pool.tgt[0]]);
     const enc = findMap(data, 'encoder.layers.0.self_attn');
     srcLabels = tokenLabels(pool.srcText[0], enc?.S ?? pool.src[0].length, pool.src[0]);

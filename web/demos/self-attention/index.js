@@ -8,7 +8,7 @@ import { drawBars, escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
 import { loadShipped, pretrainedNote } from '../common/shipped.js';
 import { tokenLabels } from '../common/maps.js';
-import { findMap, headMatrix, modelConfig } from '../common/heads.js';
+import { findMap, headMatrix, modelConfig, longest } from '../common/heads.js';
 
 export async function mount(el, ctx) {
   const shipped = await loadShipped(ctx, 'transformer-phrases');
@@ -17,7 +17,7 @@ export async function mount(el, ctx) {
   const { read, store } = ctx;
   const cfg = modelConfig(session.info);
   const H = cfg.heads ?? 1, layers = cfg.enc_layers ?? 1;
-  const ex = await session.examples(4, { split: 'test', seed: 5 });
+  const ex = longest(await session.examples(24, { split: 'test', seed: 5 }), 4);
   const state = { ex: read.num('ex', 0, 0, ex.src.length - 1), layer: read.num('layer', 0, 0, layers - 1), head: read.num('head', -1, -1, H - 1), token: read.num('token', 1, 0, 64) };
   el.innerHTML = `
     <div class="controls">

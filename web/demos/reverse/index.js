@@ -8,17 +8,17 @@ import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import { raceRun } from '../common/race.js';
 
-const TASK_OPTIONS = { min_len: 6, max_len: 12, symbols: 12 };
+const TASK_OPTIONS = { min_len: 4, max_len: 10, symbols: 10 };
 
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
-  const steps = ctx.read.num('steps', 1200, 100, 20000);
+  const steps = ctx.read.num('steps', 400, 50, 20000);
   el.innerHTML = `<div class="run-host"></div><div class="chart-host"></div><p class="readout" name="summary" aria-live="polite"></p>`;
   const labels = () => [t('rev.plain'), t('rev.reversed')];
   const chart = lineChart(el.querySelector('.chart-host'), { series: labels().map((label) => ({ label })), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss'), height: 220 });
-  const model = { model: 'rnnencdec', emb: 24, hidden: 64 };
-  const train = { batch: 32, schedule: 'constant', lr: 0.005, clip: 1 };
+  const model = { model: 'rnnencdec', emb: 16, hidden: 32 };
+  const train = { batch: 16, schedule: 'constant', lr: 0.01, clip: 1 };
   const run = raceRun(el.querySelector('.run-host'), ctx, {
     steps,
     configs: () => [{ model, task: 'copy', task_options: TASK_OPTIONS, seed: 1, train }, { model, task: 'reverse', task_options: TASK_OPTIONS, seed: 1, train }],

@@ -52,6 +52,11 @@ int cmd_train(Args& a) {
   const int steps = a.integer("steps", 1000, 1, 100000000);
   const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
   const std::string out = a.need("out");
+  {  // fail before training, not after, when the checkpoint can't be written
+    const bool existed = std::ifstream(out).good();
+    AL_CHECK(std::ofstream(out, std::ios::app).good(), "cannot write " << out);
+    if (!existed) std::remove(out.c_str());
+  }
   set_num_threads(a.integer("threads", 1, 1, 256));
 
   std::unique_ptr<Model> model;

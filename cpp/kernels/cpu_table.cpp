@@ -1,12 +1,12 @@
-// The CPU kernel table: host memory plus the CPU kernels. Entries without a SIMD version yet
-// point at the reference loops.
+// The CPU kernel table: host memory plus the SIMD kernels of kernels/cpu.hpp (the reference
+// loops in kernels/reference.* stay as their readable definition and test oracle).
 #include <cstdlib>
 #include <cstring>
 
 #include "core/check.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/cpu.hpp"
 #include "kernels/recurrent.hpp"
-#include "kernels/reference.hpp"
 
 namespace attnlab {
 
@@ -23,7 +23,7 @@ void host_copy(void* dst, const void* src, size_t bytes) { std::memmove(dst, src
 void host_sync() {}
 
 KernelTable make_cpu_table() {
-  namespace r = kernels::ref;
+  namespace r = kernels::cpu;
   KernelTable t{};
   t.name = "cpu";
   t.alloc = host_alloc;
@@ -46,15 +46,16 @@ KernelTable make_cpu_table() {
   t.axpy = r::axpy;
   t.scale = r::scale;
   t.sumsq = r::sumsq;
-  t.tanh_bias_forward = r::tanh_bias_forward;
-  t.tanh_bias_backward = r::tanh_bias_backward;
-  t.gru_gates_forward = r::gru_gates_forward;
-  t.gru_gates_backward = r::gru_gates_backward;
-  t.gru_cell_forward = r::gru_cell_forward;
-  t.gru_cell_backward = r::gru_cell_backward;
-  t.lstm_cell_forward = r::lstm_cell_forward;
-  t.lstm_cell_backward = r::lstm_cell_backward;
-  t.probs_xent = r::probs_xent;
+  namespace rr = kernels::ref;  // recurrent-cell kernels: reference loops so far
+  t.tanh_bias_forward = rr::tanh_bias_forward;
+  t.tanh_bias_backward = rr::tanh_bias_backward;
+  t.gru_gates_forward = rr::gru_gates_forward;
+  t.gru_gates_backward = rr::gru_gates_backward;
+  t.gru_cell_forward = rr::gru_cell_forward;
+  t.gru_cell_backward = rr::gru_cell_backward;
+  t.lstm_cell_forward = rr::lstm_cell_forward;
+  t.lstm_cell_backward = rr::lstm_cell_backward;
+  t.probs_xent = rr::probs_xent;
   return t;
 }
 
@@ -68,9 +69,5 @@ const KernelTable& cpu_kernels() {
 #ifndef ATTNLAB_WITH_CUDA
 const KernelTable* cuda_kernels() { return nullptr; }
 #endif
-
-static int g_threads = 1;
-void set_num_threads(int n) { g_threads = n <= 0 ? 1 : n; }
-int num_threads() { return g_threads; }
 
 }  // namespace attnlab

@@ -3,7 +3,14 @@
 // for the pattern "batch main loop, scalar tail, horizontal add" (xsimd 8.1 names
 // reduce_add `hadd`).
 #pragma once
+#include <cmath>
 #include <xsimd/xsimd.hpp>
+
+// GCC 12 reports the deliberately undefined vector of _mm512_undefined_ps() (used by xsimd's
+// AVX-512 rounding in exp/tanh) as maybe-uninitialized after inlining (GCC bug 105593).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace attnlab::simd {
 
@@ -41,6 +48,35 @@ inline void scale(float* x, float alpha, int n) {
   int i = 0;
   for (; i + W <= n; i += W) store(x + i, load(x + i) * a);
   for (; i < n; ++i) x[i] *= alpha;
+}
+
+// max_i x[i] (-inf for n == 0)
+inline float max(const float* x, int n) {
+  float m = -INFINITY;
+  int i = 0;
+  if (n >= W) {
+    fbatch acc = load(x);
+    for (i = W; i + W <= n; i += W) acc = xsimd::max(acc, load(x + i));
+    alignas(64) float t[W];
+    acc.store_aligned(t);
+    for (int j = 0; j < W; ++j) m = t[j] > m ? t[j] : m;
+  }
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
+// sum_i x[i]
+inline float sum(const float* x, int n) {
+  fbatch acc0(0.f), acc1(0.f);
+  int i = 0;
+  for (; i + 2 * W <= n; i += 2 * W) {
+    acc0 += load(x + i);
+    acc1 += load(x + i + W);
+  }
+  for (; i + W <= n; i += W) acc0 += load(x + i);
+  float s = xsimd::hadd(acc0 + acc1);
+  for (; i < n; ++i) s += x[i];
+  return s;
 }
 
 }  // namespace attnlab::simd

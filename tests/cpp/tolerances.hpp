@@ -13,5 +13,13 @@ constexpr float kTorchAbs = 1e-5f;
 constexpr double kFdStep = 1e-3;
 constexpr double kFdRel = 2e-2;
 constexpr double kFdAbs = 1e-3;
+// CUDA table vs. CPU table on the same inputs: fp32 kernels on both sides, different summation
+// order and device exp/tanh (a few ulp).
+constexpr float kCudaRel = 1e-4f;
+constexpr float kCudaAbs = 1e-5f;
+// CUDA GEMMs round both operands to bf16 (8-bit significand, relative error <= 2^-9 each), so
+// each product is off by at most ~2^-8 of |a||b|: the bound is kBf16Gemm * sum_k |a_ik b_kj|
+// (twice 2^-8 for slack; fp32 accumulation adds far less).
+constexpr double kBf16Gemm = 1.0 / 128;
 
 }  // namespace attnlab::test

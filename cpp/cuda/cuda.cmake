@@ -1,0 +1,29 @@
+# The CUDA kernel table (cpp/cuda/*.cu), built when -DATTNLAB_CUDA=ON: sm_90 machine code plus
+# compute_90 PTX (JIT-compiled by newer drivers/GPUs), cuBLAS for the GEMMs. The objects go into
+# their own static library linked into `attnlab`, which then defines cuda_kernels() from here
+# (cpu_table.cpp keeps its null stub for builds without ATTNLAB_WITH_CUDA).
+#   cmake -S . -B build/cuda -DATTNLAB_CUDA=ON -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc
+if(NOT DEFINED CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+  set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+endif()
+if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  set(CMAKE_CUDA_ARCHITECTURES 90-real 90-virtual)
+endif()
+enable_language(CUDA)
+find_package(CUDAToolkit REQUIRED)
+
+file(GLOB ATTNLAB_CUDA_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cu)
+add_library(attnlab_cuda STATIC ${ATTNLAB_CUDA_SOURCES})
+set_target_properties(attnlab_cuda PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON
+                                              POSITION_INDEPENDENT_CODE ON)
+target_include_directories(attnlab_cuda PRIVATE ${CMAKE_SOURCE_DIR}/cpp)
+target_compile_options(attnlab_cuda PRIVATE
+  $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra --expt-relaxed-constexpr>)
+target_link_libraries(attnlab_cuda PUBLIC CUDA::cudart_static CUDA::cublas)
+
+target_compile_definitions(attnlab PUBLIC ATTNLAB_WITH_CUDA)
+target_link_libraries(attnlab PUBLIC attnlab_cuda)
+
+# Kernel timings at base-model shapes (bench/cuda/), run by scripts/gpu-check.sh.
+add_executable(attnlab_cuda_bench ${CMAKE_SOURCE_DIR}/bench/cuda/kernels_bench.cpp)
+target_link_libraries(attnlab_cuda_bench PRIVATE attnlab)

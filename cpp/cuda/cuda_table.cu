@@ -1,0 +1,64 @@
+// The CUDA kernel table: device memory, cuBLAS GEMMs (bf16 tensor cores, fp32 accumulate) and
+// the fused kernels of this folder behind the KernelTable contract of kernels/kernels.hpp.
+// cuda_kernels() hands it out only when a CUDA device answers; otherwise it returns nullptr
+// and callers stay on the CPU table.
+#include "cuda/activation.cuh"
+#include "cuda/common.cuh"
+#include "cuda/cross_entropy.cuh"
+#include "cuda/gemm.cuh"
+#include "cuda/layernorm.cuh"
+#include "cuda/memory.cuh"
+#include "cuda/optimizer.cuh"
+#include "cuda/softmax.cuh"
+#include "kernels/kernels.hpp"
+
+namespace attnlab {
+
+namespace {
+
+KernelTable make_cuda_table() {
+  KernelTable t{};
+  t.name = "cuda";
+  t.alloc = cuda::alloc;
+  t.release = cuda::release;
+  t.zero = cuda::zero;
+  t.upload = cuda::upload;
+  t.download = cuda::download;
+  t.copy = cuda::copy;
+  t.synchronize = cuda::synchronize;
+  t.gemm = cuda::gemm;
+  t.gemm_batched = cuda::gemm_batched;
+  t.softmax_forward = cuda::softmax_forward;
+  t.softmax_backward = cuda::softmax_backward;
+  t.layernorm_forward = cuda::layernorm_forward;
+  t.layernorm_backward = cuda::layernorm_backward;
+  t.bias_act_forward = cuda::bias_act_forward;
+  t.bias_act_backward = cuda::bias_act_backward;
+  t.cross_entropy = cuda::cross_entropy;
+  t.adam = cuda::adam;
+  t.axpy = cuda::axpy;
+  t.scale = cuda::scale;
+  t.sumsq = cuda::sumsq;
+  return t;
+}
+
+bool device_present() {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    cudaGetLastError();  // clear "no driver"/"no device" so later checks start clean
+    return false;
+  }
+  return n > 0;
+}
+
+}  // namespace
+
+const KernelTable* cuda_kernels() {
+  static const bool present = device_present();
+  if (!present) return nullptr;
+  static const KernelTable table = make_cuda_table();
+  return &table;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,225 @@
+// GEMM, row-major float32: C[M,N] = alpha * op(A)[M,K] op(B)[K,N] + beta * C (beta == 0: C is
+// not read). Goto/BLIS structure: B is packed in KC x NC blocks into NR-wide column panels, A in
+// MC x KC blocks into MR-tall row panels (zero-padded at the edges, transposes absorbed by the
+// packing), and an MR x NR register tile of xsimd accumulators runs over each pair of panels.
+// Threads split C into row or column stripes, each a complete serial GEMM (deterministic).
+#include <algorithm>
+#include <vector>
+
+#include "core/threads.hpp"
+#include "kernels/cpu.hpp"
+#include "kernels/simd.hpp"
+
+namespace attnlab::kernels::cpu {
+
+namespace {
+
+using simd::fbatch;
+using simd::W;
+
+// Register tile: MR rows x NV vectors. AVX-512 has 32 vector registers, AVX2/SIMD128 have 16.
+constexpr int NV = 2;
+constexpr int NR = NV * W;
+constexpr int MR = W >= 16 ? 12 : 6;
+// Cache blocks: an A block (MC x KC) stays in L2, a B panel (KC x NR) in L1.
+constexpr int KC = 256;
+constexpr int MC = MR * (W >= 16 ? 8 : 16);
+constexpr int NC = NR * (W >= 16 ? 64 : 256);
+
+struct Workspace {
+  std::vector<fbatch> a, b;  // packed A block [MC/MR][KC][MR], packed B block [NC/NR][KC][NR]
+  float* pa() { return reinterpret_cast<float*>(a.data()); }
+  float* pb() { return reinterpret_cast<float*>(b.data()); }
+};
+
+Workspace& workspace() {
+  thread_local Workspace ws;
+  if (ws.a.empty()) {
+    ws.a.resize(size_t(MC) * KC / W);
+    ws.b.resize(size_t(NC) * KC / W);
+  }
+  return ws;
+}
+
+// Packs rows [i0, i0+mc) x cols [k0, k0+kc) of op(A) into MR-tall panels: pa[p][k][i].
+void pack_a(float* pa, bool trans, const float* A, int lda, int i0, int mc, int k0, int kc) {
+  for (int p = 0; p < mc; p += MR) {
+    const int mr = std::min(MR, mc - p);
+    float* dst = pa + size_t(p) * kc;
+    if (trans) {  // op(A)(i,k) = A[k*lda + i]: each k is a contiguous run of rows
+      for (int k = 0; k < kc; ++k) {
+        const float* src = A + size_t(k0 + k) * lda + i0 + p;
+        float* d = dst + size_t(k) * MR;
+        int i = 0;
+        for (; i < mr; ++i) d[i] = src[i];
+        for (; i < MR; ++i) d[i] = 0.f;
+      }
+    } else {
+      for (int i = 0; i < mr; ++i) {
+        const float* src = A + size_t(i0 + p + i) * lda + k0;
+        for (int k = 0; k < kc; ++k) dst[size_t(k) * MR + i] = src[k];
+      }
+      for (int i = mr; i < MR; ++i)
+        for (int k = 0; k < kc; ++k) dst[size_t(k) * MR + i] = 0.f;
+    }
+  }
+}
+
+// Packs rows [k0, k0+kc) x cols [j0, j0+nc) of op(B) into NR-wide panels: pb[p][k][j].
+void pack_b(float* pb, bool trans, const float* B, int ldb, int k0, int kc, int j0, int nc) {
+  for (int p = 0; p < nc; p += NR) {
+    const int nr = std::min(NR, nc - p);
+    float* dst = pb + size_t(p) * kc;
+    if (!trans) {  // op(B)(k,j) = B[k*ldb + j]: each k is a contiguous run of columns
+      for (int k = 0; k < kc; ++k) {
+        const float* src = B + size_t(k0 + k) * ldb + j0 + p;
+        float* d = dst + size_t(k) * NR;
+        if (nr == NR) {
+          for (int v = 0; v < NV; ++v) simd::load(src + v * W).store_aligned(d + v * W);
+        } else {
+          int j = 0;
+          for (; j < nr; ++j) d[j] = src[j];
+          for (; j < NR; ++j) d[j] = 0.f;
+        }
+      }
+    } else {
+      for (int j = 0; j < nr; ++j) {
+        const float* src = B + size_t(j0 + p + j) * ldb + k0;
+        for (int k = 0; k < kc; ++k) dst[size_t(k) * NR + j] = src[k];
+      }
+      for (int j = nr; j < NR; ++j)
+        for (int k = 0; k < kc; ++k) dst[size_t(k) * NR + j] = 0.f;
+    }
+  }
+}
+
+// C tile [m<=MR, n<=NR] = alpha * pa-panel * pb-panel + beta * C.
+void micro_kernel(int kc, const float* a, const float* b, float* c, int ldc, float alpha,
+                  float beta, int m, int n) {
+  fbatch acc[MR][NV];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[i][v] = fbatch(0.f);
+  for (int k = 0; k < kc; ++k) {
+    fbatch bv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) bv[v] = fbatch::load_aligned(b + v * W);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const fbatch ai(a[i]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[i][v] = xsimd::fma(ai, bv[v], acc[i][v]);
+    }
+    a += MR;
+    b += NR;
+  }
+  const fbatch va(alpha), vb(beta);
+  if (m == MR && n == NR) {
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        float* p = c + size_t(i) * ldc + v * W;
+        const fbatch r = acc[i][v] * va;
+        simd::store(p, beta == 0.f ? r : xsimd::fma(vb, simd::load(p), r));
+      }
+    return;
+  }
+  alignas(64) float t[MR * NR];
+  for (int i = 0; i < MR; ++i)
+    for (int v = 0; v < NV; ++v) acc[i][v].store_aligned(t + i * NR + v * W);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float& cij = c[size_t(i) * ldc + j];
+      cij = beta == 0.f ? alpha * t[i * NR + j] : alpha * t[i * NR + j] + beta * cij;
+    }
+}
+
+void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
+                 int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  Workspace& ws = workspace();
+  float* pa = ws.pa();
+  float* pb = ws.pb();
+  for (int jc = 0; jc < N; jc += NC) {
+    const int nc = std::min(NC, N - jc);
+    for (int pc = 0; pc < K; pc += KC) {
+      const int kc = std::min(KC, K - pc);
+      const float b_eff = pc == 0 ? beta : 1.f;
+      pack_b(pb, transB, B, ldb, pc, kc, jc, nc);
+      for (int ic = 0; ic < M; ic += MC) {
+        const int mc = std::min(MC, M - ic);
+        pack_a(pa, transA, A, lda, ic, mc, pc, kc);
+        for (int jr = 0; jr < nc; jr += NR)
+          for (int ir = 0; ir < mc; ir += MR)
+            micro_kernel(kc, pa + size_t(ir) * kc, pb + size_t(jr) * kc,
+                         C + size_t(ic + ir) * ldc + jc + jr, ldc, alpha, b_eff,
+                         std::min(MR, mc - ir), std::min(NR, nc - jr));
+      }
+    }
+  }
+}
+
+// C = beta * C (beta == 0: zeros) for the degenerate K == 0 or alpha == 0 products.
+void scale_c(int M, int N, float beta, float* C, int ldc) {
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) C[size_t(i) * ldc + j] = beta == 0.f ? 0.f : beta * C[size_t(i) * ldc + j];
+}
+
+constexpr double kGrainFlops = 2e6;  // below this much work per thread, stay on one thread
+
+// One GEMM on up to `chunks` threads: C split into row stripes (tall C) or column stripes.
+void gemm_split(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
+                int lda, const float* B, int ldb, float beta, float* C, int ldc, int chunks) {
+  if (chunks <= 1) {
+    gemm_serial(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    return;
+  }
+  if (M >= N) {
+    const int panels = (M + MR - 1) / MR;
+    threads::parallel_for(panels, chunks, [&](long b, long e, int) {
+      const int i0 = int(b) * MR, i1 = std::min(M, int(e) * MR);
+      gemm_serial(transA, transB, i1 - i0, N, K, alpha, transA ? A + i0 : A + size_t(i0) * lda,
+                  lda, B, ldb, beta, C + size_t(i0) * ldc, ldc);
+    });
+  } else {
+    const int panels = (N + NR - 1) / NR;
+    threads::parallel_for(panels, chunks, [&](long b, long e, int) {
+      const int j0 = int(b) * NR, j1 = std::min(N, int(e) * NR);
+      gemm_serial(transA, transB, M, j1 - j0, K, alpha, A, lda,
+                  transB ? B + size_t(j0) * ldb : B + j0, ldb, beta, C + j0, ldc);
+    });
+  }
+}
+
+}  // namespace
+
+void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+          const float* B, int ldb, float beta, float* C, int ldc) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0 || alpha == 0.f) return scale_c(M, N, beta, C, ldc);
+  const int chunks = threads::chunks_for(2.0 * M * N * K, kGrainFlops);
+  gemm_split(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, chunks);
+}
+
+void gemm_batched(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
+                  int lda, long strideA, const float* B, int ldb, long strideB, float beta,
+                  float* C, int ldc, long strideC, int batch) {
+  if (M <= 0 || N <= 0 || batch <= 0) return;
+  const double flops = 2.0 * M * N * K;
+  const int chunks = threads::chunks_for(flops * batch, kGrainFlops);
+  auto one = [&](long i, int c) {
+    if (K <= 0 || alpha == 0.f) return scale_c(M, N, beta, C + i * strideC, ldc);
+    gemm_split(transA, transB, M, N, K, alpha, A + i * strideA, lda, B + i * strideB, ldb, beta,
+               C + i * strideC, ldc, c);
+  };
+  if (batch >= chunks) {  // whole products per thread
+    threads::parallel_for(batch, chunks, [&](long b, long e, int) {
+      for (long i = b; i < e; ++i) one(i, 1);
+    });
+  } else {
+    for (long i = 0; i < batch; ++i) one(i, threads::chunks_for(flops, kGrainFlops));
+  }
+}
+
+}  // namespace attnlab::kernels::cpu

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The attn command end to end: train a tiny model, then eval/forward/grad/translate on it, and
+# every kind of bad input (unknown flag, missing/truncated/garbage file, bad ids) must give
+# exactly one stderr line and a non-zero exit without a crash. Usage: attn_cli_test.sh path/to/attn
+set -u
+ATTN="$1"
+DIR="$(mktemp -d)"
+trap 'rm -rf "$DIR"' EXIT
+fails=0
+
+ok() {  # ok NAME CMD...: must exit 0
+  local name="$1"; shift
+  if ! "$@" >"$DIR/out" 2>"$DIR/err"; then
+    echo "FAIL $name: exit $?: $(cat "$DIR/err")"; fails=$((fails + 1))
+  fi
+}
+bad() {  # bad NAME CMD...: must exit 1 or 2 with one stderr line
+  local name="$1"; shift
+  "$@" >"$DIR/out" 2>"$DIR/err"
+  local rc=$? lines
+  lines=$(wc -l <"$DIR/err")
+  if [ $rc -eq 0 ] || [ $rc -gt 2 ] || [ "$lines" -ne 1 ]; then
+    echo "FAIL $name: exit $rc, $lines stderr lines: $(head -c 300 "$DIR/err")"; fails=$((fails + 1))
+  fi
+}
+has() {  # has NAME PATTERN: stdout of the last command matches
+  grep -q "$2" "$DIR/out" || { echo "FAIL $1: stdout lacks $2: $(head -c 200 "$DIR/out")"; fails=$((fails + 1)); }
+}
+
+C="$DIR/c.safetensors"
+ok train "$ATTN" train --model transformer --task reverse --d-model 16 --heads 2 --d-ff 32 --layers 1 \
+  --steps 3 --batch 4 --seed 1 --out "$C" --log-every 1
+ok resume "$ATTN" train --task reverse --steps 2 --batch 4 --out "$DIR/c2.safetensors" --resume "$C"
+ok eval "$ATTN" eval --checkpoint "$C" --task reverse --samples 20
+has eval '"sequence_accuracy"'
+has eval '"token_accuracy"'
+ok forward "$ATTN" forward --checkpoint "$C" --src "5 6 7" --tgt "1 7 6"
+has forward '{"logits":\[\['
+ok grad "$ATTN" grad --checkpoint "$C" --src "5 6 7" --tgt-in "1 7 6" --tgt-out "7 6 2" \
+  --label-smoothing 0.1 --out "$DIR/g.safetensors"
+has grad '{"loss":'
+[ -s "$DIR/g.safetensors" ] || { echo "FAIL grad: no gradient file"; fails=$((fails + 1)); }
+ok translate "$ATTN" translate --checkpoint "$C" --src "5 6 7" --beam 3
+has translate '{"tokens":'
+ok lm "$ATTN" train --model lm --task copy --d-model 8 --heads 2 --d-ff 8 --layers 1 --steps 2 --batch 4 --out "$DIR/lm.safetensors"
+ok lm-translate "$ATTN" translate --checkpoint "$DIR/lm.safetensors" --src "3 4"
+ok encoder "$ATTN" train --model encoder --task copy --d-model 8 --heads 2 --d-ff 8 --layers 1 --steps 2 --batch 4 --out "$DIR/enc.safetensors"
+ok encoder-eval "$ATTN" eval --checkpoint "$DIR/enc.safetensors" --task copy --samples 5
+
+head -c 1000 "$C" >"$DIR/trunc.safetensors"
+head -c 5 "$C" >"$DIR/tiny.safetensors"
+printf 'not a checkpoint at all' >"$DIR/garbage.safetensors"
+echo '{"d_model": 12, "heads": 5}' >"$DIR/badcfg.json"
+"$ATTN" >/dev/null 2>&1 && { echo "FAIL no-command: exit 0"; fails=$((fails + 1)); }
+bad unknown-command "$ATTN" frobnicate
+bad unknown-flag "$ATTN" eval --checkpoint "$C" --task reverse --smaples 3
+bad missing-flag "$ATTN" eval --task reverse
+bad flag-without-value "$ATTN" eval --checkpoint "$C" --task reverse --samples
+bad bad-number "$ATTN" eval --checkpoint "$C" --task reverse --samples lots
+bad unknown-task "$ATTN" eval --checkpoint "$C" --task juggling
+bad missing-file "$ATTN" eval --checkpoint "$DIR/nope.safetensors" --task reverse
+bad truncated "$ATTN" forward --checkpoint "$DIR/trunc.safetensors" --src "5" --tgt "1"
+bad tiny "$ATTN" forward --checkpoint "$DIR/tiny.safetensors" --src "5" --tgt "1"
+bad garbage "$ATTN" translate --checkpoint "$DIR/garbage.safetensors" --src "5"
+bad directory "$ATTN" translate --checkpoint "$DIR" --src "5"
+bad id-range "$ATTN" forward --checkpoint "$C" --src "5 99" --tgt "1"
+bad id-negative "$ATTN" forward --checkpoint "$C" --src "5 -1" --tgt "1"
+bad id-text "$ATTN" translate --checkpoint "$C" --src "5 x"
+bad too-long "$ATTN" forward --checkpoint "$C" --src "$(seq -s ' ' 3 12 | sed 's/[0-9]*/5/g') $(seq -s ' ' 3 40 | sed 's/[0-9]*/5/g')" --tgt "1"
+bad len-mismatch "$ATTN" grad --checkpoint "$C" --src "5" --tgt-in "1 5" --tgt-out "5" --out "$DIR/x"
+bad bad-config "$ATTN" train --task reverse --config "$DIR/badcfg.json" --steps 1 --out "$DIR/x"
+bad bad-schedule "$ATTN" train --task reverse --schedule cosine --steps 1 --out "$DIR/x" --d-model 8 --heads 2
+bad unwritable "$ATTN" train --task reverse --steps 1 --out "$DIR/no/such/dir/c.safetensors" --d-model 8 --heads 2
+bad task-mismatch "$ATTN" eval --checkpoint "$DIR/lm.safetensors" --task addition --samples 2
+
+if [ $fails -ne 0 ]; then echo "$fails attn CLI checks failed"; exit 1; fi
+echo "attn CLI: all checks passed"

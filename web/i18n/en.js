@@ -83,6 +83,9 @@ export default {
 
   'order.random': 'input as drawn (random order)', 'order.ascending': 'input already ascending', 'order.descending': 'input descending',
 
+  'demo.lm.why': 'The language-model checkpoint is made by npm run models with the attn command, which has no text-corpus task yet; until it does, nothing is shown here rather than invented probabilities.',
+  'demo.pointer.why': 'The engine’s browser sessions train on token sequences; the pointer network reads point coordinates, which they do not accept yet.',
+
   'sdpa.n': 'tokens', 'sdpa.dk': 'd_k (head size)', 'sdpa.scale': 'divide by √d_k',
   'sdpa.causal': 'causal mask', 'sdpa.reroll': 'Draw new Q, K',
   'sdpa.heatmap': 'Attention weights: rows are queries, columns are keys',

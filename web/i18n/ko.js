@@ -83,6 +83,9 @@ export default {
 
   'order.random': '뽑힌 그대로의 입력 (무작위 순서)', 'order.ascending': '이미 오름차순인 입력', 'order.descending': '내림차순 입력',
 
+  'demo.lm.why': '언어 모델 체크포인트는 npm run models가 attn 명령으로 만드는데, 아직 텍스트 말뭉치 과제가 없습니다. 그때까지는 지어낸 확률 대신 아무것도 보여 주지 않습니다.',
+  'demo.pointer.why': '엔진의 브라우저 세션은 토큰 시퀀스로만 학습합니다. 포인터 네트워크는 점 좌표를 읽는데, 세션이 아직 이를 받지 않습니다.',
+
   'sdpa.n': '토큰 수', 'sdpa.dk': 'd_k (헤드 차원)', 'sdpa.scale': '√d_k로 나누기',
   'sdpa.causal': '인과 마스크', 'sdpa.reroll': '새 Q, K 뽑기',
   'sdpa.heatmap': '어텐션 가중치: 행은 쿼리, 열은 키',

@@ -2,6 +2,8 @@
 // ARM64, WebAssembly), so tensor bytes are copied as they are.
 #include "io/safetensors.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -126,6 +128,9 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t n) {
 }
 
 SafeTensors read_safetensors(const std::string& path) {
+  struct stat info {};
+  AL_CHECK(::stat(path.c_str(), &info) == 0, "cannot open " << path);
+  AL_CHECK(S_ISREG(info.st_mode), path << " is not a regular file");
   std::ifstream f(path, std::ios::binary);
   AL_CHECK(f, "cannot open " << path);
   f.seekg(0, std::ios::end);

@@ -1,7 +1,8 @@
 // Model demos in the browser, trained or loaded in the engine's Worker: the Bahdanau widget
 // trains RNNsearch live and the attention mass on the gold alignment rises well above chance;
 // the shipped Transformer loads for §6–§7 with its pre-trained note, rows of its attention sum
-// to 1 and the decoder's self-attention is causal. Skipped only when the engine build has no
+// to 1 and the decoder's self-attention is causal; the playground trains, exports its weights as
+// .safetensors and imports them back. Skipped only when the engine build has no
 // model sessions (then those demos show their pending note, checked in page.test.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,6 +68,26 @@ test('§6/§7: the shipped Transformer loads with its pre-trained note; causal d
   const d = await page.evaluate(() => document.querySelector('[data-demo=decoder]').decoded);
   assert.ok(d.out.length > 0, 'greedy decoding produced tokens');
   for (let i = 0; i < d.T; i++) for (let j = i + 1; j < d.T; j++) assert.equal(d.self[i * d.T + j], 0, `future weight ${i},${j}`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('playground: trains a small RNNsearch, exports .safetensors and imports it back', async (t) => {
+  const page = await openDemo('playground', 'playground.model=rnnsearch&playground.task=reverse&playground.size=small&playground.steps=60');
+  if (page.pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  const demo = page.locator('[data-demo=playground]');
+  await demo.locator('[name=run-toggle]').click();
+  await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 60000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), demo.locator('[name=export]').click()]);
+  const file = path.join(shots, '..', 'playground.safetensors');
+  await download.saveAs(file);
+  const { readFileSync } = await import('node:fs');
+  const bytes = readFileSync(file);
+  const headerLen = Number(bytes.readBigUInt64LE(0));
+  const header = JSON.parse(bytes.subarray(8, 8 + headerLen).toString('utf8'));
+  assert.ok(Object.keys(header).length > 5, 'safetensors header lists the tensors');
+  await demo.locator('[name=import]').setInputFiles(file);
+  await page.waitForFunction(() => /playground\.safetensors: \d+ parameters/.test(document.querySelector('[data-demo=playground] [name=io]').textContent), null, { timeout: 30000 });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -74,7 +74,7 @@ export default {
   'rev.summary': 'Held-out loss after training: {plain} in order, {reversed} reversed (per-token accuracy {plainAcc}% vs {reversedAcc}%).',
   'bn.encdec': 'RNNencdec (fixed vector)', 'bn.search': 'RNNsearch (attention)', 'bn.length': 'source length',
   'bn.accuracy': 'exact-match accuracy',
-  'bn.summary': 'Sequences of 12 tokens or more: {encdec}% copied exactly without attention, {search}% with it.',
+  'bn.summary': 'Sequences of 10 tokens or more: {encdec}% copied exactly without attention, {search}% with it.',
 
   'pg.model': 'model', 'pg.model.transformer': 'Transformer', 'pg.model.rnnsearch': 'RNNsearch (Bahdanau)',
   'pg.task': 'task', 'pg.size': 'size', 'pg.size.small': 'small', 'pg.size.medium': 'medium', 'pg.steps': 'steps',

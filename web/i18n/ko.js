@@ -74,7 +74,7 @@ export default {
   'rev.summary': '학습 후 검증 손실: 원래 순서 {plain}, 뒤집은 입력 {reversed} (토큰 정확도 {plainAcc}% 대 {reversedAcc}%).',
   'bn.encdec': 'RNNencdec (고정 벡터)', 'bn.search': 'RNNsearch (어텐션)', 'bn.length': '소스 길이',
   'bn.accuracy': '완전 일치 정확도',
-  'bn.summary': '12토큰 이상인 시퀀스: 어텐션 없이 {encdec}%, 어텐션으로 {search}%를 정확히 복사했습니다.',
+  'bn.summary': '10토큰 이상인 시퀀스: 어텐션 없이 {encdec}%, 어텐션으로 {search}%를 정확히 복사했습니다.',
 
   'pg.model': '모델', 'pg.model.transformer': 'Transformer', 'pg.model.rnnsearch': 'RNNsearch (Bahdanau)',
   'pg.task': '과제', 'pg.size': '크기', 'pg.size.small': '작게', 'pg.size.medium': '중간', 'pg.steps': '스텝 수',

@@ -24,7 +24,7 @@ export function accuracyByLength(src, tgt, out) {
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
-  const steps = ctx.read.num('steps', 600, 50, 20000);
+  const steps = ctx.read.num('steps', 2000, 50, 20000);
   el.innerHTML = `
     <div class="run-host"></div>
     <div class="demo-row"><div class="loss-host"></div><div class="acc-host"></div></div>
@@ -44,7 +44,7 @@ export async function mount(el, ctx) {
       perLength = outs.map((o) => accuracyByLength(ex.src, ex.tgt, o));
       el.perLength = perLength;
       acc.set(perLength[0].map((p) => p.len), perLength.map((r) => r.map((p) => p.acc)));
-      const tail = (r) => r.filter((p) => p.len >= 12);
+      const tail = (r) => r.filter((p) => p.len >= 10);
       const mean = (r) => r.reduce((s, p) => s + p.acc, 0) / Math.max(1, r.length);
       el.querySelector('[name=summary]').textContent = t('bn.summary', { encdec: (100 * mean(tail(perLength[0]))).toFixed(0), search: (100 * mean(tail(perLength[1]))).toFixed(0) });
     },

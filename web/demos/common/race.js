@@ -10,6 +10,7 @@ export function raceRun(el, ctx, { configs, steps, chunk = 25, onChunk, finish, 
   const total = Math.ceil(steps / chunk);
   const run = createRun(el, ctx, {
     total,
+    unit: chunk,
     async work(k) {
       const client = await ctx.worker();
       if (!sessions) sessions = await Promise.all(configs().map((c) => client.createSession(c)));

@@ -77,6 +77,7 @@ export async function mount(el, ctx) {
     label: `h = ${r.h}`, value: r.loss, text: t('mh.result', { loss: r.loss.toFixed(3), acc: (100 * r.acc).toFixed(1) }) })), { max: Math.max(0.01, ...results.map((r) => r.loss)) });
   const run = createRun(el.querySelector('.run-host'), ctx, {
     total: perModel * HEADS.length,
+    unit: CHUNK,
     async work(step) {
       const k = Math.floor(step / perModel);
       const client = await ctx.worker();

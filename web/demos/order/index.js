@@ -25,6 +25,7 @@ export async function mount(el, ctx) {
   const showResult = () => drawBars(el.querySelector('.bars-host'), result.map((r, i) => ({ label: labels()[i], value: r, text: `${(100 * r).toFixed(1)}%`, color: i })));
   const run = createRun(el.querySelector('.run-host'), ctx, {
     total: Math.ceil(steps / CHUNK),
+    unit: CHUNK,
     async work(k) {
       const client = await ctx.worker();
       sessions ??= await Promise.all(ORDERS.map(() => client.createSession({ model: { model: 'rnnsearch', emb: 16, hidden: 32, attn: 32 },

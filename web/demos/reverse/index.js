@@ -13,7 +13,7 @@ const TASK_OPTIONS = { min_len: 4, max_len: 10, symbols: 10 };
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
-  const steps = ctx.read.num('steps', 400, 50, 20000);
+  const steps = ctx.read.num('steps', 1500, 50, 20000);
   el.innerHTML = `<div class="run-host"></div><div class="chart-host"></div><p class="readout" name="summary" aria-live="polite"></p>`;
   const labels = () => [t('rev.plain'), t('rev.reversed')];
   const chart = lineChart(el.querySelector('.chart-host'), { series: labels().map((label) => ({ label })), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss'), height: 220 });

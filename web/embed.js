@@ -27,7 +27,7 @@ class AttnlabDemo extends HTMLElement {
       if (!demoNames.includes(name)) throw new Error(t('demo.unknown', { name }));
       const engine = await loadEngine(base);
       this.textContent = '';
-      this.handle = await mountDemo(name, this, makeContext({ name, host: this, engine, worker, embedded: true }));
+      this.handle = await mountDemo(name, this, makeContext({ name, host: this, engine, worker, base, embedded: true }));
       applyI18n(this, { updateDocument: false });
       this.dataset.ready = '1';
       this.dispatchEvent(new CustomEvent('ready'));

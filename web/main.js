@@ -55,7 +55,7 @@ async function mountHost(host) {
   handles.set(name, {});
   if (engineError) { host.textContent = t('engine.error', { message: engineError.message }); return; }
   try {
-    const handle = await mountDemo(name, host, makeContext({ name, host, engine, worker }));
+    const handle = await mountDemo(name, host, makeContext({ name, host, engine, worker, base: document.baseURI }));
     handles.set(name, handle);
     applyI18n(host);
     host.dataset.ready = '1';

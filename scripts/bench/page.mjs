@@ -30,6 +30,7 @@ async function sample(browser, url) {
 }
 
 export async function pageRows({ samples = 3 } = {}) {
+  if (!existsSync(path.join(root, 'dist', 'index.html'))) throw new Error('dist/ is missing: run npm run build first');
   const server = await startServer();
   const browser = await launch();
   try {
@@ -46,6 +47,9 @@ export async function pageRows({ samples = 3 } = {}) {
     await server.close();
   }
 }
+
+// The bench driver's entry (scripts/bench.mjs).
+export const rows = (ctx = {}) => pageRows({ samples: ctx.quick ? 1 : 3 });
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rows = await pageRows();

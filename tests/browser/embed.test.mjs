@@ -20,9 +20,20 @@ test('embed example: three widgets from one script, settings from attributes, st
   const sdpa = await page.evaluate(() => document.getElementById('w-sdpa').inputs);
   assert.equal(sdpa.dk, 256);
   assert.equal(sdpa.n, 12);
-  assert.equal(await page.evaluate(() => document.getElementById('w-ntm').result.beta), 10);
   assert.equal(new URL(page.url()).hash, '', 'widgets leave the host page URL alone');
-  assert.match(await page.textContent('#w-ntm'), /cosine similarity/);
+  assert.match(await page.textContent('#w-sdpa'), /divide by √d_k/);
+  if (await page.getAttribute('#w-align', 'data-pending') !== '1') {
+    const trained = page.evaluate(() => new Promise((resolve) => {
+      const got = [];
+      document.getElementById('w-align').addEventListener('progress', (e) => { got.push(e.detail); if (got.length === 3) resolve(got); });
+    }));
+    await page.click('#train');
+    const got = await trained;
+    assert.ok(got.every((d) => Number.isFinite(d.loss) && d.step > 0), JSON.stringify(got));
+    await page.click('#pause');
+    await page.waitForSelector('#w-align .run[data-state=paused]');
+    assert.match(await page.textContent('#align-log'), /step \d+, loss \d/);
+  }
   const events = page.evaluate(() => new Promise((resolve) => {
     const got = [];
     document.getElementById('w-cost').addEventListener('progress', (e) => {

@@ -54,6 +54,38 @@ export default {
   'bahdanau.metric': 'Step {step}: mean attention on the gold links {gold} (uniform would give {chance}).',
   'bahdanau.example': 'Held-out example: {src} → {tgt}',
 
+  'pretrained.note': 'Pre-trained, not trained in this page: {steps} steps natively with the project’s attn command on {data} ({licence}). Command:',
+  'sa.example': 'held-out source', 'sa.layer': 'layer', 'sa.head': 'head', 'sa.meanHeads': 'mean of heads',
+  'sa.tokens': 'Tokens: pick the query', 'sa.weights': 'where the chosen token looks',
+  'sa.heatmap': 'Encoder self-attention: rows are queries, columns are keys',
+  'sa.block': 'One encoder layer of this model (bottom to top)',
+  'sa.block.embed': 'token embedding × √{C} + {pos} positional encoding (d_model = {C})',
+  'sa.block.attn': 'multi-head self-attention: {H} heads of size {hs}', 'sa.block.norm': 'add the residual, LayerNorm',
+  'sa.block.ffn': 'feed-forward {C} → {F} → {act} → {C}', 'sa.block.repeat': '× {N} layers',
+  'dec.step': 'output step', 'dec.cross': 'cross-attention of this step over the source',
+  'dec.self': 'masked self-attention of the decoder (mean of heads)', 'dec.output': 'Greedy output, step {step}:',
+  'mh.kind': 'sublayer', 'mh.kind.encoder.self_attn': 'encoder self-attention',
+  'mh.kind.decoder.self_attn': 'decoder masked self-attention', 'mh.kind.decoder.multihead_attn': 'decoder cross-attention',
+  'mh.head': 'head {h}', 'mh.ablation': 'Live ablation: the number of heads at a fixed width',
+  'mh.ablationCaption': 'Each model: d_model = 32, one encoder and one decoder layer, the same data, seed and steps; the bars are the held-out loss after training (lower is better). Vaswani et al. (2017, Table 3) report one head 0.9 BLEU below the best setting, and too many small heads losing quality as well.',
+  'mh.result': 'loss {loss} · exact {acc}%',
+
+  'rev.plain': 'input in output order (copy)', 'rev.reversed': 'input reversed',
+  'rev.summary': 'Held-out loss after training: {plain} in order, {reversed} reversed (per-token accuracy {plainAcc}% vs {reversedAcc}%).',
+  'bn.encdec': 'RNNencdec (fixed vector)', 'bn.search': 'RNNsearch (attention)', 'bn.length': 'source length',
+  'bn.accuracy': 'exact-match accuracy',
+  'bn.summary': 'Sequences of 10 tokens or more: {encdec}% copied exactly without attention, {search}% with it.',
+
+  'pg.model': 'model', 'pg.model.transformer': 'Transformer', 'pg.model.rnnsearch': 'RNNsearch (Bahdanau)',
+  'pg.task': 'task', 'pg.size': 'size', 'pg.size.small': 'small', 'pg.size.medium': 'medium', 'pg.steps': 'steps',
+  'pg.export': 'Export weights (.safetensors)', 'pg.import': 'Import a checkpoint',
+  'pg.exported': 'Saved {kb} KiB.', 'pg.imported': '{name}: {params} parameters; held-out loss {loss}, exact {acc}%.',
+
+  'order.random': 'input as drawn (random order)', 'order.ascending': 'input already ascending', 'order.descending': 'input descending',
+
+  'demo.lm.why': 'The language-model checkpoint is made by npm run models with the attn command, which has no text-corpus task yet; until it does, nothing is shown here rather than invented probabilities.',
+  'demo.pointer.why': 'The engine’s browser sessions train on token sequences; the pointer network reads point coordinates, which they do not accept yet.',
+
   'sdpa.n': 'tokens', 'sdpa.dk': 'd_k (head size)', 'sdpa.scale': 'divide by √d_k',
   'sdpa.causal': 'causal mask', 'sdpa.reroll': 'Draw new Q, K',
   'sdpa.heatmap': 'Attention weights: rows are queries, columns are keys',

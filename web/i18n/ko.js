@@ -54,6 +54,38 @@ export default {
   'bahdanau.metric': '스텝 {step}: 정답 연결에 놓인 평균 어텐션 {gold} (균등하면 {chance}).',
   'bahdanau.example': '학습에 쓰지 않은 예: {src} → {tgt}',
 
+  'pretrained.note': '이 페이지에서 학습한 것이 아니라 미리 학습한 모델입니다: 프로젝트의 attn 명령으로 {data} 데이터에서 {steps} 스텝 네이티브 학습 ({licence}). 명령:',
+  'sa.example': '학습에 쓰지 않은 소스', 'sa.layer': '층', 'sa.head': '헤드', 'sa.meanHeads': '헤드 평균',
+  'sa.tokens': '토큰: 쿼리를 고르세요', 'sa.weights': '고른 토큰이 바라보는 곳',
+  'sa.heatmap': '인코더 셀프 어텐션: 행은 쿼리, 열은 키',
+  'sa.block': '이 모델의 인코더 층 하나 (아래에서 위로)',
+  'sa.block.embed': '토큰 임베딩 × √{C} + {pos} 위치 인코딩 (d_model = {C})',
+  'sa.block.attn': '멀티헤드 셀프 어텐션: 크기 {hs}인 헤드 {H}개', 'sa.block.norm': '잔차 더하기, LayerNorm',
+  'sa.block.ffn': '피드포워드 {C} → {F} → {act} → {C}', 'sa.block.repeat': '× {N}층',
+  'dec.step': '출력 스텝', 'dec.cross': '이 스텝의 소스에 대한 교차 어텐션',
+  'dec.self': '디코더의 마스크된 셀프 어텐션 (헤드 평균)', 'dec.output': '탐욕적 출력, 스텝 {step}:',
+  'mh.kind': '서브층', 'mh.kind.encoder.self_attn': '인코더 셀프 어텐션',
+  'mh.kind.decoder.self_attn': '디코더 마스크 셀프 어텐션', 'mh.kind.decoder.multihead_attn': '디코더 교차 어텐션',
+  'mh.head': '헤드 {h}', 'mh.ablation': '실시간 제거 실험: 폭을 고정하고 헤드 수만 바꾸기',
+  'mh.ablationCaption': '모든 모델: d_model = 32, 인코더·디코더 각 1층, 같은 데이터·시드·스텝 수. 막대는 학습 후 검증 손실입니다(낮을수록 좋음). Vaswani 외(2017, 표 3)는 헤드 1개가 최적 설정보다 BLEU 0.9 낮고, 헤드를 너무 많이 잘게 나눠도 품질이 떨어진다고 보고했습니다.',
+  'mh.result': '손실 {loss} · 완전 일치 {acc}%',
+
+  'rev.plain': '출력과 같은 순서의 입력 (복사)', 'rev.reversed': '뒤집은 입력',
+  'rev.summary': '학습 후 검증 손실: 원래 순서 {plain}, 뒤집은 입력 {reversed} (토큰 정확도 {plainAcc}% 대 {reversedAcc}%).',
+  'bn.encdec': 'RNNencdec (고정 벡터)', 'bn.search': 'RNNsearch (어텐션)', 'bn.length': '소스 길이',
+  'bn.accuracy': '완전 일치 정확도',
+  'bn.summary': '10토큰 이상인 시퀀스: 어텐션 없이 {encdec}%, 어텐션으로 {search}%를 정확히 복사했습니다.',
+
+  'pg.model': '모델', 'pg.model.transformer': 'Transformer', 'pg.model.rnnsearch': 'RNNsearch (Bahdanau)',
+  'pg.task': '과제', 'pg.size': '크기', 'pg.size.small': '작게', 'pg.size.medium': '중간', 'pg.steps': '스텝 수',
+  'pg.export': '가중치 내보내기 (.safetensors)', 'pg.import': '체크포인트 불러오기',
+  'pg.exported': '{kb} KiB를 저장했습니다.', 'pg.imported': '{name}: 파라미터 {params}개, 검증 손실 {loss}, 완전 일치 {acc}%.',
+
+  'order.random': '뽑힌 그대로의 입력 (무작위 순서)', 'order.ascending': '이미 오름차순인 입력', 'order.descending': '내림차순 입력',
+
+  'demo.lm.why': '언어 모델 체크포인트는 npm run models가 attn 명령으로 만드는데, 아직 텍스트 말뭉치 과제가 없습니다. 그때까지는 지어낸 확률 대신 아무것도 보여 주지 않습니다.',
+  'demo.pointer.why': '엔진의 브라우저 세션은 토큰 시퀀스로만 학습합니다. 포인터 네트워크는 점 좌표를 읽는데, 세션이 아직 이를 받지 않습니다.',
+
   'sdpa.n': '토큰 수', 'sdpa.dk': 'd_k (헤드 차원)', 'sdpa.scale': '√d_k로 나누기',
   'sdpa.causal': '인과 마스크', 'sdpa.reroll': '새 Q, K 뽑기',
   'sdpa.heatmap': '어텐션 가중치: 행은 쿼리, 열은 키',

@@ -27,7 +27,7 @@ export async function mount(el, ctx) {
   const { read, store } = ctx;
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
-  const state = { task: read.str('task', 'reverse', Object.keys(TASKS)), steps: read.num('steps', 1500, 100, 20000), seed: read.num('seed', 1, 0, 1e9) };
+  const state = { task: read.str('task', 'reverse', Object.keys(TASKS)), steps: read.num('steps', 400, 100, 20000), seed: read.num('seed', 1, 0, 1e9) };
   el.innerHTML = `
     <div class="controls">
       <label><span data-i18n="bahdanau.task"></span> <select name="task">${Object.keys(TASKS).map((k) => `<option value="${k}" data-i18n="bahdanau.task.${k}"></option>`).join('')}</select></label>

@@ -4,10 +4,11 @@
 import { hashStore, attributeStore, reader } from './store.js';
 
 // `worker()` starts (once) and returns the Worker-backed engine client for model sessions.
-export function makeContext({ name, host, engine, worker, embedded = false }) {
+// `base` is the URL the page's static files (engine/, models/) are served under.
+export function makeContext({ name, host, engine, worker, base, embedded = false }) {
   const store = embedded ? attributeStore(host) : hashStore(name);
   return {
-    name, host, engine, worker, embedded, store,
+    name, host, engine, worker, base, embedded, store,
     read: reader(store),
     progress(step, loss = null, extra = {}) {
       host.dispatchEvent(new CustomEvent('progress', { bubbles: true, detail: { step, loss, ...extra } }));

@@ -4,7 +4,8 @@
 // responsive. Every slice reports through ctx.progress (the widget's `progress` event).
 import { t } from '../../i18n/index.js';
 
-export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run.step' }) {
+// `unit`: training steps per run step, so the status counts training steps.
+export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run.step', unit = 1 }) {
   el.classList.add('run');
   el.innerHTML = `
     <button type="button" name="run-toggle"></button>
@@ -23,20 +24,28 @@ export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run
     bar.value = run.step;
     const loss = run.loss === null ? '—' : run.loss.toPrecision(4);
     bar.max = run.total;
-    status.textContent = t(label, { step: run.step, total: run.total, loss });
+    status.textContent = t(label, { step: run.step * unit, total: run.total * unit, loss });
     el.dataset.state = run.done ? 'done' : run.running ? 'running' : run.step ? 'paused' : 'idle';
   }
 
   async function tick() {
     timer = 0;
     if (!run.running) return;
-    const r = (await work(run.step)) ?? {};
+    let r;
+    try {
+      r = (await work(run.step)) ?? {};
+    } catch (e) {
+      run.running = false;
+      render();
+      status.textContent = t('engine.error', { message: e.message });
+      return;
+    }
     if (!run.running) return;
     run.step += 1;
     if (typeof r.loss === 'number') run.loss = r.loss;
     run.done = Boolean(r.done) || run.step >= run.total;
     if (run.done) run.running = false;
-    ctx.progress(run.step, run.loss, { total: run.total, done: run.done });
+    ctx.progress(run.step * unit, run.loss, { total: run.total * unit, done: run.done });
     render();
     if (run.running) timer = setTimeout(tick, 0);
   }

@@ -1,0 +1,37 @@
+// Checkpoints trained natively by `npm run models` and shipped in models/ (index.json names
+// each one's command, data and licence). Loaded on demand into the engine's Worker, once per
+// page: the §6–§8 demos share one session (they only inspect and decode it).
+import { t } from '../../i18n/index.js';
+import { escapeHtml } from '../../viz/bars.js';
+
+const sessions = new Map();
+
+export async function shippedIndex(base) {
+  const r = await fetch(new URL('models/index.json', base));
+  if (!r.ok) return {};
+  return r.json();
+}
+
+// -> {session, meta} or null when this build ships no such checkpoint or has no sessions.
+export function loadShipped(ctx, name) {
+  if (!sessions.has(name)) {
+    sessions.set(name, (async () => {
+      const info = await ctx.engine.info();
+      if (!info.sessions) return null;
+      const meta = (await shippedIndex(ctx.base))[name];
+      if (!meta) return null;
+      const r = await fetch(new URL(meta.file, ctx.base));
+      if (!r.ok) return null;
+      const client = await ctx.worker();
+      const session = await client.loadSession(new Uint8Array(await r.arrayBuffer()));
+      return { session, meta };
+    })());
+  }
+  return sessions.get(name);
+}
+
+// The note shown beside a pre-trained model: what trained it, on what, under which licence.
+export function pretrainedNote(meta) {
+  return `<p class="note pretrained">${escapeHtml(t('pretrained.note', { steps: meta.steps, data: meta.data, licence: meta.licence }))}
+    <br><code>${escapeHtml(meta.command)}</code></p>`;
+}

@@ -1,0 +1,107 @@
+// §8 demo: multi-head attention. Top: every head of one sublayer of the shipped Transformer on
+// a held-out example, side by side (the engine's own per-head maps). Bottom: the head-count
+// ablation in small (Vaswani et al. 2017, Table 3 (A)): the same task trained in the engine's
+// Worker with h = 1, 2, 4, 8 at a fixed d_model = 32, then each model's held-out loss.
+// State: multihead.layer, multihead.kind, multihead.steps. On the element: el.ablation.
+import { t } from '../../i18n/index.js';
+import { drawBars, escapeHtml } from '../../viz/bars.js';
+import '../../viz/heatmap.js';
+import { loadShipped, pretrainedNote } from '../common/shipped.js';
+import { tokenLabels } from '../common/maps.js';
+import { findMap, headMatrix, modelConfig, vocabFrom, longest } from '../common/heads.js';
+import { createRun } from '../common/run.js';
+
+const HEADS = [1, 2, 4, 8];
+const CHUNK = 50;
+const KINDS = ['encoder.self_attn', 'decoder.self_attn', 'decoder.multihead_attn'];
+
+export async function mount(el, ctx) {
+  const { read, store } = ctx;
+  const info = await ctx.engine.info();
+  if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
+  const shipped = await loadShipped(ctx, 'transformer-phrases');
+  const state = { layer: read.num('layer', 0, 0, 7), kind: read.str('kind', KINDS[0], KINDS), steps: read.num('steps', 300, 50, 5000) };
+  el.innerHTML = `
+    <div class="heads-view" ${shipped ? '' : 'hidden'}>
+      <div class="controls">
+        <label><span data-i18n="mh.kind"></span> <select name="kind">${KINDS.map((k) => `<option value="${k}" data-i18n="mh.kind.${k}"></option>`).join('')}</select></label>
+        <label><span data-i18n="sa.layer"></span> <select name="layer"></select></label>
+      </div>
+      <div class="head-grid"></div>
+      <div class="pretrained-host"></div>
+    </div>
+    <h4 data-i18n="mh.ablation"></h4>
+    <div class="run-host"></div>
+    <div class="bars-host"></div>
+    <p class="caption" data-i18n="mh.ablationCaption"></p>`;
+  const $ = (n) => el.querySelector(`[name=${n}]`);
+  let data = null, srcLabels = [], tgtLabels = [];
+
+  async function loadHeads() {
+    const { session, meta } = shipped;
+    const cfg = modelConfig(session.info);
+    $('layer').innerHTML = Array.from({ length: cfg.enc_layers ?? 1 }, (_, l) => `<option value="${l}">${l + 1}</option>`).join('');
+    state.layer = Math.min(state.layer, (cfg.enc_layers ?? 1) - 1);
+    $('layer').value = state.layer; $('kind').value = state.kind;
+    const all = await session.examples(24, { split: 'test', seed: 3 });
+    const word = vocabFrom(all);
+    const pool = longest(all, 1);
+    data = await session.inspect([pool.src[0]], [pool.tgt[0]]);
+    const enc = findMap(data, 'encoder.layers.0.self_attn');
+    srcLabels = tokenLabels(pool.srcText[0], enc?.S ?? pool.src[0].length, pool.src[0]);
+    tgtLabels = ['<s>', ...pool.tgt[0].map(word)];
+    el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta);
+  }
+
+  function showHeads() {
+    const [part, sub] = state.kind.split('.');
+    const m = findMap(data, `${part}.layers.${state.layer}.${sub}`);
+    if (!m) return;
+    const rows = part === 'encoder' ? srcLabels : tgtLabels;
+    const cols = sub === 'self_attn' && part === 'decoder' ? tgtLabels : srcLabels;
+    const grid = el.querySelector('.head-grid');
+    grid.innerHTML = Array.from({ length: m.H }, (_, h) => `<figure><figcaption>${escapeHtml(t('mh.head', { h: h + 1 }))}</figcaption><al-heatmap></al-heatmap></figure>`).join('');
+    grid.querySelectorAll('al-heatmap').forEach((hm, h) => {
+      hm.setAttribute('aria-label', t('mh.head', { h: h + 1 }));
+      hm.set(headMatrix(m, h), m.T, m.S, { rowLabels: rows.slice(0, m.T), colLabels: cols.slice(0, m.S), maxWidth: 200 });
+    });
+    el.heads = { H: m.H, T: m.T, S: m.S, name: m.name };
+    store.set({ layer: state.layer, kind: state.kind });
+  }
+
+  // ---- the ablation: one chunk of CHUNK steps per run step, models trained one after another
+  const perModel = Math.ceil(state.steps / CHUNK);
+  let results = [], current = null;
+  el.ablation = results;
+  const showResults = () => drawBars(el.querySelector('.bars-host'), results.map((r) => ({
+    label: `h = ${r.h}`, value: r.loss, text: t('mh.result', { loss: r.loss.toFixed(3), acc: (100 * r.acc).toFixed(1) }) })), { max: Math.max(0.01, ...results.map((r) => r.loss)) });
+  const run = createRun(el.querySelector('.run-host'), ctx, {
+    total: perModel * HEADS.length,
+    unit: CHUNK,
+    async work(step) {
+      const k = Math.floor(step / perModel);
+      const client = await ctx.worker();
+      if (!current) current = await client.createSession({ model: { model: 'transformer', d_model: 32, heads: HEADS[k], d_ff: 64, enc_layers: 1, dec_layers: 1, dropout: 0 },
+        task: 'phrases', task_options: { n_min: 2, n_max: 6 }, seed: 1, train: { batch: 32, schedule: 'constant', lr: 0.003 } });
+      const r = await current.train(CHUNK, { chunkMs: 40 });
+      const loss = r.losses[r.losses.length - 1];
+      if (step % perModel === perModel - 1) {
+        const ev = await current.evaluate(200, 77);
+        results.push({ h: HEADS[k], loss: ev.loss, acc: ev.sequenceAccuracy });
+        await current.dispose();
+        current = null;
+        showResults();
+      }
+      return { loss };
+    },
+    async reset() { if (current) { await current.dispose().catch(() => {}); current = null; } results = []; el.ablation = results; showResults(); },
+  });
+  $('kind').addEventListener('change', () => { state.kind = $('kind').value; showHeads(); });
+  $('layer').addEventListener('change', () => { state.layer = Number($('layer').value); showHeads(); });
+  if (shipped) { await loadHeads(); showHeads(); }
+  return {
+    start: run.start, pause: run.pause, reset: run.reset,
+    relabel() { if (shipped) { showHeads(); el.querySelector('.pretrained-host').innerHTML = pretrainedNote(shipped.meta); } run.render(); if (results.length) showResults(); },
+    unmount() { run.dispose(); el.innerHTML = ''; },
+  };
+}

@@ -1,0 +1,68 @@
+// §10 demo: order matters (Vinyals, Bengio & Kudlur 2016). Three identical RNNsearch models
+// learn to sort the same symbol sequences; only the order in which the input is presented
+// differs: as drawn (random), already ascending, or descending. Each run step trains every
+// model on the same batch drawn from the engine's sort task (trainBatch with the input
+// reordered); at the end the engine decodes held-out sequences, given in each model's order,
+// and the page reports exact-match accuracy. State: order.steps. On the element: el.result.
+import { t } from '../../i18n/index.js';
+import { lineChart } from '../../viz/chart.js';
+import { drawBars } from '../../viz/bars.js';
+import { createRun } from '../common/run.js';
+
+const ORDERS = ['random', 'ascending', 'descending'];
+const CHUNK = 10;
+const reorder = (row, order) => (order === 'random' ? [...row] : [...row].sort((a, b) => (order === 'ascending' ? a - b : b - a)));
+
+export async function mount(el, ctx) {
+  const info = await ctx.engine.info();
+  if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
+  const steps = ctx.read.num('steps', 300, CHUNK, 20000);
+  el.innerHTML = `<div class="run-host"></div><div class="demo-row"><div class="chart-host"></div><div class="bars-host"></div></div>`;
+  const labels = () => ORDERS.map((o) => t(`order.${o}`));
+  const chart = lineChart(el.querySelector('.chart-host'), { series: labels().map((label) => ({ label })), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss'), height: 200 });
+  let sessions = null, curves = ORDERS.map(() => []), result = null;
+  const draw = () => chart.set(curves[0].map((p) => p.step), curves.map((c) => c.map((p) => p.loss)));
+  const showResult = () => drawBars(el.querySelector('.bars-host'), result.map((r, i) => ({ label: labels()[i], value: r, text: `${(100 * r).toFixed(1)}%`, color: i })));
+  const run = createRun(el.querySelector('.run-host'), ctx, {
+    total: Math.ceil(steps / CHUNK),
+    unit: CHUNK,
+    async work(k) {
+      const client = await ctx.worker();
+      sessions ??= await Promise.all(ORDERS.map(() => client.createSession({ model: { model: 'rnnsearch', emb: 16, hidden: 32, attn: 32 },
+        task: 'sort', task_options: { min_len: 3, max_len: 8, symbols: 10 }, seed: 1, train: { batch: 16, schedule: 'constant', lr: 0.01, clip: 1 } })));
+      const losses = ORDERS.map(() => 0);
+      for (let c = 0; c < CHUNK; c++) {
+        const batch = await sessions[0].examples(16, { split: 'train', seed: 1 + k * CHUNK + c });
+        for (let m = 0; m < ORDERS.length; m++) {
+          const r = await sessions[m].trainBatch(batch.src.map((row) => reorder(row, ORDERS[m])), batch.tgt);
+          losses[m] += r.losses[0] / CHUNK;
+        }
+      }
+      losses.forEach((l, m) => curves[m].push({ step: (k + 1) * CHUNK, loss: l }));
+      draw();
+      if (k === Math.ceil(steps / CHUNK) - 1) {
+        const test = await sessions[0].examples(100, { split: 'test', seed: 42 });
+        result = [];
+        for (let m = 0; m < ORDERS.length; m++) {
+          const out = await sessions[m].decode(test.src.map((row) => reorder(row, ORDERS[m])));
+          result.push(test.tgt.filter((tg, i) => tg.length === out[i].length && tg.every((x, j) => x === out[i][j])).length / test.tgt.length);
+        }
+        el.result = result;
+        showResult();
+      }
+      return { loss: losses[0] };
+    },
+    async reset() {
+      const s = sessions;
+      sessions = null; result = null; curves = ORDERS.map(() => []);
+      chart.set([], ORDERS.map(() => []));
+      el.querySelector('.bars-host').innerHTML = '';
+      if (s) await Promise.all(s.map((x) => x.dispose().catch(() => {})));
+    },
+  });
+  return {
+    start: run.start, pause: run.pause, reset: run.reset,
+    relabel() { run.render(); chart.relabel({ series: labels(), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss') }); draw(); if (result) showResult(); },
+    unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
+  };
+}

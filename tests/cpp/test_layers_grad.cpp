@@ -55,12 +55,13 @@ struct Harness {
     back(w.data());
     for (const ParamInfo& p : P.list()) {
       const int id = P.find(p.name);
-      check_grad(p.name, P.val(id), P.grad(id), p.numel, loss, 6, test::kFdAbsLayer);
+      check_grad(p.name, P.val(id), P.grad(id), p.numel, loss, 6, test::kFdAbsLayer,
+                 test::kFdStepLayer);
     }
     int k = 0;
     for (auto& io : inputs)
       check_grad("input " + std::to_string(k++), io.first->data(), io.second->data(),
-                 long(io.first->size()), loss, 10, test::kFdAbsLayer);
+                 long(io.first->size()), loss, 10, test::kFdAbsLayer, test::kFdStepLayer);
   }
 };
 

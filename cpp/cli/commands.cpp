@@ -14,6 +14,7 @@ const Command kCommands[] = {
     {"forward", "--checkpoint C --src \"5 6 7\" --tgt \"1 5 6\"", cmd_forward},
     {"grad", "--checkpoint C --src \"...\" --tgt-in \"...\" --tgt-out \"...\" [--label-smoothing x] --out grads.safetensors", cmd_grad},
     {"translate", "--checkpoint C --src \"...\" [--beam K] [--max-len N]", cmd_translate},
+    {"bench", "[--config S|M] [--threads N] [--seconds s]", cmd_bench},
 };
 
 }  // namespace

@@ -20,5 +20,6 @@ int cmd_eval(Args& a);
 int cmd_forward(Args& a);
 int cmd_grad(Args& a);
 int cmd_translate(Args& a);
+int cmd_bench(Args& a);
 
 }  // namespace attnlab::cli

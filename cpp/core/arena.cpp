@@ -69,7 +69,7 @@ void ParamArena::allocate(Rng& rng) {
       }
     }
   }
-  kt_->upload(values_, host.data(), host.size() * sizeof(float));
+  if (!host.empty()) kt_->upload(values_, host.data(), host.size() * sizeof(float));
 }
 
 int ParamArena::find(const std::string& name) const {

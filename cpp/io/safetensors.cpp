@@ -2,10 +2,9 @@
 // ARM64, WebAssembly), so tensor bytes are copied as they are.
 #include "io/safetensors.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -128,9 +127,9 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t n) {
 }
 
 SafeTensors read_safetensors(const std::string& path) {
-  struct stat info {};
-  AL_CHECK(::stat(path.c_str(), &info) == 0, "cannot open " << path);
-  AL_CHECK(S_ISREG(info.st_mode), path << " is not a regular file");
+  std::error_code ec;
+  AL_CHECK(std::filesystem::exists(path, ec), "cannot open " << path << ": no such file");
+  AL_CHECK(std::filesystem::is_regular_file(path, ec), "cannot read " << path << ": not a regular file");
   std::ifstream f(path, std::ios::binary);
   AL_CHECK(f, "cannot open " << path);
   f.seekg(0, std::ios::end);

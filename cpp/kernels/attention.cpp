@@ -1,10 +1,10 @@
-// Scaled dot-product attention: SIMD version and reference loops (see attention.hpp).
+// Scaled dot-product attention (see attention.hpp): two strided-batched GEMMs around the masked
+// softmax of the CPU table, and the reference loops.
 #include "kernels/attention.hpp"
 
 #include <cmath>
-#include <limits>
 
-#include "kernels/simd.hpp"
+#include "kernels/cpu.hpp"
 
 namespace attnlab::kernels {
 
@@ -20,43 +20,15 @@ inline bool masked(const uint8_t* key_pad, bool causal, int b, int i, int j, int
 void attention_forward(float* out, float* att, const float* q, const float* k, const float* v,
                        const uint8_t* key_pad, bool causal, int B, int H, int T, int S, int Dk,
                        int Dv) {
-  const float scale = 1.0f / std::sqrt(static_cast<float>(Dk));
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  for (int b = 0; b < B; ++b) {
-    for (int h = 0; h < H; ++h) {
-      const size_t bh = static_cast<size_t>(b) * H + h;
-      const float* qh = q + bh * T * Dk;
-      const float* kh = k + bh * S * Dk;
-      const float* vh = v + bh * S * Dv;
-      for (int i = 0; i < T; ++i) {
-        float* row = att + (bh * T + i) * S;  // [S]
-        float* o = out + (bh * T + i) * Dv;   // [Dv]
-        float mx = neg_inf;
-        for (int j = 0; j < S; ++j) {
-          row[j] = masked(key_pad, causal, b, i, j, T, S)
-                       ? neg_inf
-                       : simd::dot(qh + static_cast<size_t>(i) * Dk,
-                                   kh + static_cast<size_t>(j) * Dk, Dk) * scale;
-          mx = row[j] > mx ? row[j] : mx;
-        }
-        for (int d = 0; d < Dv; ++d) o[d] = 0.f;
-        if (mx == neg_inf) {
-          for (int j = 0; j < S; ++j) row[j] = 0.f;
-          continue;
-        }
-        float sum = 0.f;
-        for (int j = 0; j < S; ++j) {
-          row[j] = std::exp(row[j] - mx);
-          sum += row[j];
-        }
-        const float inv = 1.0f / sum;
-        for (int j = 0; j < S; ++j) {
-          row[j] *= inv;
-          if (row[j] != 0.f) simd::axpy(o, row[j], vh + static_cast<size_t>(j) * Dv, Dv);
-        }
-      }
-    }
-  }
+  const int BH = B * H;
+  // att[bh] = Q[bh] K[bh]^T  ([T,Dk] x [S,Dk]^T -> [T,S]), then the masked softmax of att / sqrt(Dk)
+  cpu::gemm_batched(false, true, T, S, Dk, 1.f, q, Dk, long(T) * Dk, k, Dk, long(S) * Dk, 0.f, att,
+                    S, long(T) * S, BH);
+  cpu::softmax_forward(att, att, 1.0f / std::sqrt(static_cast<float>(Dk)), key_pad, causal, B, H,
+                       T, S);
+  // out[bh] = att[bh] V[bh]  ([T,S] x [S,Dv] -> [T,Dv])
+  cpu::gemm_batched(false, false, T, Dv, S, 1.f, att, S, long(T) * S, v, Dv, long(S) * Dv, 0.f,
+                    out, Dv, long(T) * Dv, BH);
 }
 
 void attention_forward_ref(float* out, float* att, const float* q, const float* k,

@@ -1,7 +1,8 @@
 // GEMM, row-major float32: C[M,N] = alpha * op(A)[M,K] op(B)[K,N] + beta * C (beta == 0: C is
 // not read). Goto/BLIS structure: B is packed in KC x NC blocks into NR-wide column panels, A in
 // MC x KC blocks into MR-tall row panels (zero-padded at the edges, transposes absorbed by the
-// packing), and an MR x NR register tile of xsimd accumulators runs over each pair of panels.
+// packing; a plain A is read in place when MR is small), and an MR x NR register tile of xsimd
+// accumulators runs over each pair of panels.
 // Threads split C into row or column stripes, each a complete serial GEMM (deterministic).
 #include <algorithm>
 #include <vector>
@@ -17,12 +18,19 @@ namespace {
 using simd::fbatch;
 using simd::W;
 
-// Register tile: MR rows x NV vectors. AVX-512 has 32 vector registers, AVX2/SIMD128 have 16.
+// Register tile: MR rows x NV vectors, MR*NV accumulators plus NV loads of B and a broadcast
+// of A. AVX-512 has 32 vector registers, AVX2 16; SIMD128 (no FMA: a product temporary too) runs
+// on x86's 16 xmm registers of which V8 keeps one as scratch: 4 x 8 measured 40 GFLOP/s in node
+// where 5 x 8 and 6 x 8 gave 27 (spills).
 constexpr int NV = 2;
 constexpr int NR = NV * W;
+#if defined(__wasm_simd128__)
+constexpr int MR = 4;
+#else
 constexpr int MR = W >= 16 ? 12 : 6;
-// Cache blocks: an A block (MC x KC) stays in L2, a B panel (KC x NR) in L1.
-constexpr int KC = 256;
+#endif
+// Cache blocks: an A block (MC x KC) stays in L2, a B micro-panel (KC x NR) in half of L1.
+constexpr int KC = W >= 16 ? 128 : 256;
 constexpr int MC = MR * (W >= 16 ? 8 : 16);
 constexpr int NC = NR * (W >= 16 ? 64 : 256);
 
@@ -93,9 +101,18 @@ void pack_b(float* pb, bool trans, const float* B, int ldb, int k0, int kc, int 
   }
 }
 
-// C tile [m<=MR, n<=NR] = alpha * pa-panel * pb-panel + beta * C.
-void micro_kernel(int kc, const float* a, const float* b, float* c, int ldc, float alpha,
+// Reads of op(A) in the micro-kernel: from a packed MR-tall panel (a[k*MR + i]), or, for a
+// non-transposed A with a small MR, straight from A's rows (a[i*lda + k]; rows past m repeat
+// row 0), which saves packing A when MR row pointers fit in general registers.
+constexpr bool kDirectA = MR <= 6;
+
+// C tile [m<=MR, n<=NR] = alpha * op(A)-panel * pb-panel + beta * C.
+template <bool kPacked>
+void micro_kernel(int kc, const float* a, int lda, const float* b, float* c, int ldc, float alpha,
                   float beta, int m, int n) {
+  const float* ar[MR];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) ar[i] = a + (kPacked ? i : size_t(i < m ? i : 0) * lda);
   fbatch acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
@@ -107,11 +124,10 @@ void micro_kernel(int kc, const float* a, const float* b, float* c, int ldc, flo
     for (int v = 0; v < NV; ++v) bv[v] = fbatch::load_aligned(b + v * W);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
-      const fbatch ai(a[i]);
+      const fbatch ai(kPacked ? ar[0][size_t(k) * MR + i] : ar[i][k]);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[i][v] = xsimd::fma(ai, bv[v], acc[i][v]);
     }
-    a += MR;
     b += NR;
   }
   const fbatch va(alpha), vb(beta);
@@ -149,12 +165,19 @@ void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, con
       pack_b(pb, transB, B, ldb, pc, kc, jc, nc);
       for (int ic = 0; ic < M; ic += MC) {
         const int mc = std::min(MC, M - ic);
-        pack_a(pa, transA, A, lda, ic, mc, pc, kc);
+        const bool direct = kDirectA && !transA;
+        if (!direct) pack_a(pa, transA, A, lda, ic, mc, pc, kc);
         for (int jr = 0; jr < nc; jr += NR)
-          for (int ir = 0; ir < mc; ir += MR)
-            micro_kernel(kc, pa + size_t(ir) * kc, pb + size_t(jr) * kc,
-                         C + size_t(ic + ir) * ldc + jc + jr, ldc, alpha, b_eff,
-                         std::min(MR, mc - ir), std::min(NR, nc - jr));
+          for (int ir = 0; ir < mc; ir += MR) {
+            float* c = C + size_t(ic + ir) * ldc + jc + jr;
+            const float* b = pb + size_t(jr) * kc;
+            const int m = std::min(MR, mc - ir), n = std::min(NR, nc - jr);
+            if (direct)
+              micro_kernel<false>(kc, A + size_t(ic + ir) * lda + pc, lda, b, c, ldc, alpha, b_eff,
+                                  m, n);
+            else
+              micro_kernel<true>(kc, pa + size_t(ir) * kc, 0, b, c, ldc, alpha, b_eff, m, n);
+          }
       }
     }
   }

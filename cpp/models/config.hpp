@@ -16,7 +16,7 @@ struct TransformerConfig {
   int enc_layers = 2, dec_layers = 2;
   float dropout = 0.1f;
   bool norm_first = false;
-  std::string activation = "relu";  // "relu" | "gelu"
+  std::string activation = "relu";  // "relu" | "gelu" (tanh form; PyTorch's "gelu" is the erf form)
   int max_len = 128;
   int pad_id = 0, bos_id = 1, eos_id = 2;
   bool tie_embeddings = false;

@@ -12,19 +12,20 @@
 namespace attnlab::test {
 
 inline void check_grad(const std::string& what, float* x, const float* g, long n,
-                       const std::function<double()>& f, int count = 12) {
+                       const std::function<double()>& f, int count = 12,
+                       double abs_tol = kFdAbs, double step_h = kFdStep) {
   const long step = n > count ? n / count : 1;
   for (long i = 0; i < n; i += step) {
     const float saved = x[i];
-    x[i] = float(saved + kFdStep);
+    x[i] = float(saved + step_h);
     const double fp = f();
-    x[i] = float(saved - kFdStep);
+    x[i] = float(saved - step_h);
     const double fm = f();
     x[i] = saved;
-    const double h = (double(float(saved + kFdStep)) - double(float(saved - kFdStep)));
+    const double h = double(float(saved + step_h)) - double(float(saved - step_h));
     const double num = (fp - fm) / h;
     INFO(what << "[" << i << "] analytic " << g[i] << " numeric " << num);
-    CHECK(std::fabs(num - g[i]) <= kFdAbs + kFdRel * std::fabs(num));
+    CHECK(std::fabs(num - g[i]) <= abs_tol + kFdRel * std::fabs(num));
   }
 }
 

@@ -66,11 +66,38 @@ TEST_CASE("train: one seed gives bit-for-bit identical runs", "[train]") {
   CHECK(std::memcmp(runs[0].data(), fresh->params().values(), runs[0].size() * sizeof(float)) != 0);
 }
 
-TEST_CASE("decode: beam width 1 is greedy decoding; wider beams stop within max_len", "[train]") {
+TEST_CASE("decode: beam width 1 is greedy decoding, wider beams stop within max_len", "[train]") {
   auto task = make_task("copy");
   auto m = make_model(tiny_config(*task), cpu_kernels(), 5);
   const std::vector<int32_t> src = {3, 4, 5, 6};
   const auto g = greedy_decode(*m, {src}, 6)[0];
   CHECK(beam_decode(*m, src, 1, 6) == g);
   CHECK(beam_decode(*m, src, 4, 6).size() <= 6);
+}
+
+TEST_CASE("inspect: attention maps are distributions that respect causal and padding masks",
+          "[train]") {
+  auto task = make_task("copy");
+  auto m = make_model(tiny_config(*task), cpu_kernels(), 5);
+  const Batch b = make_batch({{{3, 4, 5, 6}, {3, 4, 5, 6}}, {{7, 8}, {7, 8}}});
+  m->forward(b, false, nullptr, 0.f);
+  const std::vector<AttentionMap> maps = m->attention();
+  REQUIRE(maps.size() == 3);  // encoder self, decoder self, decoder cross
+  for (const AttentionMap& a : maps) {
+    INFO(a.name);
+    const bool causal = a.name == "decoder.layers.0.self_attn";
+    const bool on_src = a.name != "decoder.layers.0.self_attn";
+    for (int bb = 0; bb < a.B; ++bb)
+      for (int h = 0; h < a.H; ++h)
+        for (int i = 0; i < a.T; ++i) {
+          double sum = 0;
+          for (int j = 0; j < a.S; ++j) {
+            const float w = a.weights[((size_t(bb) * a.H + h) * a.T + i) * a.S + j];
+            const int32_t key = on_src ? b.src[size_t(bb) * b.S + j] : b.tgt_in[size_t(bb) * b.T + j];
+            if ((causal && j > i) || key == kPad) CHECK(w == 0.f);
+            sum += w;
+          }
+          CHECK(sum == Approx(1.0).epsilon(1e-5));
+        }
+  }
 }

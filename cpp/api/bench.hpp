@@ -1,0 +1,20 @@
+// Timed kernel calls shared by the native benchmark (bench/) and the wasm one (Embind,
+// cpp/bindings/bench_bind.cpp), so both builds time the same code the same way: calls are
+// timed in rounds for at least `min_seconds` (after one warm-up call) and the fastest round's
+// mean per call is reported. Arguments are checked (attnlab::Error).
+#pragma once
+
+namespace attnlab::api {
+
+// GFLOP/s of the CPU table's gemm (batch == 1) or gemm_batched on random operands,
+// 2*M*N*K*batch flops per call; the current num_threads() is used.
+double bench_gemm(int M, int N, int K, bool transA, bool transB, int batch, double min_seconds);
+
+// GFLOP/s of independent vector arithmetic chains on one thread: the machine's SIMD peak as
+// this build sees it (fused FMA chains natively, separate mul and add chains in WASM SIMD128).
+double bench_simd_peak(double min_seconds);
+
+// Milliseconds per kernels::attention_forward call for q, k, v of [B,H,T|S,D].
+double bench_attention(int B, int H, int T, int S, int D, bool causal, double min_seconds);
+
+}  // namespace attnlab::api

@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""PyTorch CPU peer of `attn bench`: ms per training step (forward + backward + Adam) of
+nn.Transformer with attnlab's embeddings (x sqrt(d_model), sinusoidal positions) and generator,
+at config S or M, dropout 0, label smoothing 0.1, fixed random tokens. Prints one JSON object.
+Usage: /usr/bin/python3 scripts/bench/transformer_torch.py --config S --threads 1
+"""
+import argparse
+import json
+import math
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", default="S", choices=["S", "M"])
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--seconds", type=float, default=2.0)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(0)
+    C, L, B, V = (64, 16, 32, 32) if a.config == "S" else (128, 32, 32, 32)
+    model = nn.Transformer(C, 4, 2, 2, 4 * C, 0.0, batch_first=True)
+    src_embed, tgt_embed, gen = nn.Embedding(V, C), nn.Embedding(V, C), nn.Linear(C, V)
+    pos = torch.arange(L, dtype=torch.float64)[:, None]
+    i = torch.arange(C)
+    freq = 10000.0 ** (-(i // 2 * 2).double() / C)
+    pe = torch.where(i % 2 == 0, torch.sin(pos * freq), torch.cos(pos * freq)).float()
+    params = list(model.parameters()) + list(src_embed.parameters()) + \
+        list(tgt_embed.parameters()) + list(gen.parameters())
+    opt = torch.optim.Adam(params, lr=1e-4, betas=(0.9, 0.98), eps=1e-9)
+    src = torch.randint(3, V, (B, L))
+    tgt_out = torch.randint(3, V, (B, L))
+    tgt_in = torch.cat([torch.ones(B, 1, dtype=torch.long), tgt_out[:, :-1]], 1)
+    mask = torch.triu(torch.full((L, L), float("-inf")), diagonal=1)
+    scale = math.sqrt(C)
+    model.train()
+
+    def step():
+        opt.zero_grad()
+        x = src_embed(src) * scale + pe
+        y = tgt_embed(tgt_in) * scale + pe
+        z = gen(model(x, y, tgt_mask=mask))
+        loss = F.cross_entropy(z.reshape(-1, V), tgt_out.reshape(-1), label_smoothing=0.1)
+        loss.backward()
+        opt.step()
+
+    for _ in range(3):
+        step()
+    times, t0 = [], time.perf_counter()
+    while len(times) < 5 or time.perf_counter() - t0 < a.seconds:
+        s = time.perf_counter()
+        step()
+        times.append((time.perf_counter() - s) * 1e3)
+    times.sort()
+    print(json.dumps({"config": a.config, "threads": torch.get_num_threads(),
+                      "ms_per_step": times[len(times) // 2], "steps": len(times),
+                      "torch": torch.__version__}))
+
+
+if __name__ == "__main__":
+    main()

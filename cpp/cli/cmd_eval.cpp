@@ -11,6 +11,8 @@ namespace attnlab::cli {
 
 int cmd_eval(Args& a) {
   const std::string path = a.need("checkpoint");
+  if (is_rnn_model(load_checkpoint(path, cpu_kernels())->config().value("model", "")))
+    return cmd_eval_rnn(a);
   const std::string task_name = a.need("task");
   const int samples = a.integer("samples", 1000, 1, 1 << 22);
   const uint64_t seed = uint64_t(a.integer("seed", 12345, 0, 2147483647));

@@ -42,6 +42,7 @@ void progress(const StepInfo& s, int last, double secs, long tokens, bool tty, i
 }  // namespace
 
 int cmd_train(Args& a) {
+  if (is_rnn_model(a.str("model", ""))) return cmd_train_rnn(a);
   const std::string task_name = a.need("task");
   nlohmann::json task_opts = nlohmann::json::object();
   if (a.has("task-options")) {

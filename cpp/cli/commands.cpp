@@ -9,12 +9,15 @@ namespace attnlab::cli {
 namespace {
 
 const Command kCommands[] = {
-    {"train", "--model transformer --task reverse [--config c.json | --d-model N --heads N ...] --steps N --seed S --out ckpt.safetensors [--resume ckpt.safetensors]", cmd_train},
+    {"train", "--model transformer --task reverse [--config c.json | --d-model N --heads N ...] --steps N --seed S --out ckpt.safetensors [--resume ckpt.safetensors]\n       attn train --model rnnsearch|rnnencdec|pointer --task dates|phrases|convex-hull|tsp|sort [--n N | --n-min A --n-max B] [--hidden H --glimpse] --steps N --out C", cmd_train},
     {"eval", "--checkpoint C --task T [--samples N] [--seed S]", cmd_eval},
     {"forward", "--checkpoint C --src \"5 6 7\" --tgt \"1 5 6\"", cmd_forward},
     {"grad", "--checkpoint C --src \"...\" --tgt-in \"...\" --tgt-out \"...\" [--label-smoothing x] --out grads.safetensors", cmd_grad},
     {"translate", "--checkpoint C --src \"...\" [--beam K] [--max-len N]", cmd_translate},
     {"bench", "[--config S|M] [--threads N] [--seconds s]", cmd_bench},
+    {"align", "--checkpoint rnnsearch.safetensors --src \"Saturday, 25 December 2021\"", cmd_align},
+    {"point", "--checkpoint pointer.safetensors --points \"x1,y1 x2,y2 ...\" [--unconstrained]", cmd_point},
+    {"bench-rnn", "[--reps N]  ms per training step of RNNsearch and Ptr-Net, as JSON rows", cmd_bench_rnn},
 };
 
 }  // namespace

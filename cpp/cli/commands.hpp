@@ -2,6 +2,8 @@
 // command reads its flags through Args, prints results on stdout, and reports failures by
 // throwing attnlab::Error (main prints one line and exits non-zero).
 #pragma once
+#include <string>
+
 #include "cli/args.hpp"
 
 namespace attnlab::cli {
@@ -21,5 +23,13 @@ int cmd_forward(Args& a);
 int cmd_grad(Args& a);
 int cmd_translate(Args& a);
 int cmd_bench(Args& a);
+// Recurrent models (cmd_rnn.cpp): train/eval dispatch here when --model or the checkpoint is
+// rnnsearch, rnnencdec or pointer.
+bool is_rnn_model(const std::string& kind);
+int cmd_train_rnn(Args& a);
+int cmd_eval_rnn(Args& a);
+int cmd_align(Args& a);
+int cmd_point(Args& a);
+int cmd_bench_rnn(Args& a);
 
 }  // namespace attnlab::cli

@@ -55,6 +55,8 @@ KernelTable make_cpu_table() {
   t.gru_cell_backward = rr::gru_cell_backward;
   t.lstm_cell_forward = rr::lstm_cell_forward;
   t.lstm_cell_backward = rr::lstm_cell_backward;
+  t.additive_score_forward = rr::additive_score_forward;
+  t.additive_score_backward = rr::additive_score_backward;
   t.probs_xent = rr::probs_xent;
   return t;
 }

@@ -114,6 +114,38 @@ void lstm_cell_backward(float* dpre, float* dc_prev, const float* dh, const floa
   }
 }
 
+void additive_score_forward(float* e, float* t, const float* k, const float* q, const float* v,
+                            int S, int B, int A) {
+  for (int s = 0; s < S; ++s)
+    for (int b = 0; b < B; ++b) {
+      const size_t o = (size_t(s) * B + b) * A;
+      float sum = 0.f;
+      for (int a = 0; a < A; ++a) {
+        const float u = std::tanh(k[o + a] + q[size_t(b) * A + a]);
+        t[o + a] = u;
+        sum += v[a] * u;
+      }
+      e[size_t(b) * S + s] = sum;
+    }
+}
+
+// e = v . tanh(k + q)  =>  d(k + q) = de v (1 - t^2), dv = de t
+void additive_score_backward(float* dk, float* dq, float* dv, const float* de, const float* t,
+                             const float* v, int S, int B, int A) {
+  for (int s = 0; s < S; ++s)
+    for (int b = 0; b < B; ++b) {
+      const size_t o = (size_t(s) * B + b) * A;
+      const float g = de[size_t(b) * S + s];
+      for (int a = 0; a < A; ++a) {
+        const float u = t[o + a];
+        dv[a] += g * u;
+        const float d = g * v[a] * (1.f - u * u);
+        dk[o + a] = d;
+        dq[size_t(b) * A + a] += d;
+      }
+    }
+}
+
 // -log softmax(u)_t  =>  d u = p - onehot(t)
 void probs_xent(float* loss, float* dlogits, const float* p, const int32_t* targets, float scale,
                 int R, int S) {

@@ -34,6 +34,15 @@ void lstm_cell_forward(float* h, float* c, float* act, float* tc, const float* p
 void lstm_cell_backward(float* dpre, float* dc_prev, const float* dh, const float* dc,
                         const float* act, const float* c_prev, const float* tc, int B, int C);
 
+// Additive attention scores (Bahdanau eq. 6) for keys k [S,B,A] and projected queries q [B,A]:
+// t[s,b,:] = tanh(k[s,b,:] + q[b,:]) (saved), e[b,s] = v . t[s,b,:].
+void additive_score_forward(float* e, float* t, const float* k, const float* q, const float* v,
+                            int S, int B, int A);
+// From de [B,S]: dk[s,b,:] = de[b,s] v (1 - t^2) (assigned; dk may alias t);
+// dq[b,:] += sum_s dk[s,b,:]; dv += sum_{b,s} de[b,s] t[s,b,:].
+void additive_score_backward(float* dk, float* dq, float* dv, const float* de, const float* t,
+                             const float* v, int S, int B, int A);
+
 // Cross-entropy from probabilities p [R,S] already softmaxed (masked entries are 0):
 // loss[r] = -log p[r, t_r]; dlogits[r,:] = scale * (p[r,:] - onehot(t_r)); rows with t_r < 0
 // give loss 0 and zero gradient. dlogits may alias p.

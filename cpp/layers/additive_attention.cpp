@@ -49,9 +49,7 @@ void AdditiveAttention::forward(const KernelTable& K, const AttnParams& P, float
   if (score_ == Score::Additive) {
     float* t = cache;  // [S,B,A] tanh(W q_b + U h_sb)
     K.gemm(false, false, B, A, C_, 1.f, q, C_, P.W, A, 0.f, qa_, A);
-    K.tanh_bias_forward(t, Uh, qa_, S, B * A);
-    // e_b [1,S] = v [1,A] t_b^T, t_b [S,A] with row stride B*A
-    K.gemm_batched(false, true, 1, S, A, 1.f, P.v, A, 0, t, B * A, A, 0.f, e, S, S, B);
+    K.additive_score_forward(e, t, Uh, qa_, P.v, S, B, A);
   } else {
     float* qa = cache;  // [B,A] q W
     K.gemm(false, false, B, A, C_, 1.f, q, C_, P.W, A, 0.f, qa, A);
@@ -69,13 +67,9 @@ void AdditiveAttention::backward(const KernelTable& K, const AttnParams& P, cons
   const int S = S_, B = B_, A = A_;
   if (score_ == Score::Additive) {
     const float* t = cache;
-    float* dt = tmp_;  // [S,B,A]
-    K.gemm_batched(true, false, S, A, 1, 1.f, de, S, S, P.v, A, 0, 0.f, dt, B * A, A, B);
-    for (int b = 0; b < B; ++b)
-      K.gemm(false, false, 1, A, S, 1.f, de + size_t(b) * S, S, t + size_t(b) * A, B * A, 1.f,
-             dP.v, A);
+    float* dt = tmp_;  // [S,B,A] gradient on the pre-activation W q_b + U h_sb
     K.zero(dqa_, size_t(B) * A * sizeof(float));
-    K.tanh_bias_backward(dt, dqa_, dt, t, S, B * A);
+    K.additive_score_backward(dt, dqa_, dP.v, de, t, P.v, S, B, A);
     K.axpy(dUh_, 1.f, dt, long(S) * B * A);
   } else {
     const float* qa = cache;

@@ -20,6 +20,9 @@ PointerConfig PointerConfig::from_json(const nlohmann::json& j) {
   c.glimpse = json_bool(j, "glimpse", c.glimpse);
   c.min_outputs = json_int(j, "min_outputs", c.min_outputs, 1, 1 << 20);
   c.permutation = json_bool(j, "permutation", c.permutation);
+  c.encoder = json_string(j, "encoder", c.encoder);
+  AL_CHECK(c.encoder == "lstm" || c.encoder == "rpw", "encoder must be lstm or rpw, got " << c.encoder);
+  c.process_steps = json_int(j, "process_steps", c.process_steps, 1, 100);
   return c;
 }
 
@@ -27,14 +30,18 @@ nlohmann::json PointerConfig::to_json() const {
   return {{"model", model},     {"dim", dim},
           {"hidden", hidden},   {"attn", attn},
           {"glimpse", glimpse}, {"min_outputs", min_outputs},
-          {"permutation", permutation}};
+          {"permutation", permutation}, {"encoder", encoder},
+          {"process_steps", process_steps}};
 }
 
 PointerNet::PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t seed)
     : Model(kt), cfg_(cfg) {
   config_ = cfg.to_json();
   Ci_ = cfg.dim + 1;
-  enc_ids_.declare(params_, "encoder", Ci_, cfg.hidden);
+  if (cfg.encoder == "rpw")
+    process_ids_.declare(params_, "process", Ci_, cfg.hidden, cfg.attn);
+  else
+    enc_ids_.declare(params_, "encoder", Ci_, cfg.hidden);
   dec_ids_.declare(params_, "decoder", Ci_, cfg.hidden);
   ptr_ids_.declare(params_, "pointer", cfg.hidden, cfg.hidden, cfg.attn);
   if (cfg.glimpse) glimpse_ids_.declare(params_, "glimpse", cfg.hidden, cfg.hidden, cfg.attn);
@@ -74,8 +81,14 @@ void PointerNet::encode(const std::vector<float>& x, int B, int n) {
     }
   xin_ = ws_.floats(h.size());  // [S,B,Ci]
   kt_.upload(xin_, h.data(), h.size() * sizeof(float));
-  Eo_ = ws_.floats(size_t(S) * B * C);  // [S,B,C]
-  enc_.forward(kt_, enc_ids_.val(params_), Eo_, xin_, nullptr, nullptr, S, B, Ci_, C);
+  if (cfg_.encoder == "rpw") {
+    process_.forward(kt_, params_, process_ids_, xin_, S, B, Ci_, C, cfg_.attn, cfg_.process_steps);
+    Eo_ = process_.memories();
+  } else {
+    float* h = ws_.floats(size_t(S) * B * C);  // [S,B,C]
+    enc_.forward(kt_, enc_ids_.val(params_), h, xin_, nullptr, nullptr, S, B, Ci_, C);
+    Eo_ = h;
+  }
   ptr_.prepare(kt_, ptr_ids_.val(params_), Eo_, nullptr, Score::Additive, S, B, C, C, cfg_.attn);
   if (cfg_.glimpse)
     glimpse_.prepare(kt_, glimpse_ids_.val(params_), Eo_, nullptr, Score::Additive, S, B, C, C,
@@ -101,8 +114,9 @@ void PointerNet::alloc_decoder(int T) {
   cache_p_ = ws_.floats(size_t(T) * ptr_.step_cache_floats());
   scratch_ = ws_.floats(bc * 4);
   mask_ = ws_.bytes(tb * S);
-  kt_.copy(Dh_, Eo_ + size_t(S - 1) * bc, bc * sizeof(float));
-  kt_.copy(Dc_, enc_.cell(S - 1), bc * sizeof(float));
+  const bool rpw = cfg_.encoder == "rpw";
+  kt_.copy(Dh_, rpw ? process_.q_final() : Eo_ + size_t(S - 1) * bc, bc * sizeof(float));
+  kt_.copy(Dc_, rpw ? process_.c_final() : enc_.cell(S - 1), bc * sizeof(float));
 }
 
 void PointerNet::step(int t, const float* xin_host, const uint8_t* mask_host) {
@@ -218,6 +232,10 @@ void PointerNet::backward() {
                        {act_ + t * 4 * bc, Dc_ + (t + 1) * bc, tc_ + t * bc}, dD + t * bc, carry_c,
                        Dh_ + t * bc, Dc_ + t * bc, B, C);
     lstm_input_backward(kt_, dec, ddec, nullptr, dxg, xd_ + size_t(t) * B * Ci_, B, Ci_, C);
+  }
+  if (cfg_.encoder == "rpw") {
+    process_.backward(kt_, params_, process_ids_, dEo, carry_h, carry_c);
+    return;
   }
   kt_.axpy(dEo + size_t(S - 1) * bc, 1.f, carry_h, long(bc));
   enc_.backward(kt_, enc_ids_.val(params_), enc_ids_.grad(params_), nullptr, nullptr, nullptr, dEo,

@@ -5,12 +5,15 @@
 // output. Optional glimpse (Bello et al. 2016): d_i is replaced by an attention read of the
 // encoder states before pointing. Decoding is constrained by masks: chosen positions cannot be
 // chosen again, and the end symbol opens only when the output can be complete.
+// encoder = "rpw" replaces the LSTM encoder by the read and process blocks of "Order Matters"
+// (Vinyals, Bengio & Kudlur 2016), which see the inputs as a set.
 // Buffers time-major: encoder [S,B,.] with S = n+1, decoder [T,B,.].
 #pragma once
 #include <vector>
 
 #include "layers/additive_attention.hpp"
 #include "layers/lstm.hpp"
+#include "layers/process_block.hpp"
 #include "models/model.hpp"
 
 namespace attnlab {
@@ -22,6 +25,8 @@ struct PointerConfig {
   bool glimpse = false;
   int min_outputs = 1;    // the end symbol opens after this many outputs (hull: 3)
   bool permutation = false;  // every input exactly once (tsp, sort)
+  std::string encoder = "lstm";  // "lstm" | "rpw" (read-process-write)
+  int process_steps = 5;         // rpw: P
   static PointerConfig from_json(const nlohmann::json& j);
   nlohmann::json to_json() const;
 };
@@ -62,10 +67,13 @@ class PointerNet : public Model {
   PointerConfig cfg_;
   LstmIds enc_ids_, dec_ids_;
   AttnIds ptr_ids_, glimpse_ids_;
+  ProcessIds process_ids_;
   LstmSeq enc_;
+  ProcessBlock process_;
   AdditiveAttention ptr_, glimpse_;
   int B_ = 0, S_ = 0, T_ = 0, Ci_ = 0;
-  float *xin_ = nullptr, *Eo_ = nullptr, *Dh_ = nullptr, *Dc_ = nullptr, *act_ = nullptr,
+  const float* Eo_ = nullptr;  // [S,B,C] encoder states (rpw: memories)
+  float *xin_ = nullptr, *Dh_ = nullptr, *Dc_ = nullptr, *act_ = nullptr,
         *tc_ = nullptr, *xd_ = nullptr, *xg_ = nullptr, *qp_ = nullptr, *alpha_g_ = nullptr,
         *e_g_ = nullptr, *cache_g_ = nullptr, *probs_ = nullptr, *e_p_ = nullptr,
         *cache_p_ = nullptr, *scratch_ = nullptr;

@@ -86,7 +86,6 @@ void RnnSearch::encode(const std::vector<int32_t>& src_bm, int B, int S) {
 void RnnSearch::alloc_decoder(int T) {
   const int B = B_, S = S_, E = cfg_.emb, C = cfg_.hidden, V = cfg_.tgt_vocab;
   const size_t tb = size_t(T) * B;
-  T_cap_ = T;
   s_ = ws_.floats((tb + B) * C);  // [T+1,B,C] s_0..s_T
   zr_ = ws_.floats(tb * 2 * C);   // [T,B,2C]
   rh_ = ws_.floats(tb * C);       // [T,B,C]
@@ -155,7 +154,6 @@ double RnnSearch::forward(const Batch& b, bool /*train*/, Rng* /*rng*/, float la
   const LossResult L = cross_entropy_loss(c, logits_, tgt_out_tm_.data(), label_smoothing,
                                           cfg_.pad_id, T * B, cfg_.tgt_vocab);
   dlogits_ = L.dlogits;
-  count_ = L.count;
   return L.loss;
 }
 
@@ -286,7 +284,6 @@ RnnDecoded RnnSearch::greedy(const std::vector<std::vector<int32_t>>& srcs, int 
       if (attends())
         out.alignment[size_t(b)].emplace_back(a.begin() + long(b) * S,
                                               a.begin() + long(b) * S + int(srcs[size_t(b)].size()));
-      all = all && done[size_t(b)];
     }
     for (int b = 0; b < B; ++b) all = all && done[size_t(b)];
     if (all) break;

@@ -66,8 +66,6 @@ class RnnSearch : public Model {
         *e_ = nullptr, *acache_ = nullptr, *ctx_ = nullptr, *logits_ = nullptr,
         *scratch_ = nullptr;
   float* dlogits_ = nullptr;
-  long count_ = 0;
-  int T_cap_ = 0;
 };
 
 std::unique_ptr<Model> make_rnnsearch(const nlohmann::json& config, const KernelTable& kt,

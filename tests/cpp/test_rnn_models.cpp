@@ -89,10 +89,11 @@ TEST_CASE("RNNsearch: alignment rows are distributions over the real source", "[
 
 namespace {
 
-void check_pointer(bool glimpse, bool permutation) {
+void check_pointer(bool glimpse, bool permutation, const char* encoder = "lstm") {
   nlohmann::json cfg = {{"model", "pointer"}, {"dim", 2},           {"hidden", 4},
                         {"attn", 5},          {"glimpse", glimpse}, {"permutation", permutation},
-                        {"min_outputs", permutation ? 1 : 3}};
+                        {"min_outputs", permutation ? 1 : 3},       {"encoder", encoder},
+                        {"process_steps", 3}};
   auto model = make_model(cfg, cpu_kernels(), 4);
   auto& pn = dynamic_cast<PointerNet&>(*model);
   Rng rng(8);
@@ -121,6 +122,10 @@ TEST_CASE("grad: Ptr-Net (LSTM encoder/decoder, pointer attention)", "[grad]") {
 
 TEST_CASE("grad: Ptr-Net with a glimpse and permutation masks", "[grad]") {
   check_pointer(true, true);
+}
+
+TEST_CASE("grad: Ptr-Net with the read-process-write set encoder", "[grad]") {
+  check_pointer(true, true, "rpw");
 }
 
 TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", "[model]") {

@@ -19,4 +19,5 @@ include(${CMAKE_CURRENT_LIST_DIR}/catch.cmake)
 # The attn command end to end (native only): flags, outputs, and clean failures on bad input.
 if(NOT EMSCRIPTEN AND TARGET attn)
   add_test(NAME attn_cli COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/attn_cli_test.sh $<TARGET_FILE:attn>)
+  add_test(NAME attn_cli_rnn COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/rnn_cli_test.sh $<TARGET_FILE:attn>)
 endif()

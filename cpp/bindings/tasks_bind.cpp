@@ -1,0 +1,85 @@
+// Embind registration of the task generators the page and the node tests read directly:
+//   formatDate(y, m, d, f) -> {text, iso, locale, style}; dateFormats() -> [{locale, style}]
+//   convexHull(xy) -> [indices]   (xy: flat [x0, y0, x1, y1, ...], CCW from the lowest index)
+//   tspOptimal(xy) -> [indices]   (Held-Karp, n <= 12)
+// Every C++ exception becomes a JS Error carrying its message.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "core/check.hpp"
+#include "train/date_task.hpp"
+#include "train/geometry.hpp"
+
+using emscripten::val;
+
+namespace {
+
+template <class F>
+val guarded(F&& f) {
+  std::string msg;
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    msg = e.what();
+  } catch (...) {
+    msg = "attnlab: unknown C++ exception";
+  }
+  val::global("Error").new_(msg).throw_();
+  return val::undefined();
+}
+
+val format_date_js(int y, int m, int d, int f) {
+  return guarded([&] {
+    AL_CHECK(m >= 1 && m <= 12 && d >= 1 && d <= 31, "formatDate: month 1..12 and day 1..31");
+    const attnlab::CivilDate cd{y, m, d};
+    AL_CHECK(attnlab::civil_from_days(attnlab::days_from_civil(cd)).day == d,
+             "formatDate: " << y << "-" << m << "-" << d << " is not a date");
+    val o = val::object();
+    o.set("text", attnlab::format_date(cd, f));
+    o.set("iso", attnlab::iso_date(cd));
+    o.set("locale", attnlab::date_format_locale(f));
+    o.set("style", attnlab::date_format_style(f));
+    return o;
+  });
+}
+
+val date_formats_js() {
+  val a = val::array();
+  for (int f = 0; f < attnlab::kDateFormats; ++f) {
+    val o = val::object();
+    o.set("locale", attnlab::date_format_locale(f));
+    o.set("style", attnlab::date_format_style(f));
+    a.call<void>("push", o);
+  }
+  return a;
+}
+
+template <class Fn>
+val points_call(const val& xy, Fn fn) {
+  return guarded([&] {
+    AL_CHECK(!xy.isUndefined() && !xy.isNull() && xy["length"].isNumber(),
+             "expected a flat array of coordinates");
+    const std::vector<float> p = emscripten::convertJSArrayToNumberVector<float>(xy);
+    AL_CHECK(p.size() % 2 == 0, "expected x, y pairs, got " << p.size() << " numbers");
+    const std::vector<int> idx = fn(p);
+    val a = val::array();
+    for (int i : idx) a.call<void>("push", i);
+    return a;
+  });
+}
+
+val convex_hull_js(val xy) { return points_call(xy, attnlab::convex_hull); }
+val tsp_optimal_js(val xy) { return points_call(xy, attnlab::tsp_optimal); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attnlab_tasks) {
+  emscripten::function("formatDate", &format_date_js);
+  emscripten::function("dateFormats", &date_formats_js);
+  emscripten::function("convexHull", &convex_hull_js);
+  emscripten::function("tspOptimal", &tsp_optimal_js);
+}

@@ -1,0 +1,240 @@
+// The recurrent models on the command line:
+//   attn train --model rnnsearch|rnnencdec|pointer --task dates|phrases|convex-hull|tsp|sort
+//              [--n N | --n-min A --n-max B] [--hidden H --emb E --attn A --score additive|dot
+//              --glimpse --encoder lstm|rpw --process-steps P] --steps N --out ckpt.safetensors
+//              [--eval-samples N]
+//   attn eval  on such a checkpoint: {sequence_accuracy, token_accuracy, per_length, aer} or
+//              {accuracy, area_coverage, invalid_rate, tour_length, optimal_tour_length, ...}
+//   attn align --checkpoint C --src "..."     -> {"src_tokens", "tgt_tokens", "alignment"}
+//   attn point --checkpoint C --points "x,y ..." -> {"order", "probabilities"} (last column: end)
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "core/check.hpp"
+#include "io/checkpoint.hpp"
+#include "train/align_eval.hpp"
+#include "train/point_train.hpp"
+#include "train/rnn_bench.hpp"
+#include "train/trainer.hpp"
+
+namespace attnlab::cli {
+
+namespace {
+
+struct Range {
+  int lo, hi;
+};
+
+Range n_range(Args& a, Range def) {
+  if (a.has("n")) {
+    const int n = a.integer("n", def.lo, 1, 1000);
+    return {n, n};
+  }
+  const int lo = a.integer("n-min", def.lo, 1, 1000);
+  return {lo, a.integer("n-max", std::max(lo, def.hi), lo, 1000)};
+}
+
+Range default_n(const std::string& task) {
+  if (task == "phrases") return {2, 12};
+  if (task == "tsp" || task == "convex-hull" || task == "sort") return {5, 5};
+  return {0, 0};
+}
+
+void log_step(int step, int last, double loss, double secs, int every) {
+  if (step % every == 0 || step == last)
+    std::fprintf(stderr, "step %d/%d loss %.4f %.1f ms/step\n", step, last, loss,
+                 1000 * secs / step);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+bool is_rnn_model(const std::string& kind) {
+  return kind == "rnnsearch" || kind == "rnnencdec" || kind == "pointer";
+}
+
+int cmd_train_rnn(Args& a) {
+  const std::string kind = a.need("model"), task_name = a.need("task");
+  const bool pointer = kind == "pointer";
+  AL_CHECK(pointer == is_point_task(task_name),
+           "model " << kind << " does not train on task " << task_name
+                    << (pointer ? " (pointer tasks: convex-hull, tsp, sort)"
+                                : " (sequence tasks: dates, phrases)"));
+  const Range n = n_range(a, default_n(task_name));
+  const int steps = a.integer("steps", 1000, 1, 100000000);
+  const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
+  const std::string out = a.need("out");
+  const int hidden = a.integer("hidden", pointer ? 128 : 64, 1, 4096);
+  const int batch = a.integer("batch", pointer ? 128 : 32, 1, 1 << 16);
+  const float lr = float(a.number("lr", pointer ? 1e-3 : 3e-3, 0, 10));
+  const float clip = float(a.number("clip", pointer ? 2.0 : 5.0, 0, 1e9));
+  const int every = a.integer("log-every", 100, 1, 1 << 30);
+  const int eval_samples = a.integer("eval-samples", 0, 0, 1 << 20);
+  nlohmann::json cfg, task_opts = nlohmann::json::object();
+  std::unique_ptr<PointTask> ptask;
+  std::unique_ptr<SeqTask> stask;
+  if (pointer) {
+    ptask = make_point_task(task_name);
+    cfg = pointer_config_for(*ptask, hidden, a.flag("glimpse"));
+    cfg["attn"] = a.integer("attn", hidden, 1, 4096);
+    cfg["encoder"] = a.str("encoder", "lstm");
+    cfg["process_steps"] = a.integer("process-steps", 5, 1, 100);
+  } else {
+    if (task_name == "phrases") task_opts = {{"n_min", n.lo}, {"n_max", n.hi}};
+    stask = make_seq_task(task_name, task_opts);
+    cfg = {{"model", kind},
+           {"src_vocab", stask->src_vocab()},
+           {"tgt_vocab", stask->tgt_vocab()},
+           {"emb", a.integer("emb", 32, 1, 4096)},
+           {"hidden", hidden},
+           {"attn", a.integer("attn", hidden, 1, 4096)},
+           {"score", a.str("score", "additive")}};
+  }
+  a.finish();
+  auto model = make_model(cfg, cpu_kernels(), seed);
+  const auto t0 = std::chrono::steady_clock::now();
+  if (pointer) {
+    PointTrainOptions o;
+    o.batch = batch, o.n_min = n.lo, o.n_max = n.hi, o.lr = lr, o.clip = clip, o.seed = seed;
+    PointTrainer tr(dynamic_cast<PointerNet&>(*model), *ptask, o);
+    for (int s = 1; s <= steps; ++s) log_step(s, steps, tr.step(), seconds_since(t0), every);
+  } else {
+    TrainOptions o;
+    o.batch = batch, o.clip = clip, o.seed = seed;
+    o.schedule.kind = "constant";
+    o.schedule.lr = lr;
+    Trainer tr(*model, *stask, o);
+    for (int s = 1; s <= steps; ++s) log_step(s, steps, tr.step().loss, seconds_since(t0), every);
+  }
+  const double secs = seconds_since(t0);
+  save_checkpoint(*model, out,
+                  {{"step", steps}, {"task", task_name}, {"task_options", task_opts},
+                   {"n_min", n.lo}, {"n_max", n.hi}, {"seed", seed}, {"train_seconds", secs}});
+  if (eval_samples > 0) {
+    nlohmann::json r = pointer ? evaluate_points(dynamic_cast<PointerNet&>(*model), *ptask,
+                                                 eval_samples, n.lo, n.hi, seed + 1000003)
+                                     .to_json(ptask->kind())
+                               : evaluate_aligned(dynamic_cast<RnnSearch&>(*model), *stask,
+                                                  eval_samples, seed + 1000003)
+                                     .to_json();
+    r["steps"] = steps;
+    r["train_seconds"] = secs;
+    std::printf("%s\n", r.dump().c_str());
+  }
+  return 0;
+}
+
+int cmd_eval_rnn(Args& a) {
+  nlohmann::json state;
+  auto model = load_checkpoint(a.need("checkpoint"), cpu_kernels(), &state);
+  const std::string task_name = a.str("task", state.value("task", std::string()));
+  const bool pointer = model->config().value("model", "") == "pointer";
+  AL_CHECK(pointer == is_point_task(task_name),
+           "task " << task_name << " does not fit a " << model->config().value("model", "")
+                   << " checkpoint");
+  const Range n = n_range(a, {state.value("n_min", 5), state.value("n_max", 5)});
+  const int samples = a.integer("samples", 1000, 1, 1 << 22);
+  const uint64_t seed = uint64_t(a.integer("seed", 12345, 0, 2147483647));
+  a.finish();
+  nlohmann::json r;
+  if (pointer) {
+    const auto task = make_point_task(task_name);
+    r = evaluate_points(dynamic_cast<PointerNet&>(*model), *task, samples, n.lo, n.hi, seed)
+            .to_json(task->kind());
+  } else {
+    nlohmann::json opts = state.value("task_options", nlohmann::json::object());
+    if (task_name == "phrases" && (a.has("n") || a.has("n-min"))) opts = {{"n_min", n.lo}, {"n_max", n.hi}};
+    const auto task = make_seq_task(task_name, opts);
+    AL_CHECK(task->src_vocab() <= model->config().value("src_vocab", 0),
+             "task " << task_name << " does not fit the checkpoint's vocabularies");
+    r = evaluate_aligned(dynamic_cast<RnnSearch&>(*model), *task, samples, seed).to_json();
+  }
+  std::printf("%s\n", r.dump().c_str());
+  return 0;
+}
+
+int cmd_align(Args& a) {
+  nlohmann::json state;
+  auto model = load_checkpoint(a.need("checkpoint"), cpu_kernels(), &state);
+  const std::string src = a.need("src");
+  const int max_len = a.integer("max-len", 64, 1, 10000);
+  a.finish();
+  auto* rs = dynamic_cast<RnnSearch*>(model.get());
+  AL_CHECK(rs && rs->attends(), "attn align needs an rnnsearch checkpoint");
+  const auto task = make_seq_task(state.value("task", std::string("dates")),
+                                  state.value("task_options", nlohmann::json::object()));
+  const std::vector<int32_t> ids = task->encode(src);
+  const RnnDecoded d = rs->greedy({ids}, max_len);
+  nlohmann::json st = nlohmann::json::array(), tt = nlohmann::json::array();
+  for (int32_t t : ids) st.push_back(task->src_token(t));
+  for (int32_t t : d.tokens[0]) tt.push_back(task->tgt_token(t));
+  std::printf("%s\n", nlohmann::json({{"src_tokens", st}, {"tgt_tokens", tt},
+                                      {"alignment", d.alignment[0]}}).dump().c_str());
+  return 0;
+}
+
+int cmd_point(Args& a) {
+  nlohmann::json state;
+  auto model = load_checkpoint(a.need("checkpoint"), cpu_kernels(), &state);
+  const std::string text = a.need("points");
+  const bool constrained = !a.has("unconstrained");
+  a.finish();
+  auto* pn = dynamic_cast<PointerNet*>(model.get());
+  AL_CHECK(pn, "attn point needs a pointer checkpoint");
+  const int dim = pn->cfg().dim;
+  std::vector<float> x;
+  std::istringstream in(text);
+  std::string item;
+  int n = 0;
+  while (in >> item) {
+    std::istringstream parts(item);
+    std::string v;
+    int k = 0;
+    while (std::getline(parts, v, ',')) {
+      char* end = nullptr;
+      const double d = std::strtod(v.c_str(), &end);
+      AL_CHECK(end && *end == 0 && !v.empty(), "--points: '" << item << "' is not a list of numbers");
+      AL_CHECK(std::isfinite(d), "--points: coordinates must be finite numbers, got '" << v << "'");
+      x.push_back(float(d));
+      ++k;
+    }
+    AL_CHECK(k == dim, "--points: '" << item << "' has " << k << " coordinates, expected " << dim);
+    ++n;
+  }
+  const std::string task_name = state.value("task", std::string());
+  if (is_point_task(task_name)) {
+    const auto task = make_point_task(task_name);
+    const std::vector<int> exact = task->label(x, n);  // validates n and the values
+    const PointDecoded d = pn->greedy(x, 1, n, constrained);
+    std::printf("%s\n", nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]},
+                                        {"exact", exact}}).dump().c_str());
+    return 0;
+  }
+  AL_CHECK(n >= 1, "--points: no points given");
+  const PointDecoded d = pn->greedy(x, 1, n, constrained);
+  std::printf("%s\n", nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]}}).dump().c_str());
+  return 0;
+}
+
+}  // namespace attnlab::cli
+
+namespace attnlab::cli {
+
+int cmd_bench_rnn(Args& a) {
+  const int reps = a.integer("reps", 5, 1, 10000);
+  set_num_threads(a.integer("threads", 1, 1, 256));
+  a.finish();
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : rnn_bench(cpu_kernels(), reps))
+    rows.push_back({{"name", r.name}, {"ms_per_step", r.ms_per_step}, {"reps", r.reps}, {"backend", "cpu"}});
+  std::printf("%s\n", rows.dump().c_str());
+  return 0;
+}
+
+}  // namespace attnlab::cli

@@ -56,9 +56,16 @@ val info() {
   return o;
 }
 
+// Threads the CPU kernels use (the pthread build; the single-thread build stays at 1).
+int set_threads(int n) {
+  attnlab::set_num_threads(n);
+  return attnlab::num_threads();
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attnlab) {
+  emscripten::function("setThreads", &set_threads);
   emscripten::function("attention", &attention);
   emscripten::function("info", &info);
 }

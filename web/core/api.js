@@ -41,6 +41,8 @@ export function wrapModule(mod, extra = {}) {
   return {
     module: mod,
     info: () => ({ ...mod.info(), ...extra, sessions: typeof mod.Session === 'function' }),
+    // Kernel threads (pthread build only; n <= 0: all cores); returns the count in effect.
+    setThreads: (n) => mod.setThreads(n),
     attention: (q, k, v, opts) => mod.attention(q, k, v, opts),
     softmax: (scores, opts = {}) => mod.softmax(scores, opts),
     positionalEncoding: (L, C) => mod.positionalEncoding(L, C),

@@ -107,6 +107,7 @@ export declare class RemoteSession {
 export declare class EngineClient {
   info: EngineInfo;
   on(type: 'progress' | 'snapshot' | 'state', fn: (e: ProgressEvent | SnapshotEvent | StateEvent) => void): () => void;
+  setThreads(n: number): Promise<number>;  // kernel threads in the pthread build (n <= 0: all cores)
   attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: AttentionOptions): Promise<AttentionResult>;
   softmax(scores: Float32Array | number[], opts?: SoftmaxOptions): Promise<Float32Array>;
   positionalEncoding(L: number, C: number): Promise<Float32Array>;  // [L,C]
@@ -138,6 +139,7 @@ export interface Session {
 
 export interface Engine {
   info(): EngineInfo;
+  setThreads(n: number): number;
   attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: AttentionOptions): AttentionResult;
   softmax(scores: Float32Array | number[], opts?: SoftmaxOptions): Float32Array;
   positionalEncoding(L: number, C: number): Float32Array;

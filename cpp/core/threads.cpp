@@ -33,6 +33,7 @@ class Pool {
  public:
   ~Pool() { resize(0); }
 
+ private:
   // Keeps `n` workers (chunks 1..n) alive.
   void resize(int n) {
     {
@@ -49,8 +50,11 @@ class Pool {
     for (int i = 0; i < n; ++i) workers_.emplace_back([this, i, start] { loop(i + 1, start); });
   }
 
-  void run(long n, int chunks, const std::function<void(long, long, int)>& fn) {
+ public:
+  // Runs chunks 1.. on `workers` pool threads (started or stopped to that count) and chunk 0 here.
+  void run(long n, int chunks, int workers, const std::function<void(long, long, int)>& fn) {
     std::lock_guard<std::mutex> call(call_mu_);  // one parallel region at a time
+    resize(workers);
     {
       std::lock_guard<std::mutex> lk(mu_);
       fn_ = &fn;
@@ -124,9 +128,7 @@ void parallel_for(long n, int chunks, const std::function<void(long, long, int)>
     if (n > 0) fn(0, n, 0);
     return;
   }
-  Pool& p = pool();
-  p.resize(num_threads() - 1);
-  p.run(n, chunks, fn);
+  pool().run(n, chunks, num_threads() - 1, fn);
 }
 
 }  // namespace threads

@@ -10,7 +10,7 @@ using namespace attnlab;
 TEST_CASE("model: Transformer reverses held-out sequences (lengths 1-10, 10 symbols) >= 99%",
           "[model]") {
   // The same run as: attn train --task reverse --d-model 32 --heads 4 --d-ff 64 --enc-layers 2
-  //   --dec-layers 1 --dropout 0 --batch 64 --warmup 300 --steps 2500 --seed 1 --eval-samples 1000
+  //   --dec-layers 1 --dropout 0 --batch 64 --warmup 300 --steps 4000 --seed 1 --eval-samples 1000
   auto task = make_task("reverse");
   const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", task->src_vocab()},
                               {"tgt_vocab", task->tgt_vocab()}, {"d_model", 32}, {"heads", 4},
@@ -24,7 +24,7 @@ TEST_CASE("model: Transformer reverses held-out sequences (lengths 1-10, 10 symb
   o.schedule.d_model = 32;
   o.seed = seed;
   Trainer tr(*m, *task, o);
-  const int steps = 2500;
+  const int steps = 4000;
   for (int i = 0; i < steps; ++i) tr.step();
   const EvalResult r = evaluate(*m, *task, 1000, seed + 1000003);
   INFO("held-out loss " << r.loss << " token accuracy " << r.token_accuracy

@@ -94,5 +94,6 @@ for (const r of rows)
   console.log(`| ${r.what} | ${r.paper} | ${r.show(r.res)} | ${r.res.steps} steps, ${(r.res.train_seconds / 60).toFixed(1)} min |`);
 if (byId.search30 && byId.encdec30) {
   const a = bucket(byId.search30), b = bucket(byId.encdec30);
-  console.log(`\nLongest bucket (26–30 words): RNNsearch ${pct(a)} vs RNNencdec ${pct(b)} — ratio ${(a / Math.max(b, 1e-9)).toFixed(1)}× (target ≥ 2×)`);
+  const ratio = b > 0 ? `${(a / b).toFixed(1)}×` : (a > 0 ? 'unbounded (RNNencdec got none right)' : 'undefined');
+  console.log(`\nLongest bucket (26–30 words): RNNsearch ${pct(a)} vs RNNencdec ${pct(b)}; ratio ${ratio} (target ≥ 2×)`);
 }

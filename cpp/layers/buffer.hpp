@@ -10,6 +10,16 @@
 
 namespace attnlab {
 
+// The recurrent layers need the table's recurrent entries; a backend without them (a CUDA table
+// that does not provide them yet) is refused with a clear error instead of a null call.
+inline void require_recurrent_kernels(const KernelTable& K) {
+  AL_CHECK(K.tanh_bias_forward && K.tanh_bias_backward && K.gru_gates_forward &&
+               K.gru_gates_backward && K.gru_cell_forward && K.gru_cell_backward &&
+               K.lstm_cell_forward && K.lstm_cell_backward && K.additive_score_forward &&
+               K.additive_score_backward && K.probs_xent,
+           "the " << K.name << " kernel table lacks the recurrent kernels (GRU/LSTM/additive attention)");
+}
+
 class Buffer {
  public:
   Buffer() = default;

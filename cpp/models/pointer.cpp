@@ -36,6 +36,7 @@ nlohmann::json PointerConfig::to_json() const {
 
 PointerNet::PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t seed)
     : Model(kt), cfg_(cfg) {
+  require_recurrent_kernels(kt);
   config_ = cfg.to_json();
   Ci_ = cfg.dim + 1;
   if (cfg.encoder == "rpw")

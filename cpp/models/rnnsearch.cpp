@@ -36,6 +36,7 @@ nlohmann::json RnnSearchConfig::to_json() const {
 
 RnnSearch::RnnSearch(const RnnSearchConfig& cfg, const KernelTable& kt, uint64_t seed)
     : Model(kt), cfg_(cfg) {
+  require_recurrent_kernels(kt);
   config_ = cfg.to_json();
   ParamArena& P = params_;
   const int E = cfg.emb, C = cfg.hidden, V = cfg.tgt_vocab;

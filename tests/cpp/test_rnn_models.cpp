@@ -157,3 +157,11 @@ TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", 
   std::vector<float> bad = {0.1f, 0.2f, NAN, 0.3f, 0.5f, 0.5f};
   CHECK_THROWS_WITH(dynamic_cast<PointerNet&>(*model).greedy(bad, 1, 3), Catch::Contains("finite"));
 }
+
+TEST_CASE("recurrent models refuse a kernel table without the recurrent kernels", "[model]") {
+  KernelTable partial = cpu_kernels();
+  partial.name = "partial";
+  partial.gru_cell_forward = nullptr;
+  CHECK_THROWS_WITH(make_model(small("rnnsearch"), partial, 1), Catch::Contains("recurrent kernels"));
+  CHECK_THROWS_WITH(make_model({{"model", "pointer"}}, partial, 1), Catch::Contains("partial"));
+}

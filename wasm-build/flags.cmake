@@ -1,7 +1,8 @@
 # Compile flags for the WebAssembly target. xsimd 8.1 has no wasm arch of its own: with
 # -msimd128 -msse4.1 it takes its SSE4.1 path and Emscripten lowers the SSE intrinsics to
 # WASM SIMD128 (f32x4) instructions; tests/node/wasm-simd.test.mjs checks the binary for them.
-# Memory grows on demand up to MAXIMUM_MEMORY.
+# Memory grows on demand up to MAXIMUM_MEMORY; sessions (cpp/api/memory.hpp) refuse a model
+# whose estimated size exceeds what is left before anything is allocated.
 target_compile_options(attnlab_flags INTERFACE -msimd128 -msse4.1 -fexceptions
                                                $<$<CONFIG:Release>:-O3>)
 target_link_options(attnlab_flags INTERFACE -fexceptions -sALLOW_MEMORY_GROWTH=1

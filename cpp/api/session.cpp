@@ -46,8 +46,8 @@ json resolve_model(const json& config, const Task* task) {
     if (!cfg.contains("max_len")) cfg["max_len"] = task->max_src_len() + task->max_tgt_len() + 2;
   }
   AL_CHECK(cfg["model"] != "pointer",
-           "pointer networks train on point sets, not token sequences: sessions support the "
-           "token-sequence models (transformer, lm, encoder, rnnsearch, rnnencdec)");
+           "pointer networks train on point sets, not token sequences: they have their own "
+           "session (api::PointerSession, createSession with model \"pointer\" in JS)");
   return cfg;
 }
 

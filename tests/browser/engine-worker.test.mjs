@@ -11,7 +11,7 @@ import { createServer } from 'vite';
 import { launch, root } from './harness.mjs';
 
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
-const PAGE = '<!doctype html><meta charset="utf-8"><title>engine</title><body>engine test</body>';
+const PAGE = '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>engine</title><body>engine test</body>';
 
 async function devServer(isolated) {
   const headers = isolated ? ISOLATION : {};
@@ -60,10 +60,14 @@ for (const isolated of [false, true]) {
         const progress = [], states = [];
         s.on('progress', (p) => progress.push(p.step));
         s.on('state', (e) => states.push(e.state));
+        const paused = new Promise((res) => { const off = s.on('state', (e) => { if (e.state === 'paused') { off(); res(); } }); });
         const run = s.train(40, { chunkMs: 5 });
         s.pause();
-        await new Promise((res) => setTimeout(res, 50));
+        await Promise.race([paused, new Promise((res) => setTimeout(res, 10000))]);
         const pausedState = s.state;
+        const stepsWhilePaused = progress.length;
+        await new Promise((res) => setTimeout(res, 100));
+        const stillPaused = progress.length === stepsWhilePaused;
         s.resume();
         const done = await run;
         let error = null;
@@ -75,7 +79,7 @@ for (const isolated of [false, true]) {
         store.close();
         engine.terminate();
         return { info: engine.info, steps: done.steps, step: done.step, progress: progress.length, lastStep: progress.at(-1),
-          pausedState, states, error, ex, logits, isolated: globalThis.crossOriginIsolated };
+          pausedState, stillPaused, states, error, ex, logits, isolated: globalThis.crossOriginIsolated };
       }, CONFIG);
       assert.equal(r.isolated, isolated);
       assert.equal(r.info.build, build);
@@ -84,6 +88,7 @@ for (const isolated of [false, true]) {
       assert.equal(r.lastStep, 40);
       assert.ok(r.progress >= 1);
       assert.equal(r.pausedState, 'paused');
+      assert.ok(r.stillPaused, 'no progress while paused');
       assert.equal(r.states.at(-1), 'idle');
       assert.match(r.error, /token 999 is out of range/);
 

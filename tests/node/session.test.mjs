@@ -128,10 +128,11 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async () 
   s.on('state', (e) => states.push(e.state));
   s.on('snapshot', (e) => snaps.push(e));
   const ex = await s.examples(1);
+  const paused = new Promise((r) => { const off = s.on('state', (e) => { if (e.state === 'paused') { off(); r(); } }); });
   const run = s.train(60, { chunkMs: 5, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0 } });
   await new Promise((r) => setTimeout(r, 30));
   s.pause();
-  await new Promise((r) => setTimeout(r, 60));
+  await Promise.race([paused, run]);
   const pausedAt = progress.length;
   assert.equal(s.state, 'paused');
   await new Promise((r) => setTimeout(r, 60));
@@ -165,4 +166,35 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async () 
   await s.dispose();
   await assert.rejects(s.save(), /no session/);
   ch.port1.close(); ch.port2.close();
+});
+
+test('pointer sessions: train on convex hull, decode with pointer distributions, checkpoint', () => {
+  const engine = engines.wasm;
+  const s = engine.createSession({ model: { model: 'pointer', hidden: 16 }, task: 'convex-hull',
+    task_options: { n_min: 5, n_max: 5 }, seed: 2, train: { batch: 16 } });
+  assert.equal(s.kind, 'pointer');
+  const r = s.train(30);
+  assert.equal(r.losses.length, 30);
+  assert.equal(r.step, 30);
+  assert.ok(r.losses.every((l) => Number.isFinite(l) && l > 0));
+  const ex = s.examples(1, { n: 6 });
+  assert.equal(ex.x.length, 12);
+  const d = s.decode(ex.x, 6);
+  assert.equal(d.probs.length, d.steps * 7);
+  for (let t = 0; t < d.steps; t++) {
+    const row = Array.from(d.probs.slice(t * 7, t * 7 + 7));
+    assert.ok(Math.abs(row.reduce((a, b) => a + b) - 1) < 1e-4, `step ${t} sums to ${row.reduce((a, b) => a + b)}`);
+  }
+  assert.equal(new Set(d.order).size, d.order.length, 'no input chosen twice');
+  const ev = s.evaluate(20, 1);
+  assert.ok(ev.area_coverage >= 0 && ev.accuracy >= 0 && ev.accuracy <= 1);
+  assert.throws(() => s.decode([1, 2, 3], 2), /expected n\*dim = 4/);
+  assert.throws(() => s.decode([NaN, 0, 1, 1], 2), /finite/);
+  const t = engine.loadSession(s.save());
+  assert.equal(t.kind, 'pointer');
+  assert.equal(t.info().step, 30);
+  assert.deepEqual(Array.from(t.decode(ex.x, 6).probs), Array.from(d.probs));
+  assert.throws(() => engine.createSession({ model: 'pointer', task: 'reverse' }), /not a pointer task/);
+  t.dispose();
+  s.dispose();
 });

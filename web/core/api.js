@@ -34,6 +34,56 @@ export class Session {
   }
 }
 
+// A pointer-network session (model "pointer" on convex-hull, tsp or sort): point sets in,
+// pointer distributions out. train/evaluate/save as for Session.
+export class PointerSession {
+  constructor(handle) {
+    this.handle = handle;
+    this.kind = 'pointer';
+  }
+
+  info() { return JSON.parse(this.handle.info()); }
+  train(steps) { return this.handle.train(steps); }
+  trainBatch() { throw new Error('pointer sessions train on their task only'); }
+  // {samples, accuracy, sequence_accuracy, area_coverage | tour_length..., per_length}
+  evaluate(samples = 200, seed = 1234) { return JSON.parse(this.handle.evaluate(samples, seed)); }
+  // One point set x [n*dim]: {n, order, probs [steps, n+1], steps}; the last column is "end".
+  decode(x, n) { return this.handle.decode(x, n ?? x.length / this.info().dim); }
+  // The runtime's snapshot hook: the pointer distributions for one point set.
+  inspect(x, n) { return this.decode(x, n); }
+  // {n, dim, x [count, n, dim], target [[positions]]}
+  examples(count = 4, { n = 0, split = 'test', seed = 7 } = {}) { return this.handle.examples(count, n, split, seed); }
+  save() { return this.handle.save(); }
+  dispose() {
+    if (this.handle) this.handle.delete();
+    this.handle = null;
+  }
+}
+
+const POINT_TASKS = ['convex-hull', 'tsp', 'sort'];
+
+function isPointerConfig(config) {
+  let c = config ?? {};
+  if (typeof config === 'string') {
+    try { c = JSON.parse(config); } catch { return false; }  // the C++ parser reports it
+  }
+  const kind = typeof c.model === 'string' ? c.model : c.model?.model;
+  return kind === 'pointer' || (kind === undefined && POINT_TASKS.includes(c.task));
+}
+
+// The model kind stored in a .safetensors checkpoint's "attnlab" metadata (null if unreadable).
+export function checkpointModel(bytes) {
+  try {
+    const b = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+    const n = Number(new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(0, true));
+    if (n <= 0 || 8 + n > b.length) return null;
+    const header = JSON.parse(new TextDecoder().decode(b.subarray(8, 8 + n)));
+    return JSON.parse(header.__metadata__?.attnlab ?? 'null')?.model ?? null;
+  } catch {
+    return null;
+  }
+}
+
 export function wrapModule(mod, extra = {}) {
   const requireSessions = () => {
     if (typeof mod.Session !== 'function') throw new Error('this engine build has no model sessions');
@@ -49,10 +99,17 @@ export function wrapModule(mod, extra = {}) {
     contentAddress: (memory, key, beta = 1) => mod.contentAddress(memory, key, beta),
     // Bytes a model of this config would take (parameters, optimizer state, activations).
     estimateBytes: (config) => { requireSessions(); return mod.estimateBytes(toJson(config)); },
-    createSession: (config) => { requireSessions(); return new Session(mod.Session.create(toJson(config))); },
+    createSession: (config) => {
+      requireSessions();
+      return isPointerConfig(config)
+        ? new PointerSession(mod.PointerSession.create(toJson(config)))
+        : new Session(mod.Session.create(toJson(config)));
+    },
     loadSession: (bytes, overrides = {}) => {
       requireSessions();
-      return new Session(mod.Session.load(bytes, toJson(overrides)));
+      return checkpointModel(bytes) === 'pointer'
+        ? new PointerSession(mod.PointerSession.load(bytes, toJson(overrides)))
+        : new Session(mod.Session.load(bytes, toJson(overrides)));
     },
     modelKinds: () => { requireSessions(); return JSON.parse(mod.registry()).models; },
     taskNames: () => { requireSessions(); return JSON.parse(mod.registry()).tasks; },

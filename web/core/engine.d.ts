@@ -67,6 +67,21 @@ export interface Examples { src: number[][]; tgt: number[][]; srcText: string[];
 export type Rows = number[][] | Int32Array[];
 export interface DecodeOptions { beam?: number; maxLen?: number; alpha?: number }
 
+// Pointer networks (model "pointer"; tasks convex-hull, tsp, sort): config
+// {model: {model: 'pointer', hidden, glimpse}, task, task_options: {n_min, n_max}, seed, train: {batch, lr, clip}}.
+export interface PointerDecode {
+  n: number;
+  order: number[];       // chosen inputs (0-based), end excluded
+  probs: Float32Array;   // [steps, n+1]: each output step's distribution; column n is "end"
+  steps: number;
+}
+export interface PointExamples { n: number; dim: number; x: Float32Array; target: number[][] }  // x [count,n,dim]
+export interface PointerEval {
+  samples: number; accuracy: number; sequence_accuracy: number;
+  area_coverage?: number; invalid_rate?: number; tour_length?: number; optimal_tour_length?: number;
+  per_length: Record<string, number>;
+}
+
 // ---- Worker-backed client (async) ----
 
 export interface ProgressEvent {
@@ -101,6 +116,8 @@ export declare class RemoteSession {
   examples(n?: number, opts?: { split?: 'train' | 'test'; seed?: number }): Promise<Examples>;
   save(): Promise<Uint8Array>;           // .safetensors bytes
   refreshInfo(): Promise<SessionInfo>;
+  // Pointer sessions: decode(x, n) -> PointerDecode, inspect(x, n) (snapshots: {src: x, tgt: n}),
+  // evaluate -> PointerEval, examples(count, {n, split, seed}) -> PointExamples.
   dispose(): Promise<void>;
 }
 
@@ -137,6 +154,18 @@ export interface Session {
   dispose(): void;
 }
 
+export interface PointerSession {
+  kind: 'pointer';
+  info(): SessionInfo;
+  train(steps: number): TrainResult;     // tokens = input points seen
+  evaluate(samples?: number, seed?: number): PointerEval;
+  decode(x: Float32Array | number[], n?: number): PointerDecode;
+  inspect(x: Float32Array | number[], n?: number): PointerDecode;
+  examples(count?: number, opts?: { n?: number; split?: 'train' | 'test'; seed?: number }): PointExamples;
+  save(): Uint8Array;
+  dispose(): void;
+}
+
 export interface Engine {
   info(): EngineInfo;
   setThreads(n: number): number;
@@ -145,8 +174,8 @@ export interface Engine {
   positionalEncoding(L: number, C: number): Float32Array;
   contentAddress(memory: Float32Array, key: Float32Array, beta?: number): ContentAddress;
   estimateBytes(config: SessionConfig): number;
-  createSession(config: SessionConfig): Session;
-  loadSession(bytes: Uint8Array, overrides?: SessionConfig): Session;
+  createSession(config: SessionConfig): Session | PointerSession;   // PointerSession for model "pointer"
+  loadSession(bytes: Uint8Array, overrides?: SessionConfig): Session | PointerSession;
   modelKinds(): string[];
   taskNames(): string[];
 }

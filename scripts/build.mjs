@@ -51,6 +51,16 @@ export async function buildWasmMt() {
     copyFileSync(path.join(root, 'build', 'wasm-mt', f), path.join(dest, f));
 }
 
+// The CUDA build (nvcc 13, sm_90 + PTX). It compiles on any machine with the CUDA toolkit; its
+// [cuda] tests skip themselves without a GPU. Returns false when there is no toolkit.
+export const NVCC = '/usr/local/cuda/bin/nvcc';
+export async function buildCuda() {
+  if (!existsSync(NVCC)) return false;
+  await cmakeBuild('cuda', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_CUDA=ON', `-DCMAKE_CUDA_COMPILER=${NVCC}`,
+    '-DATTNLAB_TEST_SPEC=[cuda]']);
+  return true;
+}
+
 export async function buildPage() {
   const { build } = await import('vite');
   await build({ configFile: path.join(root, 'vite.config.js'), logLevel: 'warn' });

@@ -3,8 +3,8 @@
 #   1. builds the engine with -DATTNLAB_CUDA=ON into build/gpu,
 #   2. runs the [cuda] tests (CUDA kernel table vs. CPU table) and fails if they skipped,
 #   3. times the CUDA kernel table at base-model shapes (attnlab_cuda_bench),
-#   4. times a base-model training step: attnlab's own (`attn bench`, when the CLI has it)
-#      and PyTorch's nn.Transformer under bf16 autocast on the same batch, when torch+CUDA exist.
+#   4. times a base-model training step: attnlab's own (attnlab_model_bench) and PyTorch's
+#      nn.Transformer under bf16 autocast on the same batch, when torch+CUDA exist.
 # Everything goes to one log (default build/gpu-check.log). Each stage is capped so the whole
 # run stays under 8 minutes. Usage: scripts/gpu-check.sh [log] ; exit status 1 if a stage failed.
 set -uo pipefail
@@ -57,12 +57,10 @@ fi
 section "CUDA kernel table at base-model shapes"
 [[ -x build/gpu/attnlab_cuda_bench ]] && stage kernel-bench 60 build/gpu/attnlab_cuda_bench $((BATCH * LEN)) $LEN
 
-section "base model training step: attnlab"
-if [[ -x build/gpu/attn ]] && build/gpu/attn bench --help >/dev/null 2>&1; then
-  stage attn-bench 120 build/gpu/attn bench --preset base --device cuda --batch $BATCH --len $LEN --steps 20
-else
-  echo "attn bench is not in this build yet: no attnlab model timing"
-fi
+section "base model training step: attnlab (CUDA table)"
+[[ -x build/gpu/attnlab_model_bench ]] &&
+  stage model-bench 150 build/gpu/attnlab_model_bench --device cuda --preset base --batch $BATCH \
+    --len $LEN --steps 20
 
 section "base model training step: PyTorch nn.Transformer (bf16 autocast)"
 torch_py=""

@@ -2,11 +2,12 @@
 // line "N passed, M failed" (exit 1 on any failure). Suites:
 //   native Catch2 via CTest, ASan/UBSan Debug build   (all but [model])
 //   native Catch2 via CTest, Release build             (everything, incl. [model] training)
+//   the CUDA build, compiled wherever nvcc is present  ([cuda] tests; they skip without a GPU)
 //   the same Catch2 sources as WebAssembly under node  (all but [model]; single-thread and pthreads)
 //   node tests of the JS package and the wasm module   (tests/node, node --test)
 //   browser tests in headless Chromium                 (tests/browser, playwright-core)
 import path from 'node:path';
-import { readdirSync } from 'node:fs';
+import { readdirSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { run, must } from './lib/run.mjs';
 
@@ -36,8 +37,8 @@ async function stage(name, fn) {
   }
 }
 
-async function ctest(dir) {
-  const r = await run('ctest', ['--test-dir', path.join(root, 'build', dir), '-j', jobs, '--output-on-failure', '--timeout', '900'],
+async function ctest(dir, extra = []) {
+  const r = await run('ctest', ['--test-dir', path.join(root, 'build', dir), '-j', jobs, '--output-on-failure', '--timeout', '900', ...extra],
     { capture: true, echo: true, env: { ...process.env, NODE_PATH: '/usr/share/nodejs' } });
   const m = r.out.match(/(\d+)% tests passed, (\d+) tests? failed out of (\d+)/);
   if (!m) throw new Error(`ctest in build/${dir} printed no summary (exit ${r.code})`);
@@ -62,6 +63,12 @@ if (setupOk) {
   if (debugBuilt) await stage('native tests (ASan/UBSan)', () => ctest('debug'));
   const nativeBuilt = await stage('build: native Release', async () => { await build.buildNative(); return [0, 0]; });
   if (nativeBuilt) await stage('native tests (Release)', () => ctest('native'));
+  const cudaBuilt = await stage('build: CUDA (compile only without a GPU)', async () => {
+    if (!(await build.buildCuda())) console.log(`attnlab: ${build.NVCC} not found, CUDA build skipped`);
+    return [0, 0];
+  });
+  if (cudaBuilt && existsSync(path.join(root, 'build', 'cuda', 'CTestTestfile.cmake')))
+    await stage('CUDA tests (skip themselves without a GPU)', () => ctest('cuda', ['-R', '^cuda:']));
   const wasmBuilt = await stage('build: WebAssembly', async () => { await build.buildWasm(); return [0, 0]; });
   if (wasmBuilt) {
     await stage('wasm tests (Catch2 under node)', () => ctest('wasm'));

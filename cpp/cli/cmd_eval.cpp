@@ -10,6 +10,7 @@
 namespace attnlab::cli {
 
 int cmd_eval(Args& a) {
+  if (a.has("test")) return cmd_eval_parallel(a);
   const std::string path = a.need("checkpoint");
   if (is_rnn_model(load_checkpoint(path, cpu_kernels())->config().value("model", "")))
     return cmd_eval_rnn(a);

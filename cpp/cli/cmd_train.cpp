@@ -44,6 +44,7 @@ void progress(const StepInfo& s, int last, double secs, long tokens, bool tty, i
 
 int cmd_train(Args& a) {
   if (is_rnn_model(a.str("model", ""))) return cmd_train_rnn(a);
+  if (a.str("task", "") == "parallel") return cmd_train_parallel(a);
   const std::string task_name = a.need("task");
   nlohmann::json task_opts = nlohmann::json::object();
   if (a.has("task-options")) {

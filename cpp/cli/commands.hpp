@@ -31,5 +31,9 @@ int cmd_eval_rnn(Args& a);
 int cmd_align(Args& a);
 int cmd_point(Args& a);
 int cmd_bench_rnn(Args& a);
+// Real parallel corpora (cmd_parallel.cpp): reached from train/eval, and `attn average`.
+int cmd_train_parallel(Args& a);
+int cmd_eval_parallel(Args& a);
+int cmd_average(Args& a);
 
 }  // namespace attnlab::cli

@@ -9,6 +9,7 @@
 #include "cuda/layernorm.cuh"
 #include "cuda/memory.cuh"
 #include "cuda/optimizer.cuh"
+#include "cuda/recurrent.cuh"
 #include "cuda/softmax.cuh"
 #include "kernels/kernels.hpp"
 
@@ -39,6 +40,15 @@ KernelTable make_cuda_table() {
   t.axpy = cuda::axpy;
   t.scale = cuda::scale;
   t.sumsq = cuda::sumsq;
+  t.tanh_bias_forward = cuda::tanh_bias_forward;
+  t.tanh_bias_backward = cuda::tanh_bias_backward;
+  t.gru_gates_forward = cuda::gru_gates_forward;
+  t.gru_gates_backward = cuda::gru_gates_backward;
+  t.gru_cell_forward = cuda::gru_cell_forward;
+  t.gru_cell_backward = cuda::gru_cell_backward;
+  t.lstm_cell_forward = cuda::lstm_cell_forward;
+  t.lstm_cell_backward = cuda::lstm_cell_backward;
+  t.probs_xent = cuda::probs_xent;
   return t;
 }
 

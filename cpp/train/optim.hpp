@@ -21,6 +21,10 @@ class Adam {
   Adam& operator=(const Adam&) = delete;
   void step(float lr);  // one update from the current gradients
   int steps() const { return t_; }
+  // The moment buffers [total] and step count, for checkpoints that resume exactly.
+  float* first_moments() const { return m_; }
+  float* second_moments() const { return v_; }
+  void set_steps(int t) { t_ = t; }
 
  private:
   ParamArena& P_;

@@ -1,0 +1,159 @@
+// Parallel-corpus training, checkpoints, BLEU evaluation and averaging (see
+// parallel_trainer.hpp).
+#include "train/parallel_trainer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/check.hpp"
+#include "io/checkpoint.hpp"
+#include "train/decode.hpp"
+#include "train/task.hpp"
+
+namespace attnlab {
+
+namespace {
+
+std::vector<int> batch_costs(const ParallelCorpus& c) {
+  std::vector<int> cost(c.size());
+  for (size_t i = 0; i < c.size(); ++i) cost[i] = std::max(c.src_len(i), c.tgt_len(i) + 1);
+  return cost;
+}
+
+const char* kOptimM = "optimizer.m";
+const char* kOptimV = "optimizer.v";
+
+}  // namespace
+
+ParallelTrainer::ParallelTrainer(Model& m, const ParallelCorpus& corpus, const Bpe& bpe,
+                                 ParallelTrainOptions o)
+    : m_(m),
+      corpus_(corpus),
+      bpe_(bpe),
+      o_(o),
+      batcher_(batch_costs(corpus), o.max_tokens, o.seed),
+      adam_(m.params()) {
+  AL_CHECK(bpe.size() <= m.out_vocab() && bpe.size() <= m.config().value("src_vocab", 0),
+           "the vocabulary (" << bpe.size() << " tokens) does not fit the model's");
+}
+
+StepInfo ParallelTrainer::step() {
+  std::vector<Example> ex;
+  for (size_t i : batcher_.next()) {
+    auto [src, tgt] = corpus_.ids(i);
+    ex.push_back({std::move(src), std::move(tgt)});
+  }
+  const Batch b = make_batch(ex);
+  StepInfo s;
+  s.step = step_;
+  for (int32_t t : b.tgt_out) s.tokens += t != m_.pad_id();
+  Rng dropout(o_.seed * 0x9E3779B97F4A7C15ull ^ (uint64_t(step_) * 0xD1B54A32D192ED03ull));
+  m_.params().zero_grad();
+  s.loss = m_.forward(b, true, &dropout, o_.label_smoothing);
+  m_.backward();
+  s.grad_norm = clip_grad_norm(m_.params(), o_.clip);
+  s.lr = o_.schedule.at(step_);
+  adam_.step(s.lr);
+  ++step_;
+  return s;
+}
+
+void ParallelTrainer::save(const std::string& path, const nlohmann::json& extra) const {
+  nlohmann::json state = extra;
+  state["step"] = step_ - 1;
+  state["batcher"] = batcher_.state();
+  state["adam_steps"] = adam_.steps();
+  state["vocab"] = bpe_.to_json();
+  SafeTensors st = model_tensors(m_, false, state);
+  const long n = m_.params().total();
+  std::vector<float> host(static_cast<size_t>(n));
+  const KernelTable& kt = m_.kernels();
+  kt.download(host.data(), adam_.first_moments(), host.size() * sizeof(float));
+  st.add_f32(kOptimM, {n}, host.data());
+  kt.download(host.data(), adam_.second_moments(), host.size() * sizeof(float));
+  st.add_f32(kOptimV, {n}, host.data());
+  write_safetensors_atomic(path, st);
+}
+
+void ParallelTrainer::restore(const SafeTensors& st) {
+  const nlohmann::json state = train_state_of(st);
+  const long n = m_.params().total();
+  const KernelTable& kt = m_.kernels();
+  for (const auto& [name, dst] : {std::pair<const char*, float*>{kOptimM, adam_.first_moments()},
+                                  std::pair<const char*, float*>{kOptimV, adam_.second_moments()}}) {
+    const StTensor* t = st.find(name);
+    AL_CHECK(t && t->numel() == n, "checkpoint has no optimizer state " << name << " of " << n
+                                                                       << " values: cannot resume");
+    const std::vector<float> v = t->to_f32();
+    kt.upload(dst, v.data(), v.size() * sizeof(float));
+  }
+  adam_.set_steps(state.at("adam_steps").get<int>());
+  batcher_.restore(state.at("batcher"));
+  step_ = state.at("step").get<int>() + 1;
+}
+
+nlohmann::json train_state_of(const SafeTensors& st) {
+  const auto it = st.metadata.find("attnlab_train");
+  AL_CHECK(it != st.metadata.end(), "checkpoint has no training state");
+  nlohmann::json j = nlohmann::json::parse(it->second, nullptr, false);
+  AL_CHECK(!j.is_discarded() && j.is_object(), "checkpoint training state is not a JSON object");
+  return j;
+}
+
+void write_safetensors_atomic(const std::string& path, const SafeTensors& st) {
+  const std::string tmp = path + ".tmp";
+  write_safetensors(tmp, st);
+  AL_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename " << tmp << " to " << path);
+}
+
+BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, int beam,
+                        float alpha, int limit, int max_len) {
+  const size_t n = limit > 0 ? std::min(test.size(), size_t(limit)) : test.size();
+  AL_CHECK(n > 0, "no test pairs to evaluate");
+  std::vector<std::string> hyps, refs;
+  const size_t chunk = 64;
+  for (size_t i = 0; i < n; i += chunk) {
+    std::vector<std::vector<int32_t>> srcs;
+    for (size_t k = i; k < std::min(n, i + chunk); ++k) {
+      auto [src_ids, tgt_ids] = test.ids(k);
+      srcs.push_back(std::move(src_ids));
+      refs.push_back(test.text(k).second);
+    }
+    if (beam > 1) {
+      for (const auto& s : srcs) hyps.push_back(bpe.decode(beam_decode(m, s, beam, max_len, alpha)));
+    } else {
+      for (const auto& out : greedy_decode(m, srcs, max_len)) hyps.push_back(bpe.decode(out));
+    }
+  }
+  return corpus_bleu(hyps, {refs});
+}
+
+SafeTensors average_checkpoints(const std::vector<std::string>& paths) {
+  AL_CHECK(!paths.empty(), "nothing to average");
+  SafeTensors avg = read_safetensors(paths.back());
+  avg.tensors.erase(std::remove_if(avg.tensors.begin(), avg.tensors.end(),
+                                   [](const StTensor& t) { return t.name.rfind("optimizer.", 0) == 0; }),
+                    avg.tensors.end());
+  std::vector<std::vector<double>> sum;
+  for (const StTensor& t : avg.tensors) sum.emplace_back(size_t(t.numel()), 0.0);
+  for (const std::string& p : paths) {
+    const SafeTensors st = read_safetensors(p);
+    for (size_t k = 0; k < avg.tensors.size(); ++k) {
+      const StTensor* t = st.find(avg.tensors[k].name);
+      AL_CHECK(t && t->shape == avg.tensors[k].shape,
+               p << " does not match " << paths.back() << " at tensor " << avg.tensors[k].name);
+      const std::vector<float> v = t->to_f32();
+      for (size_t i = 0; i < v.size(); ++i) sum[k][i] += v[i];
+    }
+  }
+  SafeTensors out;
+  out.metadata = avg.metadata;
+  for (size_t k = 0; k < avg.tensors.size(); ++k) {
+    std::vector<float> mean(sum[k].size());
+    for (size_t i = 0; i < mean.size(); ++i) mean[i] = float(sum[k][i] / double(paths.size()));
+    out.add_f32(avg.tensors[k].name, avg.tensors[k].shape, mean.data());
+  }
+  return out;
+}
+
+}  // namespace attnlab

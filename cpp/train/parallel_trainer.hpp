@@ -1,0 +1,68 @@
+// Training on a real parallel corpus: token-bucketed batches from a ParallelCorpus, Adam at the
+// scheduled rate, and checkpoints that resume exactly. A checkpoint holds the model, the Adam
+// moments ("optimizer.m", "optimizer.v"), the BPE vocabulary and the batcher's position, and is
+// written to a temp file then renamed, so a run killed at any moment leaves the last complete
+// checkpoint. Dropout masks come from an Rng seeded by (seed, step), so no generator state needs
+// saving. Also: corpus BLEU of a model on a held-out TSV, and checkpoint averaging.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "io/safetensors.hpp"
+#include "models/model.hpp"
+#include "train/bleu.hpp"
+#include "train/bpe.hpp"
+#include "train/optim.hpp"
+#include "train/parallel_corpus.hpp"
+#include "train/trainer.hpp"
+
+namespace attnlab {
+
+struct ParallelTrainOptions {
+  long max_tokens = 4096;  // padded tokens per batch and side
+  Schedule schedule;
+  float clip = 1.f;
+  float label_smoothing = 0.1f;
+  uint64_t seed = 1;
+};
+
+class ParallelTrainer {
+ public:
+  ParallelTrainer(Model& m, const ParallelCorpus& corpus, const Bpe& bpe, ParallelTrainOptions o);
+  StepInfo step();
+  int next_step() const { return step_; }
+  int epoch() const { return batcher_.epoch(); }
+
+  // Writes model + optimizer + training state to `path` atomically; `extra` joins the state.
+  void save(const std::string& path, const nlohmann::json& extra = nlohmann::json::object()) const;
+  // Restores optimizer, step and batch position from a checkpoint written by save() (the model
+  // parameters are loaded by the caller, e.g. through load_checkpoint).
+  void restore(const SafeTensors& st);
+
+ private:
+  Model& m_;
+  const ParallelCorpus& corpus_;
+  const Bpe& bpe_;
+  ParallelTrainOptions o_;
+  TokenBatcher batcher_;
+  Adam adam_;
+  int step_ = 1;
+};
+
+// The training state saved by ParallelTrainer::save (the "attnlab_train" metadata).
+nlohmann::json train_state_of(const SafeTensors& st);
+// write_safetensors to path + ".tmp", then rename over path.
+void write_safetensors_atomic(const std::string& path, const SafeTensors& st);
+
+// BLEU of the model's translations (beam search with length penalty alpha when beam > 1,
+// greedy otherwise) of the first `limit` pairs of `test` (all when limit <= 0).
+BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, int beam,
+                        float alpha, int limit, int max_len);
+
+// Element-wise mean of the model tensors of several checkpoints of one model (optimizer
+// tensors dropped); metadata from the last one.
+SafeTensors average_checkpoints(const std::vector<std::string>& paths);
+
+}  // namespace attnlab

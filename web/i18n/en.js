@@ -95,8 +95,8 @@ export default {
   'pointer.metrics': 'Exact hull: {correct}; area coverage {cover}% of the exact hull.',
   'pointer.heldout': 'On {n} held-out point sets the engine measures: exact hull {acc}%, area coverage {cover}%.',
   'pointer.yes': 'yes', 'pointer.no': 'no',
-  'demo.lm.why': 'The language-model checkpoint is made by npm run models with the attn command, which has no text-corpus task yet; until it does, nothing is shown here rather than invented probabilities.',
-  'demo.pointer.why': 'The engine’s browser sessions train on token sequences; the pointer network reads point coordinates, which they do not accept yet.',
+  'demo.lm.why': 'This build has no model sessions, or its language-model checkpoint (made by npm run models) is missing; nothing is shown here rather than invented probabilities.',
+  'demo.pointer.why': 'This engine build has no model sessions, so the pointer network cannot be trained here.',
 
   'sdpa.n': 'tokens', 'sdpa.dk': 'd_k (head size)', 'sdpa.scale': 'divide by √d_k',
   'sdpa.causal': 'causal mask', 'sdpa.reroll': 'Draw new Q, K',

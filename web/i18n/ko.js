@@ -95,8 +95,8 @@ export default {
   'pointer.metrics': '정확한 껍질과 일치: {correct}. 넓이 비율: 정확한 껍질의 {cover}%.',
   'pointer.heldout': '엔진이 잰 보류 점 집합 {n}개의 결과: 정확한 껍질 {acc}%, 넓이 비율 {cover}%.',
   'pointer.yes': '예', 'pointer.no': '아니오',
-  'demo.lm.why': '언어 모델 체크포인트는 npm run models가 attn 명령으로 만드는데, 아직 텍스트 말뭉치 과제가 없습니다. 그때까지는 지어낸 확률 대신 아무것도 보여 주지 않습니다.',
-  'demo.pointer.why': '엔진의 브라우저 세션은 토큰 시퀀스로만 학습합니다. 포인터 네트워크는 점 좌표를 읽는데, 세션이 아직 이를 받지 않습니다.',
+  'demo.lm.why': '이 빌드에는 모델 세션이 없거나, npm run models가 만드는 언어 모델 체크포인트가 없습니다. 지어낸 확률 대신 아무것도 보여 주지 않습니다.',
+  'demo.pointer.why': '이 엔진 빌드에는 모델 세션이 없어 여기서 포인터 네트워크를 학습할 수 없습니다.',
 
   'sdpa.n': '토큰 수', 'sdpa.dk': 'd_k (헤드 차원)', 'sdpa.scale': '√d_k로 나누기',
   'sdpa.causal': '인과 마스크', 'sdpa.reroll': '새 Q, K 뽑기',

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
+#include "train/text_task.hpp"
 #include "train/trainer.hpp"
 
 namespace attnlab::cli {
@@ -50,6 +51,7 @@ int cmd_train(Args& a) {
     task_opts = nlohmann::json::parse(a.str("task-options"), nullptr, false);
     AL_CHECK(!task_opts.is_discarded() && task_opts.is_object(), "--task-options must be a JSON object");
   }
+  if (a.has("corpus")) task_opts["file"] = a.str("corpus");
   const auto task = make_task(task_name, task_opts);
   const int steps = a.integer("steps", 1000, 1, 100000000);
   const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
@@ -115,8 +117,9 @@ int cmd_train(Args& a) {
     shown.step = i + 1;
     progress(shown, steps, secs, tokens, tty, every);
   }
-  save_checkpoint(*model, out,
-                  {{"step", last}, {"task", task_name}, {"task_options", task_opts}, {"seed", seed}});
+  nlohmann::json state = {{"step", last}, {"task", task_name}, {"task_options", task_opts}, {"seed", seed}};
+  if (const auto* text = dynamic_cast<const TextTask*>(task.get())) state["vocab"] = text->tokens();
+  save_checkpoint(*model, out, state);
   if (eval_samples > 0) {
     const EvalResult r = evaluate(*model, *task, eval_samples, seed + 1000003);
     std::printf("%s\n", nlohmann::json({{"loss", r.loss}, {"token_accuracy", r.token_accuracy},

@@ -33,7 +33,7 @@ class Task {
   virtual int max_src_len() const = 0;
   virtual int max_tgt_len() const = 0;
   // One example of the split, drawn from rng.
-  Example sample(Rng& rng, Split split) const;
+  virtual Example sample(Rng& rng, Split split) const;
   // Readable token names (for the CLI and the page); ids < 3 are <pad>, <s>, </s>.
   virtual std::string src_token(int id) const;
   virtual std::string tgt_token(int id) const;

@@ -15,6 +15,7 @@ std::unique_ptr<Task> make_sort_task(const nlohmann::json&);
 std::unique_ptr<Task> make_addition_task(const nlohmann::json&);
 std::unique_ptr<Task> make_dates_task(const nlohmann::json&);
 std::unique_ptr<Task> make_phrases_task(const nlohmann::json&);
+std::unique_ptr<Task> make_text_task(const nlohmann::json&);
 
 namespace {
 
@@ -25,6 +26,7 @@ const std::pair<const char*, TaskFactory> kTasks[] = {
     {"addition", make_addition_task},
     {"dates", make_dates_task},      // date formats of four locales -> ISO 8601
     {"phrases", make_phrases_task},  // English -> French noun phrases, crossing order
+    {"text", make_text_task},        // word-level sentences of a text file (language model)
 };
 
 }  // namespace

@@ -113,5 +113,7 @@ export function wrapModule(mod, extra = {}) {
     },
     modelKinds: () => { requireSessions(); return JSON.parse(mod.registry()).models; },
     taskNames: () => { requireSessions(); return JSON.parse(mod.registry()).tasks; },
+    // Log-probabilities of sentences under an LM checkpoint (bytes): [{tokens, ids, logprobs, total}].
+    lmScore: (bytes, sentences) => mod.lmScore(bytes, sentences),
   };
 }

@@ -100,6 +100,7 @@ export class EngineClient extends Emitter {
   estimateBytes(config) { return this.call('estimateBytes', config); }
   modelKinds() { return this.call('modelKinds'); }
   taskNames() { return this.call('taskNames'); }
+  lmScore(checkpoint, sentences) { return this.call('lmScore', checkpoint, sentences); }
 
   adopt({ session, info }) {
     const s = new RemoteSession(this, session, info);

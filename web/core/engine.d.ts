@@ -121,6 +121,14 @@ export declare class RemoteSession {
   dispose(): Promise<void>;
 }
 
+// One sentence under a language-model checkpoint: its tokens (then </s>) and natural-log probabilities.
+export interface SentenceScore {
+  tokens: string[];
+  ids: Int32Array;
+  logprobs: Float32Array;
+  total: number;
+}
+
 export declare class EngineClient {
   info: EngineInfo;
   on(type: 'progress' | 'snapshot' | 'state', fn: (e: ProgressEvent | SnapshotEvent | StateEvent) => void): () => void;
@@ -132,6 +140,7 @@ export declare class EngineClient {
   estimateBytes(config: SessionConfig): Promise<number>;
   modelKinds(): Promise<string[]>;
   taskNames(): Promise<string[]>;
+  lmScore(checkpoint: Uint8Array, sentences: string[]): Promise<SentenceScore[]>;
   createSession(config: SessionConfig): Promise<RemoteSession>;
   loadSession(bytes: Uint8Array, overrides?: SessionConfig): Promise<RemoteSession>;
   terminate(): void;
@@ -178,6 +187,7 @@ export interface Engine {
   loadSession(bytes: Uint8Array, overrides?: SessionConfig): Session | PointerSession;
   modelKinds(): string[];
   taskNames(): string[];
+  lmScore(checkpoint: Uint8Array, sentences: string[]): SentenceScore[];
 }
 
 export declare function loadEngine(base?: string, opts?: { threads?: 'auto' | boolean }): Promise<Engine>;

@@ -83,8 +83,20 @@ export default {
 
   'order.random': 'input as drawn (random order)', 'order.ascending': 'input already ascending', 'order.descending': 'input descending',
 
-  'demo.lm.why': 'The language-model checkpoint is made by npm run models with the attn command, which has no text-corpus task yet; until it does, nothing is shown here rather than invented probabilities.',
-  'demo.pointer.why': 'The engine’s browser sessions train on token sequences; the pointer network reads point coordinates, which they do not accept yet.',
+  'lm.grammatical': 'grammatical', 'lm.shuffled': 'same words shuffled', 'lm.nonsense': 'roles swapped',
+  'lm.yours': 'your sentence', 'lm.empty': 'type a sentence',
+  'lm.howto': 'Each bar is the total log-probability (natural log) the model gives a sentence and its end mark: shorter bars are likelier sentences. Hover or focus a bar to see every token’s log-probability; words outside the 2,000 most frequent become <unk>.',
+  'lm.logp': 'log p = {v}',
+  'pointer.point': 'Point', 'pointer.random': 'Random points', 'pointer.clear': 'Clear',
+  'pointer.howto': 'Train the network (a few seconds), click inside the left square to add points (at least 3), then press Point. The left panel is the network’s answer, the right one the exact convex hull.',
+  'pointer.model': 'pointer network’s answer', 'pointer.exact': 'exact convex hull',
+  'pointer.waiting': '{n} points; add at least 3 and press Point.',
+  'pointer.order': 'Order chosen (probability of each pick):',
+  'pointer.metrics': 'Exact hull: {correct}; area coverage {cover}% of the exact hull.',
+  'pointer.heldout': 'On {n} held-out point sets the engine measures: exact hull {acc}%, area coverage {cover}%.',
+  'pointer.yes': 'yes', 'pointer.no': 'no',
+  'demo.lm.why': 'This build has no model sessions, or its language-model checkpoint (made by npm run models) is missing; nothing is shown here rather than invented probabilities.',
+  'demo.pointer.why': 'This engine build has no model sessions, so the pointer network cannot be trained here.',
 
   'sdpa.n': 'tokens', 'sdpa.dk': 'd_k (head size)', 'sdpa.scale': 'divide by √d_k',
   'sdpa.causal': 'causal mask', 'sdpa.reroll': 'Draw new Q, K',

@@ -83,8 +83,20 @@ export default {
 
   'order.random': '뽑힌 그대로의 입력 (무작위 순서)', 'order.ascending': '이미 오름차순인 입력', 'order.descending': '내림차순 입력',
 
-  'demo.lm.why': '언어 모델 체크포인트는 npm run models가 attn 명령으로 만드는데, 아직 텍스트 말뭉치 과제가 없습니다. 그때까지는 지어낸 확률 대신 아무것도 보여 주지 않습니다.',
-  'demo.pointer.why': '엔진의 브라우저 세션은 토큰 시퀀스로만 학습합니다. 포인터 네트워크는 점 좌표를 읽는데, 세션이 아직 이를 받지 않습니다.',
+  'lm.grammatical': '문법적인 문장', 'lm.shuffled': '같은 단어를 섞은 문장', 'lm.nonsense': '역할을 바꾼 문장',
+  'lm.yours': '직접 입력한 문장', 'lm.empty': '문장을 입력하세요',
+  'lm.howto': '막대는 모델이 문장과 끝 표시에 주는 로그 확률(자연로그)의 합입니다. 막대가 짧을수록 모델이 더 그럴듯하다고 보는 문장입니다. 막대에 마우스를 올리거나 포커스를 두면 토큰마다의 로그 확률이 보입니다. 가장 자주 나오는 2,000개 밖의 단어는 <unk>가 됩니다.',
+  'lm.logp': 'log p = {v}',
+  'pointer.point': '답 구하기', 'pointer.random': '무작위 점', 'pointer.clear': '지우기',
+  'pointer.howto': '먼저 네트워크를 몇 초 학습시키고, 왼쪽 사각형을 눌러 점을 3개 이상 찍은 뒤 답 구하기를 누르세요. 왼쪽은 네트워크의 답, 오른쪽은 정확한 볼록 껍질입니다.',
+  'pointer.model': '포인터 네트워크의 답', 'pointer.exact': '정확한 볼록 껍질',
+  'pointer.waiting': '점 {n}개. 3개 이상 찍고 답 구하기를 누르세요.',
+  'pointer.order': '고른 순서(각 선택의 확률):',
+  'pointer.metrics': '정확한 껍질과 일치: {correct}. 넓이 비율: 정확한 껍질의 {cover}%.',
+  'pointer.heldout': '엔진이 잰 보류 점 집합 {n}개의 결과: 정확한 껍질 {acc}%, 넓이 비율 {cover}%.',
+  'pointer.yes': '예', 'pointer.no': '아니오',
+  'demo.lm.why': '이 빌드에는 모델 세션이 없거나, npm run models가 만드는 언어 모델 체크포인트가 없습니다. 지어낸 확률 대신 아무것도 보여 주지 않습니다.',
+  'demo.pointer.why': '이 엔진 빌드에는 모델 세션이 없어 여기서 포인터 네트워크를 학습할 수 없습니다.',
 
   'sdpa.n': '토큰 수', 'sdpa.dk': 'd_k (헤드 차원)', 'sdpa.scale': '√d_k로 나누기',
   'sdpa.causal': '인과 마스크', 'sdpa.reroll': '새 Q, K 뽑기',

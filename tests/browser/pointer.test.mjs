@@ -1,0 +1,54 @@
+// §10 pointer demo: a Ptr-Net trains live in the Worker; clicked points get an answer whose
+// polygon is drawn beside the exact hull, with the metrics shown; the exact hull and the area
+// coverage agree with a plain-JS computation from the clicked coordinates.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { startServer, launch, shots } from './harness.mjs';
+
+let server, browser;
+before(async () => { server = await startServer(); browser = await launch(); });
+after(async () => { await browser?.close(); await server?.close(); });
+
+const area = (p, order) => Math.abs(order.reduce((s, i, k) => {
+  const j = order[(k + 1) % order.length];
+  return s + p[i][0] * p[j][1] - p[j][0] * p[i][1];
+}, 0)) / 2;
+
+test('§10: clicked points get the pointer network’s hull, drawn with its metrics', async (t) => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}?lang=en#pointer.steps=150`);
+  await page.waitForSelector('body[data-ready="1"]');
+  const demo = page.locator('[data-demo=pointer]');
+  await demo.scrollIntoViewIfNeeded();
+  await page.waitForSelector('[data-demo=pointer][data-ready="1"]', { timeout: 30000 });
+  if (await demo.getAttribute('data-pending') === '1') { await page.close(); return t.skip('engine build without model sessions'); }
+  await demo.locator('[name=run-toggle]').click();
+  await page.waitForSelector('[data-demo=pointer] .run[data-state=done]', { timeout: 90000 });
+
+  const clicks = [[0.1, 0.1], [0.9, 0.15], [0.5, 0.5], [0.85, 0.9], [0.15, 0.8], [0.45, 0.35]];
+  for (const [x, y] of clicks) {
+    const box = await demo.locator('.pointer-panel svg').first().boundingBox();
+    await page.mouse.click(box.x + x * box.width, box.y + (1 - y) * box.height);
+  }
+  assert.equal(await page.evaluate(() => document.querySelector('[data-demo=pointer]').points.length), 6);
+  await demo.locator('[name=point]').click();
+  await page.waitForFunction(() => document.querySelector('[data-demo=pointer]').answer);
+  const { answer, points } = await page.evaluate(() => {
+    const el = document.querySelector('[data-demo=pointer]');
+    return { answer: el.answer, points: el.points };
+  });
+  assert.deepEqual([...answer.exact].sort(), [0, 1, 3, 4], 'the exact hull is the four corners');
+  assert.ok(answer.order.length >= 1 && answer.order.every((i) => i >= 0 && i < 6));
+  answer.order.forEach((i, k) => assert.ok(answer.probs[k][i] > 0 && answer.probs[k][i] <= 1));
+  const cover = answer.order.length >= 3 ? area(points, answer.order) / area(points, answer.exact) : 0;
+  assert.ok(Math.abs(cover - answer.areaCoverage) < 1e-3 || answer.areaCoverage === 0, `coverage ${answer.areaCoverage} vs ${cover}`);
+  assert.match(await demo.locator('.pointer-metrics').textContent(), /held-out point sets/);
+  const drawn = await demo.locator('polygon.pointer-answer').getAttribute('points');
+  assert.equal(drawn.trim().split(/\s+/).length, answer.order.length);
+  assert.equal((await demo.locator('polygon.pointer-exact').getAttribute('points')).trim().split(/\s+/).length, 4);
+  assert.match(await demo.locator('.pointer-metrics').textContent(), /area coverage [\d.]+% of the exact hull/);
+  await demo.screenshot({ path: path.join(shots, 'pointer-answer.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

@@ -1,0 +1,110 @@
+// §1 demo: sentence probabilities under the shipped word-level language model (a decoder-only
+// Transformer trained natively on Moby-Dick). The engine (lmScore, a few milliseconds per
+// sentence, so on the page's own module like the other small computations) scores each one,
+// log p(w_1..w_n </s>) = Σ_t log p(w_t | w_<t); the bars show that total, hovering or focusing
+// a bar lists the per-token log-probabilities. State: lm.text (the reader's own sentence).
+import { t } from '../../i18n/index.js';
+import { drawBars, escapeHtml } from '../../viz/bars.js';
+import { shippedIndex, pretrainedNote } from '../common/shipped.js';
+
+const NAME = 'lm-moby-dick';
+export const FIXED = [
+  { key: 'lm.grammatical', text: 'i saw the whale in the sea .' },
+  { key: 'lm.shuffled', text: 'sea the whale . in i saw the' },
+  { key: 'lm.nonsense', text: 'the sea saw the whale in i .' },
+];
+
+let bytesOnce = null;
+async function checkpoint(ctx) {
+  if (!bytesOnce) {
+    bytesOnce = (async () => {
+      const info = await ctx.engine.info();
+      if (!info.sessions) return null;
+      const meta = (await shippedIndex(ctx.base))[NAME];
+      if (!meta) return null;
+      const r = await fetch(new URL(meta.file, ctx.base));
+      return r.ok ? { meta, bytes: new Uint8Array(await r.arrayBuffer()) } : null;
+    })();
+  }
+  return bytesOnce;
+}
+
+export async function mount(el, ctx) {
+  const shipped = await checkpoint(ctx);
+  if (!shipped) return (await import('../pending/index.js')).mount(el, ctx);
+  const { meta, bytes } = shipped;
+  const { read, store } = ctx;
+  const state = { text: read.str('text', 'the captain looked at the sea .') };
+  el.innerHTML = `
+    <label class="lm-own"><span data-i18n="lm.yours"></span>
+      <input type="text" name="text" maxlength="200" spellcheck="false"></label>
+    <p class="note" data-i18n="lm.howto"></p>
+    <div class="bars-host lm-bars"></div>
+    <p class="readout lm-tokens" aria-live="polite"></p>
+    <div class="pretrained-host"></div>`;
+  const input = el.querySelector('[name=text]');
+  const barsHost = el.querySelector('.lm-bars');
+  const tokensHost = el.querySelector('.lm-tokens');
+  input.value = state.text;
+  let scores = [], shown = 0, seq = 0;
+
+  function showTokens(i) {
+    const s = scores[i];
+    if (!s) return;
+    shown = i;
+    tokensHost.innerHTML = s.tokens.map((tok, j) => {
+      const lp = s.logprobs[j];
+      return `<span class="lm-token" tabindex="0" title="log p = ${lp.toFixed(2)}">${escapeHtml(tok)}<sub>${lp.toFixed(1)}</sub></span>`;
+    }).join(' ');
+  }
+
+  function draw() {
+    const labels = [...FIXED.map((f) => `${t(f.key)}: ${f.text}`), `${t('lm.yours')}: ${state.text}`];
+    const max = Math.max(1, ...scores.map((s) => (s ? -s.total : 0)));
+    drawBars(barsHost, labels.map((label, i) => ({
+      label, value: scores[i] ? scores[i].total : 0, color: i < FIXED.length ? i : 3,
+      text: scores[i] ? t('lm.logp', { v: scores[i].total.toFixed(1) }) : t('lm.empty'),
+    })), { max });
+    barsHost.querySelectorAll('.bar-row').forEach((row) => {
+      row.tabIndex = 0;
+      const i = Number(row.dataset.index);
+      row.addEventListener('mouseenter', () => showTokens(i));
+      row.addEventListener('focus', () => showTokens(i));
+    });
+    showTokens(Math.min(shown, scores.length - 1));
+  }
+
+  async function score() {
+    const mine = ++seq;
+    const sentences = FIXED.map((f) => f.text);
+    const own = state.text.trim();
+    let result;
+    try {
+      result = await ctx.engine.lmScore(bytes, own ? [...sentences, own] : sentences);
+    } catch (e) {
+      result = await ctx.engine.lmScore(bytes, sentences);
+      tokensHost.textContent = e.message;
+    }
+    if (mine !== seq) return;
+    scores = result;
+    el.scores = scores.map((s) => ({ tokens: [...s.tokens], logprobs: [...s.logprobs], total: s.total }));
+    el.sentences = own ? [...sentences, own] : sentences;
+    draw();
+    store.set(state);
+    el.dataset.ready = '1';
+    el.dispatchEvent(new CustomEvent('computed'));
+  }
+
+  let timer = 0;
+  input.addEventListener('input', () => {
+    state.text = input.value;
+    clearTimeout(timer);
+    timer = setTimeout(score, 250);
+  });
+  el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta);
+  await score();
+  return {
+    relabel() { draw(); el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta); },
+    unmount() { clearTimeout(timer); el.innerHTML = ''; },
+  };
+}

@@ -1,0 +1,169 @@
+// §10 demo: a pointer network (Vinyals, Fortunato & Jaitly 2015) answers for the reader's own
+// points. A small Ptr-Net trains live in the engine's Worker on the convex-hull task (5–10
+// points in the unit square); clicking adds points, "point" asks the engine for its answer
+// (positions chosen one by one from its attention over the inputs, with each step's
+// probability), drawn beside the exact hull (Andrew's monotone chain here on the page) with
+// exact-match and area coverage (0 for a self-crossing answer, as the engine's evaluation
+// counts it), and the engine's held-out accuracy and coverage.
+// State: pointer.steps. On the element: el.answer, el.points, el.heldOut.
+import { t } from '../../i18n/index.js';
+import { escapeHtml } from '../../viz/bars.js';
+import { createRun } from '../common/run.js';
+
+const CHUNK = 25;
+const SIZE = 240;
+
+const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+// Convex hull vertices, counter-clockwise from the lowest index (the task's answer format).
+export function exactHull(p) {
+  const idx = p.map((_, i) => i).sort((i, j) => p[i][0] - p[j][0] || p[i][1] - p[j][1]);
+  const chain = (ids) => {
+    const h = [];
+    for (const i of ids) {
+      while (h.length >= 2 && cross(p[h.at(-2)], p[h.at(-1)], p[i]) <= 0) h.pop();
+      h.push(i);
+    }
+    h.pop();
+    return h;
+  };
+  const hull = [...chain(idx), ...chain([...idx].reverse())];
+  const k = hull.indexOf(Math.min(...hull));
+  return [...hull.slice(k), ...hull.slice(0, k)];
+}
+// Whether the closed polygon through p in this order has no two crossing non-adjacent edges.
+export function isSimple(p, order) {
+  const m = order.length;
+  if (m < 3 || new Set(order).size !== m) return false;
+  const e = (k) => [p[order[k]], p[order[(k + 1) % m]]];
+  for (let a = 0; a < m; a++) {
+    for (let b = a + 2; b < m; b++) {
+      if (a === 0 && b === m - 1) continue;
+      const [p1, p2] = e(a), [q1, q2] = e(b);
+      if (cross(p1, p2, q1) * cross(p1, p2, q2) < 0 && cross(q1, q2, p1) * cross(q1, q2, p2) < 0) return false;
+    }
+  }
+  return true;
+}
+// Shoelace area of the polygon through p in the given order.
+export function polygonArea(p, order) {
+  let s = 0;
+  order.forEach((i, k) => { const j = order[(k + 1) % order.length]; s += p[i][0] * p[j][1] - p[j][0] * p[i][1]; });
+  return Math.abs(s) / 2;
+}
+
+function polygonSvg(points, order, cls) {
+  if (order.length < 2) return '';
+  const pts = order.map((i) => `${(points[i][0] * SIZE).toFixed(1)},${((1 - points[i][1]) * SIZE).toFixed(1)}`).join(' ');
+  const colour = cls === 'pointer-answer' ? '0,114,178' : '230,159,0';  // Okabe–Ito blue / orange
+  return `<polygon class="${cls}" points="${pts}" fill="rgba(${colour},0.25)" stroke="rgb(${colour})" stroke-width="2" />`;
+}
+
+function panel(points, order, cls, label) {
+  const dots = points.map(([x, y], i) => `<circle cx="${(x * SIZE).toFixed(1)}" cy="${((1 - y) * SIZE).toFixed(1)}" r="4" fill="currentColor"></circle>` +
+    `<text font-size="10" fill="currentColor" x="${(x * SIZE + 6).toFixed(1)}" y="${((1 - y) * SIZE - 6).toFixed(1)}">${i + 1}</text>`).join('');
+  return `<figure class="pointer-panel"><svg viewBox="0 0 ${SIZE} ${SIZE}" width="${SIZE}" height="${SIZE}" role="img" aria-label="${escapeHtml(label)}">` +
+    `<rect class="pointer-frame" x="0" y="0" width="${SIZE}" height="${SIZE}" fill="none" stroke="currentColor"></rect>${polygonSvg(points, order, cls)}${dots}</svg>` +
+    `<figcaption>${escapeHtml(label)}</figcaption></figure>`;
+}
+
+export async function mount(el, ctx) {
+  const info = await ctx.engine.info();
+  if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
+  const steps = ctx.read.num('steps', 600, CHUNK, 20000);
+  el.innerHTML = `
+    <div class="run-host"></div>
+    <div class="controls">
+      <button type="button" name="point" data-i18n="pointer.point"></button>
+      <button type="button" name="random" data-i18n="pointer.random"></button>
+      <button type="button" name="clear" data-i18n="pointer.clear"></button>
+    </div>
+    <p class="note" data-i18n="pointer.howto"></p>
+    <div class="demo-row pointer-row"></div>
+    <p class="readout pointer-metrics" aria-live="polite"></p>`;
+  const row = el.querySelector('.pointer-row');
+  const metrics = el.querySelector('.pointer-metrics');
+  let session = null, points = [], answer = null, seed = 1;
+  el.points = points;
+
+  function draw() {
+    row.innerHTML = panel(points, answer ? answer.order : [], 'pointer-answer', t('pointer.model')) +
+      panel(points, answer ? answer.exact : [], 'pointer-exact', t('pointer.exact'));
+    row.querySelector('svg').addEventListener('click', (e) => {
+      const r = e.currentTarget.getBoundingClientRect();
+      addPoint((e.clientX - r.left) / r.width, 1 - (e.clientY - r.top) / r.height);
+    });
+    if (!answer) { metrics.textContent = t('pointer.waiting', { n: points.length }); return; }
+    const steps = answer.order.map((i, k) => `${i + 1} (${(100 * answer.probs[k][i]).toFixed(0)}%)`).join(' → ');
+    metrics.innerHTML = `${escapeHtml(t('pointer.order'))} ${escapeHtml(steps)}<br>` +
+      escapeHtml(t('pointer.metrics', { correct: t(answer.correct ? 'pointer.yes' : 'pointer.no'), cover: (100 * answer.areaCoverage).toFixed(1) })) +
+      (el.heldOut ? `<br>${escapeHtml(t('pointer.heldout', { acc: (100 * el.heldOut.accuracy).toFixed(1), cover: (100 * el.heldOut.area_coverage).toFixed(1), n: el.heldOut.samples }))}` : '');
+  }
+
+  function addPoint(x, y) {
+    points.push([Math.min(1, Math.max(0, x)), Math.min(1, Math.max(0, y))]);
+    answer = null;
+    draw();
+  }
+
+  async function ensureSession() {
+    const client = await ctx.worker();
+    session ??= await client.createSession({ model: { model: 'pointer', hidden: 64 }, task: 'convex-hull',
+      task_options: { n_min: 5, n_max: 10 }, seed: 1, train: { batch: 64, lr: 0.002 } });
+    return session;
+  }
+
+  async function point() {
+    if (points.length < 3) { metrics.textContent = t('pointer.waiting', { n: points.length }); return; }
+    const s = await ensureSession();
+    try {
+      const a = await s.decode(points.flat(), points.length);
+      const order = [...a.order], exact = exactHull(points), n = points.length;
+      const probs = order.map((_, k) => [...a.probs.slice(k * (n + 1), (k + 1) * (n + 1))]);
+      const simple = isSimple(points, order);
+      answer = { order, exact, probs, correct: order.length === exact.length && order.every((v, k) => v === exact[k]),
+        areaCoverage: simple ? polygonArea(points, order) / polygonArea(points, exact) : 0 };
+      el.heldOut ??= await s.evaluate(200, 1);
+    } catch (e) {
+      answer = null;
+      metrics.textContent = t('engine.error', { message: e.message });
+      return;
+    }
+    el.answer = answer;
+    draw();
+    el.dispatchEvent(new CustomEvent('computed'));
+  }
+
+  const run = createRun(el.querySelector('.run-host'), ctx, {
+    total: Math.ceil(steps / CHUNK),
+    unit: CHUNK,
+    async work() {
+      const s = await ensureSession();
+      const r = await s.train(CHUNK);
+      el.heldOut = null;
+      return { loss: r.losses.at(-1) };
+    },
+    async reset() {
+      const s = session;
+      session = null; answer = null;
+      draw();
+      if (s) await s.dispose().catch(() => {});
+    },
+  });
+
+  el.querySelector('[name=point]').addEventListener('click', point);
+  el.querySelector('[name=clear]').addEventListener('click', () => { points.length = 0; answer = null; draw(); });
+  el.querySelector('[name=random]').addEventListener('click', () => {
+    points.length = 0;
+    let z = (seed++ * 2654435761) % 4294967296;
+    const next = () => { z = (z * 1664525 + 1013904223) % 4294967296; return 0.05 + 0.9 * (z / 4294967296); };
+    for (let i = 0; i < 8; i++) points.push([next(), next()]);
+    answer = null;
+    draw();
+  });
+  draw();
+  return {
+    start: run.start, pause: run.pause, reset: run.reset,
+    relabel() { run.render(); draw(); },
+    unmount() { run.dispose(); el.innerHTML = ''; },
+  };
+}

@@ -161,7 +161,7 @@ test('no sentence of the source documents is repeated', () => {
 
 test('the fingerprints find a copied sentence, and match the sources when they are at hand', () => {
   const known = readFixture();
-  const seeds = process.env.ATTNLAB_SEEDS ?? '/work/shared/seeds';
+  const seeds = process.env.ATTNLAB_SEEDS ?? path.join(root, '..', 'shared', 'seeds');
   // One line of a source document, kept in two pieces so that this file does not repeat it.
   const probe = ['Self-Attention의 시간 및 공간 복잡도는', ' 시퀀스 길이 n에 대해 O(n^2) 입니다'].join('');
   assert.equal(findFingerprints(`<p>앞 문장. ${probe}. 뒤</p>`, known).length, 1, 'a known seed sentence is caught');

@@ -15,3 +15,6 @@ if(ATTNLAB_WASM_THREADS)
   target_link_options(attnlab_flags INTERFACE -pthread -Wno-pthreads-mem-growth
                                               "-sPTHREAD_POOL_SIZE=Module.threads||4")
 endif()
+# Emscripten's JS optimizer (run at link time) needs Debian's node modules; the launcher gives
+# every link NODE_PATH, so a bare `cmake --build` links as reliably as scripts/build.mjs.
+set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)

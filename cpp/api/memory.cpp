@@ -48,7 +48,8 @@ SizeEstimate estimate_size(const nlohmann::json& m, int B, int S, int T) {
     act = B * S * (2 * Hd * 8 + A) + B * T * (Hd * 10 + 2 * Hd + S + 3 * Vt) + B * T * S * A;
   } else if (kind == "pointer") {
     const double Hd = num(m, "hidden", 128), A = num(m, "attn", Hd), D = num(m, "dim", 2);
-    P = 2 * 4 * (D * Hd + Hd * Hd + 2 * Hd) + 3 * (Hd * A) + A + 2 * Hd;
+    const double Em = num(m, "embed", 0), In = Em > 0 ? Em : D + 1;
+    P = 2 * 4 * (In * Hd + Hd * Hd + 2 * Hd) + 3 * (Hd * A) + A + 2 * Hd + Em * (D + 2);
     act = B * (S + T) * Hd * 12 + B * T * S * (A + 2);
   }
   SizeEstimate e;

@@ -1,8 +1,8 @@
 // The recurrent models on the command line:
 //   attn train --model rnnsearch|rnnencdec|pointer --task dates|phrases|convex-hull|tsp|sort
 //              [--n N | --n-min A --n-max B] [--hidden H --emb E --attn A --score additive|dot
-//              --glimpse --encoder lstm|rpw --process-steps P] --steps N --out ckpt.safetensors
-//              [--eval-samples N]
+//              --glimpse --embed E --encoder lstm|rpw --process-steps P] --steps N --out ckpt.safetensors
+//              [--eval-samples N] [pointer: --lr-final X (exponential decay to X) --eval-every K]
 //   attn eval  on such a checkpoint: {sequence_accuracy, token_accuracy, per_length, aer} or
 //              {accuracy, area_coverage, invalid_rate, tour_length, optimal_tour_length, ...}
 //   attn align --checkpoint C --src "..."     -> {"src_tokens", "tgt_tokens", "alignment"}
@@ -76,6 +76,9 @@ int cmd_train_rnn(Args& a) {
   const float clip = float(a.number("clip", pointer ? 2.0 : 5.0, 0, 1e9));
   const int every = a.integer("log-every", 100, 1, 1 << 30);
   const int eval_samples = a.integer("eval-samples", 0, 0, 1 << 20);
+  const int eval_every = pointer ? a.integer("eval-every", 0, 0, 1 << 30) : 0;
+  const int beam = pointer ? a.integer("beam", 1, 1, 1024) : 1;
+  const float lr_final = pointer ? float(a.number("lr-final", 0, 0, 10)) : 0.f;
   nlohmann::json cfg, task_opts = nlohmann::json::object();
   std::unique_ptr<PointTask> ptask;
   std::unique_ptr<SeqTask> stask;
@@ -85,6 +88,7 @@ int cmd_train_rnn(Args& a) {
     cfg["attn"] = a.integer("attn", hidden, 1, 4096);
     cfg["encoder"] = a.str("encoder", "lstm");
     cfg["process_steps"] = a.integer("process-steps", 5, 1, 100);
+    cfg["embed"] = a.integer("embed", 0, 0, 4096);
   } else {
     if (task_name == "phrases") task_opts = {{"n_min", n.lo}, {"n_max", n.hi}};
     stask = make_seq_task(task_name, task_opts);
@@ -102,8 +106,20 @@ int cmd_train_rnn(Args& a) {
   if (pointer) {
     PointTrainOptions o;
     o.batch = batch, o.n_min = n.lo, o.n_max = n.hi, o.lr = lr, o.clip = clip, o.seed = seed;
-    PointTrainer tr(dynamic_cast<PointerNet&>(*model), *ptask, o);
-    for (int s = 1; s <= steps; ++s) log_step(s, steps, tr.step(), seconds_since(t0), every);
+    o.lr_final = lr_final, o.steps = steps;
+    auto& pm = dynamic_cast<PointerNet&>(*model);
+    PointTrainer tr(pm, *ptask, o);
+    for (int s = 1; s <= steps; ++s) {
+      log_step(s, steps, tr.step(), seconds_since(t0), every);
+      if (eval_every > 0 && (s % eval_every == 0) && s < steps) {  // progress on held-out sets
+        nlohmann::json r =
+            evaluate_points(pm, *ptask, 500, n.lo, n.hi, seed + 7919, 250, beam).to_json(ptask->kind());
+        r.erase("per_length");
+        r["step"] = s;
+        r["lr"] = tr.lr_at(s);
+        std::fprintf(stderr, "eval %s\n", r.dump().c_str());
+      }
+    }
   } else {
     TrainOptions o;
     o.batch = batch, o.clip = clip, o.seed = seed;
@@ -118,7 +134,7 @@ int cmd_train_rnn(Args& a) {
                    {"n_min", n.lo}, {"n_max", n.hi}, {"seed", seed}, {"train_seconds", secs}});
   if (eval_samples > 0) {
     nlohmann::json r = pointer ? evaluate_points(dynamic_cast<PointerNet&>(*model), *ptask,
-                                                 eval_samples, n.lo, n.hi, seed + 1000003)
+                                                 eval_samples, n.lo, n.hi, seed + 1000003, 250, beam)
                                      .to_json(ptask->kind())
                                : evaluate_aligned(dynamic_cast<RnnSearch&>(*model), *stask,
                                                   eval_samples, seed + 1000003)
@@ -141,12 +157,14 @@ int cmd_eval_rnn(Args& a) {
   const Range n = n_range(a, {state.value("n_min", 5), state.value("n_max", 5)});
   const int samples = a.integer("samples", 1000, 1, 1 << 22);
   const uint64_t seed = uint64_t(a.integer("seed", 12345, 0, 2147483647));
+  const int beam = pointer ? a.integer("beam", 1, 1, 1024) : 1;
   a.finish();
   nlohmann::json r;
   if (pointer) {
     const auto task = make_point_task(task_name);
-    r = evaluate_points(dynamic_cast<PointerNet&>(*model), *task, samples, n.lo, n.hi, seed)
+    r = evaluate_points(dynamic_cast<PointerNet&>(*model), *task, samples, n.lo, n.hi, seed, 250, beam)
             .to_json(task->kind());
+    r["beam"] = beam;
   } else {
     nlohmann::json opts = state.value("task_options", nlohmann::json::object());
     if (task_name == "phrases" && (a.has("n") || a.has("n-min"))) opts = {{"n_min", n.lo}, {"n_max", n.hi}};

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/check.hpp"
+#include "layers/linear.hpp"
 #include "models/config.hpp"
 
 namespace attnlab {
@@ -23,6 +24,7 @@ PointerConfig PointerConfig::from_json(const nlohmann::json& j) {
   c.encoder = json_string(j, "encoder", c.encoder);
   AL_CHECK(c.encoder == "lstm" || c.encoder == "rpw", "encoder must be lstm or rpw, got " << c.encoder);
   c.process_steps = json_int(j, "process_steps", c.process_steps, 1, 100);
+  c.embed = json_int(j, "embed", c.embed, 0, 4096);
   return c;
 }
 
@@ -31,7 +33,7 @@ nlohmann::json PointerConfig::to_json() const {
           {"hidden", hidden},   {"attn", attn},
           {"glimpse", glimpse}, {"min_outputs", min_outputs},
           {"permutation", permutation}, {"encoder", encoder},
-          {"process_steps", process_steps}};
+          {"process_steps", process_steps}, {"embed", embed}};
 }
 
 PointerNet::PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t seed)
@@ -39,11 +41,15 @@ PointerNet::PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t
   require_recurrent_kernels(kt);
   config_ = cfg.to_json();
   Ci_ = cfg.dim + 1;
+  if (cfg.embed > 0) {
+    emb_W_ = params_.add("embed.weight", {cfg.embed, Ci_}, Init::XavierUniform);
+    emb_b_ = params_.add("embed.bias", {cfg.embed}, Init::Zeros);
+  }
   if (cfg.encoder == "rpw")
     process_ids_.declare(params_, "process", Ci_, cfg.hidden, cfg.attn);
   else
-    enc_ids_.declare(params_, "encoder", Ci_, cfg.hidden);
-  dec_ids_.declare(params_, "decoder", Ci_, cfg.hidden);
+    enc_ids_.declare(params_, "encoder", in_width(), cfg.hidden);
+  dec_ids_.declare(params_, "decoder", in_width(), cfg.hidden);
   ptr_ids_.declare(params_, "pointer", cfg.hidden, cfg.hidden, cfg.attn);
   if (cfg.glimpse) glimpse_ids_.declare(params_, "glimpse", cfg.hidden, cfg.hidden, cfg.attn);
   Rng rng(seed);
@@ -53,6 +59,12 @@ PointerNet::PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t
 double PointerNet::forward(const Batch&, bool, Rng*, float) {
   throw Error("the pointer model reads point sets, not token batches: use a pointer task "
               "(convex-hull, tsp, sort)");
+}
+
+const float* PointerNet::embed(float* y, const float* x, int R) {
+  if (cfg_.embed <= 0) return x;
+  linear_forward(kt_, y, x, params_.val(emb_W_), params_.val(emb_b_), R, Ci_, cfg_.embed);
+  return y;
 }
 
 // Encoder input at position pos (0: the start/end symbol): [x_b,pos-1 ; 0] or [0 ; 1].
@@ -87,7 +99,8 @@ void PointerNet::encode(const std::vector<float>& x, int B, int n) {
     Eo_ = process_.memories();
   } else {
     float* h = ws_.floats(size_t(S) * B * C);  // [S,B,C]
-    enc_.forward(kt_, enc_ids_.val(params_), h, xin_, nullptr, nullptr, S, B, Ci_, C);
+    xe_ = embed(cfg_.embed > 0 ? ws_.floats(size_t(S) * B * in_width()) : nullptr, xin_, S * B);
+    enc_.forward(kt_, enc_ids_.val(params_), h, xe_, nullptr, nullptr, S, B, in_width(), C);
     Eo_ = h;
   }
   ptr_.prepare(kt_, ptr_ids_.val(params_), Eo_, nullptr, Score::Additive, S, B, C, C, cfg_.attn);
@@ -105,6 +118,7 @@ void PointerNet::alloc_decoder(int T) {
   act_ = ws_.floats(tb * 4 * C);   // [T,B,4C]
   tc_ = ws_.floats(tb * C);        // [T,B,C]
   xd_ = ws_.floats(tb * Ci_);      // [T,B,Ci] decoder inputs
+  xde_ = cfg_.embed > 0 ? ws_.floats(tb * in_width()) : xd_;  // [T,B,E] embedded
   xg_ = ws_.floats(tb * 4 * C);    // [T,B,4C]
   qp_ = cfg_.glimpse ? ws_.floats(tb * C) : nullptr;  // [T,B,C] glimpse reads
   alpha_g_ = cfg_.glimpse ? ws_.floats(tb * S) : nullptr;
@@ -129,7 +143,8 @@ void PointerNet::step(int t, const float* xin_host, const uint8_t* mask_host) {
   kt_.upload(mask, mask_host, size_t(B) * S);
   const LstmParams dec = dec_ids_.val(params_);
   float* xg = xg_ + t * 4 * bc;
-  lstm_input_forward(kt_, dec, xg, xd, B, Ci_, C);
+  const float* xde = embed(const_cast<float*>(xde_) + size_t(t) * B * in_width(), xd, B);
+  lstm_input_forward(kt_, dec, xg, xde, B, in_width(), C);
   lstm_step_forward(kt_, dec, Dh_ + (t + 1) * bc, {act_ + t * 4 * bc, Dc_ + (t + 1) * bc, tc_ + t * bc},
                     scratch_, xg, Dh_ + t * bc, Dc_ + t * bc, B, C);
   const float* q = Dh_ + (t + 1) * bc;
@@ -225,6 +240,9 @@ void PointerNet::backward() {
   float* carry_h = ws_.floats(bc);
   float* carry_c = ws_.floats(bc);
   float* dxg = ws_.floats(bc * 4);
+  const int E = in_width();
+  const bool emb = cfg_.embed > 0;
+  float* dxe = emb ? ws_.floats(size_t(std::max(S, 1)) * B * E) : nullptr;  // [B,E] or [S,B,E]
   kt_.zero(carry_h, bc * sizeof(float));
   kt_.zero(carry_c, bc * sizeof(float));
   for (int t = T - 1; t >= 0; --t) {
@@ -232,15 +250,21 @@ void PointerNet::backward() {
     lstm_step_backward(kt_, dec, ddec, dxg, carry_h, carry_c,
                        {act_ + t * 4 * bc, Dc_ + (t + 1) * bc, tc_ + t * bc}, dD + t * bc, carry_c,
                        Dh_ + t * bc, Dc_ + t * bc, B, C);
-    lstm_input_backward(kt_, dec, ddec, nullptr, dxg, xd_ + size_t(t) * B * Ci_, B, Ci_, C);
+    lstm_input_backward(kt_, dec, ddec, dxe, dxg, xde_ + size_t(t) * B * E, B, E, C);
+    if (emb)
+      linear_backward(kt_, nullptr, params_.grad(emb_W_), params_.grad(emb_b_), dxe,
+                      xd_ + size_t(t) * B * Ci_, params_.val(emb_W_), B, Ci_, E);
   }
   if (cfg_.encoder == "rpw") {
     process_.backward(kt_, params_, process_ids_, dEo, carry_h, carry_c);
     return;
   }
   kt_.axpy(dEo + size_t(S - 1) * bc, 1.f, carry_h, long(bc));
-  enc_.backward(kt_, enc_ids_.val(params_), enc_ids_.grad(params_), nullptr, nullptr, nullptr, dEo,
-                carry_c, Eo_, xin_, S, B, Ci_, C);
+  enc_.backward(kt_, enc_ids_.val(params_), enc_ids_.grad(params_), dxe, nullptr, nullptr, dEo,
+                carry_c, Eo_, xe_, S, B, E, C);
+  if (emb)
+    linear_backward(kt_, nullptr, params_.grad(emb_W_), params_.grad(emb_b_), dxe, xin_,
+                    params_.val(emb_W_), S * B, Ci_, E);
 }
 
 PointDecoded PointerNet::greedy(const std::vector<float>& x, int B, int n, bool constrained) {
@@ -289,6 +313,128 @@ PointDecoded PointerNet::greedy(const std::vector<float>& x, int B, int n, bool 
       all = false;
     }
     if (all) break;
+  }
+  return out;
+}
+
+// Mask row for a hypothesis that has emitted k outputs (used: chosen positions, 1-based).
+void PointerNet::decoder_masks(uint8_t* m, const std::vector<uint8_t>& used, int k, int n) const {
+  const int S = n + 1;
+  for (int s = 1; s < S; ++s) m[s] = used[size_t(s)];
+  m[0] = k < cfg_.min_outputs || (cfg_.permutation && k < n);
+  if (k >= n) m[0] = 0;
+}
+
+PointDecoded PointerNet::beam_search(const std::vector<float>& x, int B, int n, int beam) {
+  AL_CHECK(beam >= 1 && beam <= 1024, "beam size must be in 1..1024, got " << beam);
+  if (beam == 1) return greedy(x, B, n, true);
+  AL_CHECK(B >= 1 && n >= 1, "pointer: need at least one set of at least one element");
+  AL_CHECK(x.size() == size_t(B) * n * cfg_.dim, "pointer: expected " << size_t(B) * n * cfg_.dim
+                                                  << " coordinates, got " << x.size());
+  const int K = beam, R = B * K, S = n + 1, T = n + 1, C = cfg_.hidden, D = cfg_.dim;
+  std::vector<float> xr(size_t(R) * n * D);  // each set repeated K times: row b*K + k
+  for (int b = 0; b < B; ++b)
+    for (int k = 0; k < K; ++k)
+      std::copy(x.begin() + long(b) * n * D, x.begin() + long(b + 1) * n * D,
+                xr.begin() + long(b * K + k) * n * D);
+  ws_.reset();
+  encode(xr, R, n);
+  alloc_decoder(T);
+  struct Hyp {
+    std::vector<int> order;
+    std::vector<std::vector<float>> probs;
+    std::vector<uint8_t> used;
+    double logp = -INFINITY;
+    bool done = false;
+  };
+  std::vector<std::vector<Hyp>> hyp(size_t(B), std::vector<Hyp>(size_t(K), Hyp{}));
+  for (auto& hs : hyp) {
+    for (auto& h : hs) h.used.assign(size_t(S), 0);
+    hs[0].logp = 0;  // one live hypothesis to start
+  }
+  std::vector<float> xd(size_t(R) * Ci_), p(size_t(R) * S), hbuf(size_t(R) * C), cbuf(size_t(R) * C);
+  std::vector<float> hnew(hbuf.size()), cnew(cbuf.size());
+  std::vector<uint8_t> mask(size_t(R) * S);
+  const size_t rc = size_t(R) * C;
+  for (int t = 0; t < T; ++t) {
+    for (int b = 0; b < B; ++b)
+      for (int k = 0; k < K; ++k) {
+        const Hyp& h = hyp[size_t(b)][size_t(k)];
+        const int row = b * K + k;
+        const int prev = h.done || h.order.empty() ? 0 : h.order.back() + 1;
+        const auto f = features(xr, row, prev);
+        std::copy(f.begin(), f.end(), xd.begin() + long(size_t(row) * Ci_));
+        uint8_t* m = mask.data() + size_t(row) * S;
+        std::fill(m, m + S, uint8_t(0));
+        if (!h.done) decoder_masks(m, h.used, int(h.order.size()), n);
+      }
+    step(t, xd.data(), mask.data());
+    kt_.download(p.data(), probs_ + size_t(t) * R * S, p.size() * sizeof(float));
+    kt_.download(hbuf.data(), Dh_ + (t + 1) * rc, rc * sizeof(float));
+    kt_.download(cbuf.data(), Dc_ + (t + 1) * rc, rc * sizeof(float));
+    bool all_done = true;
+    for (int b = 0; b < B; ++b) {
+      struct Cand {
+        double logp;
+        int parent, pos;  // pos -1: a finished hypothesis carried over
+      };
+      std::vector<Cand> cand;
+      const auto& hs = hyp[size_t(b)];
+      for (int k = 0; k < K; ++k) {
+        const Hyp& h = hs[size_t(k)];
+        if (h.logp == -INFINITY) continue;
+        if (h.done) {
+          cand.push_back({h.logp, k, -1});
+          continue;
+        }
+        const float* pr = p.data() + size_t(b * K + k) * S;
+        const uint8_t* m = mask.data() + size_t(b * K + k) * S;
+        for (int s = 0; s < S; ++s)
+          if (!m[s] && pr[s] > 0.f && (s == 0 || t < T - 1))
+            cand.push_back({h.logp + std::log(double(pr[s])), k, s});
+      }
+      std::stable_sort(cand.begin(), cand.end(), [](const Cand& a, const Cand& c) { return a.logp > c.logp; });
+      std::vector<Hyp> next(static_cast<size_t>(K));
+      for (auto& h : next) h.used.assign(size_t(S), 0);
+      for (int k = 0; k < K && k < int(cand.size()); ++k) {
+        const Cand& c = cand[size_t(k)];
+        Hyp h = hs[size_t(c.parent)];
+        h.logp = c.logp;
+        if (c.pos >= 0) {
+          const float* pr = p.data() + size_t(b * K + c.parent) * S;
+          std::vector<float> row(pr + 1, pr + S);
+          row.push_back(pr[0]);
+          h.probs.push_back(std::move(row));
+          if (c.pos == 0 || t == T - 1) h.done = true;
+          if (c.pos != 0) {
+            h.order.push_back(c.pos - 1);
+            h.used[size_t(c.pos)] = 1;
+          }
+        }
+        all_done = all_done && h.done;
+        const size_t dst = size_t(b * K + k) * C, src = size_t(b * K + c.parent) * C;
+        std::copy(hbuf.begin() + long(src), hbuf.begin() + long(src + C), hnew.begin() + long(dst));
+        std::copy(cbuf.begin() + long(src), cbuf.begin() + long(src + C), cnew.begin() + long(dst));
+        next[size_t(k)] = std::move(h);
+      }
+      hyp[size_t(b)] = std::move(next);
+    }
+    kt_.upload(Dh_ + (t + 1) * rc, hnew.data(), rc * sizeof(float));
+    kt_.upload(Dc_ + (t + 1) * rc, cnew.data(), rc * sizeof(float));
+    if (all_done) break;
+  }
+  PointDecoded out;
+  out.order.resize(size_t(B));
+  out.probs.resize(size_t(B));
+  for (int b = 0; b < B; ++b) {
+    const Hyp* best = nullptr;
+    for (const Hyp& h : hyp[size_t(b)])
+      if (h.logp > -INFINITY && (!best || (h.done && !best->done) ||
+                                 (h.done == best->done && h.logp > best->logp)))
+        best = &h;
+    if (!best) continue;
+    out.order[size_t(b)] = best->order;
+    out.probs[size_t(b)] = best->probs;
   }
   return out;
 }

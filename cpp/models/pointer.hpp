@@ -27,6 +27,10 @@ struct PointerConfig {
   bool permutation = false;  // every input exactly once (tsp, sort)
   std::string encoder = "lstm";  // "lstm" | "rpw" (read-process-write)
   int process_steps = 5;         // rpw: P
+  // embed > 0: a learned linear embedding [x ; flag] -> R^embed feeds the decoder LSTM and the
+  // LSTM encoder (Bello et al. 2016 embed 2-D points the same way); 0: raw features (the paper).
+  // The rpw encoder has its own read block and takes the raw features.
+  int embed = 0;
   static PointerConfig from_json(const nlohmann::json& j);
   nlohmann::json to_json() const;
 };
@@ -57,22 +61,32 @@ class PointerNet : public Model {
   double forward_points(const PointBatch& b);
   // Greedy decoding; constrained = masks as in training (false: only the end rule is off too).
   PointDecoded greedy(const std::vector<float>& x, int B, int n, bool constrained = true);
+  // Beam search with `beam` hypotheses per set, constrained like greedy (only valid outputs are
+  // extended); the most probable finished output of each set (sum of log-probabilities).
+  // probs are those of the chosen hypothesis at each of its steps. beam = 1 equals greedy.
+  PointDecoded beam_search(const std::vector<float>& x, int B, int n, int beam);
   const PointerConfig& cfg() const { return cfg_; }
 
  private:
   void encode(const std::vector<float>& x, int B, int n);
   void alloc_decoder(int T);
   void step(int t, const float* xin_host, const uint8_t* mask_host);
+  void decoder_masks(uint8_t* m, const std::vector<uint8_t>& used, int k, int n) const;
+  int in_width() const { return cfg_.embed > 0 ? cfg_.embed : Ci_; }  // LSTM input width
+  // y [R, in_width] = embedding of x [R, Ci] (x itself when there is no embedding).
+  const float* embed(float* y, const float* x, int R);
   std::vector<float> features(const std::vector<float>& x, int b, int pos) const;
   PointerConfig cfg_;
   LstmIds enc_ids_, dec_ids_;
   AttnIds ptr_ids_, glimpse_ids_;
   ProcessIds process_ids_;
+  int emb_W_ = -1, emb_b_ = -1;
   LstmSeq enc_;
   ProcessBlock process_;
   AdditiveAttention ptr_, glimpse_;
   int B_ = 0, S_ = 0, T_ = 0, Ci_ = 0;
   const float* Eo_ = nullptr;  // [S,B,C] encoder states (rpw: memories)
+  const float *xe_ = nullptr, *xde_ = nullptr;  // embedded encoder / decoder inputs
   float *xin_ = nullptr, *Dh_ = nullptr, *Dc_ = nullptr, *act_ = nullptr,
         *tc_ = nullptr, *xd_ = nullptr, *xg_ = nullptr, *qp_ = nullptr, *alpha_g_ = nullptr,
         *e_g_ = nullptr, *cache_g_ = nullptr, *probs_ = nullptr, *e_p_ = nullptr,

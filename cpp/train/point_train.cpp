@@ -2,6 +2,7 @@
 #include "train/point_train.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/check.hpp"
 #include "train/geometry.hpp"
@@ -37,6 +38,12 @@ PointTrainer::PointTrainer(PointerNet& m, const PointTask& task, PointTrainOptio
                                                                << task.name() << " needs " << task.dim());
 }
 
+float PointTrainer::lr_at(int step) const {
+  if (o_.lr_final <= 0.f || o_.steps <= 1) return o_.lr;
+  const double f = double(std::min(std::max(step, 1), o_.steps) - 1) / double(o_.steps - 1);
+  return float(o_.lr * std::pow(double(o_.lr_final) / o_.lr, f));
+}
+
 double PointTrainer::step() {
   const int n = o_.n_min + int(rng_.below(uint32_t(o_.n_max - o_.n_min + 1)));
   const PointBatch b = make_point_batch(task_, rng_, Split::Train, o_.batch, n);
@@ -44,7 +51,7 @@ double PointTrainer::step() {
   const double loss = m_.forward_points(b);
   m_.backward();
   clip_grad_norm(m_.params(), o_.clip);
-  adam_.step(o_.lr);
+  adam_.step(lr_at(adam_.steps() + 1));
   return loss;
 }
 
@@ -66,7 +73,7 @@ nlohmann::json PointEval::to_json(PointKind kind) const {
 }
 
 PointEval evaluate_points(PointerNet& m, const PointTask& task, int samples, int n_min, int n_max,
-                          uint64_t seed, int batch) {
+                          uint64_t seed, int batch, int beam) {
   AL_CHECK(samples >= 1 && n_min >= 1 && n_max >= n_min, "evaluation: bad sample count or n range");
   Rng rng(seed);
   PointEval r;
@@ -76,7 +83,7 @@ PointEval evaluate_points(PointerNet& m, const PointTask& task, int samples, int
     for (int done = 0; done < samples; done += batch) {
       const int B = std::min(batch, samples - done);
       const PointBatch b = make_point_batch(task, rng, Split::Test, B, n);
-      const PointDecoded d = m.greedy(b.x, B, n, true);
+      const PointDecoded d = m.beam_search(b.x, B, n, beam);
       for (int i = 0; i < B; ++i) {
         const auto& out = d.order[size_t(i)];
         const auto& ref = b.targets[size_t(i)];

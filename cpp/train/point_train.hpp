@@ -22,6 +22,10 @@ PointBatch make_point_batch(const PointTask& task, Rng& rng, Split split, int B,
 struct PointTrainOptions {
   int batch = 128, n_min = 5, n_max = 5;
   float lr = 1e-3f, clip = 2.f;
+  // Learning-rate decay: exponential from lr at step 1 to lr_final at step `steps` (lr_final <= 0
+  // or steps <= 1: constant lr).
+  float lr_final = 0.f;
+  int steps = 0;
   uint64_t seed = 1;
 };
 
@@ -29,6 +33,7 @@ class PointTrainer {
  public:
   PointTrainer(PointerNet& m, const PointTask& task, PointTrainOptions o);
   double step();  // one Adam step; returns the batch loss
+  float lr_at(int step) const;  // the learning rate of step `step` (1-based)
   int steps() const { return adam_.steps(); }
 
  private:
@@ -50,6 +55,6 @@ struct PointEval {
 // `samples` held-out sets for every n in [n_min, n_max] drawn with seed; greedy constrained
 // decoding.
 PointEval evaluate_points(PointerNet& m, const PointTask& task, int samples, int n_min, int n_max,
-                          uint64_t seed, int batch = 250);
+                          uint64_t seed, int batch = 250, int beam = 1);
 
 }  // namespace attnlab

@@ -89,12 +89,13 @@ TEST_CASE("RNNsearch: alignment rows are distributions over the real source", "[
 
 namespace {
 
-void check_pointer(bool glimpse, bool permutation, const char* encoder = "lstm") {
+void check_pointer(bool glimpse, bool permutation, const char* encoder = "lstm", int embed = 0) {
   nlohmann::json cfg = {{"model", "pointer"}, {"dim", 2},           {"hidden", 4},
                         {"attn", 5},          {"glimpse", glimpse}, {"permutation", permutation},
                         {"min_outputs", permutation ? 1 : 3},       {"encoder", encoder},
-                        {"process_steps", 3}};
+                        {"process_steps", 3}, {"embed", embed}};
   auto model = make_model(cfg, cpu_kernels(), 4);
+  if (embed > 0) REQUIRE(model->params().find("embed.weight") >= 0);
   auto& pn = dynamic_cast<PointerNet&>(*model);
   Rng rng(8);
   PointBatch b;
@@ -128,6 +129,11 @@ TEST_CASE("grad: Ptr-Net with the read-process-write set encoder", "[grad]") {
   check_pointer(true, true, "rpw");
 }
 
+TEST_CASE("grad: Ptr-Net with a learned input embedding (LSTM and rpw encoders)", "[grad]") {
+  check_pointer(true, false, "lstm", 3);
+  check_pointer(false, true, "rpw", 3);
+}
+
 TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", "[model]") {
   Rng rng(2);
   std::vector<float> x;
@@ -156,6 +162,42 @@ TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", 
   CHECK_THROWS_WITH(model->forward(Batch{}, false, nullptr, 0.f), Catch::Contains("point sets"));
   std::vector<float> bad = {0.1f, 0.2f, NAN, 0.3f, 0.5f, 0.5f};
   CHECK_THROWS_WITH(dynamic_cast<PointerNet&>(*model).greedy(bad, 1, 3), Catch::Contains("finite"));
+}
+
+// With a beam as wide as the number of possible outputs (4! permutations) beam search is
+// exhaustive: it must return the permutation the model scores highest when each of the 24 is
+// scored teacher-forced, with the same log-probability. beam = 1 must equal greedy.
+TEST_CASE("Ptr-Net: beam search finds the most probable permutation", "[pointer]") {
+  const int n = 4;
+  for (bool glimpse : {false, true}) {
+    nlohmann::json cfg = {{"model", "pointer"}, {"hidden", 8}, {"permutation", true},
+                          {"glimpse", glimpse}, {"embed", glimpse ? 6 : 0}};
+    auto model = make_model(cfg, cpu_kernels(), 11);
+    auto& pn = dynamic_cast<PointerNet&>(*model);
+    Rng rng(glimpse ? 5 : 6);
+    for (int trial = 0; trial < 3; ++trial) {
+      std::vector<float> x;
+      for (int i = 0; i < 2 * n; ++i) x.push_back(rng.uniform());
+      std::vector<int> perm = {0, 1, 2, 3}, best;
+      double best_logp = -1e300;
+      do {
+        PointBatch b;
+        b.B = 1, b.n = n, b.x = x, b.targets = {perm};
+        const double logp = -pn.forward_points(b) * (n + 1);  // n outputs + the end symbol
+        if (logp > best_logp) best_logp = logp, best = perm;
+      } while (std::next_permutation(perm.begin(), perm.end()));
+      const PointDecoded d = pn.beam_search(x, 1, n, 24);
+      CHECK(d.order[0] == best);
+      double logp = 0;
+      for (size_t t = 0; t < d.probs[0].size(); ++t)
+        logp += std::log(d.probs[0][t][t < size_t(n) ? size_t(d.order[0][t]) : size_t(n)]);
+      CHECK(logp == Approx(best_logp).margin(1e-4));
+      CHECK(pn.beam_search(x, 1, n, 1).order == pn.greedy(x, 1, n).order);
+    }
+  }
+  auto model = make_model({{"model", "pointer"}}, cpu_kernels(), 4);
+  CHECK_THROWS_WITH(dynamic_cast<PointerNet&>(*model).beam_search({0.1f, 0.2f}, 1, 1, 0),
+                    Catch::Contains("beam size"));
 }
 
 TEST_CASE("recurrent models refuse a kernel table without the recurrent kernels", "[model]") {

@@ -62,7 +62,8 @@ std::unique_ptr<PointerSession> PointerSession::create(const json& config) {
   const int hidden = model.value("hidden", 128);
   AL_CHECK(hidden >= 1 && hidden <= 4096, "pointer model: hidden must be in [1, 4096]");
   json cfg = pointer_config_for(*s->task_, hidden, model.value("glimpse", false));
-  if (model.contains("attn")) cfg["attn"] = model["attn"];
+  for (const char* key : {"attn", "embed", "encoder", "process_steps"})
+    if (model.contains(key)) cfg[key] = model[key];  // checked by PointerConfig::from_json
   const json train = object_or_empty(config, "train");
   check_fits(estimate_size(cfg, train.value("batch", 128), s->n_max_ + 1, s->n_max_ + 1),
              "this pointer network");

@@ -170,9 +170,11 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async () 
 
 test('pointer sessions: train on convex hull, decode with pointer distributions, checkpoint', () => {
   const engine = engines.wasm;
-  const s = engine.createSession({ model: { model: 'pointer', hidden: 16 }, task: 'convex-hull',
+  const s = engine.createSession({ model: { model: 'pointer', hidden: 16, embed: 8, glimpse: true }, task: 'convex-hull',
     task_options: { n_min: 5, n_max: 5 }, seed: 2, train: { batch: 16 } });
   assert.equal(s.kind, 'pointer');
+  assert.throws(() => engine.createSession({ model: { model: 'pointer', embed: -1 }, task: 'convex-hull' }), /embed/);
+  assert.equal(s.info().config.embed, 8);
   const r = s.train(30);
   assert.equal(r.losses.length, 30);
   assert.equal(r.step, 30);

@@ -68,7 +68,7 @@ export type Rows = number[][] | Int32Array[];
 export interface DecodeOptions { beam?: number; maxLen?: number; alpha?: number }
 
 // Pointer networks (model "pointer"; tasks convex-hull, tsp, sort): config
-// {model: {model: 'pointer', hidden, glimpse}, task, task_options: {n_min, n_max}, seed, train: {batch, lr, clip}}.
+// {model: {model: 'pointer', hidden, glimpse, embed, attn, encoder: 'lstm' | 'rpw', process_steps}, task, task_options: {n_min, n_max}, seed, train: {batch, lr, clip}}.
 export interface PointerDecode {
   n: number;
   order: number[];       // chosen inputs (0-based), end excluded

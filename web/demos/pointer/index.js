@@ -107,7 +107,7 @@ export async function mount(el, ctx) {
 
   async function ensureSession() {
     const client = await ctx.worker();
-    session ??= await client.createSession({ model: { model: 'pointer', hidden: 64 }, task: 'convex-hull',
+    session ??= await client.createSession({ model: { model: 'pointer', hidden: 64, embed: 64, glimpse: true }, task: 'convex-hull',
       task_options: { n_min: 5, n_max: 10 }, seed: 1, train: { batch: 64, lr: 0.002 } });
     return session;
   }

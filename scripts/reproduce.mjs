@@ -2,7 +2,8 @@
 // RNNencdec, alignment) and Vinyals et al. 2015 / 2016 (Ptr-Net on convex hull, TSP, sorting)
 // with the engine's own `attn` command, and prints a table: paper | ours | training cost.
 //   npm run reproduce                  every run (tens of minutes on 2 cores)
-//   npm run reproduce -- --only hull5  runs whose id contains the word
+//   npm run reproduce -- --only hull5  runs whose id contains the word (or one of a,b,c)
+//   npm run reproduce -- --jobs 2      two runs at a time (one core each)
 // Needs build/native/attn (npm run build:engine). Fixed seeds: reruns give the same numbers.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -42,10 +43,11 @@ const runs = [
     show: (r) => `sequence ${pct(r.sequence_accuracy)}; lengths 26–30: ${pct(bucket(r))}`,
   },
   {
-    id: 'tsp5', what: 'Ptr-Net, TSP n = 5 (optimal labels)',
+    id: 'tsp5', what: 'Ptr-Net + glimpse, TSP n = 5 (optimal labels, beam 5)',
     paper: 'tour 2.12 vs optimal 2.12; target within 2%',
-    args: ['--model', 'pointer', '--task', 'tsp', '--n', '5', '--hidden', '128', '--glimpse', '--steps', '3000'],
-    show: (r) => `tour ${r.tour_length.toFixed(3)} vs optimal ${r.optimal_tour_length.toFixed(3)} (+${pct(r.tour_length / r.optimal_tour_length - 1)})`,
+    args: ['--model', 'pointer', '--task', 'tsp', '--n', '5', '--hidden', '128', '--embed', '128', '--glimpse',
+      '--steps', '6000', '--lr-final', '0.0001', '--decay-from', '4000', '--beam', '5', '--eval-every', '2000'],
+    show: (r) => `tour ${r.tour_length.toFixed(3)} vs optimal ${r.optimal_tour_length.toFixed(3)} (+${pct(r.tour_length / r.optimal_tour_length - 1)}); exact ${pct(r.accuracy)}`,
   },
   {
     id: 'sort5', what: 'Read-Process-Write + glimpse, sorting 5 numbers',
@@ -54,16 +56,18 @@ const runs = [
     show: (r) => `exact ${pct(r.accuracy)}`,
   },
   {
-    id: 'hull5', what: 'Ptr-Net, convex hull n = 5',
+    id: 'hull5', what: 'Ptr-Net + glimpse, convex hull n = 5',
     paper: '92.0% accuracy (5–50 model, tested at n = 5); target ≥ 90%, area ≥ 99%',
-    args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '5', '--hidden', '128', '--glimpse', '--steps', '3000'],
+    args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '5', '--hidden', '128', '--embed', '128', '--glimpse',
+      '--steps', '16000', '--lr-final', '0.0001', '--decay-from', '10000', '--eval-every', '4000'],
     show: (r) => `accuracy ${pct(r.accuracy)}, area ${pct(r.area_coverage)}, invalid ${pct(r.invalid_rate)}`,
   },
   {
-    id: 'hull10', what: 'Ptr-Net, convex hull n = 10',
+    id: 'hull10', what: 'Ptr-Net + glimpse, convex hull n = 10',
     paper: '87.0% accuracy; target ≥ 80%',
-    args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '10', '--hidden', '128', '--glimpse', '--steps', '3000'],
-    show: (r) => `accuracy ${pct(r.accuracy)}, area ${pct(r.area_coverage)}`,
+    args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '10', '--hidden', '128', '--embed', '128', '--glimpse',
+      '--steps', '12000', '--lr-final', '0.0001', '--decay-from', '8000', '--eval-every', '4000'],
+    show: (r) => `accuracy ${pct(r.accuracy)}, area ${pct(r.area_coverage)}, invalid ${pct(r.invalid_rate)}`,
   },
 ];
 
@@ -81,13 +85,22 @@ if (!existsSync(attn)) {
   console.error(`${attn} is missing: run npm run build:engine first`);
   process.exit(1);
 }
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : '';
-const rows = [];
-for (const r of runs.filter((x) => x.id.includes(only))) {
-  console.error(`\n== ${r.what}`);
-  const res = await run(['train', ...r.args, '--seed', '1', '--out', path.join(tmp, `${r.id}.safetensors`), '--eval-samples', '1000', '--log-every', '250']);
-  rows.push({ ...r, res });
+const flag = (name, def) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : def);
+const only = flag('--only', '');
+const jobs = Math.max(1, Number(flag('--jobs', '1')));  // runs at once (each uses one core)
+const todo = runs.filter((x) => only.split(',').some((w) => x.id.includes(w)));
+const results = new Array(todo.length);
+let next = 0;
+async function worker() {
+  while (next < todo.length) {
+    const i = next++, r = todo[i];
+    console.error(`\n== ${r.what}: attn train ${r.args.join(' ')}`);
+    const res = await run(['train', ...r.args, '--seed', '1', '--out', path.join(tmp, `${r.id}.safetensors`), '--eval-samples', '1000', '--log-every', '1000']);
+    results[i] = { ...r, res };
+  }
 }
+await Promise.all(Array.from({ length: jobs }, worker));
+const rows = results;
 const byId = Object.fromEntries(rows.map((r) => [r.id, r.res]));
 console.log('\n| experiment | paper | ours | training cost |\n| --- | --- | --- | --- |');
 for (const r of rows)

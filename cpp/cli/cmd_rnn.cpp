@@ -2,7 +2,8 @@
 //   attn train --model rnnsearch|rnnencdec|pointer --task dates|phrases|convex-hull|tsp|sort
 //              [--n N | --n-min A --n-max B] [--hidden H --emb E --attn A --score additive|dot
 //              --glimpse --embed E --encoder lstm|rpw --process-steps P] --steps N --out ckpt.safetensors
-//              [--eval-samples N] [pointer: --lr-final X (exponential decay to X) --eval-every K]
+//              [--eval-samples N] [pointer: --lr-final X --decay-from S (lr held until step S, then
+//              exponential decay to X at the last step) --eval-every K --beam K]
 //   attn eval  on such a checkpoint: {sequence_accuracy, token_accuracy, per_length, aer} or
 //              {accuracy, area_coverage, invalid_rate, tour_length, optimal_tour_length, ...}
 //   attn align --checkpoint C --src "..."     -> {"src_tokens", "tgt_tokens", "alignment"}
@@ -75,10 +76,12 @@ int cmd_train_rnn(Args& a) {
   const float lr = float(a.number("lr", pointer ? 1e-3 : 3e-3, 0, 10));
   const float clip = float(a.number("clip", pointer ? 2.0 : 5.0, 0, 1e9));
   const int every = a.integer("log-every", 100, 1, 1 << 30);
+  set_num_threads(a.integer("threads", 1, 1, 256));
   const int eval_samples = a.integer("eval-samples", 0, 0, 1 << 20);
   const int eval_every = pointer ? a.integer("eval-every", 0, 0, 1 << 30) : 0;
   const int beam = pointer ? a.integer("beam", 1, 1, 1024) : 1;
   const float lr_final = pointer ? float(a.number("lr-final", 0, 0, 10)) : 0.f;
+  const int decay_from = pointer ? a.integer("decay-from", 1, 1, 100000000) : 1;
   nlohmann::json cfg, task_opts = nlohmann::json::object();
   std::unique_ptr<PointTask> ptask;
   std::unique_ptr<SeqTask> stask;
@@ -106,7 +109,7 @@ int cmd_train_rnn(Args& a) {
   if (pointer) {
     PointTrainOptions o;
     o.batch = batch, o.n_min = n.lo, o.n_max = n.hi, o.lr = lr, o.clip = clip, o.seed = seed;
-    o.lr_final = lr_final, o.steps = steps;
+    o.lr_final = lr_final, o.steps = steps, o.decay_from = decay_from;
     auto& pm = dynamic_cast<PointerNet&>(*model);
     PointTrainer tr(pm, *ptask, o);
     for (int s = 1; s <= steps; ++s) {

@@ -39,8 +39,9 @@ PointTrainer::PointTrainer(PointerNet& m, const PointTask& task, PointTrainOptio
 }
 
 float PointTrainer::lr_at(int step) const {
-  if (o_.lr_final <= 0.f || o_.steps <= 1) return o_.lr;
-  const double f = double(std::min(std::max(step, 1), o_.steps) - 1) / double(o_.steps - 1);
+  const int from = std::max(1, o_.decay_from);
+  if (o_.lr_final <= 0.f || from >= o_.steps || step <= from) return o_.lr;
+  const double f = double(std::min(step, o_.steps) - from) / double(o_.steps - from);
   return float(o_.lr * std::pow(double(o_.lr_final) / o_.lr, f));
 }
 

@@ -22,10 +22,10 @@ PointBatch make_point_batch(const PointTask& task, Rng& rng, Split split, int B,
 struct PointTrainOptions {
   int batch = 128, n_min = 5, n_max = 5;
   float lr = 1e-3f, clip = 2.f;
-  // Learning-rate decay: exponential from lr at step 1 to lr_final at step `steps` (lr_final <= 0
-  // or steps <= 1: constant lr).
+  // Learning-rate decay: lr until step decay_from, then exponential down to lr_final at step
+  // `steps` (lr_final <= 0 or decay_from >= steps: constant lr).
   float lr_final = 0.f;
-  int steps = 0;
+  int steps = 0, decay_from = 1;
   uint64_t seed = 1;
 };
 

@@ -52,3 +52,37 @@ test('§10: clicked points get the pointer network’s hull, drawn with its metr
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+// With the shipped checkpoint (npm run models) the demo starts from it: the reader sees where it
+// came from, and on the held-out sets the engine measures it is far better than an untrained
+// network, whose hulls are almost never exact.
+test('§10: the shipped pointer network answers without training here; "untrained" starts over', async (t) => {
+  const index = await (await fetch(`${server.url}models/index.json`)).json().catch(() => ({}));
+  if (!index['pointer-hull']) return t.skip('this build ships no pointer-hull checkpoint');
+  const page = await browser.newPage();
+  await page.goto(`${server.url}?lang=en`);
+  await page.waitForSelector('body[data-ready="1"]');
+  const demo = page.locator('[data-demo=pointer]');
+  await demo.scrollIntoViewIfNeeded();
+  await page.waitForSelector('[data-demo=pointer][data-ready="1"]', { timeout: 30000 });
+  if (await demo.getAttribute('data-pending') === '1') { await page.close(); return t.skip('engine build without model sessions'); }
+  assert.equal(await demo.evaluate((el) => el.start), 'shipped');
+  assert.match(await demo.locator('.pretrained-host').textContent(), /Pre-trained.*attn train --model pointer/s);
+  const heldOut = async () => {
+    await demo.locator('[name=random]').click();
+    await demo.evaluate((el) => { el.heldOut = null; el.answer = null; });
+    await demo.locator('[name=point]').click();
+    await page.waitForFunction(() => document.querySelector('[data-demo=pointer]').answer, null, { timeout: 60000 });
+    return demo.evaluate((el) => el.heldOut);
+  };
+  const trained = await heldOut();
+  assert.ok(trained.accuracy >= 0.4, `shipped model: held-out exact hulls ${trained.accuracy}`);
+  assert.ok(trained.area_coverage >= 0.9, `shipped model: held-out area coverage ${trained.area_coverage}`);
+  await demo.locator('[name=start]').selectOption('fresh');
+  await page.waitForFunction(() => document.querySelector('[data-demo=pointer]').start === 'fresh');
+  assert.equal((await demo.locator('.pretrained-host').textContent()).trim(), '');
+  const fresh = await heldOut();
+  assert.ok(fresh.accuracy < trained.accuracy - 0.3, `untrained ${fresh.accuracy} vs shipped ${trained.accuracy}`);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

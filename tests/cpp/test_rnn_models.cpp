@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "models/pointer.hpp"
+#include "train/point_task.hpp"
+#include "train/point_train.hpp"
 #include "models/rnnsearch.hpp"
 
 using namespace attnlab;
@@ -198,6 +200,23 @@ TEST_CASE("Ptr-Net: beam search finds the most probable permutation", "[pointer]
   auto model = make_model({{"model", "pointer"}}, cpu_kernels(), 4);
   CHECK_THROWS_WITH(dynamic_cast<PointerNet&>(*model).beam_search({0.1f, 0.2f}, 1, 1, 0),
                     Catch::Contains("beam size"));
+}
+
+TEST_CASE("Ptr-Net training: lr held, then decayed exponentially to lr_final", "[pointer]") {
+  const auto task = make_point_task("sort");
+  auto model = make_model(pointer_config_for(*task, 4, false), cpu_kernels(), 1);
+  PointTrainOptions o;
+  o.lr = 1e-3f, o.lr_final = 1e-5f, o.steps = 300, o.decay_from = 100;
+  PointTrainer tr(dynamic_cast<PointerNet&>(*model), *task, o);
+  CHECK(tr.lr_at(1) == Approx(1e-3));
+  CHECK(tr.lr_at(100) == Approx(1e-3));
+  CHECK(tr.lr_at(200) == Approx(1e-4));  // halfway through the decay: geometric mean
+  CHECK(tr.lr_at(300) == Approx(1e-5));
+  CHECK(tr.lr_at(1000) == Approx(1e-5));
+  for (int s = 101; s <= 300; ++s) CHECK(tr.lr_at(s) < tr.lr_at(s - 1));
+  o.lr_final = 0.f;
+  PointTrainer constant(dynamic_cast<PointerNet&>(*model), *task, o);
+  CHECK(constant.lr_at(300) == Approx(1e-3));
 }
 
 TEST_CASE("recurrent models refuse a kernel table without the recurrent kernels", "[model]") {

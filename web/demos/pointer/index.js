@@ -9,8 +9,23 @@
 import { t } from '../../i18n/index.js';
 import { escapeHtml } from '../../viz/bars.js';
 import { createRun } from '../common/run.js';
+import { shippedIndex, pretrainedNote } from '../common/shipped.js';
 
 const CHUNK = 25;
+const SHIPPED = 'pointer-hull';
+const LIVE = { model: { model: 'pointer', hidden: 64, embed: 64, glimpse: true }, task: 'convex-hull',
+  task_options: { n_min: 5, n_max: 10 }, seed: 1, train: { batch: 64, lr: 0.002 } };
+
+let shippedOnce = null;
+function shippedCheckpoint(ctx) {  // -> {meta, bytes} or null
+  shippedOnce ??= (async () => {
+    const meta = (await shippedIndex(ctx.base))[SHIPPED];
+    if (!meta) return null;
+    const r = await fetch(new URL(meta.file, ctx.base));
+    return r.ok ? { meta, bytes: new Uint8Array(await r.arrayBuffer()) } : null;
+  })().catch(() => null);
+  return shippedOnce;
+}
 const SIZE = 240;
 
 const cross = (o, a, b) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
@@ -70,7 +85,13 @@ export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
   const steps = ctx.read.num('steps', 600, CHUNK, 20000);
+  const shipped = await shippedCheckpoint(ctx);
+  let start = shipped ? ctx.read.str('start', 'shipped') : 'fresh';
+  if (start !== 'shipped' && start !== 'fresh') start = shipped ? 'shipped' : 'fresh';
   el.innerHTML = `
+    <label class="pointer-start" ${shipped ? '' : 'hidden'}><span data-i18n="pointer.start"></span>
+      <select name="start"><option value="shipped" data-i18n="pointer.start.shipped"></option>
+        <option value="fresh" data-i18n="pointer.start.fresh"></option></select></label>
     <div class="run-host"></div>
     <div class="controls">
       <button type="button" name="point" data-i18n="pointer.point"></button>
@@ -79,7 +100,14 @@ export async function mount(el, ctx) {
     </div>
     <p class="note" data-i18n="pointer.howto"></p>
     <div class="demo-row pointer-row"></div>
-    <p class="readout pointer-metrics" aria-live="polite"></p>`;
+    <p class="readout pointer-metrics" aria-live="polite"></p>
+    <div class="pretrained-host"></div>`;
+  const startSel = el.querySelector('[name=start]');
+  startSel.value = start;
+  el.start = start;
+  const showNote = () => {
+    el.querySelector('.pretrained-host').innerHTML = shipped && start === 'shipped' ? pretrainedNote(shipped.meta) : '';
+  };
   const row = el.querySelector('.pointer-row');
   const metrics = el.querySelector('.pointer-metrics');
   let session = null, points = [], answer = null, seed = 1;
@@ -107,8 +135,11 @@ export async function mount(el, ctx) {
 
   async function ensureSession() {
     const client = await ctx.worker();
-    session ??= await client.createSession({ model: { model: 'pointer', hidden: 64, embed: 64, glimpse: true }, task: 'convex-hull',
-      task_options: { n_min: 5, n_max: 10 }, seed: 1, train: { batch: 64, lr: 0.002 } });
+    if (!session) {
+      session = start === 'shipped' && shipped
+        ? await client.loadSession(shipped.bytes, { task_options: LIVE.task_options, train: { batch: 64, lr: 0.0005 } })
+        : await client.createSession(LIVE);
+    }
     return session;
   }
 
@@ -150,6 +181,13 @@ export async function mount(el, ctx) {
     },
   });
 
+  startSel.addEventListener('change', async () => {
+    start = startSel.value;
+    el.start = start;
+    ctx.store.set({ start });
+    showNote();
+    await run.reset();
+  });
   el.querySelector('[name=point]').addEventListener('click', point);
   el.querySelector('[name=clear]').addEventListener('click', () => { points.length = 0; answer = null; draw(); });
   el.querySelector('[name=random]').addEventListener('click', () => {
@@ -161,9 +199,10 @@ export async function mount(el, ctx) {
     draw();
   });
   draw();
+  showNote();
   return {
     start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { run.render(); draw(); },
+    relabel() { run.render(); draw(); showNote(); },
     unmount() { run.dispose(); el.innerHTML = ''; },
   };
 }

@@ -2,7 +2,10 @@
 // encoder-decoder at the benchmark configurations, as one JSON object on stdout:
 //   S: vocab 32, d_model 64, 4 heads, d_ff 256, 2+2 layers, lengths 16, batch 32
 //   M: vocab 32, d_model 128, 4 heads, d_ff 512, 2+2 layers, lengths 32, batch 32
-// Dropout 0, fixed random tokens; the peer is scripts/bench/transformer_torch.py.
+//   base: the paper's base model, vocab 8000 (untied), d_model 512, 8 heads, d_ff 2048,
+//         6+6 layers, lengths 32, batch 16
+// Dropout 0, label smoothing 0.1, fixed random tokens; the peer is
+// scripts/bench/transformer_torch.py.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,15 +20,17 @@ namespace attnlab::cli {
 
 int cmd_bench(Args& a) {
   const std::string size = a.str("config", "S");
-  AL_CHECK(size == "S" || size == "M", "--config must be S or M");
+  AL_CHECK(size == "S" || size == "M" || size == "base", "--config must be S, M or base");
   const int threads = a.integer("threads", 1, 1, 256);
   const double seconds = a.number("seconds", 2.0, 0.01, 3600);
   a.finish();
   set_num_threads(threads);
-  const int C = size == "S" ? 64 : 128, L = size == "S" ? 16 : 32, B = 32, V = 32;
+  const bool base = size == "base";
+  const int C = base ? 512 : size == "S" ? 64 : 128, L = size == "S" ? 16 : 32;
+  const int B = base ? 16 : 32, V = base ? 8000 : 32, H = base ? 8 : 4, N = base ? 6 : 2;
   const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", V}, {"tgt_vocab", V},
-                              {"d_model", C}, {"heads", 4}, {"d_ff", 4 * C}, {"enc_layers", 2},
-                              {"dec_layers", 2}, {"dropout", 0.0}, {"max_len", L + 1}};
+                              {"d_model", C}, {"heads", H}, {"d_ff", 4 * C}, {"enc_layers", N},
+                              {"dec_layers", N}, {"dropout", 0.0}, {"max_len", L + 1}};
   auto m = make_model(cfg, cpu_kernels(), 1);
   Rng rng(2);
   Batch b;

@@ -44,6 +44,9 @@ export async function rows(ctx = {}) {
         peer: peer ? `PyTorch ${peer.torch} nn.Transformer CPU` : null,
         peer_value: peer ? Number(peer.ms_per_step.toFixed(2)) : null,
         ratio: peer ? Number((peer.ms_per_step / ours.ms_per_step).toFixed(2)) : null,
+        // Process CPU time per step (all threads): steadier than wall time on a shared machine.
+        attnlab_cpu_ms: Number(ours.cpu_ms_per_step.toFixed(2)),
+        peer_cpu_ms: peer ? Number(peer.cpu_ms_per_step.toFixed(2)) : null,
       });
     }
   }

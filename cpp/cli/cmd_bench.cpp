@@ -2,9 +2,15 @@
 // encoder-decoder at the benchmark configurations, as one JSON object on stdout:
 //   S: vocab 32, d_model 64, 4 heads, d_ff 256, 2+2 layers, lengths 16, batch 32
 //   M: vocab 32, d_model 128, 4 heads, d_ff 512, 2+2 layers, lengths 32, batch 32
-// Dropout 0, fixed random tokens; the peer is scripts/bench/transformer_torch.py.
+//   base: the paper's base model, vocab 8000 (untied), d_model 512, 8 heads, d_ff 2048,
+//         6+6 layers, lengths 32, batch 16
+// Dropout 0, label smoothing 0.1, fixed random tokens; the peer is
+// scripts/bench/transformer_torch.py. Medians over the timed steps: wall ms per step and its
+// forward / backward / Adam parts, and process CPU ms per step.
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <vector>
 
@@ -17,15 +23,17 @@ namespace attnlab::cli {
 
 int cmd_bench(Args& a) {
   const std::string size = a.str("config", "S");
-  AL_CHECK(size == "S" || size == "M", "--config must be S or M");
+  AL_CHECK(size == "S" || size == "M" || size == "base", "--config must be S, M or base");
   const int threads = a.integer("threads", 1, 1, 256);
   const double seconds = a.number("seconds", 2.0, 0.01, 3600);
   a.finish();
   set_num_threads(threads);
-  const int C = size == "S" ? 64 : 128, L = size == "S" ? 16 : 32, B = 32, V = 32;
+  const bool base = size == "base";
+  const int C = base ? 512 : size == "S" ? 64 : 128, L = size == "S" ? 16 : 32;
+  const int B = base ? 16 : 32, V = base ? 8000 : 32, H = base ? 8 : 4, N = base ? 6 : 2;
   const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", V}, {"tgt_vocab", V},
-                              {"d_model", C}, {"heads", 4}, {"d_ff", 4 * C}, {"enc_layers", 2},
-                              {"dec_layers", 2}, {"dropout", 0.0}, {"max_len", L + 1}};
+                              {"d_model", C}, {"heads", H}, {"d_ff", 4 * C}, {"enc_layers", N},
+                              {"dec_layers", N}, {"dropout", 0.0}, {"max_len", L + 1}};
   auto m = make_model(cfg, cpu_kernels(), 1);
   Rng rng(2);
   Batch b;
@@ -37,25 +45,47 @@ int cmd_bench(Args& a) {
     b.tgt_in.push_back(i % L == 0 ? 1 : b.tgt_out.back());
   }
   Adam adam(m->params());
+  using clock = std::chrono::steady_clock;
+  auto ms_since = [](clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(clock::now() - t).count();
+  };
+  // One step; returns {total, forward, backward, Adam} wall milliseconds and the process CPU
+  // milliseconds (all threads), which a shared machine disturbs less.
   auto step = [&] {
+    const std::clock_t c0 = std::clock();
+    const auto t0 = clock::now();
     m->params().zero_grad();
     m->forward(b, true, &rng, 0.1f);
+    const double f = ms_since(t0);
     m->backward();
+    const double fb = ms_since(t0);
     adam.step(1e-4f);
+    const double all = ms_since(t0);
+    const double cpu = 1e3 * double(std::clock() - c0) / CLOCKS_PER_SEC;
+    return std::array<double, 5>{all, f, fb - f, all - fb, cpu};
   };
   for (int i = 0; i < 3; ++i) step();
-  std::vector<double> ms;
-  const auto t0 = std::chrono::steady_clock::now();
-  while (ms.size() < 5 ||
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < seconds) {
-    const auto s = std::chrono::steady_clock::now();
-    step();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - s).count());
+  std::array<std::vector<double>, 5> ms;
+  const auto t0 = clock::now();
+  while (ms[0].size() < 5 || ms_since(t0) < 1e3 * seconds) {
+    const auto t = step();
+    for (size_t k = 0; k < t.size(); ++k) ms[k].push_back(t[k]);
   }
-  std::sort(ms.begin(), ms.end());
-  std::printf("%s\n", nlohmann::json({{"config", size}, {"threads", num_threads()},
-                                      {"ms_per_step", ms[ms.size() / 2]}, {"steps", ms.size()},
-                                      {"params", m->params().total()}}).dump().c_str());
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  std::printf("%s\n", nlohmann::json({{"config", size},
+                                      {"threads", num_threads()},
+                                      {"ms_per_step", median(ms[0])},
+                                      {"forward_ms", median(ms[1])},
+                                      {"backward_ms", median(ms[2])},
+                                      {"adam_ms", median(ms[3])},
+                                      {"cpu_ms_per_step", median(ms[4])},
+                                      {"steps", ms[0].size()},
+                                      {"params", m->params().total()}})
+                           .dump()
+                           .c_str());
   return 0;
 }
 

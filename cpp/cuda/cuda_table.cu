@@ -5,6 +5,7 @@
 #include "cuda/activation.cuh"
 #include "cuda/common.cuh"
 #include "cuda/cross_entropy.cuh"
+#include "cuda/embedding_dropout.cuh"
 #include "cuda/gemm.cuh"
 #include "cuda/layernorm.cuh"
 #include "cuda/memory.cuh"
@@ -40,6 +41,10 @@ KernelTable make_cuda_table() {
   t.axpy = cuda::axpy;
   t.scale = cuda::scale;
   t.sumsq = cuda::sumsq;
+  t.embedding_forward = cuda::embedding_forward;
+  t.embedding_backward = cuda::embedding_backward;
+  t.dropout_forward = cuda::dropout_forward;
+  t.dropout_backward = cuda::dropout_backward;
   t.tanh_bias_forward = cuda::tanh_bias_forward;
   t.tanh_bias_backward = cuda::tanh_bias_backward;
   t.gru_gates_forward = cuda::gru_gates_forward;

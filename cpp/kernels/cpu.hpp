@@ -1,6 +1,7 @@
 // The SIMD CPU kernels behind cpu_kernels() (signatures as in KernelTable, kernels.hpp), one op
 // family per file: gemm.cpp, softmax.cpp, layernorm.cpp, activation.cpp, cross_entropy.cpp,
-// adam.cpp, blas1.cpp. Each is checked against kernels/reference.* in tests/cpp/test_kernels_*.
+// adam.cpp, blas1.cpp, embedding.cpp, dropout.cpp. Each is checked against kernels/reference.*
+// or a plain loop in tests/cpp/test_kernels_*.
 // Rows are split across the kernel thread pool above a size threshold; every output element is
 // computed by one thread in a fixed order, so results are deterministic for any thread count.
 #pragma once
@@ -31,5 +32,11 @@ void adam(float* p, float* m, float* v, const float* g, long n, float lr, float 
 void axpy(float* y, float alpha, const float* x, long n);
 void scale(float* y, float alpha, const float* x, long n);
 void sumsq(float* out_host, const float* x, long n);
+void embedding_forward(float* out, const float* W, const int32_t* ids, int R, int C, float scale);
+void embedding_backward(float* dW, const float* dout, const int32_t* ids, int R, int C,
+                        float scale);
+void dropout_forward(float* y, float* mask, const float* x, long n, float p, uint64_t seed,
+                     uint64_t offset);
+void dropout_backward(float* dx, const float* mask, const float* dy, long n);
 
 }  // namespace attnlab::kernels::cpu

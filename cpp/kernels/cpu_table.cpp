@@ -46,6 +46,10 @@ KernelTable make_cpu_table() {
   t.axpy = r::axpy;
   t.scale = r::scale;
   t.sumsq = r::sumsq;
+  t.embedding_forward = r::embedding_forward;
+  t.embedding_backward = r::embedding_backward;
+  t.dropout_forward = r::dropout_forward;
+  t.dropout_backward = r::dropout_backward;
   namespace rr = kernels::ref;  // recurrent-cell kernels: reference loops so far
   t.tanh_bias_forward = rr::tanh_bias_forward;
   t.tanh_bias_backward = rr::tanh_bias_backward;

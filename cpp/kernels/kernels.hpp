@@ -75,6 +75,22 @@ struct KernelTable {
   // sum of squares of x[0..n) written to host *out (for gradient-norm clipping)
   void (*sumsq)(float* out_host, const float* x, long n);
 
+  // --- embeddings and dropout (token ids and masks in backend memory) ---
+  // out[r,:] = scale * W[ids[r],:] over rows [R,C]; ids [R] index rows of W (callers validate).
+  void (*embedding_forward)(float* out, const float* W, const int32_t* ids, int R, int C,
+                            float scale);
+  // out = scale * W[ids]  =>  dW[ids[r],:] += scale * dout[r,:]; repeated ids accumulate (the
+  // CPU adds rows in order; CUDA uses atomics, so there the order of the sums is unspecified).
+  void (*embedding_backward)(float* dW, const float* dout, const int32_t* ids, int R, int C,
+                             float scale);
+  // Inverted dropout, 0 <= p < 1: mask[i] (float [n]) = 0 if counter_hash::bits32(seed,
+  // offset + i) < floor(p * 2^32), else 1/(1-p); y = x * mask (y may alias x). The mask is a
+  // pure function of (seed, offset + i) (kernels/counter_hash.hpp): identical on every table.
+  void (*dropout_forward)(float* y, float* mask, const float* x, long n, float p, uint64_t seed,
+                          uint64_t offset);
+  // y = x * mask  =>  dx = dy * mask (dx may alias dy)
+  void (*dropout_backward)(float* dx, const float* mask, const float* dy, long n);
+
   // --- recurrent layers and additive/pointer attention (contracts in kernels/recurrent.hpp) ---
   void (*tanh_bias_forward)(float* y, const float* x, const float* bias, int R, int C);
   void (*tanh_bias_backward)(float* dx, float* dbias, const float* dy, const float* y, int R,

@@ -5,8 +5,6 @@
 // Legend: B batch, S source length, T target length, C model width, H heads, hs head size,
 // F feed-forward width, V vocabulary, R rows (B*T or B*S).
 #pragma once
-#include <vector>
-
 #include "core/arena.hpp"
 #include "core/rng.hpp"
 #include "kernels/kernels.hpp"
@@ -20,19 +18,5 @@ struct Ctx {
   bool train = false;
   Rng* rng = nullptr;  // dropout masks; required when train && p > 0
 };
-
-// Runs f on a host copy of n floats of backend memory p and writes the result back (the CPU
-// table works in place).
-template <class F>
-void on_host(const KernelTable& kt, float* p, size_t n, F&& f) {
-  if (kt.upload == cpu_kernels().upload) {
-    f(p);
-    return;
-  }
-  std::vector<float> h(n);
-  kt.download(h.data(), p, n * sizeof(float));
-  f(h.data());
-  kt.upload(p, h.data(), n * sizeof(float));
-}
 
 }  // namespace attnlab

@@ -1,8 +1,6 @@
 // Inverted dropout (see dropout.hpp).
 #include "layers/dropout.hpp"
 
-#include <vector>
-
 #include "core/check.hpp"
 
 namespace attnlab {
@@ -16,24 +14,15 @@ void dropout_forward(const Ctx& c, DropoutCache& cache, float* y, const float* x
   }
   AL_CHECK(c.rng, "dropout in training needs a seeded Rng");
   AL_CHECK(p < 1.f, "dropout probability must be below 1, got " << p);
-  std::vector<float> m(n);
-  const float keep = 1.f / (1.f - p);
-  for (size_t i = 0; i < n; ++i) m[i] = c.rng->uniform() < p ? 0.f : keep;
-  cache.mask = c.ws.floats(n);
-  c.kt.upload(cache.mask, m.data(), n * sizeof(float));
-  if (y != x) c.kt.copy(y, x, n * sizeof(float));
-  on_host(c.kt, y, n, [&](float* h) {
-    for (size_t i = 0; i < n; ++i) h[i] *= m[i];
-  });
+  const uint64_t hi = c.rng->next_u32();
+  const uint64_t seed = (hi << 32) | c.rng->next_u32();
+  cache.mask = c.ws.floats(n);  // [n]
+  c.kt.dropout_forward(y, cache.mask, x, long(n), p, seed, 0);
 }
 
 void dropout_backward(const Ctx& c, const DropoutCache& cache, float* d, size_t n) {
   if (!cache.mask) return;
-  std::vector<float> m(n);
-  c.kt.download(m.data(), cache.mask, n * sizeof(float));
-  on_host(c.kt, d, n, [&](float* h) {
-    for (size_t i = 0; i < n; ++i) h[i] *= m[i];
-  });
+  c.kt.dropout_backward(d, cache.mask, d, long(n));
 }
 
 }  // namespace attnlab

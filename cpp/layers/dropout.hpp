@@ -1,6 +1,7 @@
-// Inverted dropout (Srivastava et al. 2014): y = x · m / (1 - p), m ~ Bernoulli(1 - p), drawn
-// from the context's seeded Rng so a run is reproducible. Identity when not training or p = 0
-// (then no mask is kept and y may alias x).
+// Inverted dropout (Srivastava et al. 2014): y = x · m / (1 - p), m ~ Bernoulli(1 - p). Each
+// call draws one 64-bit seed from the context's Rng and the kernel table hashes the mask from
+// it (kernels/counter_hash.hpp), so a run is reproducible and the CPU, CUDA and WebAssembly
+// masks agree. Identity when not training or p = 0 (then no mask is kept and y may alias x).
 #pragma once
 #include <cstddef>
 
@@ -9,7 +10,7 @@
 namespace attnlab {
 
 struct DropoutCache {
-  float* mask = nullptr;  // [n] holding 0 or 1/(1-p); null when dropout was the identity
+  float* mask = nullptr;  // [n] in the workspace: 0 or 1/(1-p); null when dropout was the identity
 };
 
 // y = x ⊙ mask (y may alias x)

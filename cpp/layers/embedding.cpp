@@ -7,16 +7,6 @@
 
 namespace attnlab {
 
-void embedding_forward(const KernelTable& kt, float* out, const float* W, const int32_t* ids,
-                       int R, int C, float scale) {
-  for (int r = 0; r < R; ++r) kt.scale(out + size_t(r) * C, scale, W + size_t(ids[r]) * C, C);
-}
-
-void embedding_backward(const KernelTable& kt, float* dW, const float* dout, const int32_t* ids,
-                        int R, int C, float scale) {
-  for (int r = 0; r < R; ++r) kt.axpy(dW + size_t(ids[r]) * C, scale, dout + size_t(r) * C, C);
-}
-
 std::vector<float> sinusoidal_table(int L, int C) {
   std::vector<float> pe(size_t(L) * C);
   for (int pos = 0; pos < L; ++pos)
@@ -35,14 +25,29 @@ void Embedding::declare(ParamArena& P, const std::string& name, int V_, int C_,
   W = P.add(name, {V, C}, Init::Normal, 1.f / std::sqrt(float(C)));
 }
 
-void Embedding::forward(const Ctx& c, float* out, const int32_t* ids, int R) const {
+const int32_t* Embedding::upload_ids(const Ctx& c, const int32_t* host_ids, int R) const {
   for (int r = 0; r < R; ++r)
-    AL_CHECK(ids[r] >= 0 && ids[r] < V, "token id " << ids[r] << " out of range [0, " << V << ")");
-  embedding_forward(c.kt, out, c.P.val(W), ids, R, C, scale);
+    AL_CHECK(host_ids[r] >= 0 && host_ids[r] < V,
+             "token id " << host_ids[r] << " out of range [0, " << V << ")");
+  int32_t* ids = c.ws.ints(size_t(R));  // [R]
+  c.kt.upload(ids, host_ids, size_t(R) * sizeof(int32_t));
+  return ids;
 }
 
-void Embedding::backward(const Ctx& c, const float* dout, const int32_t* ids, int R) const {
-  embedding_backward(c.kt, c.P.grad(W), dout, ids, R, C, scale);
+void Embedding::forward_ids(const Ctx& c, float* out, const int32_t* ids, int R) const {
+  c.kt.embedding_forward(out, c.P.val(W), ids, R, C, scale);
+}
+
+void Embedding::backward_ids(const Ctx& c, const float* dout, const int32_t* ids, int R) const {
+  c.kt.embedding_backward(c.P.grad(W), dout, ids, R, C, scale);
+}
+
+void Embedding::forward(const Ctx& c, float* out, const int32_t* host_ids, int R) const {
+  forward_ids(c, out, upload_ids(c, host_ids, R), R);
+}
+
+void Embedding::backward(const Ctx& c, const float* dout, const int32_t* host_ids, int R) const {
+  backward_ids(c, dout, upload_ids(c, host_ids, R), R);
 }
 
 PositionalEncoding::~PositionalEncoding() {

@@ -1,7 +1,8 @@
 // Token embeddings scaled by √C (Vaswani et al. 2017, §3.4) and positional encodings (§3.5):
 //   PE(pos, 2i) = sin(pos / 10000^(2i/C)),  PE(pos, 2i+1) = cos(pos / 10000^(2i/C))
-// or a learned table [max_len, C]. Token ids live on the host; rows are copied per token.
-// Shapes: ids [B*T] (host), out [B,T,C], table [V,C].
+// or a learned table [max_len, C]. Token ids are checked on the host, uploaded once into the
+// workspace, then gathered and scatter-added by the kernel table in backend memory.
+// Shapes: ids [B*T], out [B,T,C], table [V,C].
 #pragma once
 #include <cstdint>
 #include <string>
@@ -11,13 +12,6 @@
 
 namespace attnlab {
 
-// out[r,:] = W[ids[r],:] * scale
-void embedding_forward(const KernelTable& kt, float* out, const float* W, const int32_t* ids,
-                       int R, int C, float scale);
-// out = scale * W[ids]  =>  dW[ids[r],:] += scale * dout[r,:]
-void embedding_backward(const KernelTable& kt, float* dW, const float* dout, const int32_t* ids,
-                        int R, int C, float scale);
-
 // The sinusoidal table [L, C] computed on the host (in double, rounded once to float).
 std::vector<float> sinusoidal_table(int L, int C);
 
@@ -26,8 +20,16 @@ struct Embedding {
   int V = 0, C = 0;
   float scale = 1.f;
   void declare(ParamArena& P, const std::string& name, int V_, int C_, bool scale_by_sqrt_c);
-  void forward(const Ctx& c, float* out, const int32_t* ids, int R) const;
-  void backward(const Ctx& c, const float* dout, const int32_t* ids, int R) const;
+  // Checks host ids [R] against [0, V) and copies them into the workspace (backend memory,
+  // valid until the workspace is reset); the result feeds forward_ids / backward_ids.
+  const int32_t* upload_ids(const Ctx& c, const int32_t* host_ids, int R) const;
+  // out[r,:] = W[ids[r],:] * scale, ids in backend memory
+  void forward_ids(const Ctx& c, float* out, const int32_t* ids, int R) const;
+  // out = scale * W[ids]  =>  dW[ids[r],:] += scale * dout[r,:], ids in backend memory
+  void backward_ids(const Ctx& c, const float* dout, const int32_t* ids, int R) const;
+  // The same with host ids: upload_ids, then the call above.
+  void forward(const Ctx& c, float* out, const int32_t* host_ids, int R) const;
+  void backward(const Ctx& c, const float* dout, const int32_t* host_ids, int R) const;
 };
 
 // Adds positions 0..T-1 to x [B,T,C]: a fixed sinusoidal table or the learned `pos_embed`.

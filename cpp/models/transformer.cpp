@@ -59,21 +59,23 @@ uint8_t* Transformer::pad_mask(const Ctx& c, const std::vector<int32_t>& ids) co
 }
 
 float* Transformer::embed(const Ctx& c, const Embedding& e, const PositionalEncoding& pe,
-                          DropoutCache& d, const std::vector<int32_t>& ids, int B, int L) {
+                          DropoutCache& d, const int32_t*& dev_ids,
+                          const std::vector<int32_t>& ids, int B, int L) {
   const size_t n = size_t(B) * L * cfg_.d_model;
+  dev_ids = e.upload_ids(c, ids.data(), B * L);
   float* x = c.ws.floats(n);  // [B,L,C] = E[ids]·√C + PE
-  e.forward(c, x, ids.data(), B * L);
+  e.forward_ids(c, x, dev_ids, B * L);
   pe.forward(c, x, B, L);
   dropout_forward(c, d, x, x, n, cfg_.dropout);
   return x;
 }
 
 void Transformer::embed_backward(const Ctx& c, const Embedding& e, const PositionalEncoding& pe,
-                                 const DropoutCache& d, const std::vector<int32_t>& ids,
-                                 float* dx, int B, int L) {
+                                 const DropoutCache& d, const int32_t* dev_ids, float* dx,
+                                 int B, int L) {
   dropout_backward(c, d, dx, size_t(B) * L * cfg_.d_model);
   pe.backward(c, dx, B, L);
-  e.backward(c, dx, ids.data(), B * L);
+  e.backward_ids(c, dx, dev_ids, B * L);
 }
 
 double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_smoothing) {
@@ -95,13 +97,13 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
     L_ = b.T;
     const uint8_t* src_pad = pad_mask(c, src_);
     const uint8_t* tgt_pad = pad_mask(c, tgt_);
-    float* x = embed(c, src_embed_, src_pos_, src_drop_, src_, B, S_);
+    float* x = embed(c, src_embed_, src_pos_, src_drop_, src_ids_, src_, B, S_);
     enc_c_.resize(enc_.size());
     for (size_t l = 0; l < enc_.size(); ++l)
       x = enc_[l].forward(c, enc_c_[l], x, src_pad, false, B, S_);
     float* memory = ws_.floats(size_t(B) * S_ * C);  // [B,S,C]
     enc_norm_.forward(c, enc_norm_c_, memory, x, B * S_);
-    float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_, B, T_);
+    float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, tgt_, B, T_);
     dec_c_.resize(dec_.size());
     for (size_t l = 0; l < dec_.size(); ++l)
       y = dec_[l].forward(c, dec_c_[l], y, memory, tgt_pad, src_pad, B, T_, S_);
@@ -124,7 +126,7 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
       }
     }
     const uint8_t* kpad = pad_mask(c, tgt_);
-    float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_, B, L_);
+    float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, tgt_, B, L_);
     lm_c_.resize(lm_.size());
     for (size_t l = 0; l < lm_.size(); ++l) y = lm_[l].forward(c, lm_c_[l], y, kpad, true, B, L_);
     hidden_ = ws_.floats(size_t(B) * L_ * C);
@@ -139,7 +141,7 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
       for (int t = 0; t < b.T; ++t) targets_[size_t(r) * L_ + t] = b.tgt_out[size_t(r) * b.T + t];
     }
     const uint8_t* kpad = pad_mask(c, src_);
-    float* x = embed(c, src_embed_, src_pos_, src_drop_, src_, B, L_);
+    float* x = embed(c, src_embed_, src_pos_, src_drop_, src_ids_, src_, B, L_);
     enc_c_.resize(enc_.size());
     for (size_t l = 0; l < enc_.size(); ++l)
       x = enc_[l].forward(c, enc_c_[l], x, kpad, false, B, L_);
@@ -164,24 +166,24 @@ void Transformer::backward() {
   if (cfg_.model == "encoder") {
     enc_norm_.backward(c, enc_norm_c_, dy, dh, R);
     for (size_t l = enc_.size(); l-- > 0;) dy = enc_[l].backward(c, enc_c_[l], dy);
-    embed_backward(c, src_embed_, src_pos_, src_drop_, src_, dy, B, L_);
+    embed_backward(c, src_embed_, src_pos_, src_drop_, src_ids_, dy, B, L_);
     return;
   }
   dec_norm_.backward(c, dec_norm_c_, dy, dh, R);
   if (cfg_.model == "lm") {
     for (size_t l = lm_.size(); l-- > 0;) dy = lm_[l].backward(c, lm_c_[l], dy);
-    embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_, dy, B, L_);
+    embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, dy, B, L_);
     return;
   }
   float* dmem = ws_.floats(size_t(B) * S_ * C);  // [B,S,C] summed over decoder layers
   kt_.zero(dmem, size_t(B) * S_ * C * sizeof(float));
   for (size_t l = dec_.size(); l-- > 0;) dy = dec_[l].backward(c, dec_c_[l], dmem, dy);
-  embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_, dy, B, T_);
+  embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, dy, B, T_);
   float* dx = ws_.floats(size_t(B) * S_ * C);
   kt_.zero(dx, size_t(B) * S_ * C * sizeof(float));
   enc_norm_.backward(c, enc_norm_c_, dx, dmem, B * S_);
   for (size_t l = enc_.size(); l-- > 0;) dx = enc_[l].backward(c, enc_c_[l], dx);
-  embed_backward(c, src_embed_, src_pos_, src_drop_, src_, dx, B, S_);
+  embed_backward(c, src_embed_, src_pos_, src_drop_, src_ids_, dx, B, S_);
 }
 
 std::vector<float> Transformer::logits() const {

@@ -31,12 +31,12 @@ class Transformer : public Model {
   const TransformerConfig& cfg() const { return cfg_; }
 
  private:
-  // One embedded, encoded stack: src side (encoder) or tgt side (decoder / LM).
+  // One embedded, encoded stack: src side (encoder) or tgt side (decoder / LM). `dev_ids`
+  // receives the ids uploaded to the workspace, which embed_backward reuses.
   float* embed(const Ctx& c, const Embedding& e, const PositionalEncoding& pe, DropoutCache& d,
-               const std::vector<int32_t>& ids, int B, int L);
+               const int32_t*& dev_ids, const std::vector<int32_t>& ids, int B, int L);
   void embed_backward(const Ctx& c, const Embedding& e, const PositionalEncoding& pe,
-                      const DropoutCache& d, const std::vector<int32_t>& ids, float* dx, int B,
-                      int L);
+                      const DropoutCache& d, const int32_t* dev_ids, float* dx, int B, int L);
   uint8_t* pad_mask(const Ctx& c, const std::vector<int32_t>& ids) const;
 
   TransformerConfig cfg_;
@@ -50,6 +50,8 @@ class Transformer : public Model {
   // The last forward: inputs (host), sizes and caches.
   int B_ = 0, S_ = 0, T_ = 0, L_ = 0;  // L_: rows per sequence in the generator's output
   std::vector<int32_t> src_, tgt_, targets_;
+  const int32_t* src_ids_ = nullptr;  // src_ / tgt_ in backend memory (workspace)
+  const int32_t* tgt_ids_ = nullptr;
   std::vector<int> offset_;  // LM: where row b's targets start in its packed sequence
   DropoutCache src_drop_, tgt_drop_;
   std::vector<EncoderLayerCache> enc_c_, lm_c_;

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """PyTorch CPU peer of `attn bench`: ms per training step (forward + backward + Adam) of
 nn.Transformer with attnlab's embeddings (x sqrt(d_model), sinusoidal positions) and generator,
-at config S or M, dropout 0, label smoothing 0.1, fixed random tokens. Prints one JSON object.
+at config S, M or base (the paper's base model: 6+6 layers, d_model 512, 8 heads, d_ff 2048,
+vocab 8000, lengths 32, batch 16), dropout 0, label smoothing 0.1, fixed random tokens.
+Prints one JSON object (median wall and process-CPU ms per step).
 Usage: /usr/bin/python3 scripts/bench/transformer_torch.py --config S --threads 1
 """
 import argparse
@@ -16,14 +18,15 @@ import torch.nn.functional as F
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--config", default="S", choices=["S", "M"])
+    ap.add_argument("--config", default="S", choices=["S", "M", "base"])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=2.0)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
-    C, L, B, V = (64, 16, 32, 32) if a.config == "S" else (128, 32, 32, 32)
-    model = nn.Transformer(C, 4, 2, 2, 4 * C, 0.0, batch_first=True)
+    C, L, B, V, H, N = {"S": (64, 16, 32, 32, 4, 2), "M": (128, 32, 32, 32, 4, 2),
+                        "base": (512, 32, 16, 8000, 8, 6)}[a.config]
+    model = nn.Transformer(C, H, N, N, 4 * C, 0.0, batch_first=True)
     src_embed, tgt_embed, gen = nn.Embedding(V, C), nn.Embedding(V, C), nn.Linear(C, V)
     pos = torch.arange(L, dtype=torch.float64)[:, None]
     i = torch.arange(C)
@@ -50,14 +53,17 @@ def main():
 
     for _ in range(3):
         step()
-    times, t0 = [], time.perf_counter()
+    times, cpu, t0 = [], [], time.perf_counter()
     while len(times) < 5 or time.perf_counter() - t0 < a.seconds:
-        s = time.perf_counter()
+        s, c = time.perf_counter(), time.process_time()
         step()
         times.append((time.perf_counter() - s) * 1e3)
+        cpu.append((time.process_time() - c) * 1e3)
     times.sort()
+    cpu.sort()
     print(json.dumps({"config": a.config, "threads": torch.get_num_threads(),
-                      "ms_per_step": times[len(times) // 2], "steps": len(times),
+                      "ms_per_step": times[len(times) // 2], "cpu_ms_per_step": cpu[len(cpu) // 2],
+                      "steps": len(times),
                       "torch": torch.__version__}))
 
 

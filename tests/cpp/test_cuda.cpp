@@ -286,11 +286,57 @@ TEST_CASE("cuda: adam, axpy, scale and sumsq match the CPU", "[cuda]") {
   CHECK(got == 0.f);
 }
 
+TEST_CASE("cuda: embedding gather and scatter-add match the CPU, repeated ids included",
+          "[cuda]") {
+  REQUIRE_GPU_OR_SKIP();
+  const KernelTable& g = *cuda_kernels();
+  const KernelTable& c = cpu_kernels();
+  Rng rng(12);
+  const int V = 9, R = 517, C = 67;  // 517 ids over 9 rows: heavy repetition for the atomics
+  const float scale = 2.75f;
+  std::vector<int32_t> ids(R);
+  for (auto& id : ids) id = int32_t(rng.below(V));
+  const auto W = randv(size_t(V) * C, rng), dout = randv(size_t(R) * C, rng),
+             dW0 = randv(size_t(V) * C, rng);
+  std::vector<float> out(size_t(R) * C), dW = dW0;
+  c.embedding_forward(out.data(), W.data(), ids.data(), R, C, scale);
+  c.embedding_backward(dW.data(), dout.data(), ids.data(), R, C, scale);
+  DevBuf<int32_t> dIds(g, ids);
+  DevBuf<float> dWt(g, W), dOut(g, junk(out.size())), dDout(g, dout), dDW(g, dW0);
+  g.embedding_forward(dOut.p, dWt.p, dIds.p, R, C, scale);
+  require_close(dOut.get(), out, 1e-6f, 0.f);
+  g.embedding_backward(dDW.p, dDout.p, dIds.p, R, C, scale);
+  require_close(dDW.get(), dW);  // atomics add the ~57 rows per id in another order
+}
+
+TEST_CASE("cuda: dropout masks equal the CPU's bit for bit", "[cuda]") {
+  REQUIRE_GPU_OR_SKIP();
+  const KernelTable& g = *cuda_kernels();
+  const KernelTable& c = cpu_kernels();
+  Rng rng(13);
+  const long n = 300007;
+  const auto x = randv(size_t(n), rng), dy = randv(size_t(n), rng);
+  for (const float p : {0.1f, 0.5f}) {
+    for (const uint64_t offset : {uint64_t(0), uint64_t(1) << 40}) {
+      const uint64_t seed = 0x0123456789ABCDEFull + offset;
+      std::vector<float> y(static_cast<size_t>(n)), mask(static_cast<size_t>(n)), dx(static_cast<size_t>(n));
+      c.dropout_forward(y.data(), mask.data(), x.data(), n, p, seed, offset);
+      c.dropout_backward(dx.data(), mask.data(), dy.data(), n);
+      DevBuf<float> dX(g, x), dMask(g, junk(size_t(n))), dDy(g, dy);
+      g.dropout_forward(dX.p, dMask.p, dX.p, n, p, seed, offset);  // y aliases x
+      CHECK(dMask.get() == mask);
+      CHECK(dX.get() == y);
+      g.dropout_backward(dDy.p, dMask.p, dDy.p, n);  // dx aliases dy
+      CHECK(dDy.get() == dx);
+    }
+  }
+}
+
 TEST_CASE("cuda: a 20-step Transformer loss history matches the CPU within bf16 tolerance",
           "[cuda]") {
   REQUIRE_GPU_OR_SKIP();
-  // Same config, seed, batches and dropout masks (all drawn on the host) on both tables: only
-  // the arithmetic differs.
+  // Same config, seed, batches and dropout masks (the counter hash draws the same bits on
+  // both tables): only the arithmetic differs.
   const auto task = make_task("reverse", {{"min_len", 2}, {"max_len", 8}, {"symbols", 12}});
   const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", task->src_vocab()},
                               {"tgt_vocab", task->tgt_vocab()}, {"d_model", 64}, {"heads", 4},

@@ -53,6 +53,8 @@ KernelTable make_cuda_table() {
   t.gru_cell_backward = cuda::gru_cell_backward;
   t.lstm_cell_forward = cuda::lstm_cell_forward;
   t.lstm_cell_backward = cuda::lstm_cell_backward;
+  t.additive_score_forward = cuda::additive_score_forward;
+  t.additive_score_backward = cuda::additive_score_backward;
   t.probs_xent = cuda::probs_xent;
   return t;
 }

@@ -128,7 +128,57 @@ __global__ void probs_xent_kernel(float* loss, float* dlogits, const float* p,
   }
 }
 
+// Additive scores: one warp per (s, b) row; lanes stride over A, then a shuffle reduction.
+__global__ void additive_score_fwd(float* e, float* t, const float* k, const float* q,
+                                   const float* v, int S, int B, int A) {
+  const long row = (long(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x % 32;
+  if (row >= long(S) * B) return;
+  const long s = row / B, b = row % B;
+  const float* kr = k + row * A;
+  const float* qr = q + b * A;
+  float* tr = t + row * A;
+  float sum = 0.f;
+  for (int a = lane; a < A; a += 32) {
+    const float u = tanhf(kr[a] + qr[a]);
+    tr[a] = u;
+    sum += v[a] * u;
+  }
+  for (int off = 16; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off);
+  if (lane == 0) e[b * S + s] = sum;
+}
+
+// dv[a] += sum_{s,b} de[b,s] t[s,b,a] (before dk may overwrite t): one thread per a.
+__global__ void additive_score_dv(float* dv, const float* de, const float* t, int S, int B, int A) {
+  AL_FOR_EACH(a, long(A)) {
+    float sum = 0.f;
+    for (long r = 0; r < long(S) * B; ++r) sum += de[(r % B) * S + r / B] * t[r * A + a];
+    dv[a] += sum;
+  }
+}
+
+// dk = de v (1 - t^2), element-wise (dk may alias t).
+__global__ void additive_score_dk(float* dk, const float* de, const float* t, const float* v,
+                                  int S, int B, int A) {
+  AL_FOR_EACH(i, long(S) * B * A) {
+    const long r = i / A;
+    const int a = int(i % A);
+    const float u = t[i];
+    dk[i] = de[(r % B) * S + r / B] * v[a] * (1.f - u * u);
+  }
+}
+
+// dq[b,a] += sum_s dk[s,b,a]
+__global__ void additive_score_dq(float* dq, const float* dk, int S, int B, int A) {
+  AL_FOR_EACH(i, long(B) * A) {
+    float sum = 0.f;
+    for (int s = 0; s < S; ++s) sum += dk[long(s) * B * A + i];
+    dq[i] += sum;
+  }
+}
+
 #undef AL_FOR_EACH
+
 
 }  // namespace
 
@@ -188,6 +238,24 @@ void lstm_cell_backward(float* dpre, float* dc_prev, const float* dh, const floa
   lstm_cell_bwd<<<grid_for(long(B) * C), kThreads>>>(dpre, dc_prev, dh, dc, act, c_prev, tc, B,
                                                      C);
   AL_CUDA_LAUNCHED();
+}
+
+void additive_score_forward(float* e, float* t, const float* k, const float* q, const float* v,
+                            int S, int B, int A) {
+  const long rows = long(S) * B;
+  if (rows == 0) return;
+  const int per_block = kThreads / 32;
+  additive_score_fwd<<<unsigned((rows + per_block - 1) / per_block), kThreads>>>(e, t, k, q, v, S, B, A);
+  AL_CUDA_CHECK(cudaGetLastError());
+}
+
+void additive_score_backward(float* dk, float* dq, float* dv, const float* de, const float* t,
+                             const float* v, int S, int B, int A) {
+  if (long(S) * B * A == 0) return;
+  additive_score_dv<<<grid_for(A), kThreads>>>(dv, de, t, S, B, A);
+  additive_score_dk<<<grid_for(long(S) * B * A), kThreads>>>(dk, de, t, v, S, B, A);
+  additive_score_dq<<<grid_for(long(B) * A), kThreads>>>(dq, dk, S, B, A);
+  AL_CUDA_CHECK(cudaGetLastError());
 }
 
 void probs_xent(float* loss, float* dlogits, const float* p, const int32_t* targets, float scale,

@@ -359,7 +359,7 @@ TEST_CASE("cuda: a 20-step Transformer loss history matches the CPU within bf16 
   }
 }
 
-TEST_CASE("cuda: recurrent-cell and pointer-loss kernels match the CPU", "[cuda]") {
+TEST_CASE("cuda: recurrent-cell, additive-score and pointer-loss kernels match the CPU", "[cuda]") {
   REQUIRE_GPU_OR_SKIP();
   const KernelTable& g = *cuda_kernels();
   const KernelTable& c = cpu_kernels();
@@ -422,6 +422,24 @@ TEST_CASE("cuda: recurrent-cell and pointer-loss kernels match the CPU", "[cuda]
       require_close(dDpre.get(), dpre);
       require_close(dDcp.get(), dcp);
     }
+  }
+  {  // additive attention scores (Bahdanau eq. 6), forward and backward with dk aliasing t
+    const int S = 7, A = 45;
+    const auto k = randv(size_t(S) * B * A, rng), q = randv(size_t(B) * A, rng),
+               v = randv(A, rng), de = randv(size_t(B) * S, rng), dq0 = randv(size_t(B) * A, rng),
+               dv0 = randv(A, rng);
+    std::vector<float> e(size_t(B) * S), t(k.size()), dk(k.size()), dq = dq0, dv = dv0;
+    c.additive_score_forward(e.data(), t.data(), k.data(), q.data(), v.data(), S, B, A);
+    c.additive_score_backward(dk.data(), dq.data(), dv.data(), de.data(), t.data(), v.data(), S, B, A);
+    DevBuf<float> dK(g, k), dQ(g, q), dV(g, v), dDe(g, de), dE(g, junk(e.size())),
+        dT(g, junk(t.size())), dDq(g, dq0), dDv(g, dv0);
+    g.additive_score_forward(dE.p, dT.p, dK.p, dQ.p, dV.p, S, B, A);
+    require_close(dE.get(), e);
+    require_close(dT.get(), t);
+    g.additive_score_backward(dT.p, dDq.p, dDv.p, dDe.p, dT.p, dV.p, S, B, A);
+    require_close(dT.get(), dk);
+    require_close(dDq.get(), dq);
+    require_close(dDv.get(), dv);
   }
   {  // pointer loss from probabilities, in place, with an ignored row
     const int R = 6, S = 9;

@@ -137,7 +137,7 @@ export async function mount(el, ctx) {
     const client = await ctx.worker();
     if (!session) {
       session = start === 'shipped' && shipped
-        ? await client.loadSession(shipped.bytes, { task_options: LIVE.task_options, train: { batch: 64, lr: 0.0005 } })
+        ? await client.loadSession(shipped.bytes, { task_options: LIVE.task_options, train: { batch: 128, lr: 0.0001 } })
         : await client.createSession(LIVE);
     }
     return session;

@@ -59,7 +59,7 @@ const runs = [
     id: 'hull5', what: 'Ptr-Net + glimpse, convex hull n = 5',
     paper: '92.0% accuracy (5–50 model, tested at n = 5); target ≥ 90%, area ≥ 99%',
     args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '5', '--hidden', '128', '--embed', '128', '--glimpse',
-      '--steps', '16000', '--lr-final', '0.0001', '--decay-from', '10000', '--eval-every', '4000'],
+      '--steps', '24000', '--lr-final', '0.0001', '--decay-from', '14000', '--eval-every', '4000'],
     show: (r) => `accuracy ${pct(r.accuracy)}, area ${pct(r.area_coverage)}, invalid ${pct(r.invalid_rate)}`,
   },
   {

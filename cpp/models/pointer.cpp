@@ -288,9 +288,7 @@ PointDecoded PointerNet::greedy(const std::vector<float>& x, int B, int n, bool 
       const int k = int(out.order[size_t(b)].size());
       for (int s = 0; s < S; ++s) m[s] = 0;
       if (!constrained || done[size_t(b)]) continue;
-      for (int s = 1; s < S; ++s) m[s] = used[size_t(b)][size_t(s)];
-      m[0] = k < cfg_.min_outputs || (cfg_.permutation && k < n);
-      if (k >= n) m[0] = 0;
+      decoder_masks(m, used[size_t(b)], k, n);
     }
     step(t, xd.data(), mask.data());
     kt_.download(p.data(), probs_ + size_t(t) * B * S, p.size() * sizeof(float));

@@ -143,7 +143,7 @@ void PointerNet::step(int t, const float* xin_host, const uint8_t* mask_host) {
   kt_.upload(mask, mask_host, size_t(B) * S);
   const LstmParams dec = dec_ids_.val(params_);
   float* xg = xg_ + t * 4 * bc;
-  const float* xde = embed(const_cast<float*>(xde_) + size_t(t) * B * in_width(), xd, B);
+  const float* xde = embed(xde_ + size_t(t) * B * in_width(), xd, B);
   lstm_input_forward(kt_, dec, xg, xde, B, in_width(), C);
   lstm_step_forward(kt_, dec, Dh_ + (t + 1) * bc, {act_ + t * 4 * bc, Dc_ + (t + 1) * bc, tc_ + t * bc},
                     scratch_, xg, Dh_ + t * bc, Dc_ + t * bc, B, C);
@@ -242,7 +242,7 @@ void PointerNet::backward() {
   float* dxg = ws_.floats(bc * 4);
   const int E = in_width();
   const bool emb = cfg_.embed > 0;
-  float* dxe = emb ? ws_.floats(size_t(std::max(S, 1)) * B * E) : nullptr;  // [B,E] or [S,B,E]
+  float* dxe = emb ? ws_.floats(size_t(S) * B * E) : nullptr;  // [B,E] per step, then [S,B,E]
   kt_.zero(carry_h, bc * sizeof(float));
   kt_.zero(carry_c, bc * sizeof(float));
   for (int t = T - 1; t >= 0; --t) {

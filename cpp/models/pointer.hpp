@@ -86,7 +86,8 @@ class PointerNet : public Model {
   AdditiveAttention ptr_, glimpse_;
   int B_ = 0, S_ = 0, T_ = 0, Ci_ = 0;
   const float* Eo_ = nullptr;  // [S,B,C] encoder states (rpw: memories)
-  const float *xe_ = nullptr, *xde_ = nullptr;  // embedded encoder / decoder inputs
+  const float* xe_ = nullptr;  // embedded encoder inputs [S,B,E] (xin_ without an embedding)
+  float* xde_ = nullptr;       // embedded decoder inputs [T,B,E] (xd_ without an embedding)
   float *xin_ = nullptr, *Dh_ = nullptr, *Dc_ = nullptr, *act_ = nullptr,
         *tc_ = nullptr, *xd_ = nullptr, *xg_ = nullptr, *qp_ = nullptr, *alpha_g_ = nullptr,
         *e_g_ = nullptr, *cache_g_ = nullptr, *probs_ = nullptr, *e_p_ = nullptr,

@@ -41,8 +41,10 @@ struct Tile {
   static constexpr int NC = NR * (W >= 16 ? 64 : 256);
 };
 using Wide = Tile<kWideMR, 2>;
+#if !defined(__wasm_simd128__)  // SIMD128's 4 x 8 wide tile already fits N = 16 exactly
 using Narrow = Tile<8, 1>;
 static_assert(Narrow::MC <= Wide::MC && Narrow::NC <= Wide::NC, "workspace sized by Wide");
+#endif
 constexpr int MR = Wide::MR, NR = Wide::NR, MC = Wide::MC, NC = Wide::NC;
 
 struct Workspace {

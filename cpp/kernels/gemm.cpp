@@ -43,12 +43,14 @@ struct Tile {
 using Wide = Tile<kWideMR, 2>;
 #if !defined(__wasm_simd128__)  // SIMD128's 4 x 8 wide tile already fits N = 16 exactly
 using Narrow = Tile<8, 1>;
-static_assert(Narrow::MC <= Wide::MC && Narrow::NC <= Wide::NC, "workspace sized by Wide");
+constexpr int kPackA = std::max(Wide::MC, Narrow::MC), kPackB = std::max(Wide::NC, Narrow::NC);
+#else
+constexpr int kPackA = Wide::MC, kPackB = Wide::NC;
 #endif
-constexpr int MR = Wide::MR, NR = Wide::NR, MC = Wide::MC, NC = Wide::NC;
+constexpr int MR = Wide::MR, NR = Wide::NR;
 
 struct Workspace {
-  std::vector<fbatch> a, b;  // packed A block [MC/MR][KC][MR], packed B block [NC/NR][KC][NR]
+  std::vector<fbatch> a, b;  // packed A block [kPackA][KC], packed B block [KC][kPackB]
   float* pa() { return reinterpret_cast<float*>(a.data()); }
   float* pb() { return reinterpret_cast<float*>(b.data()); }
 };
@@ -56,8 +58,8 @@ struct Workspace {
 Workspace& workspace() {
   thread_local Workspace ws;
   if (ws.a.empty()) {
-    ws.a.resize(size_t(MC) * KC / W);
-    ws.b.resize(size_t(NC) * KC / W);
+    ws.a.resize(size_t(kPackA) * KC / W);
+    ws.b.resize(size_t(kPackB) * KC / W);
   }
   return ws;
 }

@@ -2,7 +2,11 @@
 // (RNNencdec: the decoder sees only the final encoder state) learn to output a sequence of
 // symbols; one reads its input in the same order as the output (the `copy` task), the other
 // reads it reversed (the `reverse` task: the output's first symbol is the last one read).
-// Same sizes, data lengths, seed and steps; the two loss curves are the engine's.
+// The encoder reads one way only (encoder "gru"), as in the paper: a bidirectional one would
+// also have read the first symbol last, and the two runs would look alike. Same sizes, data
+// lengths, seed and steps; the two loss curves (mean loss per 25-step chunk) are the engine's.
+// Natively with these settings (1500 steps, seed 1) the reversed run's held-out loss is 0.33
+// against 0.47 in order (tests/cpp/test_rnn_train.cpp).
 // State: reverse.steps. On the element: el.curves = [plain, reversed] ([{step, loss}]).
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
@@ -17,7 +21,7 @@ export async function mount(el, ctx) {
   el.innerHTML = `<div class="run-host"></div><div class="chart-host"></div><p class="readout" name="summary" aria-live="polite"></p>`;
   const labels = () => [t('rev.plain'), t('rev.reversed')];
   const chart = lineChart(el.querySelector('.chart-host'), { series: labels().map((label) => ({ label })), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss'), height: 220 });
-  const model = { model: 'rnnencdec', emb: 16, hidden: 32 };
+  const model = { model: 'rnnencdec', emb: 16, hidden: 32, encoder: 'gru' };
   const train = { batch: 16, schedule: 'constant', lr: 0.01, clip: 1 };
   const run = raceRun(el.querySelector('.run-host'), ctx, {
     steps,

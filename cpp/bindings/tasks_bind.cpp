@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bindings/convert.hpp"
 #include "core/check.hpp"
 #include "train/date_task.hpp"
 #include "train/geometry.hpp"
@@ -18,19 +19,7 @@ using emscripten::val;
 
 namespace {
 
-template <class F>
-val guarded(F&& f) {
-  std::string msg;
-  try {
-    return f();
-  } catch (const std::exception& e) {
-    msg = e.what();
-  } catch (...) {
-    msg = "attnlab: unknown C++ exception";
-  }
-  val::global("Error").new_(msg).throw_();
-  return val::undefined();
-}
+using attnlab::bind::guarded;
 
 val format_date_js(int y, int m, int d, int f) {
   return guarded([&] {

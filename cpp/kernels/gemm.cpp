@@ -22,17 +22,30 @@ using simd::W;
 // of A. AVX-512 has 32 vector registers, AVX2 16; SIMD128 (no FMA: a product temporary too) runs
 // on x86's 16 xmm registers of which V8 keeps one as scratch: 4 x 8 measured 40 GFLOP/s in node
 // where 5 x 8 and 6 x 8 gave 27 (spills).
-constexpr int NV = 2;
-constexpr int NR = NV * W;
 #if defined(__wasm_simd128__)
-constexpr int MR = 4;
+constexpr int kWideMR = 4;
 #else
-constexpr int MR = W >= 16 ? 12 : 6;
+constexpr int kWideMR = W >= 16 ? 12 : 6;
 #endif
 // Cache blocks: an A block (MC x KC) stays in L2, a B micro-panel (KC x NR) in half of L1.
 constexpr int KC = W >= 16 ? 128 : 256;
-constexpr int MC = MR * (W >= 16 ? 8 : 16);
-constexpr int NC = NR * (W >= 16 ? 64 : 256);
+
+// A register tile shape and the cache blocks that go with it. Wide: the general case. Narrow
+// (one vector of columns, 8 rows): products with N <= W, such as the per-head Q K^T and P V of
+// short sequences, which a wide tile would fill at most half (measured natively at 16x16x16,
+// batch 128: 19 GFLOP/s wide).
+template <int MRt, int NVt>
+struct Tile {
+  static constexpr int MR = MRt, NV = NVt, NR = NVt * W;
+  static constexpr int MC = MRt * (W >= 16 ? 8 : 16);
+  static constexpr int NC = NR * (W >= 16 ? 64 : 256);
+};
+using Wide = Tile<kWideMR, 2>;
+#if !defined(__wasm_simd128__)  // SIMD128's 4 x 8 wide tile already fits N = 16 exactly
+using Narrow = Tile<8, 1>;
+static_assert(Narrow::MC <= Wide::MC && Narrow::NC <= Wide::NC, "workspace sized by Wide");
+#endif
+constexpr int MR = Wide::MR, NR = Wide::NR, MC = Wide::MC, NC = Wide::NC;
 
 struct Workspace {
   std::vector<fbatch> a, b;  // packed A block [MC/MR][KC][MR], packed B block [NC/NR][KC][NR]
@@ -51,6 +64,7 @@ Workspace& workspace() {
 
 // Packs rows [i0, i0+mc) x cols [k0, k0+kc) of op(A) = A^T (A is [K,M]) into MR-tall panels:
 // pa[p][k][i] = A[k*lda + i0+p+i], zero past mc. A plain A needs no packing (read in place).
+template <int MR>
 void pack_at(float* pa, const float* A, int lda, int i0, int mc, int k0, int kc) {
   for (int p = 0; p < mc; p += MR) {
     const int mr = std::min(MR, mc - p);
@@ -66,7 +80,9 @@ void pack_at(float* pa, const float* A, int lda, int i0, int mc, int k0, int kc)
 }
 
 // Packs rows [k0, k0+kc) x cols [j0, j0+nc) of op(B) into NR-wide panels: pb[p][k][j].
+template <int NV>
 void pack_b(float* pb, bool trans, const float* B, int ldb, int k0, int kc, int j0, int nc) {
+  constexpr int NR = NV * W;
   for (int p = 0; p < nc; p += NR) {
     const int nr = std::min(NR, nc - p);
     float* dst = pb + size_t(p) * kc;
@@ -97,9 +113,10 @@ void pack_b(float* pb, bool trans, const float* B, int ldb, int k0, int kc, int 
 // A, or straight from A's rows (a[i*lda + k]; rows past m repeat row 0) for a plain one, which
 // skips packing A (measured natively: 95 -> 102 GFLOP/s at 256x128x128, 69 -> 81 at 32x64x64).
 // C tile [m<=MR, n<=NR] = alpha * op(A)-panel * pb-panel + beta * C.
-template <bool kPacked>
+template <class T, bool kPacked>
 void micro_kernel(int kc, const float* a, int lda, const float* b, float* c, int ldc, float alpha,
                   float beta, int m, int n) {
+  constexpr int MR = T::MR, NV = T::NV, NR = T::NR;
   const float* ar[MR];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) ar[i] = a + (kPacked ? i : size_t(i < m ? i : 0) * lda);
@@ -132,18 +149,31 @@ void micro_kernel(int kc, const float* a, int lda, const float* b, float* c, int
       }
     return;
   }
-  alignas(64) float t[MR * NR];
-  for (int i = 0; i < MR; ++i)
-    for (int v = 0; v < NV; ++v) acc[i][v].store_aligned(t + i * NR + v * W);
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      float& cij = c[size_t(i) * ldc + j];
-      cij = beta == 0.f ? alpha * t[i * NR + j] : alpha * t[i * NR + j] + beta * cij;
+  // Partial tile: whole vectors where the columns allow, a scalar tail after them.
+  const int nv = n / W;
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+    if (i >= m) break;
+    float* p = c + size_t(i) * ldc;
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      if (v < nv) {
+        const fbatch r = acc[i][v] * va;
+        simd::store(p + v * W, beta == 0.f ? r : xsimd::fma(vb, simd::load(p + v * W), r));
+      } else if (v == nv && n % W) {
+        alignas(64) float t[W];
+        acc[i][v].store_aligned(t);
+        for (int j = v * W; j < n; ++j)
+          p[j] = beta == 0.f ? alpha * t[j - v * W] : alpha * t[j - v * W] + beta * p[j];
+      }
     }
+  }
 }
 
-void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
-                 int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+template <class T>
+void gemm_blocked(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
+                  int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+  constexpr int MR = T::MR, NR = T::NR, MC = T::MC, NC = T::NC;
   Workspace& ws = workspace();
   float* pa = ws.pa();
   float* pb = ws.pb();
@@ -152,25 +182,33 @@ void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, con
     for (int pc = 0; pc < K; pc += KC) {
       const int kc = std::min(KC, K - pc);
       const float b_eff = pc == 0 ? beta : 1.f;
-      pack_b(pb, transB, B, ldb, pc, kc, jc, nc);
+      pack_b<T::NV>(pb, transB, B, ldb, pc, kc, jc, nc);
       for (int ic = 0; ic < M; ic += MC) {
         const int mc = std::min(MC, M - ic);
         const bool direct = !transA;
-        if (!direct) pack_at(pa, A, lda, ic, mc, pc, kc);
+        if (!direct) pack_at<MR>(pa, A, lda, ic, mc, pc, kc);
         for (int jr = 0; jr < nc; jr += NR)
           for (int ir = 0; ir < mc; ir += MR) {
             float* c = C + size_t(ic + ir) * ldc + jc + jr;
             const float* b = pb + size_t(jr) * kc;
             const int m = std::min(MR, mc - ir), n = std::min(NR, nc - jr);
             if (direct)
-              micro_kernel<false>(kc, A + size_t(ic + ir) * lda + pc, lda, b, c, ldc, alpha, b_eff,
-                                  m, n);
+              micro_kernel<T, false>(kc, A + size_t(ic + ir) * lda + pc, lda, b, c, ldc, alpha,
+                                     b_eff, m, n);
             else
-              micro_kernel<true>(kc, pa + size_t(ir) * kc, 0, b, c, ldc, alpha, b_eff, m, n);
+              micro_kernel<T, true>(kc, pa + size_t(ir) * kc, 0, b, c, ldc, alpha, b_eff, m, n);
           }
       }
     }
   }
+}
+
+void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
+                 int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+#if !defined(__wasm_simd128__)
+  if (N <= W) return gemm_blocked<Narrow>(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+#endif
+  gemm_blocked<Wide>(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 // C = beta * C (beta == 0: zeros) for the degenerate K == 0 or alpha == 0 products.

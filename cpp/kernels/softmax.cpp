@@ -18,6 +18,8 @@ using simd::W;
 constexpr double kGrain = 32768;  // elements per thread
 
 // One row: keys [0, len) may be visible (pad marks masked ones), keys [len, S) are masked.
+// Masked keys are set to -inf before the exponent, which xsimd's exp maps to exactly 0, so the
+// whole row runs in vectors (causal rows shorter than a vector included).
 void softmax_row(float* y, const float* x, float scale, const uint8_t* pad, int len, int S) {
   const fbatch vs(scale);
   int j = 0;
@@ -27,22 +29,22 @@ void softmax_row(float* y, const float* x, float scale, const uint8_t* pad, int 
     for (; j + W <= len; j += W) simd::store(y + j, simd::load(x + j) * vs);
     for (; j < len; ++j) y[j] = x[j] * scale;
   }
-  for (j = len; j < S; ++j) y[j] = 0.f;
-  const float mx = simd::max(y, len);
+  for (j = len; j < S; ++j) y[j] = -INFINITY;
+  const float mx = simd::max(y, S);
   if (mx == -INFINITY) {
-    for (j = 0; j < len; ++j) y[j] = 0.f;
+    for (j = 0; j < S; ++j) y[j] = 0.f;
     return;
   }
   const fbatch vm(mx);
   fbatch acc(0.f);
-  for (j = 0; j + W <= len; j += W) {
+  for (j = 0; j + W <= S; j += W) {
     const fbatch e = xsimd::exp(simd::load(y + j) - vm);
     simd::store(y + j, e);
     acc += e;
   }
   float sum = xsimd::hadd(acc);
-  for (; j < len; ++j) sum += y[j] = std::exp(y[j] - mx);
-  simd::scale(y, 1.f / sum, len);
+  for (; j < S; ++j) sum += y[j] = y[j] == -INFINITY ? 0.f : std::exp(y[j] - mx);
+  simd::scale(y, 1.f / sum, S);
 }
 
 }  // namespace

@@ -81,8 +81,7 @@ void MultiHeadAttention::backward(const Ctx& c, const MhaCache& m, float* dxq, f
   const int B = m.B, T = m.T, S = m.S, hs = C / H;
   const long TS = long(T) * S;
   float* dctx = c.ws.floats(size_t(B) * T * C);  // [B*T,C]
-  kt.zero(dctx, size_t(B) * T * C * sizeof(float));
-  out_proj.backward(c, dctx, dout, m.ctx, B * T);
+  out_proj.backward(c, dctx, dout, m.ctx, B * T, 0.f);
 
   float *dqkv, *dkv = nullptr;
   if (!m.xkv) {

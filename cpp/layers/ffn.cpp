@@ -27,8 +27,7 @@ void FeedForward::backward(const Ctx& c, const FfnCache& m, float* dx, const flo
                            int R) const {
   const int F = linear1.out;
   float* dh = c.ws.floats(size_t(R) * F);  // [R,F]
-  c.kt.zero(dh, size_t(R) * F * sizeof(float));
-  linear2.backward(c, dh, dout, m.h, R);
+  linear2.backward(c, dh, dout, m.h, R, 0.f);
   dropout_backward(c, m.drop, dh, size_t(R) * F);
   c.kt.bias_act_backward(dh, c.P.grad(linear1.b), dh, m.pre, act, R, F);
   linear_backward(c.kt, dx, c.P.grad(linear1.W), nullptr, dh, m.x, c.P.val(linear1.W), R,

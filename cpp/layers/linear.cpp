@@ -10,8 +10,8 @@ void linear_forward(const KernelTable& kt, float* y, const float* x, const float
 }
 
 void linear_backward(const KernelTable& kt, float* dx, float* dW, float* db, const float* dy,
-                     const float* x, const float* W, int R, int in, int out) {
-  if (dx) kt.gemm(false, false, R, in, out, 1.f, dy, out, W, in, 1.f, dx, in);  // dx += dy W
+                     const float* x, const float* W, int R, int in, int out, float dx_beta) {
+  if (dx) kt.gemm(false, false, R, in, out, 1.f, dy, out, W, in, dx_beta, dx, in);  // dx = dy W + β dx
   kt.gemm(true, false, out, in, R, 1.f, dy, out, x, in, 1.f, dW, in);            // dW += dyᵀ x
   // bias_act_backward with Act::None copies dy onto itself (values unchanged) and sums rows.
   if (db) kt.bias_act_backward(const_cast<float*>(dy), db, dy, nullptr, Act::None, R, out);
@@ -28,9 +28,10 @@ void Linear::forward(const Ctx& c, float* y, const float* x, int R) const {
   linear_forward(c.kt, y, x, c.P.val(W), b >= 0 ? c.P.val(b) : nullptr, R, in, out);
 }
 
-void Linear::backward(const Ctx& c, float* dx, const float* dy, const float* x, int R) const {
+void Linear::backward(const Ctx& c, float* dx, const float* dy, const float* x, int R,
+                      float dx_beta) const {
   linear_backward(c.kt, dx, c.P.grad(W), b >= 0 ? c.P.grad(b) : nullptr, dy, x, c.P.val(W), R,
-                  in, out);
+                  in, out, dx_beta);
 }
 
 }  // namespace attnlab

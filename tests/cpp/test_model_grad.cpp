@@ -32,14 +32,7 @@ void check_model(nlohmann::json cfg, float dropout) {
     rng.reseed(11);
     return model->forward(b, train, &rng, 0.1f);
   };
-  ParamArena& P = model->params();
-  P.zero_grad();
-  loss();
-  model->backward();
-  for (const ParamInfo& p : P.list()) {
-    const int id = P.find(p.name);
-    test::check_grad(p.name, P.val(id), P.grad(id), p.numel, loss, 4);
-  }
+  test::check_model_grads(*model, loss, 4);
 }
 
 nlohmann::json small(const std::string& kind) {

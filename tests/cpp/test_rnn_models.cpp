@@ -31,14 +31,7 @@ void check_rnn(nlohmann::json cfg) {
   auto model = make_model(cfg, cpu_kernels(), 3);
   const Batch b = ragged_batch();
   auto loss = [&] { return model->forward(b, true, nullptr, 0.1f); };
-  ParamArena& P = model->params();
-  P.zero_grad();
-  loss();
-  model->backward();
-  for (const ParamInfo& p : P.list()) {
-    const int id = P.find(p.name);
-    test::check_grad(p.name, P.val(id), P.grad(id), p.numel, loss, 5);
-  }
+  test::check_model_grads(*model, loss, 5);
 }
 
 nlohmann::json small(const std::string& kind) {
@@ -139,14 +132,7 @@ void check_pointer(bool glimpse, bool permutation, const char* encoder = "lstm",
   b.targets = permutation ? std::vector<std::vector<int>>{{2, 0, 3, 1}, {0, 1, 2, 3}}
                           : std::vector<std::vector<int>>{{0, 3, 1}, {1, 2, 3, 0}};
   auto loss = [&] { return pn.forward_points(b); };
-  ParamArena& P = model->params();
-  P.zero_grad();
-  loss();
-  model->backward();
-  for (const ParamInfo& p : P.list()) {
-    const int id = P.find(p.name);
-    test::check_grad(p.name, P.val(id), P.grad(id), p.numel, loss, 5);
-  }
+  test::check_model_grads(*model, loss, 5);
 }
 
 }  // namespace

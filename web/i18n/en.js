@@ -74,7 +74,7 @@ export default {
   'mh.result': 'loss {loss} · exact {acc}%',
 
   'rev.plain': 'input in output order (copy)', 'rev.reversed': 'input reversed',
-  'rev.summary': 'Held-out loss after training: {plain} in order, {reversed} reversed (per-token accuracy {plainAcc}% vs {reversedAcc}%).',
+  'rev.summary': 'Held-out loss after training: {plain} in order, {reversed} reversed (per-token accuracy {plainAcc}% vs {reversedAcc}%; whole sequence right {plainSeq}% vs {reversedSeq}%).',
   'bn.encdec': 'RNNencdec (fixed vector)', 'bn.search': 'RNNsearch (attention)', 'bn.length': 'source length',
   'bn.accuracy': 'exact-match accuracy',
   'bn.summary': 'Sequences of 10 tokens or more: {encdec}% copied exactly without attention, {search}% with it.',

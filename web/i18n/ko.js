@@ -74,7 +74,7 @@ export default {
   'mh.result': '손실 {loss} · 완전 일치 {acc}%',
 
   'rev.plain': '출력과 같은 순서의 입력 (복사)', 'rev.reversed': '뒤집은 입력',
-  'rev.summary': '학습 후 검증 손실: 원래 순서 {plain}, 뒤집은 입력 {reversed} (토큰 정확도 {plainAcc}% 대 {reversedAcc}%).',
+  'rev.summary': '학습 후 검증 손실: 원래 순서 {plain}, 뒤집은 입력 {reversed} (토큰 정확도 {plainAcc}% 대 {reversedAcc}%, 시퀀스 전체 정답 {plainSeq}% 대 {reversedSeq}%).',
   'bn.encdec': 'RNNencdec (고정 벡터)', 'bn.search': 'RNNsearch (어텐션)', 'bn.length': '소스 길이',
   'bn.accuracy': '완전 일치 정확도',
   'bn.summary': '10토큰 이상인 시퀀스: 어텐션 없이 {encdec}%, 어텐션으로 {search}%를 정확히 복사했습니다.',

@@ -1,8 +1,9 @@
-// §3 reversal demo: two one-way RNNencdec runs race in the engine's Worker (copy vs. reversed
-// input, same sizes, seed and steps); with the demo's default settings the reversed run's
-// curve lies below the in-order one, its held-out loss is lower and it gets at least twice as
-// many whole sequences right, and the whole race finishes well within a minute. Skipped only
-// when the engine build has no model sessions.
+// §3 reversal demo: the path-length counter follows its slider and the URL hash; two one-way
+// RNNencdec runs race in the engine's Worker (copy vs. reversed input, same sizes, seed and
+// steps); with the demo's default settings the reversed run's curve lies below the in-order
+// one, its held-out loss is lower and it gets at least twice as many whole sequences right,
+// and the whole race finishes well within a minute. Skipped only when the engine build has no
+// model sessions.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -23,6 +24,12 @@ test('§3: reversed input trains faster than input in output order', async (t) =
     return t.skip('engine build without model sessions');
   }
   const demo = page.locator('[data-demo=reverse]');
+  // the path-length counter: S steps in order for the first word, 1 reversed; 2S - 1 for the last
+  assert.deepEqual(await page.evaluate(() => document.querySelector('[data-demo=reverse]').path),
+    { S: 12, plain: 12, reversed: 1, plainLast: 12, reversedLast: 23, mean: 12 });
+  await demo.locator('input[name=len]').fill('20');
+  assert.match(await demo.locator('[name=path]').textContent(), /20 recurrent steps in order, 1 reversed.*20 in order, 39 reversed/);
+  assert.match(page.url(), /reverse\.len=20/);
   const t0 = Date.now();
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=reverse] .run[data-state=done]', { timeout: 90000 });

@@ -74,6 +74,8 @@ export default {
   'mh.result': 'loss {loss} · exact {acc}%',
 
   'rev.plain': 'input in output order (copy)', 'rev.reversed': 'input reversed',
+  'rev.len': 'sentence length',
+  'rev.path': 'First source word to first prediction: {plain} recurrent steps in order, {reversed} reversed. Last source word to last prediction: {plainLast} in order, {reversedLast} reversed. Averaged over all words: {mean} either way.',
   'rev.summary': 'Held-out loss after training: {plain} in order, {reversed} reversed (per-token accuracy {plainAcc}% vs {reversedAcc}%; whole sequence right {plainSeq}% vs {reversedSeq}%).',
   'bn.encdec': 'RNNencdec (fixed vector)', 'bn.search': 'RNNsearch (attention)', 'bn.length': 'source length',
   'bn.accuracy': 'exact-match accuracy',

@@ -74,6 +74,8 @@ export default {
   'mh.result': '손실 {loss} · 완전 일치 {acc}%',
 
   'rev.plain': '출력과 같은 순서의 입력 (복사)', 'rev.reversed': '뒤집은 입력',
+  'rev.len': '문장 길이',
+  'rev.path': '원문 첫 단어에서 첫 예측까지: 원래 순서로는 순환 {plain}단계, 뒤집으면 {reversed}단계. 원문 마지막 단어에서 마지막 예측까지: 원래 순서로는 {plainLast}단계, 뒤집으면 {reversedLast}단계. 모든 단어를 평균하면 어느 쪽이든 {mean}단계입니다.',
   'rev.summary': '학습 후 검증 손실: 원래 순서 {plain}, 뒤집은 입력 {reversed} (토큰 정확도 {plainAcc}% 대 {reversedAcc}%, 시퀀스 전체 정답 {plainSeq}% 대 {reversedSeq}%).',
   'bn.encdec': 'RNNencdec (고정 벡터)', 'bn.search': 'RNNsearch (어텐션)', 'bn.length': '소스 길이',
   'bn.accuracy': '완전 일치 정확도',

@@ -7,6 +7,7 @@
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "io/safetensors.hpp"
+#include "models/transformer.hpp"
 #include "train/decode.hpp"
 
 namespace attnlab::api {
@@ -250,8 +251,36 @@ Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {
   return out;
 }
 
-Inspection Session::inspect(const Rows& src, const Rows& tgt) {
+namespace {
+
+// Lifts a Transformer's causal mask while alive; restores it on every exit path.
+class Unmasked {
+ public:
+  explicit Unmasked(Transformer* t) : t_(t) {
+    if (t_) t_->set_causal(false);
+  }
+  ~Unmasked() {
+    if (t_) t_->set_causal(true);
+  }
+  Unmasked(const Unmasked&) = delete;
+  Unmasked& operator=(const Unmasked&) = delete;
+
+ private:
+  Transformer* t_;
+};
+
+}  // namespace
+
+Inspection Session::inspect(const Rows& src, const Rows& tgt, bool causal) {
   AL_CHECK(!src.empty(), "inspect: no source rows");
+  Transformer* unmask = nullptr;
+  if (!causal) {
+    unmask = dynamic_cast<Transformer*>(model_.get());
+    const std::string kind = model_->config().value("model", std::string());
+    AL_CHECK(unmask && kind != "encoder",
+             "inspect: causal = false applies to a Transformer decoder (\"transformer\" or "
+             "\"lm\"), not to a \"" << kind << "\" model");
+  }
   Inspection r;
   r.tgt = tgt.empty() ? decode(src, 1, 0, 0.6f) : tgt;
   AL_CHECK(r.tgt.size() == src.size(), "inspect: need as many target rows as source rows");
@@ -260,7 +289,10 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt) {
   std::vector<Example> ex;
   for (size_t i = 0; i < src.size(); ++i) ex.push_back({src[i], r.tgt[i]});
   const Batch b = make_batch(ex);
-  model_->forward(b, false, nullptr, 0.f);
+  {
+    const Unmasked lifted(unmask);
+    model_->forward(b, false, nullptr, 0.f);
+  }
   r.B = b.B;
   r.T = b.T;
   r.V = model_->out_vocab();

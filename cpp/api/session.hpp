@@ -54,7 +54,10 @@ class Session {
   TrainChunk train_batch(const Rows& src, const Rows& tgt);  // on given ids (no bos/eos)
   EvalResult evaluate(int samples, uint64_t seed);
   Rows decode(const Rows& src, int beam, int max_len, float alpha);
-  Inspection inspect(const Rows& src, const Rows& tgt);
+  // One teacher-forced pass (tgt empty: the greedy decoding). causal = false lifts the causal
+  // mask of a Transformer's target-side self-attention for this pass only, so position i also
+  // sees later targets (the leak the mask prevents); the model is causal again afterwards.
+  Inspection inspect(const Rows& src, const Rows& tgt, bool causal = true);
   Examples examples(int n, Split split, uint64_t seed) const;
   std::vector<uint8_t> save();
   Model& model() { return *model_; }

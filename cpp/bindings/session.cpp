@@ -86,9 +86,9 @@ class JsSession {
   val decode(val src, int beam, int max_len, double alpha) {
     return guarded([&] { return rows_to_js(s_->decode(to_rows(src, "src"), beam, max_len, float(alpha))); });
   }
-  val inspect(val src, val tgt) {
+  val inspect(val src, val tgt, bool causal) {
     return guarded([&] {
-      const attnlab::api::Inspection in = s_->inspect(to_rows(src, "src"), to_rows(tgt, "tgt"));
+      const attnlab::api::Inspection in = s_->inspect(to_rows(src, "src"), to_rows(tgt, "tgt"), causal);
       val o = val::object();
       o.set("B", in.B);
       o.set("T", in.T);

@@ -28,9 +28,13 @@ void BiGru::forward(const KernelTable& K, const BiGruParams& P, float* h, const 
     dxr_ = c.take(sb * Ci);
     if (pass == 0 && c.used() > buf_.size()) buf_ = Buffer(K, c.used());
   }
-  reverse(K, xr_, x, Ci);
   f_.forward(K, P.fwd, hf_, x, nullptr, S, B, Ci, C);
-  r_.forward(K, P.bwd, hr_, xr_, nullptr, S, B, Ci, C);
+  if (both_) {
+    reverse(K, xr_, x, Ci);
+    r_.forward(K, P.bwd, hr_, xr_, nullptr, S, B, Ci, C);
+  } else {
+    K.zero(hr_, sb * C * sizeof(float));
+  }
   // h[s,b] = [hf[s,b] ; hr[L_b-1-s, b]]
   const size_t row = size_t(C) * sizeof(float);
   for (int b = 0; b < B; ++b)
@@ -43,6 +47,7 @@ void BiGru::forward(const KernelTable& K, const BiGruParams& P, float* h, const 
 }
 
 // Both directions receive their half of dh (the backward one re-reversed); dx sums the two.
+// One-way: the h<- half of dh is dropped.
 void BiGru::backward(const KernelTable& K, const BiGruParams& P, const BiGruParams& dP, float* dx,
                      const float* dh, const float* x) {
   const int S = S_, B = B_, C = C_, Ci = Ci_;
@@ -55,6 +60,7 @@ void BiGru::backward(const KernelTable& K, const BiGruParams& P, const BiGruPara
       K.copy(dhr_ + (size_t(from) * B + b) * C, g + C, row);
     }
   f_.backward(K, P.fwd, dP.fwd, dx, nullptr, dhf_, hf_, x, S, B, Ci, C);
+  if (!both_) return;
   r_.backward(K, P.bwd, dP.bwd, dx ? dxr_ : nullptr, nullptr, dhr_, hr_, xr_, S, B, Ci, C);
   if (!dx) return;
   // dx[s] += dxr[L-1-s]: reverse into the spare buffer, then add.

@@ -3,6 +3,8 @@
 // their own lengths L_b <= S (time-major, padded at the end): the backward GRU reads each one
 // reversed within its length, so h<-_1 summarizes exactly x_1..x_L. Positions past L_b hold
 // values the caller must mask. Parameter gradients accumulate; dx is assigned.
+// With the backward direction off (set_bidirectional(false)) only the forward GRU runs and the
+// h<- half of every annotation is 0: a one-way encoder as in Sutskever et al. (2014).
 #pragma once
 #include <vector>
 
@@ -38,6 +40,9 @@ class BiGru {
   // dh [S,B,2C] gradient on h (read only); dx [S,B,Ci] assigned (may be null).
   void backward(const KernelTable& K, const BiGruParams& P, const BiGruParams& dP, float* dx,
                 const float* dh, const float* x);
+  // Whether the backward GRU runs (default); when off it is skipped and its parameters
+  // receive no gradient.
+  void set_bidirectional(bool on) { both_ = on; }
   // The fixed-length summary [h->_{L_b} ; h<-_1] of each sequence: out [B,2C].
   void summary(const KernelTable& K, float* out, const float* h) const;
   // dh [S,B,2C] += the gradient dout [B,2C] of summary().
@@ -52,6 +57,7 @@ class BiGru {
         *dxr_ = nullptr;
   std::vector<int> len_;
   int S_ = 0, B_ = 0, Ci_ = 0, C_ = 0;
+  bool both_ = true;
 };
 
 }  // namespace attnlab

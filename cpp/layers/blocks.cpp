@@ -43,14 +43,14 @@ void DecoderLayer::declare(ParamArena& P, const std::string& prefix, const Layer
 }
 
 float* DecoderLayer::forward(const Ctx& c, DecoderLayerCache& m, const float* x,
-                             const float* memory, const uint8_t* tgt_pad,
-                             const uint8_t* mem_pad, int B, int T, int S) const {
+                             const float* memory, const uint8_t* tgt_pad, const uint8_t* mem_pad,
+                             bool causal, int B, int T, int S) const {
   m.B = B;
   m.T = T;
   m.S = S;
   const int R = B * T;
   const float* in = res1.enter(c, m.r1, x, R);
-  self_attn.forward(c, m.sa, m.r1.sub, in, nullptr, tgt_pad, true, B, T, T);
+  self_attn.forward(c, m.sa, m.r1.sub, in, nullptr, tgt_pad, causal, B, T, T);
   const float* h = res1.leave(c, m.r1, R);
   in = res2.enter(c, m.r2, h, R);
   multihead_attn.forward(c, m.ca, m.r2.sub, in, memory, mem_pad, false, B, T, S);

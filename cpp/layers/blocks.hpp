@@ -50,8 +50,10 @@ struct DecoderLayer {
   FeedForward ff;
   Residual res1, res2, res3;
   void declare(ParamArena& P, const std::string& prefix, const LayerOptions& o);
+  // causal: mask key j > query i in the self-attention (always on except for inspection).
   float* forward(const Ctx& c, DecoderLayerCache& m, const float* x, const float* memory,
-                 const uint8_t* tgt_pad, const uint8_t* mem_pad, int B, int T, int S) const;
+                 const uint8_t* tgt_pad, const uint8_t* mem_pad, bool causal, int B, int T,
+                 int S) const;
   // Returns dx (assigned); adds the memory gradient into dmemory.
   float* backward(const Ctx& c, DecoderLayerCache& m, float* dmemory, const float* dy) const;
 };

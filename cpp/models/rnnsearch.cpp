@@ -21,6 +21,9 @@ RnnSearchConfig RnnSearchConfig::from_json(const nlohmann::json& j) {
   c.attn = json_int(j, "attn", c.hidden, 1, 4096);
   c.score = json_string(j, "score", c.score);
   AL_CHECK(c.score == "additive" || c.score == "dot", "score must be additive or dot");
+  c.encoder = json_string(j, "encoder", c.encoder);
+  AL_CHECK(c.encoder == "bigru" || c.encoder == "gru",
+           "encoder must be bigru or gru, got " << c.encoder);
   c.pad_id = json_int(j, "pad_id", 0, 0, c.tgt_vocab - 1);
   c.bos_id = json_int(j, "bos_id", 1, 0, c.tgt_vocab - 1);
   c.eos_id = json_int(j, "eos_id", 2, 0, c.tgt_vocab - 1);
@@ -30,8 +33,8 @@ RnnSearchConfig RnnSearchConfig::from_json(const nlohmann::json& j) {
 nlohmann::json RnnSearchConfig::to_json() const {
   return {{"model", model},   {"src_vocab", src_vocab}, {"tgt_vocab", tgt_vocab},
           {"emb", emb},       {"hidden", hidden},       {"attn", attn},
-          {"score", score},   {"pad_id", pad_id},       {"bos_id", bos_id},
-          {"eos_id", eos_id}};
+          {"score", score},   {"encoder", encoder},     {"pad_id", pad_id},
+          {"bos_id", bos_id}, {"eos_id", eos_id}};
 }
 
 RnnSearch::RnnSearch(const RnnSearchConfig& cfg, const KernelTable& kt, uint64_t seed)
@@ -43,6 +46,7 @@ RnnSearch::RnnSearch(const RnnSearchConfig& cfg, const KernelTable& kt, uint64_t
   src_embed_.declare(P, "src_embed.weight", cfg.src_vocab, E, false);
   tgt_embed_.declare(P, "tgt_embed.weight", cfg.tgt_vocab, E, false);
   enc_ids_.declare(P, "encoder", E, C);
+  enc_.set_bidirectional(cfg.encoder == "bigru");
   init_W_ = P.add("init.W", {2 * C, C}, Init::Uniform, 1.f / std::sqrt(float(2 * C)));
   init_b_ = P.add("init.b", {C}, Init::Zeros);
   if (attends()) att_ids_.declare(P, "attention", C, 2 * C, cfg.attn);

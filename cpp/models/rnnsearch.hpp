@@ -3,8 +3,11 @@
 //   c_i = sum_j alpha_ij h_j,  s_i = GRU(s_{i-1}, [E y_{i-1}; c_i]),
 //   logits_i = [s_i; c_i; E y_{i-1}] Wo + bo,  s_0 = tanh([h->_L; h<-_1] Wi + bi).
 // RNNencdec is the same decoder with the fixed context c_i = [h->_L; h<-_1] (no attention).
+// encoder "gru" turns the backward direction off (h<- = 0): the source is read once, left to
+// right, as by the LSTM encoder of Sutskever et al. (2014); "bigru" (default) reads both ways.
 // Buffers are time-major ([T,B,.], [S,B,.]); logits() and attention() return batch-major copies.
-// Config keys: model, src_vocab, tgt_vocab, emb, hidden, attn, score, pad_id, bos_id, eos_id.
+// Config keys: model, src_vocab, tgt_vocab, emb, hidden, attn, score, encoder, pad_id, bos_id,
+// eos_id.
 #pragma once
 #include <vector>
 
@@ -20,6 +23,7 @@ struct RnnSearchConfig {
   int src_vocab = 16, tgt_vocab = 16;
   int emb = 32, hidden = 64, attn = 64;
   std::string score = "additive";  // "additive" | "dot"
+  std::string encoder = "bigru";   // "bigru" | "gru" (forward direction only)
   int pad_id = 0, bos_id = 1, eos_id = 2;
   static RnnSearchConfig from_json(const nlohmann::json& j);
   nlohmann::json to_json() const;

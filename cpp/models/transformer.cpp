@@ -106,7 +106,7 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
     float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, tgt_, B, T_);
     dec_c_.resize(dec_.size());
     for (size_t l = 0; l < dec_.size(); ++l)
-      y = dec_[l].forward(c, dec_c_[l], y, memory, tgt_pad, src_pad, B, T_, S_);
+      y = dec_[l].forward(c, dec_c_[l], y, memory, tgt_pad, src_pad, causal_, B, T_, S_);
     hidden_ = ws_.floats(size_t(B) * T_ * C);
     dec_norm_.forward(c, dec_norm_c_, hidden_, y, B * T_);
   } else if (cfg_.model == "lm") {
@@ -128,7 +128,8 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
     const uint8_t* kpad = pad_mask(c, tgt_);
     float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, tgt_, B, L_);
     lm_c_.resize(lm_.size());
-    for (size_t l = 0; l < lm_.size(); ++l) y = lm_[l].forward(c, lm_c_[l], y, kpad, true, B, L_);
+    for (size_t l = 0; l < lm_.size(); ++l)
+      y = lm_[l].forward(c, lm_c_[l], y, kpad, causal_, B, L_);
     hidden_ = ws_.floats(size_t(B) * L_ * C);
     dec_norm_.forward(c, dec_norm_c_, hidden_, y, B * L_);
   } else {

@@ -29,6 +29,10 @@ class Transformer : public Model {
   std::vector<AttentionMap> attention() const override;
   std::vector<std::pair<std::string, int>> aliases() const override;
   const TransformerConfig& cfg() const { return cfg_; }
+  // Whether the target-side self-attention (decoder / LM) masks later positions. Only an
+  // inspection turns it off, to show what the mask prevents; training and decoding need it on.
+  bool causal() const { return causal_; }
+  void set_causal(bool on) { causal_ = on; }
 
  private:
   // One embedded, encoded stack: src side (encoder) or tgt side (decoder / LM). `dev_ids`
@@ -40,6 +44,7 @@ class Transformer : public Model {
   uint8_t* pad_mask(const Ctx& c, const std::vector<int32_t>& ids) const;
 
   TransformerConfig cfg_;
+  bool causal_ = true;
   Embedding src_embed_, tgt_embed_;
   PositionalEncoding src_pos_, tgt_pos_;
   std::vector<EncoderLayer> enc_, lm_;

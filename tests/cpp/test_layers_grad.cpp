@@ -174,7 +174,7 @@ TEST_CASE("grad: encoder and decoder layers, post-LN and pre-LN residuals", "[gr
     h.check(size_t(B * T * C),
             [&] {
               const float* mem = enc.forward(h.ctx(), ec, x.data(), spad.data(), false, B, S);
-              return dec.forward(h.ctx(), dc, y.data(), mem, tpad.data(), spad.data(), B, T, S);
+              return dec.forward(h.ctx(), dc, y.data(), mem, tpad.data(), spad.data(), true, B, T, S);
             },
             [&](const float* dout) {
               float* dmem = h.ws.floats(size_t(B * S * C));

@@ -51,6 +51,38 @@ TEST_CASE("grad: RNNsearch with dot-product attention", "[grad]") {
 
 TEST_CASE("grad: RNNencdec (fixed context vector)", "[grad]") { check_rnn(small("rnnencdec")); }
 
+TEST_CASE("grad: RNNencdec with a one-way GRU encoder", "[grad]") {
+  nlohmann::json c = small("rnnencdec");
+  c["encoder"] = "gru";
+  check_rnn(c);
+}
+
+TEST_CASE("one-way encoder: the backward GRU's weights no longer reach the output", "[grad]") {
+  for (const std::string enc : {"bigru", "gru"}) {
+    nlohmann::json c = small("rnnencdec");
+    c["encoder"] = enc;
+    auto model = make_model(c, cpu_kernels(), 5);
+    CHECK(model->config()["encoder"] == enc);
+    const Batch b = ragged_batch();
+    model->forward(b, false, nullptr, 0.f);
+    const std::vector<float> before = model->logits();
+    ParamArena& P = model->params();
+    for (const ParamInfo& p : P.list())
+      if (p.name.rfind("encoder.bwd", 0) == 0)
+        for (long i = 0; i < p.numel; ++i) P.val(P.find(p.name))[i] += 0.5f;
+    model->forward(b, false, nullptr, 0.f);
+    const std::vector<float> after = model->logits();
+    float moved = 0;
+    for (size_t i = 0; i < before.size(); ++i) moved = std::max(moved, std::abs(after[i] - before[i]));
+    INFO(enc);
+    if (enc == "gru") CHECK(moved == 0.f);
+    else CHECK(moved > 1e-3f);
+  }
+  nlohmann::json bad = small("rnnencdec");
+  bad["encoder"] = "lstm";
+  CHECK_THROWS_WITH(make_model(bad, cpu_kernels(), 1), Catch::Contains("encoder must be"));
+}
+
 TEST_CASE("RNNsearch: alignment rows are distributions over the real source", "[model]") {
   auto model = make_model(small("rnnsearch"), cpu_kernels(), 3);
   const Batch b = ragged_batch();

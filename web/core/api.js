@@ -23,7 +23,8 @@ export class Session {
   // Decodes each source row; beam > 1 uses beam search (one row at a time).
   decode(src, { beam = 1, maxLen = 0, alpha = 0.6 } = {}) { return this.handle.decode(src, beam, maxLen, alpha); }
   // Inspection of one teacher-forced pass: {logits, V, T, maps: [{name, B, H, T, S, weights}]}.
-  inspect(src, tgt) { return this.handle.inspect(src, tgt ?? []); }
+  // {causal: false} lifts a Transformer decoder's causal mask for this pass only.
+  inspect(src, tgt, { causal = true } = {}) { return this.handle.inspect(src, tgt ?? [], causal !== false); }
   // Examples from the task: {src: [[ids]], tgt: [[ids]], srcText: [..], tgtText: [..]}.
   examples(n = 4, { split = 'test', seed = 7 } = {}) { return this.handle.examples(n, split, seed); }
   // The checkpoint as .safetensors bytes (the same format the native CLI writes).

@@ -37,7 +37,7 @@ export class RemoteSession extends Emitter {
   trainBatch(src, tgt) { return this.call('trainBatch', src, tgt); }
   evaluate(samples, seed) { return this.call('evaluate', samples, seed); }
   decode(src, opts) { return this.call('decode', src, opts); }
-  inspect(src, tgt) { return this.call('inspect', src, tgt); }
+  inspect(src, tgt, opts) { return this.call('inspect', src, tgt, opts); }
   examples(n, opts) { return this.call('examples', n, opts); }
   save() { return this.call('save'); }
   async refreshInfo() { this.info = await this.call('info'); return this.info; }

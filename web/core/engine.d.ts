@@ -66,6 +66,9 @@ export interface Inspection {
 export interface Examples { src: number[][]; tgt: number[][]; srcText: string[]; tgtText: string[] }
 export type Rows = number[][] | Int32Array[];
 export interface DecodeOptions { beam?: number; maxLen?: number; alpha?: number }
+// causal: false computes a Transformer decoder's self-attention without its causal mask for this
+// one pass (key padding still applies); training and decoding always stay causal.
+export interface InspectOptions { causal?: boolean }
 
 // Pointer networks (model "pointer"; tasks convex-hull, tsp, sort): config
 // {model: {model: 'pointer', hidden, glimpse, embed, attn, encoder: 'lstm' | 'rpw', process_steps}, task, task_options: {n_min, n_max}, seed, train: {batch, lr, clip}}.
@@ -112,7 +115,7 @@ export declare class RemoteSession {
   trainBatch(src: Rows, tgt?: Rows): Promise<TrainResult>;
   evaluate(samples?: number, seed?: number): Promise<EvalResult>;
   decode(src: Rows, opts?: DecodeOptions): Promise<number[][]>;
-  inspect(src: Rows, tgt?: Rows): Promise<Inspection>;
+  inspect(src: Rows, tgt?: Rows, opts?: InspectOptions): Promise<Inspection>;
   examples(n?: number, opts?: { split?: 'train' | 'test'; seed?: number }): Promise<Examples>;
   save(): Promise<Uint8Array>;           // .safetensors bytes
   refreshInfo(): Promise<SessionInfo>;
@@ -157,7 +160,7 @@ export interface Session {
   trainBatch(src: Rows, tgt?: Rows): TrainResult;
   evaluate(samples?: number, seed?: number): EvalResult;
   decode(src: Rows, opts?: DecodeOptions): number[][];
-  inspect(src: Rows, tgt?: Rows): Inspection;
+  inspect(src: Rows, tgt?: Rows, opts?: InspectOptions): Inspection;
   examples(n?: number, opts?: { split?: 'train' | 'test'; seed?: number }): Examples;
   save(): Uint8Array;
   dispose(): void;

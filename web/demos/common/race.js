@@ -1,5 +1,7 @@
 // Several models trained side by side in the engine's Worker, interleaved chunk by chunk so
-// their loss curves grow together: run step k trains every model `chunk` steps. Built on
+// their loss curves grow together: run step k trains every model `chunk` steps, and each curve
+// point is the mean training loss of that chunk (one batch's loss alone is too noisy to compare
+// curves by). Built on
 // createRun (start / pause / resume / reset, progress, step · loss). `configs()` returns the
 // session configs; `finish(sessions)` runs once after the last chunk (held-out evaluation).
 import { createRun } from './run.js';
@@ -17,7 +19,7 @@ export function raceRun(el, ctx, { configs, steps, chunk = 25, onChunk, finish, 
       let last = null;
       for (let m = 0; m < sessions.length; m++) {
         const r = await sessions[m].train(Math.min(chunk, steps - k * chunk), { chunkMs: 40 });
-        const loss = r.losses[r.losses.length - 1];
+        const loss = r.losses.reduce((a, b) => a + b, 0) / r.losses.length;
         curves[m].push({ step: r.step, loss });
         last = loss;
       }

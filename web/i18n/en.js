@@ -85,6 +85,14 @@ export default {
   'pg.task': 'task', 'pg.size': 'size', 'pg.size.small': 'small', 'pg.size.medium': 'medium', 'pg.steps': 'steps',
   'pg.export': 'Export weights (.safetensors)', 'pg.import': 'Import a checkpoint',
   'pg.exported': 'Saved {kb} KiB.', 'pg.imported': '{name}: {params} parameters; held-out loss {loss}, exact {acc}%.',
+  'pg.model.pointer': 'Pointer network (Ptr-Net)', 'pg.end': 'end', 'pg.evaluating': 'Measuring on held-out data…',
+  'pg.pointer.heatmap': 'Pointer distributions: one row per output step, one column per input point, the last column is the end mark',
+  'pg.pointer.example': 'Held-out {task} set of {n} points. Exact answer: {target}. The network says: {order}.',
+  'pg.metrics.seq': 'Held-out, {n} examples: loss {loss}, {tok}% of tokens right, {acc}% of sequences exactly right.',
+  'pg.metrics.hull': 'Held-out, {n} point sets: {acc}% exact hulls, area coverage {cover}%, {invalid}% not a simple polygon.',
+  'pg.metrics.tsp': 'Held-out, {n} point sets: {acc}% optimal tours, mean tour length {tour} against {opt} for the optimum.',
+  'pg.metrics.sort': 'Held-out, {n} sets of numbers: {acc}% put in exactly the right order.',
+  'pg.imported.pointer': '{name}: a pointer network for {task}, {params} parameters.',
 
   'order.random': 'input as drawn (random order)', 'order.ascending': 'input already ascending', 'order.descending': 'input descending',
 

@@ -85,6 +85,14 @@ export default {
   'pg.task': '과제', 'pg.size': '크기', 'pg.size.small': '작게', 'pg.size.medium': '중간', 'pg.steps': '스텝 수',
   'pg.export': '가중치 내보내기 (.safetensors)', 'pg.import': '체크포인트 불러오기',
   'pg.exported': '{kb} KiB를 저장했습니다.', 'pg.imported': '{name}: 파라미터 {params}개, 검증 손실 {loss}, 완전 일치 {acc}%.',
+  'pg.model.pointer': '포인터 네트워크 (Ptr-Net)', 'pg.end': '끝', 'pg.evaluating': '학습에 쓰지 않은 데이터로 재는 중…',
+  'pg.pointer.heatmap': '포인터 분포: 행은 출력 스텝, 열은 입력 점이며 마지막 열은 끝 표시',
+  'pg.pointer.example': '학습에 쓰지 않은 {task} 점 {n}개. 정답: {target}. 네트워크의 답: {order}.',
+  'pg.metrics.seq': '학습에 쓰지 않은 예 {n}개: 손실 {loss}, 맞힌 토큰 {tok}%, 통째로 맞힌 시퀀스 {acc}%.',
+  'pg.metrics.hull': '학습에 쓰지 않은 점 집합 {n}개: 정확한 껍질 {acc}%, 넓이 비율 {cover}%, 단순 다각형이 아닌 답 {invalid}%.',
+  'pg.metrics.tsp': '학습에 쓰지 않은 점 집합 {n}개: 최적 경로 {acc}%, 평균 경로 길이 {tour} (최적은 {opt}).',
+  'pg.metrics.sort': '학습에 쓰지 않은 수 집합 {n}개: 순서를 완전히 맞힌 비율 {acc}%.',
+  'pg.imported.pointer': '{name}: {task}용 포인터 네트워크, 파라미터 {params}개.',
 
   'order.random': '뽑힌 그대로의 입력 (무작위 순서)', 'order.ascending': '이미 오름차순인 입력', 'order.descending': '내림차순 입력',
 

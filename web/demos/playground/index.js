@@ -1,25 +1,36 @@
-// The playground: pick a model (Transformer or RNNsearch), a task and a size; the engine's
-// Worker trains it while the page draws the loss and the model's attention on one held-out
-// example (the RNNsearch alignment, or the Transformer's last cross-attention, heads averaged).
-// The weights export as .safetensors (the CLI's format) and a checkpoint trained natively with
-// `attn train` imports the same way. State: playground.model/.task/.size/.steps/.seed.
+// The playground: pick a model (Transformer, RNNsearch or pointer network), a task and a size;
+// the engine's Worker trains it while the page draws the loss and the model's attention on one
+// held-out example (the RNNsearch alignment, the Transformer's last cross-attention with heads
+// averaged, or the pointer network's distributions over the input points), then the engine's
+// held-out metrics. The weights export as .safetensors (the CLI's format) and a checkpoint
+// trained natively with `attn train` imports the same way. State: playground.model/.task/.size/
+// .steps/.seed; a task the model does not have falls back to its first task.
+// On the element: el.map (the drawn matrix), el.example, el.losses (every step's), el.metrics,
+// el.imported ({info, metrics} of the last imported checkpoint).
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import '../../viz/heatmap.js';
+import { checkpointModel } from '../../core/api.js';
 import { sessionRun } from '../common/session.js';
 import { tokenLabels } from '../common/maps.js';
 import { headMatrix, vocabFrom } from '../common/heads.js';
+import { POINTER_TASKS, pointerConfig, pointerExample, pointerMap, exampleText, metricsText } from './pointer.js';
 
-const MODELS = ['transformer', 'rnnsearch'];
-const TASKS = { copy: { min_len: 3, max_len: 10, symbols: 10 }, reverse: { min_len: 3, max_len: 10, symbols: 10 }, sort: { min_len: 3, max_len: 10, symbols: 10 },
-  phrases: { n_min: 2, n_max: 6 }, dates: {} };
+const MODELS = ['transformer', 'rnnsearch', 'pointer'];
+const SEQ_TASKS = { reverse: { min_len: 3, max_len: 10, symbols: 10 }, copy: { min_len: 3, max_len: 10, symbols: 10 },
+  sort: { min_len: 3, max_len: 10, symbols: 10 }, phrases: { n_min: 2, n_max: 6 }, dates: {} };
+const TASKS = { transformer: SEQ_TASKS, rnnsearch: SEQ_TASKS, pointer: POINTER_TASKS };
 const SIZES = { small: { d_model: 32, heads: 2, d_ff: 64, layers: 1, hidden: 32 }, medium: { d_model: 64, heads: 4, d_ff: 128, layers: 2, hidden: 64 } };
+const EVAL = { samples: 200, seed: 5 };
 
-function modelConfig(kind, size) {
+function sessionConfig({ model, task, size, seed }) {
+  if (model === 'pointer') return pointerConfig(task, size, seed);
   const z = SIZES[size];
-  return kind === 'transformer'
+  const m = model === 'transformer'
     ? { model: 'transformer', d_model: z.d_model, heads: z.heads, d_ff: z.d_ff, enc_layers: z.layers, dec_layers: z.layers, dropout: 0 }
     : { model: 'rnnsearch', emb: z.hidden / 2, hidden: z.hidden, attn: z.hidden };
+  return { model: m, task, task_options: SEQ_TASKS[task], seed,
+    train: { batch: 32, schedule: 'constant', lr: model === 'transformer' ? 0.003 : 0.01, clip: 1 } };
 }
 
 // The map to draw: the RNNsearch alignment, else the last decoder cross-attention.
@@ -29,22 +40,28 @@ function pickMap(data) {
   return m ? { T: m.T, S: m.S, weights: headMatrix(m, m.H > 1 ? -1 : 0) } : null;
 }
 
+const taskOptions = (model) => Object.keys(TASKS[model]).map((k) => `<option value="${k}">${k}</option>`).join('');
+
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
   const { read, store } = ctx;
-  const state = { model: read.str('model', 'rnnsearch', MODELS), task: read.str('task', 'reverse', Object.keys(TASKS)),
-    size: read.str('size', 'small', Object.keys(SIZES)), steps: read.num('steps', 600, 50, 20000), seed: read.num('seed', 1, 0, 1e9) };
+  const model = read.str('model', 'rnnsearch', MODELS);
+  const tasks = Object.keys(TASKS[model]);
+  const state = { model, task: read.str('task', tasks[0], tasks), size: read.str('size', 'small', Object.keys(SIZES)),
+    steps: read.num('steps', 600, 50, 20000), seed: read.num('seed', 1, 0, 1e9) };
+  if (store.get('task') !== null && store.get('task') !== state.task) store.set({ task: state.task });
   el.innerHTML = `
     <div class="controls">
       <label><span data-i18n="pg.model"></span> <select name="model">${MODELS.map((m) => `<option value="${m}" data-i18n="pg.model.${m}"></option>`).join('')}</select></label>
-      <label><span data-i18n="pg.task"></span> <select name="task">${Object.keys(TASKS).map((k) => `<option value="${k}">${k}</option>`).join('')}</select></label>
+      <label><span data-i18n="pg.task"></span> <select name="task">${taskOptions(state.model)}</select></label>
       <label><span data-i18n="pg.size"></span> <select name="size">${Object.keys(SIZES).map((k) => `<option value="${k}" data-i18n="pg.size.${k}"></option>`).join('')}</select></label>
       <label><span data-i18n="pg.steps"></span> <input type="number" name="steps" min="50" max="20000" step="50"></label>
     </div>
     <div class="run-host"></div>
     <p class="readout" name="example"></p>
-    <div class="demo-row"><div class="chart-host"></div><al-heatmap data-i18n-aria="bahdanau.heatmap"></al-heatmap></div>
+    <div class="demo-row"><div class="chart-host"></div><al-heatmap></al-heatmap></div>
+    <p class="readout" name="metrics" aria-live="polite"></p>
     <div class="controls">
       <button type="button" name="export" data-i18n="pg.export" disabled></button>
       <label class="file"><span data-i18n="pg.import"></span> <input type="file" name="import" accept=".safetensors"></label>
@@ -54,33 +71,80 @@ export async function mount(el, ctx) {
   for (const k of ['model', 'task', 'size', 'steps']) $(k).value = state[k];
   const heat = el.querySelector('al-heatmap');
   const chart = lineChart(el.querySelector('.chart-host'), { series: [{ label: t('bahdanau.loss') }], xLabel: t('bahdanau.step'), height: 200 });
-  let example = null, word = null, points = [], session = null;
+  let example = null, word = null, points = [], session = null, last = null;
+  el.losses = [];
+
+  const isPointer = () => state.model === 'pointer';
+  function labelHeatmap() {
+    heat.dataset.i18nAria = isPointer() ? 'pg.pointer.heatmap' : 'bahdanau.heatmap';
+    heat.setAttribute('aria-label', t(heat.dataset.i18nAria));
+  }
 
   function drawMap(data) {
+    last = data;
+    if (!example) return;
+    if (isPointer()) {
+      const m = pointerMap(data, example);
+      if (!m) return;
+      heat.set(m.weights, m.T, m.S, { rowLabels: m.rowLabels, colLabels: m.colLabels });
+      $('example').textContent = exampleText(example, m.order, state.task);
+      el.map = m;
+      return;
+    }
     const m = pickMap(data);
-    if (!m || !example) return;
+    if (!m) return;
     heat.set(m.weights, m.T, m.S, { rowLabels: ['', ...example.tgt.map(word)].slice(1).concat('</s>').slice(0, m.T), colLabels: tokenLabels(example.srcText, m.S, example.src) });
     el.map = m;
   }
 
+  async function seqExample(s) {
+    const pool = await s.examples(16, { split: 'test', seed: 4 });
+    word = vocabFrom(pool);
+    example = { src: pool.src[0], tgt: pool.tgt[0], srcText: pool.srcText[0], tgtText: pool.tgtText[0] };
+    $('example').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText });
+    return { src: [example.src], tgt: [example.tgt] };
+  }
+
+  async function evaluate(s) {
+    $('metrics').textContent = t('pg.evaluating');
+    const ev = await s.evaluate(EVAL.samples, EVAL.seed);
+    el.metrics = ev;
+    $('metrics').textContent = metricsText(ev, state.task);
+  }
+
   const run = sessionRun(el.querySelector('.run-host'), ctx, {
     steps: state.steps,
-    config: () => ({ model: modelConfig(state.model, state.size), task: state.task, task_options: TASKS[state.task], seed: state.seed,
-      train: { batch: 32, schedule: 'constant', lr: state.model === 'transformer' ? 0.003 : 0.01, clip: 1 } }),
+    config: () => sessionConfig(state),
     async snapshot(s) {
-      const pool = await s.examples(16, { split: 'test', seed: 4 });
-      word = vocabFrom(pool);
-      example = { src: pool.src[0], tgt: pool.tgt[0], srcText: pool.srcText[0], tgtText: pool.tgtText[0] };
-      $('example').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText });
-      return { src: [example.src], tgt: [example.tgt] };
+      if (!isPointer()) return seqExample(s);
+      example = await pointerExample(s, state.task);
+      el.example = example;
+      $('example').textContent = exampleText(example, null, state.task);
+      return { src: example.x, tgt: example.n };
     },
     onStart(s) { session = s; $('export').disabled = false; },
-    onProgress(p) { points.push([p.step, p.loss]); chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]); },
+    onProgress(p) {
+      points.push([p.step, p.loss]);
+      el.losses.push(...p.losses);
+      chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
+    },
     onSnapshot: (data) => drawMap(data),
-    onReset() { points = []; chart.set([], [[]]); heat.set([], 0, 0); session = null; $('export').disabled = true; },
+    onDone: (s) => evaluate(s).catch((e) => { $('metrics').textContent = t('engine.error', { message: e.message }); }),
+    onReset() {
+      points = []; chart.set([], [[]]); heat.set([], 0, 0); session = null; example = null; last = null;
+      el.map = null; el.example = null; el.metrics = null; el.losses = [];
+      $('export').disabled = true; $('example').textContent = ''; $('metrics').textContent = '';
+    },
   });
   for (const k of ['model', 'task', 'size', 'steps']) $(k).addEventListener('change', async () => {
+    const before = TASKS[state.model];
     state[k] = k === 'steps' ? Math.max(50, Number($(k).value) || 600) : $(k).value;
+    if (k === 'model' && TASKS[state.model] !== before) {
+      $('task').innerHTML = taskOptions(state.model);
+      state.task = Object.keys(TASKS[state.model])[0];
+      $('task').value = state.task;
+      labelHeatmap();
+    }
     run.steps = state.steps;
     store.set(state);
     await run.reset();
@@ -97,18 +161,34 @@ export async function mount(el, ctx) {
     const f = $('import').files[0];
     if (!f) return;
     try {
+      const bytes = new Uint8Array(await f.arrayBuffer());
       const client = await ctx.worker();
-      const s = await client.loadSession(new Uint8Array(await f.arrayBuffer()), { task: state.task, task_options: TASKS[state.task] });
-      const ev = await s.evaluate(200, 5);
-      $('io').textContent = t('pg.imported', { name: f.name, params: s.info.params, loss: ev.loss.toFixed(3), acc: (100 * ev.sequenceAccuracy).toFixed(1) });
-      await s.dispose();
+      const pointer = checkpointModel(bytes) === 'pointer';
+      // A pointer checkpoint keeps its own task and point counts; a seq2seq one is measured on
+      // the selected task when that is a seq2seq task.
+      const s = await client.loadSession(bytes, pointer || isPointer() ? {} : { task: state.task, task_options: SEQ_TASKS[state.task] });
+      try {
+        const ev = await s.evaluate(EVAL.samples, EVAL.seed);
+        el.imported = { info: s.info, metrics: ev };
+        $('io').textContent = pointer
+          ? `${t('pg.imported.pointer', { name: f.name, task: s.info.task, params: s.info.params })} ${metricsText(ev, s.info.task)}`
+          : t('pg.imported', { name: f.name, params: s.info.params, loss: ev.loss.toFixed(3), acc: (100 * ev.sequenceAccuracy).toFixed(1) });
+      } finally {
+        await s.dispose();
+      }
     } catch (e) {
       $('io').textContent = t('engine.error', { message: e.message });
     }
+    $('import').value = '';
   });
+  labelHeatmap();
   return {
     start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { run.render(); chart.relabel({ series: [t('bahdanau.loss')], xLabel: t('bahdanau.step') }); chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]); heat.draw(); },
+    relabel() {
+      run.render(); chart.relabel({ series: [t('bahdanau.loss')], xLabel: t('bahdanau.step') }); chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
+      if (el.metrics) $('metrics').textContent = metricsText(el.metrics, state.task);
+      if (isPointer() && last) drawMap(last); else heat.draw();
+    },
     unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
   };
 }

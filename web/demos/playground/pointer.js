@@ -1,0 +1,56 @@
+// The playground's pointer network (Vinyals, Fortunato & Jaitly 2015): its tasks and sizes,
+// the session config, one held-out point set to watch, the heatmap of the engine's pointer
+// distributions on it (rows = output steps, columns = input points then "end"), and the
+// engine's held-out metrics as text, for sessions trained here or checkpoints imported.
+import { t } from '../../i18n/index.js';
+
+// Point counts per task; tsp stays at 8 points so its exact optimal tours are cheap to score.
+export const POINTER_TASKS = { 'convex-hull': { n_min: 5, n_max: 10 }, tsp: { n_min: 5, n_max: 8 }, sort: { n_min: 5, n_max: 10 } };
+export const POINTER_SIZES = { small: { hidden: 32, embed: 32, lr: 0.005 }, medium: { hidden: 64, embed: 64, lr: 0.003 } };
+
+export function pointerConfig(task, size, seed) {
+  const z = POINTER_SIZES[size];
+  return { model: { model: 'pointer', hidden: z.hidden, embed: z.embed, glimpse: true }, task,
+    task_options: POINTER_TASKS[task], seed, train: { batch: 64, lr: z.lr, clip: 2 } };
+}
+
+// One held-out point set of the task's largest size: {n, dim, x: number[n*dim], target}.
+export async function pointerExample(session, task) {
+  const e = await session.examples(1, { n: POINTER_TASKS[task].n_max, split: 'test', seed: 4 });
+  return { n: e.n, dim: e.dim, x: Array.from(e.x), target: [...e.target[0]] };
+}
+
+const path = (order) => order.map((i) => i + 1).join(' → ');
+
+// The decode the engine returned for the example, as a heatmap: [steps, n + 1] weights, each
+// row the distribution of one output step over the n points and the end mark.
+export function pointerMap(data, example) {
+  if (!data?.probs || !example) return null;
+  const S = data.n + 1, T = data.probs.length / S;
+  const order = [...data.order];
+  return {
+    T, S, order, weights: Float32Array.from(data.probs),
+    rowLabels: Array.from({ length: T }, (_, k) => (k < order.length ? `${k + 1}: ${order[k] + 1}` : `${k + 1}: ${t('pg.end')}`)),
+    colLabels: [...Array.from({ length: data.n }, (_, i) => String(i + 1)), t('pg.end')],
+  };
+}
+
+export function exampleText(example, order, task) {
+  return t('pg.pointer.example', { n: example.n, task, target: path(example.target), order: order ? path(order) : '…' });
+}
+
+const pct = (x) => (100 * x).toFixed(1);
+
+// The engine's evaluation as one line: pointer metrics by task, or the seq2seq ones.
+export function metricsText(ev, task) {
+  if (ev.loss !== undefined) {
+    return t('pg.metrics.seq', { n: ev.samples, loss: ev.loss.toFixed(3), tok: pct(ev.tokenAccuracy), acc: pct(ev.sequenceAccuracy) });
+  }
+  if (task === 'convex-hull') {
+    return t('pg.metrics.hull', { n: ev.samples, acc: pct(ev.accuracy), cover: pct(ev.area_coverage), invalid: pct(ev.invalid_rate) });
+  }
+  if (task === 'tsp') {
+    return t('pg.metrics.tsp', { n: ev.samples, acc: pct(ev.accuracy), tour: ev.tour_length.toFixed(3), opt: ev.optimal_tour_length.toFixed(3) });
+  }
+  return t('pg.metrics.sort', { n: ev.samples, acc: pct(ev.accuracy) });
+}

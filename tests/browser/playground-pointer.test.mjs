@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { startServer, launch, shots } from './harness.mjs';
+import { startServer, launch, shots, root } from './harness.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -58,7 +58,7 @@ test('playground: the pointer network trains on convex hulls, shows its pointer 
     const pick = row.indexOf(Math.max(...row));
     assert.equal(pick, r < map.order.length ? map.order[r] : example.n, `row ${r}: the drawn argmax is the chosen point`);
   }
-  assert.match(await demo.locator('[name=example]').textContent(), /Held-out convex-hull set of 10 points\. Exact answer: \d/);
+  assert.match(await demo.locator('[name=example]').textContent(), /A held-out convex-hull example with 10 inputs\. Exact answer: \d/);
 
   // the engine's held-out metrics, shown
   assert.ok(metrics.samples > 0 && metrics.area_coverage >= 0 && metrics.area_coverage <= 1 && metrics.accuracy >= 0);
@@ -80,19 +80,13 @@ test('playground: the pointer network trains on convex hulls, shows its pointer 
   await demo.screenshot({ path: path.join(shots, 'playground-pointer.png') });
 
   // the shipped checkpoint (trained natively) imports with its own, much better, metrics
-  const index = await (await fetch(`${server.url}models/index.json`)).json().catch(() => ({}));
-  if (index['pointer-hull']) {
-    const shipped = path.join(shots, '..', 'pointer-hull.safetensors');
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(shipped, Buffer.from(await (await fetch(`${server.url}${index['pointer-hull'].file}`)).arrayBuffer()));
-    await page.evaluate(() => { document.querySelector('[data-demo=playground]').imported = null; });
-    await demo.locator('[name=import]').setInputFiles(shipped);
-    await page.waitForFunction(() => document.querySelector('[data-demo=playground]').imported, null, { timeout: 30000 });
-    const pre = await page.evaluate(() => document.querySelector('[data-demo=playground]').imported);
-    assert.equal(pre.info.task, 'convex-hull');
-    assert.ok(pre.metrics.area_coverage >= 0.9 && pre.metrics.accuracy > metrics.accuracy, `shipped: ${JSON.stringify(pre.metrics)}`);
-    assert.match(await io(page), new RegExp(`pointer-hull\\.safetensors: .*${(100 * pre.metrics.accuracy).toFixed(1)}% exact hulls`));
-  }
+  await page.evaluate(() => { document.querySelector('[data-demo=playground]').imported = null; });
+  await demo.locator('[name=import]').setInputFiles(path.join(root, 'web', 'public', 'models', 'pointer-hull.safetensors'));
+  await page.waitForFunction(() => document.querySelector('[data-demo=playground]').imported, null, { timeout: 30000 });
+  const shipped = await page.evaluate(() => document.querySelector('[data-demo=playground]').imported);
+  assert.equal(shipped.info.task, 'convex-hull');
+  assert.ok(shipped.metrics.area_coverage >= 0.9 && shipped.metrics.accuracy > metrics.accuracy + 0.3, `shipped: ${JSON.stringify(shipped.metrics)}`);
+  assert.match(await io(page), new RegExp(`pointer-hull\\.safetensors: .*${(100 * shipped.metrics.accuracy).toFixed(1)}% exact hulls`));
 
   // switching the model back to RNNsearch gives its tasks and a valid hash
   await demo.locator('[name=model]').selectOption('rnnsearch');

@@ -87,7 +87,7 @@ export default {
   'pg.exported': 'Saved {kb} KiB.', 'pg.imported': '{name}: {params} parameters; held-out loss {loss}, exact {acc}%.',
   'pg.model.pointer': 'Pointer network (Ptr-Net)', 'pg.end': 'end', 'pg.evaluating': 'Measuring on held-out data…',
   'pg.pointer.heatmap': 'Pointer distributions: one row per output step, one column per input point, the last column is the end mark',
-  'pg.pointer.example': 'Held-out {task} set of {n} points. Exact answer: {target}. The network says: {order}.',
+  'pg.pointer.example': 'A held-out {task} example with {n} inputs. Exact answer: {target}. The network says: {order}.',
   'pg.metrics.seq': 'Held-out, {n} examples: loss {loss}, {tok}% of tokens right, {acc}% of sequences exactly right.',
   'pg.metrics.hull': 'Held-out, {n} point sets: {acc}% exact hulls, area coverage {cover}%, {invalid}% not a simple polygon.',
   'pg.metrics.tsp': 'Held-out, {n} point sets: {acc}% optimal tours, mean tour length {tour} against {opt} for the optimum.',

@@ -87,7 +87,7 @@ export default {
   'pg.exported': '{kb} KiB를 저장했습니다.', 'pg.imported': '{name}: 파라미터 {params}개, 검증 손실 {loss}, 완전 일치 {acc}%.',
   'pg.model.pointer': '포인터 네트워크 (Ptr-Net)', 'pg.end': '끝', 'pg.evaluating': '학습에 쓰지 않은 데이터로 재는 중…',
   'pg.pointer.heatmap': '포인터 분포: 행은 출력 스텝, 열은 입력 점이며 마지막 열은 끝 표시',
-  'pg.pointer.example': '학습에 쓰지 않은 {task} 점 {n}개. 정답: {target}. 네트워크의 답: {order}.',
+  'pg.pointer.example': '학습에 쓰지 않은 {task} 예 (입력 {n}개). 정답: {target}. 네트워크의 답: {order}.',
   'pg.metrics.seq': '학습에 쓰지 않은 예 {n}개: 손실 {loss}, 맞힌 토큰 {tok}%, 통째로 맞힌 시퀀스 {acc}%.',
   'pg.metrics.hull': '학습에 쓰지 않은 점 집합 {n}개: 정확한 껍질 {acc}%, 넓이 비율 {cover}%, 단순 다각형이 아닌 답 {invalid}%.',
   'pg.metrics.tsp': '학습에 쓰지 않은 점 집합 {n}개: 최적 경로 {acc}%, 평균 경로 길이 {tour} (최적은 {opt}).',

@@ -1,8 +1,9 @@
 // The playground's pointer network: a short convex-hull run in the Worker lowers the loss, the
 // heatmap is the engine's pointer distributions on one held-out point set (each row a
 // distribution over that set's points and the end mark, the argmax of each row the point the
-// network chose), the engine's held-out metrics are shown, the exported .safetensors imports
-// back with the same metrics, and the shipped pointer-hull checkpoint imports with its own.
+// network chose), the engine's held-out metrics are shown (also on larger sets), the exported
+// .safetensors imports back with the same metrics, and the shipped pointer-hull checkpoint
+// imports with its own.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -63,6 +64,13 @@ test('playground: the pointer network trains on convex hulls, shows its pointer 
   // the engine's held-out metrics, shown
   assert.ok(metrics.samples > 0 && metrics.area_coverage >= 0 && metrics.area_coverage <= 1 && metrics.accuracy >= 0);
   assert.match(await demo.locator('[name=metrics]').textContent(), new RegExp(`${metrics.samples} point sets: ${(100 * metrics.accuracy).toFixed(1)}% exact hulls, area coverage ${(100 * metrics.area_coverage).toFixed(1)}%`));
+
+  // the same weights measured on larger sets than training saw (11 to 15 points)
+  await demo.locator('[name=longer]').click();
+  await page.waitForFunction(() => document.querySelector('[data-demo=playground]').longer, null, { timeout: 30000 });
+  const longer = await page.evaluate(() => document.querySelector('[data-demo=playground]').longer);
+  assert.deepEqual(Object.keys(longer.metrics.per_length).map(Number).sort((a, b) => a - b), [11, 12, 13, 14, 15]);
+  assert.match(await demo.locator('[name=longer-out]').textContent(), new RegExp(`^With 11 to 15 inputs: Held-out, ${longer.metrics.samples} point sets: ${(100 * longer.metrics.accuracy).toFixed(1)}% exact hulls`));
 
   // export, then import back: the same held-out metrics
   const [download] = await Promise.all([page.waitForEvent('download'), demo.locator('[name=export]').click()]);

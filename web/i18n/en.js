@@ -92,6 +92,7 @@ export default {
   'pg.metrics.hull': 'Held-out, {n} point sets: {acc}% exact hulls, area coverage {cover}%, {invalid}% not a simple polygon.',
   'pg.metrics.tsp': 'Held-out, {n} point sets: {acc}% optimal tours, mean tour length {tour} against {opt} for the optimum.',
   'pg.metrics.sort': 'Held-out, {n} sets of numbers: {acc}% put in exactly the right order.',
+  'pg.pointer.longer': 'Test on more points than in training', 'pg.pointer.range': 'With {lo} to {hi} inputs:',
   'pg.imported.pointer': '{name}: a pointer network for {task}, {params} parameters.',
 
   'order.random': 'input as drawn (random order)', 'order.ascending': 'input already ascending', 'order.descending': 'input descending',

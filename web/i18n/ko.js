@@ -92,6 +92,7 @@ export default {
   'pg.metrics.hull': '학습에 쓰지 않은 점 집합 {n}개: 정확한 껍질 {acc}%, 넓이 비율 {cover}%, 단순 다각형이 아닌 답 {invalid}%.',
   'pg.metrics.tsp': '학습에 쓰지 않은 점 집합 {n}개: 최적 경로 {acc}%, 평균 경로 길이 {tour} (최적은 {opt}).',
   'pg.metrics.sort': '학습에 쓰지 않은 수 집합 {n}개: 순서를 완전히 맞힌 비율 {acc}%.',
+  'pg.pointer.longer': '학습 때보다 많은 점으로 시험', 'pg.pointer.range': '입력이 {lo}~{hi}개일 때:',
   'pg.imported.pointer': '{name}: {task}용 포인터 네트워크, 파라미터 {params}개.',
 
   'order.random': '뽑힌 그대로의 입력 (무작위 순서)', 'order.ascending': '이미 오름차순인 입력', 'order.descending': '내림차순 입력',

@@ -5,8 +5,9 @@
 // held-out metrics. The weights export as .safetensors (the CLI's format) and a checkpoint
 // trained natively with `attn train` imports the same way. State: playground.model/.task/.size/
 // .steps/.seed; a task the model does not have falls back to its first task.
+// A trained pointer network can also be measured on larger point sets than it saw.
 // On the element: el.map (the drawn matrix), el.example, el.losses (every step's), el.metrics,
-// el.imported ({info, metrics} of the last imported checkpoint).
+// el.longer ({range, metrics} on larger sets), el.imported ({info, metrics} of the last import).
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import '../../viz/heatmap.js';
@@ -14,7 +15,7 @@ import { checkpointModel } from '../../core/api.js';
 import { sessionRun } from '../common/session.js';
 import { tokenLabels } from '../common/maps.js';
 import { headMatrix, vocabFrom } from '../common/heads.js';
-import { POINTER_TASKS, pointerConfig, pointerExample, pointerMap, exampleText, metricsText } from './pointer.js';
+import { POINTER_TASKS, pointerConfig, pointerExample, pointerMap, exampleText, metricsText, longerRange } from './pointer.js';
 
 const MODELS = ['transformer', 'rnnsearch', 'pointer'];
 const SEQ_TASKS = { reverse: { min_len: 3, max_len: 10, symbols: 10 }, copy: { min_len: 3, max_len: 10, symbols: 10 },
@@ -62,6 +63,7 @@ export async function mount(el, ctx) {
     <p class="readout" name="example"></p>
     <div class="demo-row"><div class="chart-host"></div><al-heatmap></al-heatmap></div>
     <p class="readout" name="metrics" aria-live="polite"></p>
+    <div class="controls"><button type="button" name="longer" data-i18n="pg.pointer.longer" disabled></button> <output name="longer-out"></output></div>
     <div class="controls">
       <button type="button" name="export" data-i18n="pg.export" disabled></button>
       <label class="file"><span data-i18n="pg.import"></span> <input type="file" name="import" accept=".safetensors"></label>
@@ -75,7 +77,8 @@ export async function mount(el, ctx) {
   el.losses = [];
 
   const isPointer = () => state.model === 'pointer';
-  function labelHeatmap() {
+  function showModel() {
+    $('longer').hidden = !isPointer();
     heat.dataset.i18nAria = isPointer() ? 'pg.pointer.heatmap' : 'bahdanau.heatmap';
     heat.setAttribute('aria-label', t(heat.dataset.i18nAria));
   }
@@ -112,6 +115,23 @@ export async function mount(el, ctx) {
     $('metrics').textContent = metricsText(ev, state.task);
   }
 
+  // The trained weights, reloaded with more points per set than training saw, then measured.
+  async function longer() {
+    const range = longerRange(state.task);
+    $('longer').disabled = true;
+    $('longer-out').textContent = t('pg.evaluating');
+    const client = await ctx.worker();
+    const s = await client.loadSession(await session.save(), { task_options: range });
+    try {
+      el.longer = { range, metrics: await s.evaluate(EVAL.samples, EVAL.seed) };
+      $('longer-out').textContent = longerText();
+    } finally {
+      await s.dispose();
+      $('longer').disabled = !session;
+    }
+  }
+  const longerText = () => `${t('pg.pointer.range', { lo: el.longer.range.n_min, hi: el.longer.range.n_max })} ${metricsText(el.longer.metrics, state.task)}`;
+
   const run = sessionRun(el.querySelector('.run-host'), ctx, {
     steps: state.steps,
     config: () => sessionConfig(state),
@@ -129,11 +149,15 @@ export async function mount(el, ctx) {
       chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
     },
     onSnapshot: (data) => drawMap(data),
-    onDone: (s) => evaluate(s).catch((e) => { $('metrics').textContent = t('engine.error', { message: e.message }); }),
+    async onDone(s) {
+      await evaluate(s).catch((e) => { $('metrics').textContent = t('engine.error', { message: e.message }); });
+      $('longer').disabled = false;
+    },
     onReset() {
       points = []; chart.set([], [[]]); heat.set([], 0, 0); session = null; example = null; last = null;
-      el.map = null; el.example = null; el.metrics = null; el.losses = [];
-      $('export').disabled = true; $('example').textContent = ''; $('metrics').textContent = '';
+      el.map = null; el.example = null; el.metrics = null; el.longer = null; el.losses = [];
+      $('export').disabled = true; $('longer').disabled = true;
+      for (const n of ['example', 'metrics', 'longer-out']) $(n).textContent = '';
     },
   });
   for (const k of ['model', 'task', 'size', 'steps']) $(k).addEventListener('change', async () => {
@@ -143,12 +167,13 @@ export async function mount(el, ctx) {
       $('task').innerHTML = taskOptions(state.model);
       state.task = Object.keys(TASKS[state.model])[0];
       $('task').value = state.task;
-      labelHeatmap();
+      showModel();
     }
     run.steps = state.steps;
     store.set(state);
     await run.reset();
   });
+  $('longer').addEventListener('click', () => longer().catch((e) => { $('longer-out').textContent = t('engine.error', { message: e.message }); }));
   $('export').addEventListener('click', async () => {
     const bytes = await session.save();
     const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
@@ -181,12 +206,13 @@ export async function mount(el, ctx) {
     }
     $('import').value = '';
   });
-  labelHeatmap();
+  showModel();
   return {
     start: run.start, pause: run.pause, reset: run.reset,
     relabel() {
       run.render(); chart.relabel({ series: [t('bahdanau.loss')], xLabel: t('bahdanau.step') }); chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
       if (el.metrics) $('metrics').textContent = metricsText(el.metrics, state.task);
+      if (el.longer) $('longer-out').textContent = longerText();
       if (isPointer() && last) drawMap(last); else heat.draw();
     },
     unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },

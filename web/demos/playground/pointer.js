@@ -20,6 +20,13 @@ export async function pointerExample(session, task) {
   return { n: e.n, dim: e.dim, x: Array.from(e.x), target: [...e.target[0]] };
 }
 
+// Inputs just past the trained range, to see whether the answers hold up (tsp stops at the
+// engine's limit of 10 points).
+export function longerRange(task) {
+  const { n_max } = POINTER_TASKS[task];
+  return { n_min: n_max + 1, n_max: task === 'tsp' ? 10 : n_max + 5 };
+}
+
 const path = (order) => order.map((i) => i + 1).join(' → ');
 
 // The decode the engine returned for the example, as a heatmap: [steps, n + 1] weights, each

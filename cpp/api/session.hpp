@@ -52,6 +52,8 @@ class Session {
   nlohmann::json info() const;
   TrainChunk train(int steps);                         // on the task
   TrainChunk train_batch(const Rows& src, const Rows& tgt);  // on given ids (no bos/eos)
+  // Held-out loss and accuracies; for RNNsearch/RNNencdec on a SeqTask also per-length
+  // accuracy and (RNNsearch) the alignment error rate of the same draw.
   EvalResult evaluate(int samples, uint64_t seed);
   Rows decode(const Rows& src, int beam, int max_len, float alpha);
   // One teacher-forced pass (tgt empty: the greedy decoding). causal = false lifts the causal

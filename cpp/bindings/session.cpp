@@ -79,8 +79,15 @@ class JsSession {
   std::string evaluate(int samples, double seed) {
     return guarded([&] {
       const attnlab::EvalResult r = s_->evaluate(samples, uint64_t(seed));
-      return json({{"loss", r.loss}, {"tokenAccuracy", r.token_accuracy},
-                   {"sequenceAccuracy", r.sequence_accuracy}, {"samples", r.samples}}).dump();
+      json j = {{"loss", r.loss}, {"tokenAccuracy", r.token_accuracy},
+                {"sequenceAccuracy", r.sequence_accuracy}, {"samples", r.samples}};
+      if (r.aer >= 0) j["aer"] = r.aer;
+      if (!r.per_length.empty()) {
+        json pl = json::object();
+        for (const auto& [len, acc] : r.per_length) pl[std::to_string(len)] = acc;
+        j["perLength"] = pl;
+      }
+      return j.dump();
     });
   }
   val decode(val src, int beam, int max_len, double alpha) {

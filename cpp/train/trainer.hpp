@@ -4,6 +4,7 @@
 // count two runs are bit-for-bit identical.
 #pragma once
 #include <cstdint>
+#include <map>
 
 #include "models/model.hpp"
 #include "train/optim.hpp"
@@ -45,6 +46,8 @@ class Trainer {
 struct EvalResult {
   double loss = 0, token_accuracy = 0, sequence_accuracy = 0;
   int samples = 0;
+  double aer = -1;                   // alignment error rate (align_eval.hpp); -1: none measured
+  std::map<int, double> per_length;  // source length -> sequence accuracy; empty: none measured
 };
 
 // Teacher-forced loss and token accuracy, and exact-match accuracy of greedy decoding, on

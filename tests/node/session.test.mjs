@@ -1,7 +1,8 @@
 // Model sessions in the wasm module, directly and through the Worker runtime: training on a
 // task and on given ids, inspection data with shapes, decoding, evaluation, checkpoints through
-// IndexedDB, the errors the page can cause (each an Error, the module usable afterwards), and
-// the runtime's progress events, pause/resume/cancel and latest-wins snapshots.
+// IndexedDB, the errors the page can cause (each an Error, the module usable afterwards), the
+// runtime's progress events, pause/resume/cancel and latest-wins snapshots, and the alignment
+// error rate of RNNsearch on dates (directly and carried by snapshots).
 import 'fake-indexeddb/auto';
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,6 +51,7 @@ for (const build of builds) {
     assert.ok(out.every((row) => Array.isArray(row) && row.every(Number.isInteger)));
     const ev = s.evaluate(20, 1);
     assert.ok(ev.tokenAccuracy >= 0 && ev.tokenAccuracy <= 1 && Number.isFinite(ev.loss));
+    assert.equal(ev.aer, undefined, 'a transformer reports no alignment error rate');
     s.dispose();
   });
 
@@ -165,6 +167,38 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async () 
   await t.dispose();
   await s.dispose();
   await assert.rejects(s.save(), /no session/);
+  ch.port1.close(); ch.port2.close();
+});
+
+test('rnnsearch on dates: evaluate reports the held-out alignment error rate; snapshots can carry it', async () => {
+  const config = { model: { model: 'rnnsearch', emb: 24, hidden: 48, attn: 48 }, task: 'dates', seed: 1,
+    train: { batch: 32, schedule: 'constant', lr: 0.01, clip: 1 } };
+  const s = engines.wasm.createSession(config);
+  const before = s.evaluate(100, 41);
+  assert.ok(before.aer >= 0 && before.aer <= 1, `aer ${before.aer}`);
+  assert.ok(Object.keys(before.perLength).length > 0);
+  assert.deepEqual(s.evaluate(100, 41), before, 'the same draw gives the same numbers');
+  s.train(120);
+  const after = s.evaluate(100, 41);
+  assert.ok(after.aer < before.aer - 0.3, `aer ${before.aer} -> ${after.aer}`);
+
+  // the same run through the Worker runtime: the last snapshot's evaluation is the session's
+  const ch = new MessageChannel();
+  const rt = new Runtime((m, tr) => ch.port2.postMessage(m, tr), async () => engines.wasm);
+  ch.port2.addEventListener('message', (e) => rt.handle(e.data));
+  ch.port2.start();
+  const client = await connectEngine(ch.port1);
+  const r = await client.createSession(config);
+  const snaps = [];
+  r.on('snapshot', (e) => snaps.push(e));
+  const ex = await r.examples(1);
+  await r.train(120, { chunkMs: 20, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0, evaluate: { samples: 100, seed: 41, everyMs: 1000 } } });
+  await new Promise((res) => setTimeout(res, 20));
+  assert.equal(snaps.at(-1).step, 120);
+  assert.deepEqual(snaps.at(-1).evaluation, { ...after, step: 120 });
+  assert.ok(snaps.every((e) => !e.evaluation || (e.evaluation.aer >= 0 && e.evaluation.aer <= 1 && e.evaluation.step <= e.step)));
+  await r.dispose();
+  s.dispose();
   ch.port1.close(); ch.port2.close();
 });
 

@@ -51,7 +51,14 @@ export interface TrainResult {          // one train() call
   step: number;                         // step count after the call
   lr: number; gradNorm: number;
 }
-export interface EvalResult { loss: number; tokenAccuracy: number; sequenceAccuracy: number; samples: number }
+export interface EvalResult {
+  loss: number; tokenAccuracy: number; sequenceAccuracy: number; samples: number;
+  // RNNsearch on a task with gold alignments (dates, phrases): alignment error rate (Och & Ney)
+  // of the argmax links on the same held-out draw, 0 = every link gold.
+  aer?: number;
+  // RNNsearch/RNNencdec on dates or phrases: source length -> sequence accuracy.
+  perLength?: Record<string, number>;
+}
 
 export interface AttentionMapData {
   name: string;          // e.g. "encoder.layers.0.self_attn", "bahdanau", "pointer"
@@ -92,12 +99,17 @@ export interface ProgressEvent {
   step: number; loss: number; losses: number[]; tokensPerSec: number; lr: number;
   done: number; total: number;      // steps done / asked in this train() call
 }
-export interface SnapshotEvent { event: 'snapshot'; session: number; step: number; data: Inspection }
+export interface SnapshotEvent {
+  event: 'snapshot'; session: number; step: number; data: Inspection;
+  evaluation?: EvalResult & { step: number };  // the latest asked-for evaluation (snapshot.evaluate)
+}
 export interface StateEvent { event: 'state'; session: number; state: 'training' | 'paused' | 'idle' }
 
 export interface TrainOptions {
   chunkMs?: number;                                          // target time per chunk (50)
-  snapshot?: { src: Rows; tgt?: Rows; everyMs?: number } | null; // inspection while training
+  // inspection while training; evaluate: also session.evaluate(samples, seed) with a snapshot
+  // every evaluate.everyMs (0) and at the last step
+  snapshot?: { src: Rows; tgt?: Rows; everyMs?: number; evaluate?: { samples: number; seed: number; everyMs?: number } } | null;
 }
 export interface TrainSummary { steps: number; losses: Float32Array; cancelled: boolean; step: number }
 

@@ -1,8 +1,9 @@
 // The Worker's runtime: owns the engine (api.js) and its sessions, answers protocol requests
 // (protocol.js), and trains in chunks sized to ~chunkMs so pause/resume/cancel and other
 // requests are served between chunks. While training it posts progress events and, every
-// snapshot.everyMs, the session's inspection data, latest-wins: a new snapshot replaces one
-// the page has not acknowledged yet instead of queueing behind it.
+// snapshot.everyMs, the session's inspection data (with snapshot.evaluate, also its held-out
+// evaluation every evaluate.everyMs and at the end), latest-wins: a new snapshot replaces one
+// the page has not acknowledged yet instead of queueing behind it (keeping its evaluation).
 // Independent of Worker globals: `post(msg, transfer)` sends, `load(init)` returns the engine.
 import { CALLS, SESSION_METHODS, errorPayload, transferables } from './protocol.js';
 
@@ -101,6 +102,8 @@ export class Runtime {
 
   offerSnapshot(msg) {
     if (this.snapshot.inFlight) {
+      const dropped = this.snapshot.pending;
+      if (dropped?.evaluation && !msg.evaluation) msg.evaluation = dropped.evaluation;  // keep the newest one
       this.snapshot.pending = msg;
       return;
     }
@@ -122,7 +125,7 @@ export class Runtime {
     const t = { id, paused: false, cancelled: false, resume: null };
     this.training = t;
     const losses = [];
-    let chunk = 1, done = 0, lastSnap = -Infinity, step = 0;
+    let chunk = 1, done = 0, lastSnap = -Infinity, lastEval = -Infinity, step = 0;
     this.post({ event: 'state', session: id, state: 'training' });
     try {
       while (done < steps && !t.cancelled) {
@@ -147,7 +150,13 @@ export class Runtime {
         chunk = Math.max(1, Math.min(1000, Math.round(chunk * (chunkMs / ms)) || 1));
         if (snapshot && (now() - lastSnap >= (snapshot.everyMs ?? 250) || done >= steps)) {
           lastSnap = now();
-          this.offerSnapshot({ event: 'snapshot', session: id, step, data: s.inspect(snapshot.src, snapshot.tgt) });
+          const msg = { event: 'snapshot', session: id, step, data: s.inspect(snapshot.src, snapshot.tgt) };
+          const ev = snapshot.evaluate;
+          if (ev && (now() - lastEval >= (ev.everyMs ?? 0) || done >= steps)) {
+            lastEval = now();
+            msg.evaluation = { ...s.evaluate(ev.samples, ev.seed), step };
+          }
+          this.offerSnapshot(msg);
         }
         await nextTurn();
       }

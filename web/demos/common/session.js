@@ -1,8 +1,9 @@
 // A model trained in the engine's Worker, with the controls a reader needs: start / pause /
 // resume / reset, a progress bar, and step · loss. `create()` returns the config for a new
 // session; snapshots (the session's attention maps on a fixed example, every `everyMs`) and
-// progress go to the callbacks. Reset cancels the run and disposes the session; the next start
-// builds a fresh one from the same config and seed, so a run is reproducible.
+// progress go to the callbacks; a snapshot request with `evaluate: {samples, seed}` also brings
+// the held-out evaluation at that step. Reset cancels the run and disposes the session; the
+// next start builds a fresh one from the same config and seed, so a run is reproducible.
 import { t } from '../../i18n/index.js';
 
 export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 300, onStart, onProgress, onSnapshot, onDone, onReset }) {
@@ -44,7 +45,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
         onProgress?.(p, s);
         render();
       }),
-      s.on('snapshot', (m) => onSnapshot?.(m.data, m.step, s)),
+      s.on('snapshot', (m) => onSnapshot?.(m.data, m.step, s, m.evaluation)),
       s.on('state', (m) => { if (m.state !== 'idle') { run.state = m.state; render(); } }),
     ];
     const snap = snapshot ? await snapshot(s) : null;

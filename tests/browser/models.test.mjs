@@ -1,5 +1,6 @@
 // Model demos in the browser, trained or loaded in the engine's Worker: the Bahdanau widget
-// trains RNNsearch live and the attention mass on the gold alignment rises well above chance;
+// trains RNNsearch live and the attention mass on the gold alignment rises well above chance,
+// and on dates it shows the engine's held-out alignment error rate, which falls;
 // the shipped Transformer loads for §6–§7 with its pre-trained note, rows of its attention sum
 // to 1 and the decoder's self-attention is causal; the playground trains, exports its weights as
 // .safetensors and imports them back. Skipped only when the engine build has no
@@ -8,6 +9,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { startServer, launch, shots } from './harness.mjs';
+import { loadNodeApi, releaseEngine, hasBuild } from '../node/engine.mjs';
+import { HELD_OUT, sessionConfig } from '../../web/demos/bahdanau/config.js';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -50,6 +53,40 @@ test('Bahdanau widget: RNNsearch trains live and the mass on the gold alignment 
   assert.ok(losses.at(-1) < losses[0], 'loss fell');
   assert.match(await demo.locator('.run').getAttribute('data-state'), /paused|done/);
   await demo.screenshot({ path: path.join(shots, 'bahdanau-trained.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('Bahdanau widget on dates: the held-out alignment error rate shown is the engine\'s and falls', async (t) => {
+  const steps = 200;
+  const page = await openDemo('bahdanau', `bahdanau.task=dates&bahdanau.steps=${steps}`);
+  if (page.pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  const demo = page.locator('[data-demo=bahdanau]');
+  await demo.locator('[name=run-toggle]').click();
+  await page.waitForSelector('[data-demo=bahdanau] .run[data-state=done]', { timeout: 40000 });
+  const { curve, evaluation } = await page.evaluate(() => {
+    const el = document.querySelector('[data-demo=bahdanau]');
+    return { curve: el.curve, evaluation: el.evaluation };
+  });
+  const aers = curve.filter((p) => p.aer !== null);
+  assert.equal(evaluation.step, steps);
+  assert.equal(evaluation.samples, HELD_OUT.samples);
+  assert.ok(aers[0].aer > evaluation.aer + 0.2, `aer ${aers[0].aer} -> ${evaluation.aer}`);
+  assert.match(await demo.locator('[name=metric]').textContent(),
+    new RegExp(`^Step ${steps}: alignment error rate ${evaluation.aer.toFixed(3)} on ${HELD_OUT.samples} held-out examples`));
+  // the same run on the same build and thread count in node gives the same number
+  const { isolated, hw } = await page.evaluate(() => ({ isolated: crossOriginIsolated, hw: navigator.hardwareConcurrency }));
+  const build = isolated ? 'wasm-mt' : 'wasm';
+  if (hasBuild(build)) {
+    const engine = await loadNodeApi(build, { threads: Math.max(1, Math.min(8, hw || 4)) });
+    const s = engine.createSession(sessionConfig('dates', 1));
+    s.train(steps);
+    const direct = s.evaluate(HELD_OUT.samples, HELD_OUT.seed);
+    assert.ok(Math.abs(direct.aer - evaluation.aer) < 1e-9, `page ${evaluation.aer} vs engine ${direct.aer}`);
+    s.dispose();
+    releaseEngine(engine);
+  }
+  await demo.screenshot({ path: path.join(shots, 'bahdanau-dates.png') });
   assert.deepEqual(page.errors, []);
   await page.close();
 });

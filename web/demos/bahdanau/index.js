@@ -3,18 +3,18 @@
 // The heatmap is the model's own α on one held-out example, refreshed while it trains. On the
 // `reverse` task the gold alignment is known exactly (output i copies input L-1-i, an
 // alignment that crosses completely), so the page tracks the mean attention mass on it; on
-// `phrases` (English → French noun phrases, adjective order flips) the map is shown as is.
-// State: bahdanau.task, bahdanau.steps. On the element: el.curve ([{step, loss, gold}]).
+// `phrases` (English → French noun phrases, adjective order flips) and `dates` (four locales'
+// date formats → ISO 8601) the engine scores its argmax links against the task's gold links on
+// a fixed held-out draw about once a second and at the end of a run: the alignment error rate
+// (Och & Ney), lower is better.
+// State: bahdanau.task, bahdanau.steps. On the element: el.curve ([{step, loss, gold, aer}]),
+// el.evaluation (the engine's latest held-out evaluation).
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import '../../viz/heatmap.js';
 import { sessionRun } from '../common/session.js';
 import { tokenLabels, alignmentMap } from '../common/maps.js';
-
-const TASKS = {
-  reverse: { task: 'reverse', task_options: { min_len: 5, max_len: 8, symbols: 10 } },
-  phrases: { task: 'phrases', task_options: { n_min: 2, n_max: 6 } },
-};
+import { TASKS, ALIGNED, HELD_OUT, sessionConfig } from './config.js';
 
 // Mean over output positions i < L of α[i, L-1-i]: the mass on the reversal's gold links.
 export function goldMass(w, T, S, L) {
@@ -42,7 +42,8 @@ export async function mount(el, ctx) {
   const heat = el.querySelector('al-heatmap');
   const sel = el.querySelector('[name=task]');
   sel.value = state.task;
-  const goldSeries = () => (state.task === 'reverse' ? [t('bahdanau.loss'), t('bahdanau.gold')] : [t('bahdanau.loss')]);
+  const second = () => (state.task === 'reverse' ? 'gold' : ALIGNED.has(state.task) ? 'aer' : null);
+  const goldSeries = () => [t('bahdanau.loss'), ...(second() ? [t(`bahdanau.${second()}`)] : [])];
   let chart = null;
   const makeChart = () => {
     chart?.destroy();
@@ -53,50 +54,60 @@ export async function mount(el, ctx) {
   let curve = [];
   el.curve = curve;
 
-  function drawMap(data, step) {
+  function showAer(ev) {
+    el.evaluation = ev;
+    el.querySelector('[name=metric]').textContent = t('bahdanau.aerMetric', { aer: ev.aer.toFixed(3), n: ev.samples, step: ev.step });
+  }
+
+  function drawMap(data, step, evaluation) {
     const m = alignmentMap(data);
     if (!m || !example) return;
     const L = example.src.length;
     heat.set(m.weights, m.T, m.S, { rowLabels: tokenLabels(example.tgtText, m.T, example.tgt), colLabels: tokenLabels(example.srcText, m.S, example.src) });
     const gold = state.task === 'reverse' ? goldMass(m.weights, m.T, m.S, L) : null;
     const last = curve.at(-1);
-    curve.push({ step, loss: last?.loss ?? null, gold });
+    const aer = evaluation?.aer ?? last?.aer ?? null;
+    if (last && last.step === step) Object.assign(last, { gold, aer });
+    else curve.push({ step, loss: last?.loss ?? null, gold, aer });
     el.alignment = { weights: [...m.weights], T: m.T, S: m.S, L, step };
     if (gold !== null) el.querySelector('[name=metric]').textContent = t('bahdanau.metric', { gold: gold.toFixed(3), chance: (1 / m.S).toFixed(3), step });
-    el.dispatchEvent(new CustomEvent('snapshot', { detail: { step, gold } }));
+    if (evaluation?.aer !== undefined) showAer(evaluation);
+    el.dispatchEvent(new CustomEvent('snapshot', { detail: { step, gold, aer } }));
   }
 
   function redrawChart() {
     const pts = curve.filter((p) => p.loss !== null);
     const ys = [pts.map((p) => p.loss)];
-    if (state.task === 'reverse') ys.push(pts.map((p) => p.gold));
+    if (second()) ys.push(pts.map((p) => p[second()]));
     chart.set(pts.map((p) => p.step), ys);
   }
 
   const run = sessionRun(el.querySelector('.run-host'), ctx, {
     steps: state.steps,
-    config: () => ({ model: { model: 'rnnsearch', emb: 24, hidden: 48, attn: 48 }, ...TASKS[state.task], seed: state.seed,
-      train: { batch: 32, schedule: 'constant', lr: 0.01, clip: 1 } }),
+    config: () => sessionConfig(state.task, state.seed),
     async snapshot(s) {
       const ex = await s.examples(1, { split: 'test', seed: 11 });
       example = { src: ex.src[0], tgt: ex.tgt[0], srcText: ex.srcText[0], tgtText: ex.tgtText[0] };
       el.querySelector('[name=example]').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText });
-      return { src: [example.src], tgt: [example.tgt] };
+      return { src: [example.src], tgt: [example.tgt], ...(ALIGNED.has(state.task) ? { evaluate: HELD_OUT } : {}) };
     },
-    onStart: async (s) => drawMap(await s.inspect([example.src], [example.tgt]), 0),
+    async onStart(s) {
+      const ev = ALIGNED.has(state.task) ? await s.evaluate(HELD_OUT.samples, HELD_OUT.seed) : null;
+      drawMap(await s.inspect([example.src], [example.tgt]), 0, ev && { ...ev, step: 0 });
+    },
     onProgress(p) {
       const last = curve.at(-1);
       if (last && last.step === p.step) last.loss = p.loss;
-      else curve.push({ step: p.step, loss: p.loss, gold: last?.gold ?? null });
+      else curve.push({ step: p.step, loss: p.loss, gold: last?.gold ?? null, aer: last?.aer ?? null });
       redrawChart();
     },
-    onSnapshot: (data, step) => { drawMap(data, step); redrawChart(); },
-    onReset() { curve.length = 0; example = null; heat.set([], 0, 0); chart.set([], goldSeries().map(() => [])); el.querySelector('[name=metric]').textContent = ''; },
+    onSnapshot: (data, step, s, evaluation) => { drawMap(data, step, evaluation); redrawChart(); },
+    onReset() { curve.length = 0; example = null; heat.set([], 0, 0); chart.set([], goldSeries().map(() => [])); el.querySelector('[name=metric]').textContent = ''; el.evaluation = null; },
   });
   sel.addEventListener('change', async () => { state.task = sel.value; store.set({ task: state.task }); await run.reset(); makeChart(); });
   return {
     start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { run.render(); chart.relabel({ series: goldSeries(), xLabel: t('bahdanau.step') }); redrawChart(); heat.draw(); },
+    relabel() { run.render(); chart.relabel({ series: goldSeries(), xLabel: t('bahdanau.step') }); redrawChart(); heat.draw(); if (el.evaluation) showAer(el.evaluation); },
     unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
   };
 }

@@ -14,14 +14,15 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const jobs = String(process.env.ATTNLAB_JOBS || 2);
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
 
-async function cmakeBuild(dir, configureArgs, { emscripten = false } = {}) {
+// target: one CMake target instead of all (npm start needs only the page's module).
+async function cmakeBuild(dir, configureArgs, { emscripten = false, target = null } = {}) {
   const bdir = path.join(root, 'build', dir);
   if (!existsSync(path.join(bdir, 'CMakeCache.txt'))) {
     const args = ['-S', root, '-B', bdir, ...configureArgs];
     if (emscripten) await must('emcmake', ['cmake', ...args], { cwd: root, env });
     else await must('cmake', args, { cwd: root, env });
   }
-  await must('cmake', ['--build', bdir, '-j', jobs], { cwd: root, env });
+  await must('cmake', ['--build', bdir, '-j', jobs, ...(target ? ['--target', target] : [])], { cwd: root, env });
 }
 
 export async function buildNative() {
@@ -32,9 +33,9 @@ export async function buildDebug() {
   await cmakeBuild('debug', ['-DCMAKE_BUILD_TYPE=Debug', '-DATTNLAB_SANITIZE=ON', '-DATTNLAB_TEST_SPEC=~[model]']);
 }
 
-export async function buildWasm() {
+export async function buildWasm({ pageOnly = false } = {}) {
   await cmakeBuild('wasm', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_TEST_SPEC=~[model]',
-    '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true });
+    '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true, target: pageOnly ? 'attnlab_web' : null });
   const dest = path.join(root, 'web', 'public', 'engine');
   mkdirSync(dest, { recursive: true });
   for (const f of ['attnlab.mjs', 'attnlab.wasm']) copyFileSync(path.join(root, 'build', 'wasm', f), path.join(dest, f));
@@ -42,9 +43,9 @@ export async function buildWasm() {
 
 // The pthread build, loaded instead of the single-thread one when the page is cross-origin
 // isolated (web/core/engine.js picks); copied beside it with its pthread worker script.
-export async function buildWasmMt() {
+export async function buildWasmMt({ pageOnly = false } = {}) {
   await cmakeBuild('wasm-mt', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_WASM_THREADS=ON', '-DATTNLAB_TEST_SPEC=~[model]',
-    '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true });
+    '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true, target: pageOnly ? 'attnlab_web' : null });
   const dest = path.join(root, 'web', 'public', 'engine');
   mkdirSync(dest, { recursive: true });
   for (const f of ['attnlab-mt.mjs', 'attnlab-mt.wasm', 'attnlab-mt.worker.js'])
@@ -61,6 +62,22 @@ export async function buildCuda() {
   return true;
 }
 
+// native + wasm + the pthread wasm build (the dev server is cross-origin isolated, so its
+// Workers load the threaded engine). Once all three are configured, an incremental rebuild
+// runs them side by side: after one .cpp changes, each folder mostly waits on one compile and
+// its links, which two cores can share. pageOnly (npm start): the wasm folders build only the
+// page's module, not their test and node executables.
+export async function buildEngine({ pageOnly = false } = {}) {
+  const configured = ['native', 'wasm', 'wasm-mt'].every((d) => existsSync(path.join(root, 'build', d, 'CMakeCache.txt')));
+  if (configured) {
+    await Promise.all([buildNative(), buildWasm({ pageOnly }), buildWasmMt({ pageOnly })]);
+  } else {
+    await buildNative();
+    await buildWasm({ pageOnly });
+    await buildWasmMt({ pageOnly });
+  }
+}
+
 export async function buildPage() {
   const { build } = await import('vite');
   await build({ configFile: path.join(root, 'vite.config.js'), logLevel: 'warn' });
@@ -70,9 +87,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const flags = new Set(process.argv.slice(2));
   try {
     await must('bash', [path.join(root, 'scripts', 'setup.sh')]);
-    await buildNative();
-    await buildWasm();
-    await buildWasmMt();
+    await buildEngine();
     if (flags.has('--debug')) await buildDebug();
     if (flags.has('--page')) {
       await buildPage();

@@ -66,7 +66,7 @@ const runs = [
     id: 'hull10', what: 'Ptr-Net + glimpse, convex hull n = 10',
     paper: '87.0% accuracy; target ≥ 80%',
     args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '10', '--hidden', '128', '--embed', '128', '--glimpse',
-      '--steps', '12000', '--lr-final', '0.0001', '--decay-from', '8000', '--eval-every', '4000'],
+      '--steps', '40000', '--lr-final', '0.0001', '--decay-from', '24000', '--eval-every', '4000'],
     show: (r) => `accuracy ${pct(r.accuracy)}, area ${pct(r.area_coverage)}, invalid ${pct(r.invalid_rate)}`,
   },
 ];

@@ -4,13 +4,12 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { must } from './lib/run.mjs';
-import { buildNative, buildWasm } from './build.mjs';
+import { buildEngine } from './build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 try {
   await must('bash', [path.join(root, 'scripts', 'setup.sh')]);
-  await buildNative();
-  await buildWasm();
+  await buildEngine({ pageOnly: true });
 } catch (e) {
   console.error(`attnlab: build failed: ${e.message}`);
   process.exit(1);

@@ -22,17 +22,26 @@ export function loadEngine(base = globalThis.document?.baseURI ?? globalThis.loc
   const build = pickBuild(threads);
   const key = `${build} ${base}`;
   if (!pending.has(key)) {
-    const name = build === 'wasm-mt' ? 'attnlab-mt' : 'attnlab';
-    const moduleUrl = new URL(`engine/${name}.mjs`, base).href;
-    const hw = globalThis.navigator?.hardwareConcurrency || 4;
-    const started = performance.now();
-    pending.set(key, import(/* @vite-ignore */ moduleUrl).then(async (ns) => {
-      const mod = await ns.default({
-        locateFile: (file) => new URL(`engine/${file}`, base).href,
-        mainScriptUrlOrBlob: moduleUrl,
-        threads: Math.max(1, Math.min(8, hw)),
+    const load = (which) => {
+      const name = which === 'wasm-mt' ? 'attnlab-mt' : 'attnlab';
+      const moduleUrl = new URL(`engine/${name}.mjs`, base).href;
+      const hw = globalThis.navigator?.hardwareConcurrency || 4;
+      const started = performance.now();
+      return import(/* @vite-ignore */ moduleUrl).then(async (ns) => {
+        const mod = await ns.default({
+          locateFile: (file) => new URL(`engine/${file}`, base).href,
+          mainScriptUrlOrBlob: moduleUrl,
+          threads: Math.max(1, Math.min(8, hw)),
+        });
+        return wrapModule(mod, { loadMs: performance.now() - started });
       });
-      return wrapModule(mod, { loadMs: performance.now() - started });
+    };
+    // A host that serves no pthread build still gets an engine: the single-thread one (info()
+    // then names 'wasm').
+    pending.set(key, load(build).catch((e) => {
+      if (build !== 'wasm-mt') throw e;
+      console.warn(`attnlab: the threaded engine did not load (${e.message}); using the single-thread build`);
+      return load('wasm');
     }));
   }
   return pending.get(key);

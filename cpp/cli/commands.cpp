@@ -14,6 +14,7 @@ const Command kCommands[] = {
     {"forward", "--checkpoint C --src \"5 6 7\" --tgt \"1 5 6\"", cmd_forward},
     {"grad", "--checkpoint C --src \"...\" --tgt-in \"...\" --tgt-out \"...\" [--label-smoothing x] --out grads.safetensors", cmd_grad},
     {"average", "--out avg.safetensors (--inputs a,b,... | --dir run.ckpt [--last 5])", cmd_average},
+    {"export", "--checkpoint C --out D [--half]  (no optimizer state; --half: float16 tensors)", cmd_export},
     {"translate", "--checkpoint C --src \"...\" [--beam K] [--max-len N]", cmd_translate},
     {"bench", "[--config S|M] [--threads N] [--seconds s]", cmd_bench},
     {"align", "--checkpoint rnnsearch.safetensors --src \"Saturday, 25 December 2021\"", cmd_align},

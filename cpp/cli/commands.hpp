@@ -35,5 +35,7 @@ int cmd_bench_rnn(Args& a);
 int cmd_train_parallel(Args& a);
 int cmd_eval_parallel(Args& a);
 int cmd_average(Args& a);
+// A checkpoint for inference and the page: no optimizer state, optionally float16 (cmd_export.cpp).
+int cmd_export(Args& a);
 
 }  // namespace attnlab::cli

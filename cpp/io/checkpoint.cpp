@@ -35,7 +35,8 @@ void load_parameters(Model& m, const SafeTensors& st) {
     const ParamInfo& p = P.info(id);
     const StTensor* t = st.find(name);
     AL_CHECK(t, "checkpoint lacks tensor " << name);
-    AL_CHECK(t->dtype == "F32", "tensor " << name << " has dtype " << t->dtype << ", expected F32");
+    AL_CHECK(t->dtype == "F32" || t->dtype == "F16" || t->dtype == "BF16",
+             "tensor " << name << " has dtype " << t->dtype << ", expected F32, F16 or BF16");
     const std::vector<int64_t> want(p.shape.begin(), p.shape.end());
     if (t->shape != want) {
       std::string got, exp;
@@ -48,7 +49,14 @@ void load_parameters(Model& m, const SafeTensors& st) {
   for (size_t i = 0; i < P.list().size(); ++i) check(P.list()[i].name, int(i));
   for (const auto& [name, id] : m.aliases())
     if (st.find(name)) check(name, id);
-  for (const auto& [id, t] : plan) m.kernels().upload(P.val(id), t->data.data(), t->data.size());
+  for (const auto& [id, t] : plan) {
+    if (t->dtype == "F32") {
+      m.kernels().upload(P.val(id), t->data.data(), t->data.size());
+    } else {  // half-precision export (attn export --half): widened on load
+      const std::vector<float> v = t->to_f32();
+      m.kernels().upload(P.val(id), v.data(), v.size() * sizeof(float));
+    }
+  }
 }
 
 std::unique_ptr<Model> model_from_safetensors(const SafeTensors& st, const KernelTable& kt,

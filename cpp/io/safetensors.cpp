@@ -3,6 +3,7 @@
 #include "io/safetensors.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -33,11 +34,81 @@ int64_t StTensor::numel() const {
   return n;
 }
 
+uint16_t f32_to_f16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  const uint32_t sign = (u >> 16) & 0x8000u;
+  const uint32_t absu = u & 0x7fffffffu;
+  if (absu >= 0x7f800000u)  // inf, NaN (a quiet NaN keeps its top payload bits)
+    return uint16_t(sign | 0x7c00u | (absu > 0x7f800000u ? 0x200u | ((absu >> 13) & 0x3ffu) : 0u));
+  if (absu >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // rounds past 65504: inf
+  if (absu < 0x38800000u) {  // below 2^-14: a half subnormal (or zero)
+    if (absu < 0x33000000u) return uint16_t(sign);  // below half the smallest subnormal
+    const uint32_t mant = (absu & 0x7fffffu) | 0x800000u;
+    const int shift = 126 - int(absu >> 23);  // 14..24
+    const uint32_t q = mant >> shift, rem = mant & ((1u << shift) - 1), half = 1u << (shift - 1);
+    return uint16_t(sign | (q + (rem > half || (rem == half && (q & 1u)))));
+  }
+  const uint32_t rebased = absu - (112u << 23);  // exponent bias 127 -> 15
+  const uint32_t q = rebased >> 13, rem = rebased & 0x1fffu;
+  return uint16_t(sign | (q + (rem > 0x1000u || (rem == 0x1000u && (q & 1u)))));
+}
+
+float f16_to_f32(uint16_t h) {
+  const uint32_t sign = uint32_t(h & 0x8000u) << 16;
+  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  uint32_t u;
+  if (e == 0x1f) {
+    u = sign | 0x7f800000u | (m << 13);
+  } else if (e != 0) {
+    u = sign | ((e + 112u) << 23) | (m << 13);
+  } else if (m == 0) {
+    u = sign;
+  } else {  // subnormal: m * 2^-24
+    const float v = float(m) * 5.9604644775390625e-8f;
+    std::memcpy(&u, &v, 4);
+    u |= sign;
+  }
+  float x;
+  std::memcpy(&x, &u, 4);
+  return x;
+}
+
 std::vector<float> StTensor::to_f32() const {
-  AL_CHECK(dtype == "F32", "tensor " << name << " has dtype " << dtype << ", expected F32");
-  std::vector<float> out(data.size() / 4);
-  if (!out.empty()) std::memcpy(out.data(), data.data(), out.size() * 4);
+  std::vector<float> out(static_cast<size_t>(numel()));
+  if (dtype == "F32") {
+    if (!out.empty()) std::memcpy(out.data(), data.data(), out.size() * 4);
+  } else if (dtype == "F16" || dtype == "BF16") {
+    for (size_t i = 0; i < out.size(); ++i) {
+      uint16_t h;
+      std::memcpy(&h, data.data() + 2 * i, 2);
+      if (dtype == "F16") {
+        out[i] = f16_to_f32(h);
+      } else {
+        const uint32_t u = uint32_t(h) << 16;
+        std::memcpy(&out[i], &u, 4);
+      }
+    }
+  } else {
+    AL_CHECK(false, "tensor " << name << " has dtype " << dtype << ", expected F32, F16 or BF16");
+  }
   return out;
+}
+
+void SafeTensors::add_f16(const std::string& name, std::vector<int64_t> shape,
+                          const float* values) {
+  StTensor t;
+  t.name = name;
+  t.dtype = "F16";
+  t.shape = std::move(shape);
+  t.data.resize(size_t(t.numel()) * 2);
+  for (size_t i = 0; i < size_t(t.numel()); ++i) {
+    const uint16_t h = f32_to_f16(values[i]);
+    AL_CHECK(!std::isfinite(values[i]) || (h & 0x7c00u) != 0x7c00u,
+             "tensor " << name << " holds " << values[i] << ", beyond half precision's range (65504)");
+    std::memcpy(t.data.data() + 2 * i, &h, 2);
+  }
+  tensors.push_back(std::move(t));
 }
 
 const StTensor* SafeTensors::find(const std::string& name) const {

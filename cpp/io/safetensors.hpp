@@ -18,7 +18,7 @@ struct StTensor {
   std::vector<int64_t> shape;
   std::vector<uint8_t> data;  // raw little-endian bytes
   int64_t numel() const;
-  std::vector<float> to_f32() const;  // F32 only (throws otherwise)
+  std::vector<float> to_f32() const;  // F32, F16 or BF16 (throws otherwise)
 };
 
 struct SafeTensors {
@@ -26,7 +26,13 @@ struct SafeTensors {
   std::vector<StTensor> tensors;  // in file order (serialised in this order)
   const StTensor* find(const std::string& name) const;
   void add_f32(const std::string& name, std::vector<int64_t> shape, const float* values);
+  // IEEE binary16, rounded to nearest even; throws when a finite value is beyond its range.
+  void add_f16(const std::string& name, std::vector<int64_t> shape, const float* values);
 };
+
+// IEEE 754 binary16 <-> binary32 (round to nearest, ties to even; subnormals, inf and NaN kept).
+uint16_t f32_to_f16(float x);
+float f16_to_f32(uint16_t h);
 
 size_t dtype_size(const std::string& dtype);  // 0 for an unknown dtype
 SafeTensors parse_safetensors(const uint8_t* bytes, size_t n);

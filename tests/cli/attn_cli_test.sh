@@ -42,6 +42,11 @@ has grad '{"loss":'
 [ -s "$DIR/g.safetensors" ] || { echo "FAIL grad: no gradient file"; fails=$((fails + 1)); }
 ok translate "$ATTN" translate --checkpoint "$C" --src "5 6 7" --beam 3
 has translate '{"tokens":'
+ok export "$ATTN" export --checkpoint "$C" --out "$DIR/half.safetensors" --half
+ok export-forward "$ATTN" forward --checkpoint "$DIR/half.safetensors" --src "5 6 7" --tgt "1 7 6"
+has export-forward '{"logits":\[\['
+full_bytes=$(wc -c <"$C"); half_bytes=$(wc -c <"$DIR/half.safetensors")
+[ $((half_bytes * 10)) -lt $((full_bytes * 6)) ] || { echo "FAIL export: $half_bytes bytes in float16 vs $full_bytes"; fails=$((fails + 1)); }
 ok lm "$ATTN" train --model lm --task copy --d-model 8 --heads 2 --d-ff 8 --layers 1 --steps 2 --batch 4 --out "$DIR/lm.safetensors"
 ok lm-translate "$ATTN" translate --checkpoint "$DIR/lm.safetensors" --src "3 4"
 ok encoder "$ATTN" train --model encoder --task copy --d-model 8 --heads 2 --d-ff 8 --layers 1 --steps 2 --batch 4 --out "$DIR/enc.safetensors"
@@ -71,6 +76,7 @@ bad len-mismatch "$ATTN" grad --checkpoint "$C" --src "5" --tgt-in "1 5" --tgt-o
 bad bad-config "$ATTN" train --task reverse --config "$DIR/badcfg.json" --steps 1 --out "$DIR/x"
 bad bad-schedule "$ATTN" train --task reverse --schedule cosine --steps 1 --out "$DIR/x" --d-model 8 --heads 2
 bad unwritable "$ATTN" train --task reverse --steps 1 --out "$DIR/no/such/dir/c.safetensors" --d-model 8 --heads 2
+bad export-missing "$ATTN" export --checkpoint "$DIR/nope.safetensors" --out "$DIR/x"
 bad task-mismatch "$ATTN" eval --checkpoint "$DIR/lm.safetensors" --task addition --samples 2
 
 if [ $fails -ne 0 ]; then echo "$fails attn CLI checks failed"; exit 1; fi

@@ -106,7 +106,9 @@ TEST_CASE("safetensors: malformed headers and mismatching tensors are rejected",
   garbage[9] = '#';
   expect_rejected(garbage, "not valid JSON");
   expect_rejected(edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["dtype"] = "F16"; }),
-                  "");
+                  "");  // half the bytes the offsets hold
+  expect_rejected(edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["dtype"] = "I32"; }),
+                  "expected F32, F16 or BF16");
   expect_rejected(edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["dtype"] = "Q4"; }),
                   "unknown dtype");
   expect_rejected(edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["shape"] = {4, 2}; }),

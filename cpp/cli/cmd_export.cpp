@@ -1,0 +1,46 @@
+// attn export --checkpoint C --out D [--half]: a copy of a checkpoint for inference and the page.
+// Optimizer state ("optimizer.*", written by long runs so they can resume) is left out; with
+// --half every float32 tensor is stored as IEEE binary16 (half the bytes; the loaders widen it
+// back to float32). The metadata (model config, vocabulary) is kept as it is.
+#include <cstdio>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "core/check.hpp"
+#include "io/checkpoint.hpp"
+#include "io/safetensors.hpp"
+#include "kernels/kernels.hpp"
+
+namespace attnlab::cli {
+
+int cmd_export(Args& a) {
+  const std::string in = a.need("checkpoint");
+  const std::string out = a.need("out");
+  const bool half = a.flag("half");
+  a.finish();
+  const SafeTensors src = read_safetensors(in);
+  model_from_safetensors(src, cpu_kernels(), nullptr);  // a checkpoint the engine can load
+  SafeTensors dst;
+  dst.metadata = src.metadata;
+  long dropped = 0;
+  for (const StTensor& t : src.tensors) {
+    if (t.name.rfind("optimizer.", 0) == 0) {
+      ++dropped;
+      continue;
+    }
+    if (half && t.dtype == "F32") {
+      const std::vector<float> v = t.to_f32();
+      dst.add_f16(t.name, t.shape, v.data());
+    } else {
+      dst.tensors.push_back(t);
+    }
+  }
+  write_safetensors(out, dst);
+  const size_t before = serialize_safetensors(src).size(), after = serialize_safetensors(dst).size();
+  std::fprintf(stderr, "wrote %s: %zu tensors%s, %.1f KiB (from %.1f KiB%s)\n", out.c_str(),
+               dst.tensors.size(), half ? " in float16" : "", after / 1024.0, before / 1024.0,
+               dropped ? ", optimizer state left out" : "");
+  return 0;
+}
+
+}  // namespace attnlab::cli

@@ -3,6 +3,7 @@
 // --half every float32 tensor is stored as IEEE binary16 (half the bytes; the loaders widen it
 // back to float32). The metadata (model config, vocabulary) is kept as it is.
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -36,7 +37,7 @@ int cmd_export(Args& a) {
     }
   }
   write_safetensors(out, dst);
-  const size_t before = serialize_safetensors(src).size(), after = serialize_safetensors(dst).size();
+  const double before = double(std::filesystem::file_size(in)), after = double(std::filesystem::file_size(out));
   std::fprintf(stderr, "wrote %s: %zu tensors%s, %.1f KiB (from %.1f KiB%s)\n", out.c_str(),
                dst.tensors.size(), half ? " in float16" : "", after / 1024.0, before / 1024.0,
                dropped ? ", optimizer state left out" : "");

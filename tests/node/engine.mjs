@@ -45,3 +45,17 @@ export function releaseEngine(api) {
   if (!pt) return;
   for (const w of [...pt.unusedWorkers, ...pt.runningWorkers]) w.terminate();
 }
+
+// A Runtime and its client over a real MessageChannel, as between a page and its Worker. The
+// ports are closed when test `t` ends, pass or fail: an open port keeps node's event loop (and
+// with it the test file's process) alive.
+export async function workerClient(t, engine) {
+  const { Runtime } = await import('../../web/core/runtime.js');
+  const { connectEngine } = await import('../../web/core/client.js');
+  const ch = new MessageChannel();
+  t.after(() => { ch.port1.close(); ch.port2.close(); });
+  const runtime = new Runtime((m, tr) => ch.port2.postMessage(m, tr), async () => engine);
+  ch.port2.addEventListener('message', (e) => runtime.handle(e.data));
+  ch.port2.start();
+  return { client: await connectEngine(ch.port1), runtime, channel: ch };
+}

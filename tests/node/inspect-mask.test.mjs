@@ -4,9 +4,7 @@
 // rejected with an Error for models without a causal decoder.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadNodeApi, releaseEngine } from './engine.mjs';
-import { Runtime } from '../../web/core/runtime.js';
-import { connectEngine } from '../../web/core/client.js';
+import { loadNodeApi, releaseEngine, workerClient } from './engine.mjs';
 
 const CONFIG = {
   model: { model: 'transformer', d_model: 16, heads: 2, d_ff: 32, enc_layers: 1, dec_layers: 1, dropout: 0 },
@@ -58,17 +56,12 @@ test('inspect with and without the causal mask (direct API)', () => {
   enc.dispose();
 });
 
-test('inspect options travel through the Worker protocol', async () => {
-  const ch = new MessageChannel();
-  const rt = new Runtime((m, tr) => ch.port2.postMessage(m, tr), async () => engine);
-  ch.port2.addEventListener('message', (e) => rt.handle(e.data));
-  ch.port2.start();
-  const client = await connectEngine(ch.port1);
+test('inspect options travel through the Worker protocol', async (t) => {
+  const { client } = await workerClient(t, engine);
   const s = await client.createSession(CONFIG);
   const open = selfMap(await s.inspect(SRC, TGT, { causal: false }));
   const masked = selfMap(await s.inspect(SRC, TGT, { causal: true }));
   assert.ok(upper(open).mass > 0.1);
   assert.equal(upper(masked).mass, 0);
   await s.dispose();
-  ch.port1.close(); ch.port2.close();
 });

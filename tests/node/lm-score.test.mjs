@@ -5,14 +5,12 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadNodeApi, releaseEngine, root } from './engine.mjs';
-import { Runtime } from '../../web/core/runtime.js';
-import { connectEngine } from '../../web/core/client.js';
+import { loadNodeApi, releaseEngine, root, workerClient } from './engine.mjs';
 
 const ckpt = path.join(root, 'web', 'public', 'models', 'lm-moby-dick.safetensors');
 const SENTENCES = ['i saw the whale in the sea .', 'sea the whale . in i saw the'];
 
-test('lmScore: the shipped LM scores sentences, directly and through the runtime', { skip: !existsSync(ckpt) }, async () => {
+test('lmScore: the shipped LM scores sentences, directly and through the runtime', { skip: !existsSync(ckpt) }, async (t) => {
   const engine = await loadNodeApi('wasm');
   const bytes = new Uint8Array(readFileSync(ckpt));
   const [good, shuffled] = engine.lmScore(bytes, SENTENCES);
@@ -22,14 +20,8 @@ test('lmScore: the shipped LM scores sentences, directly and through the runtime
   assert.throws(() => engine.lmScore(bytes, ['   ']), /no words/);
   assert.throws(() => engine.lmScore(new Uint8Array(8), SENTENCES), Error);
 
-  const channel = new MessageChannel();
-  const rt = new Runtime((msg, tr) => channel.port2.postMessage(msg, tr), async () => engine);
-  channel.port2.addEventListener('message', (e) => rt.handle(e.data));
-  channel.port2.start();
-  const client = await connectEngine(channel.port1);
+  const { client } = await workerClient(t, engine);
   const remote = await client.lmScore(bytes, SENTENCES);
   assert.deepEqual(remote.map((r) => r.total), [good.total, shuffled.total]);
-  channel.port1.close();
-  channel.port2.close();
   releaseEngine(engine);
 });

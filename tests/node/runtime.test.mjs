@@ -42,8 +42,9 @@ test('C++ errors reject with the message; the runtime keeps serving', async () =
   assert.deepEqual(Array.from(ca.weights), [0.5, 0.5]);
 });
 
-test('requests before init are refused', async () => {
+test('requests before init are refused', async (t) => {
   const ch = new MessageChannel();
+  t.after(() => { ch.port1.close(); ch.port2.close(); });
   const rt = new Runtime((m, t) => ch.port2.postMessage(m, t), async () => api);
   ch.port2.addEventListener('message', (e) => rt.handle(e.data));
   ch.port2.start();
@@ -51,7 +52,6 @@ test('requests before init are refused', async () => {
   await assert.rejects(c.softmax([1], {}), /engine not initialised/);
   await c.init();
   assert.equal((await c.softmax([1], {}))[0], 1);
-  ch.port1.close(); ch.port2.close();
 });
 
 test('concurrent requests resolve to their own replies', async () => {

@@ -6,9 +6,7 @@
 import 'fake-indexeddb/auto';
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadNodeApi, releaseEngine, hasBuild } from './engine.mjs';
-import { Runtime } from '../../web/core/runtime.js';
-import { connectEngine } from '../../web/core/client.js';
+import { loadNodeApi, releaseEngine, hasBuild, workerClient } from './engine.mjs';
 import { ModelStore } from '../../web/core/persist.js';
 
 const CONFIG = {
@@ -116,12 +114,8 @@ test('a trained model survives a reload through IndexedDB and gives the same log
   again.close();
 });
 
-test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async () => {
-  const ch = new MessageChannel();
-  const rt = new Runtime((m, tr) => ch.port2.postMessage(m, tr), async () => engines.wasm);
-  ch.port2.addEventListener('message', (e) => rt.handle(e.data));
-  ch.port2.start();
-  const client = await connectEngine(ch.port1);
+test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async (t) => {
+  const { client } = await workerClient(t, engines.wasm);
   const s = await client.createSession(CONFIG);
   assert.equal(s.info.task, 'reverse');
 
@@ -130,10 +124,12 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async () 
   s.on('state', (e) => states.push(e.state));
   s.on('snapshot', (e) => snaps.push(e));
   const ex = await s.examples(1);
+  // pause as soon as the first chunk reports: the run is long enough (hundreds of chunks of
+  // ~5 ms) that the pause always lands while it trains, however fast the machine
+  const STEPS = 3000;
   const paused = new Promise((r) => { const off = s.on('state', (e) => { if (e.state === 'paused') { off(); r(); } }); });
-  const run = s.train(60, { chunkMs: 5, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0 } });
-  await new Promise((r) => setTimeout(r, 30));
-  s.pause();
+  const offFirst = s.on('progress', () => { offFirst(); s.pause(); });
+  const run = s.train(STEPS, { chunkMs: 5, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0 } });
   await Promise.race([paused, run]);
   const pausedAt = progress.length;
   assert.equal(s.state, 'paused');
@@ -142,11 +138,11 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async () 
   await assert.rejects(s.inspect(ex.src), /is training: pause or cancel it/);
   s.resume();
   const done = await run;
-  assert.equal(done.steps, 60);
+  assert.equal(done.steps, STEPS);
   assert.equal(done.cancelled, false);
-  assert.equal(done.losses.length, 60);
+  assert.equal(done.losses.length, STEPS);
   assert.deepEqual(progress.flatMap((p) => p.losses), Array.from(done.losses));
-  assert.equal(progress.at(-1).step, 60);
+  assert.equal(progress.at(-1).step, STEPS);
   assert.ok(progress.every((p) => p.tokensPerSec > 0 && Number.isFinite(p.loss)));
   assert.ok(states.includes('paused') && states.at(-1) === 'idle');
   assert.ok(snaps.length >= 1 && snaps.length <= progress.length);
@@ -159,18 +155,17 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async () 
   const c = await run2;
   assert.equal(c.cancelled, true);
   assert.ok(c.steps < 100000);
-  assert.equal((await s.refreshInfo()).step, 60 + c.steps);
+  assert.equal((await s.refreshInfo()).step, STEPS + c.steps);
 
   const bytes = await s.save();
-  const t = await client.loadSession(bytes);
-  assert.equal(t.info.step, 60 + c.steps);
-  await t.dispose();
+  const u = await client.loadSession(bytes);
+  assert.equal(u.info.step, STEPS + c.steps);
+  await u.dispose();
   await s.dispose();
   await assert.rejects(s.save(), /no session/);
-  ch.port1.close(); ch.port2.close();
 });
 
-test('rnnsearch on dates: evaluate reports the held-out alignment error rate; snapshots can carry it', async () => {
+test('rnnsearch on dates: evaluate reports the held-out alignment error rate; snapshots can carry it', async (t) => {
   const config = { model: { model: 'rnnsearch', emb: 24, hidden: 48, attn: 48 }, task: 'dates', seed: 1,
     train: { batch: 32, schedule: 'constant', lr: 0.01, clip: 1 } };
   const s = engines.wasm.createSession(config);
@@ -183,11 +178,7 @@ test('rnnsearch on dates: evaluate reports the held-out alignment error rate; sn
   assert.ok(after.aer < before.aer - 0.3, `aer ${before.aer} -> ${after.aer}`);
 
   // the same run through the Worker runtime: the last snapshot's evaluation is the session's
-  const ch = new MessageChannel();
-  const rt = new Runtime((m, tr) => ch.port2.postMessage(m, tr), async () => engines.wasm);
-  ch.port2.addEventListener('message', (e) => rt.handle(e.data));
-  ch.port2.start();
-  const client = await connectEngine(ch.port1);
+  const { client } = await workerClient(t, engines.wasm);
   const r = await client.createSession(config);
   const snaps = [];
   r.on('snapshot', (e) => snaps.push(e));
@@ -199,7 +190,6 @@ test('rnnsearch on dates: evaluate reports the held-out alignment error rate; sn
   assert.ok(snaps.every((e) => !e.evaluation || (e.evaluation.aer >= 0 && e.evaluation.aer <= 1 && e.evaluation.step <= e.step)));
   await r.dispose();
   s.dispose();
-  ch.port1.close(); ch.port2.close();
 });
 
 test('pointer sessions: train on convex hull, decode with pointer distributions, checkpoint', () => {

@@ -5,6 +5,7 @@
 // accumulators runs over each pair of panels.
 // Threads split C into row or column stripes, each a complete serial GEMM (deterministic).
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "core/threads.hpp"
@@ -78,6 +79,21 @@ void pack_at(float* pa, const float* A, int lda, int i0, int mc, int k0, int kc)
       for (; i < mr; ++i) d[i] = src[i];
       for (; i < MR; ++i) d[i] = 0.f;
     }
+  }
+}
+
+// The same panels from a plain A ([M,K]): pa[p][k][i] = A[(i0+p+i)*lda + k0+k], zero past mc.
+template <int MR>
+void pack_a(float* pa, const float* A, int lda, int i0, int mc, int k0, int kc) {
+  for (int p = 0; p < mc; p += MR) {
+    const int mr = std::min(MR, mc - p);
+    float* dst = pa + size_t(p) * kc;
+    for (int i = 0; i < mr; ++i) {
+      const float* src = A + size_t(i0 + p + i) * lda + k0;
+      for (int k = 0; k < kc; ++k) dst[size_t(k) * MR + i] = src[k];
+    }
+    for (int i = mr; i < MR; ++i)
+      for (int k = 0; k < kc; ++k) dst[size_t(k) * MR + i] = 0.f;
   }
 }
 
@@ -166,11 +182,22 @@ void micro_kernel(int kc, const float* a, int lda, const float* b, float* c, int
     }
 }
 
+int pack_mode() {
+  static const int m = [] { const char* e = std::getenv("ATTNLAB_PACK_A"); return e ? std::atoi(e) : -1; }();
+  return m;
+}
+bool plain_a_packed(int M, int N, int K, int lda) {
+  const int f = pack_mode();
+  if (f >= 0) return f == 1;
+  return false;
+}
+
 template <class T>
 void gemm_blocked(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
                   int lda, const float* B, int ldb, float beta, float* C, int ldc) {
   constexpr int MR = T::MR, NR = T::NR, MC = T::MC, NC = T::NC;
   Workspace& ws = workspace();
+  const bool pack_plain = !transA && plain_a_packed(M, N, K, lda);
   float* pa = ws.pa();
   float* pb = ws.pb();
   for (int jc = 0; jc < N; jc += NC) {
@@ -181,8 +208,9 @@ void gemm_blocked(bool transA, bool transB, int M, int N, int K, float alpha, co
       pack_b<T::NV>(pb, transB, B, ldb, pc, kc, jc, nc);
       for (int ic = 0; ic < M; ic += MC) {
         const int mc = std::min(MC, M - ic);
-        const bool direct = !transA;
-        if (!direct) pack_at<MR>(pa, A, lda, ic, mc, pc, kc);
+        const bool direct = !transA && !pack_plain;
+        if (transA) pack_at<MR>(pa, A, lda, ic, mc, pc, kc);
+        else if (pack_plain) pack_a<MR>(pa, A, lda, ic, mc, pc, kc);
         for (int jr = 0; jr < nc; jr += NR)
           for (int ir = 0; ir < mc; ir += MR) {
             float* c = C + size_t(ic + ir) * ldc + jc + jr;

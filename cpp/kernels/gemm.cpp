@@ -5,7 +5,6 @@
 // accumulators runs over each pair of panels.
 // Threads split C into row or column stripes, each a complete serial GEMM (deterministic).
 #include <algorithm>
-#include <cstdlib>
 #include <vector>
 
 #include "core/threads.hpp"
@@ -28,8 +27,10 @@ constexpr int kWideMR = 4;
 #else
 constexpr int kWideMR = W >= 16 ? 12 : 6;
 #endif
-// Cache blocks: an A block (MC x KC) stays in L2, a B micro-panel (KC x NR) in half of L1.
-constexpr int KC = W >= 16 ? 128 : 256;
+// Cache blocks: an A block (MC x KC) stays in L2, a B micro-panel (KC x NR) in L1. KC = 256
+// also for AVX-512 (a 32 KiB micro-panel): fewer passes over C pay more than the L1 fit
+// (measured at one thread: 1024^3 84 -> 91-98 GFLOP/s, 512^3 103 -> 107, KC 384 no better).
+constexpr int KC = 256;
 
 // A register tile shape and the cache blocks that go with it. Wide: the general case. Narrow
 // (one vector of columns, 8 rows): products with N <= W, such as the per-head Q K^T and P V of
@@ -79,21 +80,6 @@ void pack_at(float* pa, const float* A, int lda, int i0, int mc, int k0, int kc)
       for (; i < mr; ++i) d[i] = src[i];
       for (; i < MR; ++i) d[i] = 0.f;
     }
-  }
-}
-
-// The same panels from a plain A ([M,K]): pa[p][k][i] = A[(i0+p+i)*lda + k0+k], zero past mc.
-template <int MR>
-void pack_a(float* pa, const float* A, int lda, int i0, int mc, int k0, int kc) {
-  for (int p = 0; p < mc; p += MR) {
-    const int mr = std::min(MR, mc - p);
-    float* dst = pa + size_t(p) * kc;
-    for (int i = 0; i < mr; ++i) {
-      const float* src = A + size_t(i0 + p + i) * lda + k0;
-      for (int k = 0; k < kc; ++k) dst[size_t(k) * MR + i] = src[k];
-    }
-    for (int i = mr; i < MR; ++i)
-      for (int k = 0; k < kc; ++k) dst[size_t(k) * MR + i] = 0.f;
   }
 }
 
@@ -182,22 +168,11 @@ void micro_kernel(int kc, const float* a, int lda, const float* b, float* c, int
     }
 }
 
-int pack_mode() {
-  static const int m = [] { const char* e = std::getenv("ATTNLAB_PACK_A"); return e ? std::atoi(e) : -1; }();
-  return m;
-}
-bool plain_a_packed(int M, int N, int K, int lda) {
-  const int f = pack_mode();
-  if (f >= 0) return f == 1;
-  return false;
-}
-
 template <class T>
 void gemm_blocked(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
                   int lda, const float* B, int ldb, float beta, float* C, int ldc) {
   constexpr int MR = T::MR, NR = T::NR, MC = T::MC, NC = T::NC;
   Workspace& ws = workspace();
-  const bool pack_plain = !transA && plain_a_packed(M, N, K, lda);
   float* pa = ws.pa();
   float* pb = ws.pb();
   for (int jc = 0; jc < N; jc += NC) {
@@ -208,9 +183,8 @@ void gemm_blocked(bool transA, bool transB, int M, int N, int K, float alpha, co
       pack_b<T::NV>(pb, transB, B, ldb, pc, kc, jc, nc);
       for (int ic = 0; ic < M; ic += MC) {
         const int mc = std::min(MC, M - ic);
-        const bool direct = !transA && !pack_plain;
-        if (transA) pack_at<MR>(pa, A, lda, ic, mc, pc, kc);
-        else if (pack_plain) pack_a<MR>(pa, A, lda, ic, mc, pc, kc);
+        const bool direct = !transA;
+        if (!direct) pack_at<MR>(pa, A, lda, ic, mc, pc, kc);
         for (int jr = 0; jr < nc; jr += NR)
           for (int ir = 0; ir < mc; ir += MR) {
             float* c = C + size_t(ic + ir) * ldc + jc + jr;

@@ -124,6 +124,23 @@ void micro_kernel(int kc, const float* a, int lda, const float* b, float* c, int
   const float* ar[MR];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) ar[i] = a + (kPacked ? i : size_t(i < m ? i : 0) * lda);
+#if !defined(__wasm_simd128__)
+  // The C tile is read (beta != 0 or a later K block) and written once the K loop ends: start
+  // fetching its lines now (measured at one thread: 1024^3 92 -> 95, 512^3 106 -> 110 GFLOP/s).
+  // Prefetching A's rows ahead as well measured slower. Wasm has no prefetch.
+  if (m == MR) {
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      __builtin_prefetch(c + size_t(i) * ldc, 1);
+      __builtin_prefetch(c + size_t(i) * ldc + n - 1, 1);
+    }
+  } else {
+    for (int i = 0; i < m; ++i) {
+      __builtin_prefetch(c + size_t(i) * ldc, 1);
+      __builtin_prefetch(c + size_t(i) * ldc + n - 1, 1);
+    }
+  }
+#endif
   fbatch acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)

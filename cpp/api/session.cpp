@@ -225,17 +225,12 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
 EvalResult Session::evaluate(int samples, uint64_t seed) {
   AL_CHECK(samples >= 1 && samples <= 100000, "evaluate: samples must be in [1, 100000]");
   const Task& task = need_task("evaluate");
-  EvalResult r = attnlab::evaluate(*model_, task, samples, seed);
-  // The recurrent models on tasks with gold alignments: the same draw scored by align_eval.
+  // The recurrent models on tasks with gold alignments add the alignment error rate and
+  // per-length accuracy, from the same pass.
   auto* rnn = dynamic_cast<RnnSearch*>(model_.get());
   const auto* seq = dynamic_cast<const SeqTask*>(&task);
-  if (rnn && seq) {
-    const AlignEval a = evaluate_aligned(*rnn, *seq, samples, seed);
-    r.aer = a.aer;
-    for (const auto& [len, ct] : a.per_length)
-      r.per_length[len] = ct.second ? double(ct.first) / double(ct.second) : 0.0;
-  }
-  return r;
+  if (rnn && seq) return evaluate_with_alignment(*rnn, *seq, samples, seed);
+  return attnlab::evaluate(*model_, task, samples, seed);
 }
 
 int Session::decode_limit(size_t src_len, int max_len) const {

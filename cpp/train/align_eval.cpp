@@ -37,23 +37,19 @@ double alignment_error_rate(const std::vector<std::vector<std::vector<float>>>& 
   return a + s ? 1.0 - 2.0 * double(hit) / double(a + s) : 0.0;
 }
 
-AlignEval evaluate_aligned(RnnSearch& m, const SeqTask& task, int samples, uint64_t seed,
-                           const std::vector<SeqExample>* examples, int batch) {
-  std::vector<SeqExample> drawn;
-  if (!examples) {
-    AL_CHECK(samples >= 1, "need at least one evaluation sample");
-    Rng rng(seed);
-    for (int i = 0; i < samples; ++i) drawn.push_back(task.sample_aligned(rng, Split::Test));
-    examples = &drawn;
-  }
-  const std::vector<SeqExample>& ex = *examples;
-  AlignEval r;
-  r.samples = int(ex.size());
-  long exact = 0, tok_hit = 0, tok_all = 0;
+namespace {
+
+// Everything both evaluations measure, accumulated batch by batch: one teacher-forced pass
+// (loss, token accuracy, attention rows) and one greedy decoding per batch.
+struct Tally {
+  double loss_sum = 0;
+  long tokens = 0, forced_hit = 0;                // teacher forcing
+  long exact = 0, tok_hit = 0, tok_all = 0;       // greedy outputs against the references
+  std::map<int, std::pair<long, long>> per_length;
   std::vector<std::vector<std::vector<float>>> attn;
   std::vector<std::vector<std::vector<int>>> gold;
-  for (size_t i = 0; i < ex.size(); i += size_t(batch)) {
-    const size_t end = std::min(ex.size(), i + size_t(batch));
+
+  void add(RnnSearch& m, const std::vector<SeqExample>& ex, size_t i, size_t end) {
     std::vector<Example> part;
     std::vector<std::vector<int32_t>> srcs;
     int max_tgt = 0;
@@ -62,37 +58,89 @@ AlignEval evaluate_aligned(RnnSearch& m, const SeqTask& task, int samples, uint6
       srcs.push_back(ex[k].src);
       max_tgt = std::max(max_tgt, int(ex[k].tgt.size()));
     }
+    const Batch b = make_batch(part);
+    long n = 0;
+    for (int32_t t : b.tgt_out) n += t != m.pad_id();
+    loss_sum += m.forward(b, false, nullptr, 0.f) * double(n);
+    tokens += n;
+    const int V = m.out_vocab();
+    const std::vector<float> z = m.logits();
+    for (size_t k = 0; k < b.tgt_out.size(); ++k) {
+      if (b.tgt_out[k] == m.pad_id()) continue;
+      const float* zr = z.data() + k * size_t(V);
+      forced_hit += int(std::max_element(zr, zr + V) - zr) == b.tgt_out[k];
+    }
+    if (m.attends()) {  // forced alignment: attention while reading the reference
+      const AttentionMap map = m.attention().at(0);
+      for (size_t k = i; k < end; ++k) {
+        const int r = int(k - i);
+        std::vector<std::vector<float>> rows;
+        for (size_t t = 0; t < ex[k].tgt.size(); ++t) {
+          const float* w = map.weights.data() + (size_t(r) * map.T + t) * map.S;
+          rows.emplace_back(w, w + ex[k].src.size());
+        }
+        attn.push_back(std::move(rows));
+        gold.push_back(ex[k].gold);
+      }
+    }
     const RnnDecoded d = m.greedy(srcs, max_tgt + 2);
     for (size_t k = i; k < end; ++k) {
       const auto& out = d.tokens[k - i];
       const auto& ref = ex[k].tgt;
       const bool ok = out == ref;
       exact += ok;
-      auto& pl = r.per_length[int(ref.size() ? ex[k].src.size() : 0)];
+      auto& pl = per_length[int(ref.size() ? ex[k].src.size() : 0)];
       pl.first += ok;
       pl.second += 1;
       for (size_t t = 0; t < ref.size(); ++t) tok_hit += t < out.size() && out[t] == ref[t];
       tok_all += long(ref.size());
     }
-    if (!m.attends()) continue;
-    // Forced alignment: attention while reading the reference.
-    const Batch b = make_batch(part);
-    m.forward(b, false, nullptr, 0.f);
-    const AttentionMap map = m.attention().at(0);
-    for (size_t k = i; k < end; ++k) {
-      const int r_ = int(k - i);
-      std::vector<std::vector<float>> rows;
-      for (size_t t = 0; t < ex[k].tgt.size(); ++t) {
-        const float* w = map.weights.data() + (size_t(r_) * map.T + t) * map.S;
-        rows.emplace_back(w, w + ex[k].src.size());
-      }
-      attn.push_back(std::move(rows));
-      gold.push_back(ex[k].gold);
-    }
   }
-  r.sequence_accuracy = double(exact) / double(std::max<size_t>(1, ex.size()));
-  r.token_accuracy = double(tok_hit) / double(std::max(1L, tok_all));
-  if (m.attends()) r.aer = alignment_error_rate(attn, gold);
+
+  static Tally over(RnnSearch& m, const SeqTask& task, int samples, uint64_t seed,
+                    const std::vector<SeqExample>* examples, int batch) {
+    std::vector<SeqExample> drawn;
+    if (!examples) {
+      AL_CHECK(samples >= 1, "need at least one evaluation sample");
+      Rng rng(seed);
+      for (int i = 0; i < samples; ++i) drawn.push_back(task.sample_aligned(rng, Split::Test));
+      examples = &drawn;
+    }
+    AL_CHECK(batch >= 1, "evaluation batch must be at least 1");
+    Tally t;
+    for (size_t i = 0; i < examples->size(); i += size_t(batch))
+      t.add(m, *examples, i, std::min(examples->size(), i + size_t(batch)));
+    return t;
+  }
+};
+
+}  // namespace
+
+AlignEval evaluate_aligned(RnnSearch& m, const SeqTask& task, int samples, uint64_t seed,
+                           const std::vector<SeqExample>* examples, int batch) {
+  const Tally t = Tally::over(m, task, samples, seed, examples, batch);
+  AlignEval r;
+  long n = 0;
+  for (const auto& [len, ct] : t.per_length) n += ct.second;
+  r.samples = int(n);
+  r.per_length = t.per_length;
+  r.sequence_accuracy = double(t.exact) / double(std::max(1L, n));
+  r.token_accuracy = double(t.tok_hit) / double(std::max(1L, t.tok_all));
+  if (m.attends()) r.aer = alignment_error_rate(t.attn, t.gold);
+  return r;
+}
+
+EvalResult evaluate_with_alignment(RnnSearch& m, const SeqTask& task, int samples, uint64_t seed,
+                                   int batch) {
+  const Tally t = Tally::over(m, task, samples, seed, nullptr, batch);
+  EvalResult r;
+  r.samples = samples;
+  r.loss = t.loss_sum / double(std::max(1L, t.tokens));
+  r.token_accuracy = double(t.forced_hit) / double(std::max(1L, t.tokens));
+  r.sequence_accuracy = double(t.exact) / double(samples);
+  if (m.attends()) r.aer = alignment_error_rate(t.attn, t.gold);
+  for (const auto& [len, ct] : t.per_length)
+    r.per_length[len] = ct.second ? double(ct.first) / double(ct.second) : 0.0;
   return r;
 }
 

@@ -12,6 +12,7 @@
 
 #include "models/rnnsearch.hpp"
 #include "train/seq_task.hpp"
+#include "train/trainer.hpp"
 
 namespace attnlab {
 
@@ -30,5 +31,11 @@ double alignment_error_rate(const std::vector<std::vector<std::vector<float>>>& 
 // (e.g. one source length at a time); otherwise `samples` are drawn from the task.
 AlignEval evaluate_aligned(RnnSearch& m, const SeqTask& task, int samples, uint64_t seed,
                            const std::vector<SeqExample>* examples = nullptr, int batch = 100);
+
+// Session::evaluate for these models in one pass over the same draw as evaluate_aligned:
+// trainer.hpp's metrics (teacher-forced loss and token accuracy, exact match of greedy
+// decoding) plus `aer` (-1 for RNNencdec) and `per_length`, each batch decoded once.
+EvalResult evaluate_with_alignment(RnnSearch& m, const SeqTask& task, int samples, uint64_t seed,
+                                   int batch = 100);
 
 }  // namespace attnlab

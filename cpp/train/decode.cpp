@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/check.hpp"
+#include "models/rnnsearch.hpp"
 
 namespace attnlab {
 
@@ -47,6 +48,9 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
   const int V = m.out_vocab(), pad = m.pad_id(), eos = m.eos_id();
   std::vector<std::vector<int32_t>> out(srcs.size());
   if (srcs.empty()) return out;
+  // Recurrent models carry their state forward: one decoder step per token instead of a
+  // re-run of the whole prefix (dates, 200 sources: ~11 full passes -> one).
+  if (auto* rnn = dynamic_cast<RnnSearch*>(&m)) return rnn->greedy(srcs, max_len).tokens;
   if (!m.autoregressive()) {  // tag each source position (plus one for </s>) in one pass
     std::vector<std::vector<int32_t>> pre(srcs.size());
     for (size_t r = 0; r < srcs.size(); ++r) pre[r].assign(srcs[r].size() + 1, pad);

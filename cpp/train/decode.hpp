@@ -1,6 +1,7 @@
 // Decoding: greedy (batched) and beam search with the GNMT length penalty
 //   score = log p(y) / lp(y),  lp(y) = ((5 + |y|) / 6)^α   (Wu et al. 2016)
-// Models re-run the full prefix each step (no cache): exact, and cheap at the lengths used here.
+// Transformers re-run the full prefix each step (no cache): exact, and cheap at the lengths used
+// here; the recurrent models (RNNsearch, RNNencdec) step their decoder once per token.
 // Outputs exclude <s> and </s>. Encoder-only models tag every source position in one pass.
 #pragma once
 #include <cstdint>

@@ -4,11 +4,12 @@
 // default as in the paper) and `attn average` (mean of the last K checkpoints).
 #include <algorithm>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "train/parallel_trainer.hpp"
@@ -16,9 +17,6 @@
 namespace attnlab::cli {
 
 namespace {
-
-volatile std::sig_atomic_t g_interrupted = 0;
-void on_sigint(int) { g_interrupted = 1; }
 
 // The paper's configurations (Vaswani et al. 2017, Table 3) and a small one for CPUs.
 nlohmann::json preset(const std::string& name) {
@@ -155,12 +153,11 @@ int cmd_train_parallel(Args& a) {
     auto all = list_checkpoints(ckpt_dir(out));
     for (size_t i = 0; i + size_t(keep) < all.size(); ++i) std::filesystem::remove(all[i]);
   };
-  g_interrupted = 0;
-  auto previous = std::signal(SIGINT, on_sigint);
+  auto sigint = std::make_unique<SigintGuard>();
   const bool tty = stderr_is_tty();
   const auto t0 = std::chrono::steady_clock::now();
   long tokens = 0, done_here = 0;
-  while (tr.next_step() <= last && !g_interrupted) {
+  while (tr.next_step() <= last && !SigintGuard::interrupted()) {
     const StepInfo s = tr.step();
     tokens += s.tokens;
     ++done_here;
@@ -168,16 +165,17 @@ int cmd_train_parallel(Args& a) {
     progress(s, last, secs, tokens, done_here, tty, every);
     if (s.step % save_every == 0) checkpoint();
   }
-  std::signal(SIGINT, previous);
+  const bool interrupted = SigintGuard::interrupted();
+  sigint.reset();
   if ((tr.next_step() - 1) % save_every != 0) checkpoint();
   nlohmann::json state = extra;
   state["step"] = tr.next_step() - 1;
   state["vocab"] = bpe.to_json();
   write_safetensors_atomic(out, model_tensors(*model, false, state));
-  if (g_interrupted) {
+  if (interrupted) {
     std::fprintf(stderr, "interrupted: saved step %d to %s (resume from %s)\n",
                  tr.next_step() - 1, out.c_str(), ckpt_path(out, tr.next_step() - 1).c_str());
-    return 130;
+    return kInterruptedExit;
   }
   if (eval_sentences > 0 && !opts.value("valid", std::string()).empty()) {
     const ParallelCorpus valid(opts["valid"], bpe, opts["max_len"]);

@@ -11,9 +11,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "train/align_eval.hpp"
@@ -106,13 +108,15 @@ int cmd_train_rnn(Args& a) {
   a.finish();
   auto model = make_model(cfg, cpu_kernels(), seed);
   const auto t0 = std::chrono::steady_clock::now();
+  int done = 0;
+  auto sigint = std::make_unique<SigintGuard>();
   if (pointer) {
     PointTrainOptions o;
     o.batch = batch, o.n_min = n.lo, o.n_max = n.hi, o.lr = lr, o.clip = clip, o.seed = seed;
     o.lr_final = lr_final, o.steps = steps, o.decay_from = decay_from;
     auto& pm = dynamic_cast<PointerNet&>(*model);
     PointTrainer tr(pm, *ptask, o);
-    for (int s = 1; s <= steps; ++s) {
+    for (int s = 1; s <= steps && !SigintGuard::interrupted(); ++s, ++done) {
       log_step(s, steps, tr.step(), seconds_since(t0), every);
       if (eval_every > 0 && (s % eval_every == 0) && s < steps) {  // progress on held-out sets
         nlohmann::json r =
@@ -129,12 +133,18 @@ int cmd_train_rnn(Args& a) {
     o.schedule.kind = "constant";
     o.schedule.lr = lr;
     Trainer tr(*model, *stask, o);
-    for (int s = 1; s <= steps; ++s) log_step(s, steps, tr.step().loss, seconds_since(t0), every);
+    for (int s = 1; s <= steps && !SigintGuard::interrupted(); ++s, ++done)
+      log_step(s, steps, tr.step().loss, seconds_since(t0), every);
   }
+  sigint.reset();
   const double secs = seconds_since(t0);
   save_checkpoint(*model, out,
-                  {{"step", steps}, {"task", task_name}, {"task_options", task_opts},
+                  {{"step", done}, {"task", task_name}, {"task_options", task_opts},
                    {"n_min", n.lo}, {"n_max", n.hi}, {"seed", seed}, {"train_seconds", secs}});
+  if (done < steps) {
+    std::fprintf(stderr, "interrupted: saved step %d of %d to %s\n", done, steps, out.c_str());
+    return kInterruptedExit;
+  }
   if (eval_samples > 0) {
     nlohmann::json r = pointer ? evaluate_points(dynamic_cast<PointerNet&>(*model), *ptask,
                                                  eval_samples, n.lo, n.hi, seed + 1000003, 250, beam)

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "train/text_task.hpp"
@@ -105,21 +106,29 @@ int cmd_train(Args& a) {
   a.finish();
 
   Trainer tr(*model, *task, o);
-  const int last = first + steps - 1;
   const bool tty = stderr_is_tty();
   const auto t0 = std::chrono::steady_clock::now();
   long tokens = 0;
-  for (int i = 0; i < steps; ++i) {
-    const StepInfo s = tr.step();
-    tokens += s.tokens;
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    StepInfo shown = s;
-    shown.step = i + 1;
-    progress(shown, steps, secs, tokens, tty, every);
+  int done = 0;
+  {
+    SigintGuard sigint;
+    while (done < steps && !SigintGuard::interrupted()) {
+      const StepInfo s = tr.step();
+      tokens += s.tokens;
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      StepInfo shown = s;
+      shown.step = ++done;
+      progress(shown, steps, secs, tokens, tty, every);
+    }
   }
-  nlohmann::json state = {{"step", last}, {"task", task_name}, {"task_options", task_opts}, {"seed", seed}};
+  nlohmann::json state = {{"step", first + done - 1}, {"task", task_name}, {"task_options", task_opts}, {"seed", seed}};
   if (const auto* text = dynamic_cast<const TextTask*>(task.get())) state["vocab"] = text->tokens();
   save_checkpoint(*model, out, state);
+  if (done < steps) {
+    std::fprintf(stderr, "%sinterrupted: saved step %d to %s (continue with --resume %s)\n",
+                 tty ? "\n" : "", first + done - 1, out.c_str(), out.c_str());
+    return kInterruptedExit;
+  }
   if (eval_samples > 0) {
     const EvalResult r = evaluate(*model, *task, eval_samples, seed + 1000003);
     std::printf("%s\n", nlohmann::json({{"loss", r.loss}, {"token_accuracy", r.token_accuracy},

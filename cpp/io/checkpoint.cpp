@@ -25,7 +25,7 @@ SafeTensors model_tensors(Model& m, bool grads, const nlohmann::json& train_stat
 }
 
 void save_checkpoint(Model& m, const std::string& path, const nlohmann::json& train_state) {
-  write_safetensors(path, model_tensors(m, false, train_state));
+  write_safetensors_atomic(path, model_tensors(m, false, train_state));
 }
 
 void load_parameters(Model& m, const SafeTensors& st) {

@@ -15,6 +15,7 @@ namespace attnlab {
 // The model's parameters (grads = false) or their gradients (grads = true).
 SafeTensors model_tensors(Model& m, bool grads = false,
                           const nlohmann::json& train_state = nlohmann::json());
+// Written atomically (write_safetensors_atomic).
 void save_checkpoint(Model& m, const std::string& path,
                      const nlohmann::json& train_state = nlohmann::json());
 

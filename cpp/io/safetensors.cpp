@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -245,6 +246,12 @@ void write_safetensors(const std::string& path, const SafeTensors& st) {
   AL_CHECK(f, "cannot write " << path);
   f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   AL_CHECK(f, "cannot write " << path);
+}
+
+void write_safetensors_atomic(const std::string& path, const SafeTensors& st) {
+  const std::string tmp = path + ".tmp";
+  write_safetensors(tmp, st);
+  AL_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename " << tmp << " to " << path);
 }
 
 }  // namespace attnlab

@@ -39,5 +39,8 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t n);
 SafeTensors read_safetensors(const std::string& path);
 std::vector<uint8_t> serialize_safetensors(const SafeTensors& st);
 void write_safetensors(const std::string& path, const SafeTensors& st);
+// write_safetensors to path + ".tmp", then rename over path: a reader (or a run killed while
+// writing) sees the old file or the new one, never a part of one.
+void write_safetensors_atomic(const std::string& path, const SafeTensors& st);
 
 }  // namespace attnlab

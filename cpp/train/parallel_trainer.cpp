@@ -100,12 +100,6 @@ nlohmann::json train_state_of(const SafeTensors& st) {
   return j;
 }
 
-void write_safetensors_atomic(const std::string& path, const SafeTensors& st) {
-  const std::string tmp = path + ".tmp";
-  write_safetensors(tmp, st);
-  AL_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename " << tmp << " to " << path);
-}
-
 BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, int beam,
                         float alpha, int limit, int max_len) {
   const size_t n = limit > 0 ? std::min(test.size(), size_t(limit)) : test.size();

@@ -53,8 +53,6 @@ class ParallelTrainer {
 
 // The training state saved by ParallelTrainer::save (the "attnlab_train" metadata).
 nlohmann::json train_state_of(const SafeTensors& st);
-// write_safetensors to path + ".tmp", then rename over path.
-void write_safetensors_atomic(const std::string& path, const SafeTensors& st);
 
 // BLEU of the model's translations (beam search with length penalty alpha when beam > 1,
 // greedy otherwise) of the first `limit` pairs of `test` (all when limit <= 0).

@@ -27,6 +27,20 @@ has() {  # has NAME PATTERN: stdout of the last command matches
   grep -q "$2" "$DIR/out" || { echo "FAIL $1: stdout lacks $2: $(head -c 200 "$DIR/out")"; fails=$((fails + 1)); }
 }
 
+interrupted() {  # interrupted NAME OUT CMD...: SIGINT after step 3 must save OUT and exit 130
+  local name="$1" out="$2"; shift 2
+  "$@" --log-every 1 >"$DIR/out" 2>"$DIR/int.err" &
+  local pid=$! i rc
+  for i in $(seq 300); do grep -q "^step 3/" "$DIR/int.err" 2>/dev/null && break; sleep 0.1; done
+  kill -INT $pid
+  for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo "no exit 60 s after SIGINT" >>"$DIR/int.err"; }
+  wait $pid; rc=$?
+  if [ $rc -ne 130 ] || ! grep -q "^interrupted: saved step [0-9]" "$DIR/int.err" || [ ! -s "$out" ] || [ -e "$out.tmp" ]; then
+    echo "FAIL $name: exit $rc: $(tail -n 2 "$DIR/int.err")"; fails=$((fails + 1))
+  fi
+}
+
 C="$DIR/c.safetensors"
 ok train "$ATTN" train --model transformer --task reverse --d-model 16 --heads 2 --d-ff 32 --layers 1 \
   --steps 3 --batch 4 --seed 1 --out "$C" --log-every 1
@@ -78,6 +92,13 @@ bad bad-schedule "$ATTN" train --task reverse --schedule cosine --steps 1 --out 
 bad unwritable "$ATTN" train --task reverse --steps 1 --out "$DIR/no/such/dir/c.safetensors" --d-model 8 --heads 2
 bad export-missing "$ATTN" export --checkpoint "$DIR/nope.safetensors" --out "$DIR/x"
 bad task-mismatch "$ATTN" eval --checkpoint "$DIR/lm.safetensors" --task addition --samples 2
+
+# Ctrl-C in a long run: the trained steps are saved and the run continues from them
+I="$DIR/int.safetensors"
+interrupted interrupt "$I" "$ATTN" train --task reverse --d-model 16 --heads 2 --d-ff 32 --layers 1 \
+  --steps 1000000 --batch 4 --seed 1 --out "$I"
+ok interrupt-resume "$ATTN" train --task reverse --steps 2 --batch 4 --out "$DIR/int2.safetensors" --resume "$I"
+ok interrupt-forward "$ATTN" forward --checkpoint "$I" --src "5 6 7" --tgt "1 7 6"
 
 if [ $fails -ne 0 ]; then echo "$fails attn CLI checks failed"; exit 1; fi
 echo "attn CLI: all checks passed"

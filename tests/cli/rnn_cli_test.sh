@@ -27,6 +27,20 @@ has() {
   grep -q "$2" "$DIR/out" || { echo "FAIL $1: stdout lacks $2: $(head -c 200 "$DIR/out")"; fails=$((fails + 1)); }
 }
 
+interrupted() {  # interrupted NAME OUT CMD...: SIGINT after step 3 must save OUT and exit 130
+  local name="$1" out="$2"; shift 2
+  "$@" --log-every 1 >"$DIR/out" 2>"$DIR/int.err" &
+  local pid=$! i rc
+  for i in $(seq 300); do grep -q "^step 3/" "$DIR/int.err" 2>/dev/null && break; sleep 0.1; done
+  kill -INT $pid
+  for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo "no exit 60 s after SIGINT" >>"$DIR/int.err"; }
+  wait $pid; rc=$?
+  if [ $rc -ne 130 ] || ! grep -q "^interrupted: saved step [0-9]" "$DIR/int.err" || [ ! -s "$out" ] || [ -e "$out.tmp" ]; then
+    echo "FAIL $name: exit $rc: $(tail -n 2 "$DIR/int.err")"; fails=$((fails + 1))
+  fi
+}
+
 S="$DIR/search.safetensors"; E="$DIR/encdec.safetensors"; P="$DIR/hull.safetensors"
 ok train-search "$ATTN" train --model rnnsearch --task dates --hidden 8 --emb 4 --steps 2 --batch 4 --out "$S"
 ok eval-search "$ATTN" eval --checkpoint "$S" --task dates --samples 5
@@ -57,6 +71,14 @@ bad unknown-task "$ATTN" train --model pointer --task knapsack --steps 1 --out "
 bad wrong-model "$ATTN" train --model rnnsearch --task convex-hull --steps 1 --out "$DIR/x"
 bad align-pointer "$ATTN" align --checkpoint "$P" --src "1 May 2021"
 bad tsp-too-big "$ATTN" train --model pointer --task tsp --n 11 --steps 1 --batch 2 --hidden 4 --out "$DIR/x"
+
+I="$DIR/int.safetensors"
+interrupted interrupt-pointer "$I" "$ATTN" train --model pointer --task convex-hull --hidden 8 --batch 4 \
+  --steps 1000000 --out "$I"
+ok interrupt-point "$ATTN" point --checkpoint "$I" --points "0.1,0.1 0.9,0.2 0.5,0.9 0.5,0.5 0.3,0.4"
+interrupted interrupt-search "$DIR/int2.safetensors" "$ATTN" train --model rnnsearch --task dates --hidden 8 \
+  --emb 4 --batch 4 --steps 1000000 --out "$DIR/int2.safetensors"
+ok interrupt-align "$ATTN" align --checkpoint "$DIR/int2.safetensors" --src "samedi 25 décembre 2021" --max-len 4
 
 if [ $fails -ne 0 ]; then echo "$fails recurrent-model CLI checks failed"; exit 1; fi
 echo "attn CLI (recurrent models): all checks passed"

@@ -100,5 +100,14 @@ interrupted interrupt "$I" "$ATTN" train --task reverse --d-model 16 --heads 2 -
 ok interrupt-resume "$ATTN" train --task reverse --steps 2 --batch 4 --out "$DIR/int2.safetensors" --resume "$I"
 ok interrupt-forward "$ATTN" forward --checkpoint "$I" --src "5 6 7" --tgt "1 7 6"
 
+# ... also on a parallel corpus, where the periodic checkpoints carry the optimizer for --resume
+for i in $(seq 60); do printf 'the cat sat on the mat %d\tdie katze sass auf der matte %d\n' $i $i; done >"$DIR/pairs.tsv"
+PI="$DIR/par.safetensors"
+interrupted interrupt-parallel "$PI" "$ATTN" train --task parallel --train "$DIR/pairs.tsv" --vocab-size 300 \
+  --d-model 16 --heads 2 --d-ff 32 --layers 1 --max-tokens 64 --steps 1000000 --out "$PI"
+n=$(sed -n 's/^interrupted: saved step \([0-9]*\).*/\1/p' "$DIR/int.err")
+ok interrupt-parallel-resume "$ATTN" train --task parallel --resume "$(printf '%s.ckpt/step-%09d.safetensors' "$PI" "${n:-0}")" \
+  --steps $((${n:-0} + 2)) --out "$DIR/par2.safetensors"
+
 if [ $fails -ne 0 ]; then echo "$fails attn CLI checks failed"; exit 1; fi
 echo "attn CLI: all checks passed"

@@ -8,38 +8,7 @@ DIR="$(mktemp -d)"
 trap 'rm -rf "$DIR"' EXIT
 fails=0
 
-ok() {  # ok NAME CMD...: must exit 0
-  local name="$1"; shift
-  if ! "$@" >"$DIR/out" 2>"$DIR/err"; then
-    echo "FAIL $name: exit $?: $(cat "$DIR/err")"; fails=$((fails + 1))
-  fi
-}
-bad() {  # bad NAME CMD...: must exit 1 or 2 with one stderr line
-  local name="$1"; shift
-  "$@" >"$DIR/out" 2>"$DIR/err"
-  local rc=$? lines
-  lines=$(wc -l <"$DIR/err")
-  if [ $rc -eq 0 ] || [ $rc -gt 2 ] || [ "$lines" -ne 1 ]; then
-    echo "FAIL $name: exit $rc, $lines stderr lines: $(head -c 300 "$DIR/err")"; fails=$((fails + 1))
-  fi
-}
-has() {  # has NAME PATTERN: stdout of the last command matches
-  grep -q "$2" "$DIR/out" || { echo "FAIL $1: stdout lacks $2: $(head -c 200 "$DIR/out")"; fails=$((fails + 1)); }
-}
-
-interrupted() {  # interrupted NAME OUT CMD...: SIGINT after step 3 must save OUT and exit 130
-  local name="$1" out="$2"; shift 2
-  "$@" --log-every 1 >"$DIR/out" 2>"$DIR/int.err" &
-  local pid=$! i rc
-  for i in $(seq 300); do grep -q "^step 3/" "$DIR/int.err" 2>/dev/null && break; sleep 0.1; done
-  kill -INT $pid
-  for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-  kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo "no exit 60 s after SIGINT" >>"$DIR/int.err"; }
-  wait $pid; rc=$?
-  if [ $rc -ne 130 ] || ! grep -q "^interrupted: saved step [0-9]" "$DIR/int.err" || [ ! -s "$out" ] || [ -e "$out.tmp" ]; then
-    echo "FAIL $name: exit $rc: $(tail -n 2 "$DIR/int.err")"; fails=$((fails + 1))
-  fi
-}
+. "$(dirname "$0")/common.sh"
 
 C="$DIR/c.safetensors"
 ok train "$ATTN" train --model transformer --task reverse --d-model 16 --heads 2 --d-ff 32 --layers 1 \

@@ -1,6 +1,7 @@
 // GEMM and strided-batched GEMM of the CPU table vs. the reference loops: all four transpose
-// variants, tiny and odd sizes, sizes that cross every cache block, padded leading dimensions,
-// alpha/beta (beta == 0 must not read C), and bitwise determinism across thread counts.
+// variants, tiny and odd sizes, sizes that cross every cache block, padded leading dimensions
+// (4 KiB row strides included), alpha/beta (beta == 0 must not read C), and bitwise
+// determinism across thread counts.
 #include <string>
 
 #include "kernel_check.hpp"
@@ -78,6 +79,8 @@ TEST_CASE("gemm: random shapes crossing the cache blocks", "[kernels][gemm]") {
   for (int t = 0; t < 4; ++t) {
     check_gemm(t & 1, t & 2, {200, 70, 530}, 1.f, 1.f, rng);   // several K and M blocks
     check_gemm(t & 1, t & 2, {3, 2100, 9}, 1.f, 0.f, rng, 1);  // more than one N block
+    // a plain A with rows 4 KiB apart (lda 1024) is copied to a padded block first
+    check_gemm(t & 1, t & 2, {131, 70, 700}, 0.7f, 1.f, rng, 1024 - 700);
   }
 }
 

@@ -21,6 +21,9 @@ has() {  # has NAME PATTERN: stdout of the last command matches
 
 interrupted() {  # interrupted NAME OUT CMD...: SIGINT after step 3 must save OUT and exit 130
   local name="$1" out="$2"; shift 2
+  # a fresh log: a stale "step 3/" from an earlier call would send SIGINT before the run has
+  # installed its handler (a background job starts with SIGINT ignored)
+  rm -f "$DIR/int.err"
   "$@" --log-every 1 >"$DIR/out" 2>"$DIR/int.err" &
   local pid=$! i rc
   for i in $(seq 300); do grep -q "^step 3/" "$DIR/int.err" 2>/dev/null && break; sleep 0.1; done

@@ -42,9 +42,8 @@ namespace {
 // Everything both evaluations measure, accumulated batch by batch: one teacher-forced pass
 // (loss, token accuracy, attention rows) and one greedy decoding per batch.
 struct Tally {
-  double loss_sum = 0;
-  long tokens = 0, forced_hit = 0;                // teacher forcing
-  long exact = 0, tok_hit = 0, tok_all = 0;       // greedy outputs against the references
+  ForcedScore forced;                             // teacher forcing
+  long samples = 0, exact = 0, tok_hit = 0, tok_all = 0;  // greedy outputs vs the references
   std::map<int, std::pair<long, long>> per_length;
   std::vector<std::vector<std::vector<float>>> attn;
   std::vector<std::vector<std::vector<int>>> gold;
@@ -58,18 +57,7 @@ struct Tally {
       srcs.push_back(ex[k].src);
       max_tgt = std::max(max_tgt, int(ex[k].tgt.size()));
     }
-    const Batch b = make_batch(part);
-    long n = 0;
-    for (int32_t t : b.tgt_out) n += t != m.pad_id();
-    loss_sum += m.forward(b, false, nullptr, 0.f) * double(n);
-    tokens += n;
-    const int V = m.out_vocab();
-    const std::vector<float> z = m.logits();
-    for (size_t k = 0; k < b.tgt_out.size(); ++k) {
-      if (b.tgt_out[k] == m.pad_id()) continue;
-      const float* zr = z.data() + k * size_t(V);
-      forced_hit += int(std::max_element(zr, zr + V) - zr) == b.tgt_out[k];
-    }
+    forced.add(m, make_batch(part));
     if (m.attends()) {  // forced alignment: attention while reading the reference
       const AttentionMap map = m.attention().at(0);
       for (size_t k = i; k < end; ++k) {
@@ -89,6 +77,7 @@ struct Tally {
       const auto& ref = ex[k].tgt;
       const bool ok = out == ref;
       exact += ok;
+      ++samples;
       auto& pl = per_length[int(ref.size() ? ex[k].src.size() : 0)];
       pl.first += ok;
       pl.second += 1;
@@ -120,11 +109,9 @@ AlignEval evaluate_aligned(RnnSearch& m, const SeqTask& task, int samples, uint6
                            const std::vector<SeqExample>* examples, int batch) {
   const Tally t = Tally::over(m, task, samples, seed, examples, batch);
   AlignEval r;
-  long n = 0;
-  for (const auto& [len, ct] : t.per_length) n += ct.second;
-  r.samples = int(n);
+  r.samples = int(t.samples);
   r.per_length = t.per_length;
-  r.sequence_accuracy = double(t.exact) / double(std::max(1L, n));
+  r.sequence_accuracy = double(t.exact) / double(std::max(1L, t.samples));
   r.token_accuracy = double(t.tok_hit) / double(std::max(1L, t.tok_all));
   if (m.attends()) r.aer = alignment_error_rate(t.attn, t.gold);
   return r;
@@ -135,8 +122,8 @@ EvalResult evaluate_with_alignment(RnnSearch& m, const SeqTask& task, int sample
   const Tally t = Tally::over(m, task, samples, seed, nullptr, batch);
   EvalResult r;
   r.samples = samples;
-  r.loss = t.loss_sum / double(std::max(1L, t.tokens));
-  r.token_accuracy = double(t.forced_hit) / double(std::max(1L, t.tokens));
+  r.loss = t.forced.loss();
+  r.token_accuracy = t.forced.accuracy();
   r.sequence_accuracy = double(t.exact) / double(samples);
   if (m.attends()) r.aer = alignment_error_rate(t.attn, t.gold);
   for (const auto& [len, ct] : t.per_length)

@@ -39,36 +39,39 @@ StepInfo Trainer::step() {
   return s;
 }
 
+void ForcedScore::add(Model& m, const Batch& b) {
+  long n = 0;
+  for (int32_t t : b.tgt_out) n += t != m.pad_id();
+  loss_sum += m.forward(b, false, nullptr, 0.f) * double(n);
+  tokens += n;
+  const int V = m.out_vocab();
+  const std::vector<float> z = m.logits();
+  for (size_t k = 0; k < b.tgt_out.size(); ++k) {
+    if (b.tgt_out[k] == m.pad_id()) continue;
+    const float* zr = z.data() + k * size_t(V);
+    correct += int(std::max_element(zr, zr + V) - zr) == b.tgt_out[k];
+  }
+}
+
 EvalResult evaluate(Model& m, const Task& task, int samples, uint64_t seed, int batch) {
   AL_CHECK(samples >= 1, "need at least one evaluation sample");
   Rng rng(seed);
   const std::vector<Example> ex = sample_many(task, rng, Split::Test, samples);
   EvalResult r;
   r.samples = samples;
-  double loss_sum = 0;
-  long tokens = 0, correct = 0, exact = 0;
-  const int V = m.out_vocab();
+  ForcedScore forced;
+  long exact = 0;
   for (size_t i = 0; i < ex.size(); i += size_t(batch)) {
     const std::vector<Example> part(ex.begin() + long(i),
                                     ex.begin() + long(std::min(ex.size(), i + size_t(batch))));
-    const Batch b = make_batch(part);
-    long n = 0;
-    for (int32_t t : b.tgt_out) n += t != m.pad_id();
-    loss_sum += m.forward(b, false, nullptr, 0.f) * double(n);
-    tokens += n;
-    const std::vector<float> z = m.logits();
-    for (size_t k = 0; k < b.tgt_out.size(); ++k) {
-      if (b.tgt_out[k] == m.pad_id()) continue;
-      const float* zr = z.data() + k * size_t(V);
-      correct += int(std::max_element(zr, zr + V) - zr) == b.tgt_out[k];
-    }
+    forced.add(m, make_batch(part));
     std::vector<std::vector<int32_t>> srcs;
     for (const Example& e : part) srcs.push_back(e.src);
     const auto out = greedy_decode(m, srcs, task.max_tgt_len() + 1);
     for (size_t k = 0; k < part.size(); ++k) exact += out[k] == part[k].tgt;
   }
-  r.loss = loss_sum / double(std::max(1L, tokens));
-  r.token_accuracy = double(correct) / double(std::max(1L, tokens));
+  r.loss = forced.loss();
+  r.token_accuracy = forced.accuracy();
   r.sequence_accuracy = double(exact) / double(samples);
   return r;
 }

@@ -4,8 +4,11 @@
 # With -DATTNLAB_WASM_THREADS=ON (build/wasm-mt) the names carry "-mt" (attnlab-mt.mjs,
 # attnlab-mt-node.cjs) and each comes with its pthread worker script (*.worker.js).
 file(GLOB ATTNLAB_BIND_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cpp/bindings/*.cpp)
+# errors.js turns the errors that bindings record into JS exceptions once a call has returned
+# (cpp/bindings/convert.hpp).
+set(ATTNLAB_ERRORS_JS ${CMAKE_SOURCE_DIR}/wasm-build/errors.js)
 set(ATTNLAB_LINK_COMMON --bind -sMODULARIZE=1 -sEXPORT_NAME=createAttnlabModule
-    -sTOTAL_STACK=1MB)
+    -sTOTAL_STACK=1MB --post-js ${ATTNLAB_ERRORS_JS})
 if(ATTNLAB_WASM_THREADS)
   set(ATTNLAB_MODULE_NAME attnlab-mt)
   # node loads the pthread scripts (*.worker.js, CommonJS) by path; the repository's package.json
@@ -25,3 +28,4 @@ add_executable(attnlab_node ${ATTNLAB_BIND_SOURCES})
 target_link_libraries(attnlab_node PRIVATE attnlab)
 set_target_properties(attnlab_node PROPERTIES OUTPUT_NAME ${ATTNLAB_MODULE_NAME}-node SUFFIX .cjs)
 target_link_options(attnlab_node PRIVATE ${ATTNLAB_LINK_COMMON} -sENVIRONMENT=node)
+set_target_properties(attnlab_web attnlab_node PROPERTIES LINK_DEPENDS ${ATTNLAB_ERRORS_JS})

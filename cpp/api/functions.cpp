@@ -2,6 +2,7 @@
 #include "api/functions.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #include "core/check.hpp"
 #include "kernels/kernels.hpp"
@@ -11,8 +12,8 @@ namespace attnlab::api {
 std::vector<float> softmax(const std::vector<float>& x, int R, int C, float temperature) {
   AL_CHECK(R > 0 && C > 0, "softmax: rows and columns must be positive (R=" << R << " C=" << C
                                                                              << ")");
-  AL_CHECK(x.size() == size_t(R) * C,
-           "softmax: got " << x.size() << " scores, expected R*C = " << size_t(R) * C);
+  AL_CHECK(uint64_t(x.size()) == uint64_t(R) * uint64_t(C),
+           "softmax: got " << x.size() << " scores, expected R*C = " << uint64_t(R) * uint64_t(C));
   AL_CHECK(std::isfinite(temperature) && temperature > 0,
            "softmax: temperature must be a positive number, got " << temperature);
   for (float v : x) AL_CHECK(std::isfinite(v), "softmax: scores must be finite, got " << v);
@@ -22,7 +23,7 @@ std::vector<float> softmax(const std::vector<float>& x, int R, int C, float temp
 }
 
 std::vector<float> positional_encoding(int L, int C) {
-  AL_CHECK(L > 0 && C > 0 && long(L) * C <= (1L << 24),
+  AL_CHECK(L > 0 && C > 0 && int64_t(L) * C <= (int64_t(1) << 24),
            "positional_encoding: need 0 < L, 0 < C and L*C <= 2^24 (L=" << L << " C=" << C << ")");
   std::vector<float> pe(size_t(L) * C);  // [L,C]
   for (int pos = 0; pos < L; ++pos)
@@ -37,9 +38,9 @@ ContentAddress content_address(const std::vector<float>& memory, const std::vect
                                int N, int W, float beta) {
   AL_CHECK(N > 0 && W > 0, "content_address: N and W must be positive (N=" << N << " W=" << W
                                                                             << ")");
-  AL_CHECK(memory.size() == size_t(N) * W,
+  AL_CHECK(uint64_t(memory.size()) == uint64_t(N) * uint64_t(W),
            "content_address: memory has " << memory.size() << " values, expected N*W = "
-                                          << size_t(N) * W);
+                                          << uint64_t(N) * uint64_t(W));
   AL_CHECK(key.size() == size_t(W),
            "content_address: key has " << key.size() << " values, expected W = " << W);
   AL_CHECK(std::isfinite(beta) && beta >= 0,

@@ -1,6 +1,7 @@
 // Size estimates and the memory budget (see memory.hpp).
 #include "api/memory.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -9,6 +10,8 @@
 #ifdef __EMSCRIPTEN__
 #include <emscripten/heap.h>
 #include <malloc.h>
+#else
+#include <unistd.h>
 #endif
 
 namespace attnlab::api {
@@ -65,18 +68,30 @@ double memory_budget() {
   return double(emscripten_get_heap_max()) - double(mi.uordblks);
 #else
   if (const char* s = std::getenv("ATTNLAB_MAX_BYTES")) return std::atof(s);
-  return 64.0 * (1ull << 30);
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? double(pages) * double(page) : 64.0 * (1ull << 30);
 #endif
+}
+
+std::string megabytes(double bytes) {
+  const double mb = bytes / (1024.0 * 1024.0);
+  return std::to_string(static_cast<long long>(mb > 0 ? (mb < 9e15 ? mb : 9e15) : 0)) + " MB";
 }
 
 void check_fits(const SizeEstimate& e, const char* what) {
   const double budget = memory_budget();
-  const double mb = 1024.0 * 1024.0;
   AL_CHECK(e.total() <= budget,
-           what << " needs about " << long(e.total() / mb) << " MB (" << long(e.params)
-                << " parameters, " << long(e.activation_bytes / mb)
-                << " MB of activations per batch), more than the " << long(budget / mb)
-                << " MB this engine can still allocate: make it smaller or lower the batch size");
+           what << " needs about " << megabytes(e.total()) << " ("
+                << static_cast<long long>(std::min(e.params, 9e15)) << " parameters, "
+                << megabytes(e.activation_bytes) << " of activations per batch), more than the "
+                << megabytes(budget)
+                << " this engine can still allocate: make it smaller or lower the batch size");
+}
+
+void check_alloc(double bytes, const char* what) {
+  const double budget = memory_budget();
+  AL_CHECK(bytes <= budget, what << " need " << megabytes(bytes) << ", more than the " << megabytes(budget)
+                                 << " this engine can still allocate");
 }
 
 }  // namespace attnlab::api

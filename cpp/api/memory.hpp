@@ -3,10 +3,11 @@
 // gradients, Adam's two moments: 16 bytes each) and the activations of one training batch
 // (what forward saves for backward, attention maps included). The budget is what the engine
 // may still allocate: in WebAssembly the heap's growth limit minus what is in use; natively
-// ATTNLAB_MAX_BYTES when set, else 64 GiB.
+// ATTNLAB_MAX_BYTES when set, else the machine's physical memory.
 #pragma once
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace attnlab::api {
 
@@ -23,5 +24,9 @@ SizeEstimate estimate_size(const nlohmann::json& model, int B, int S, int T);
 double memory_budget();
 // Throws attnlab::Error naming both sizes in MB when the estimate exceeds the budget.
 void check_fits(const SizeEstimate& e, const char* what);
+// Throws attnlab::Error when `bytes` more would exceed the budget ("<what> needs N MB, ...").
+void check_alloc(double bytes, const char* what);
+// "123 MB" for a byte count (64-bit, never negative).
+std::string megabytes(double bytes);
 
 }  // namespace attnlab::api

@@ -3,8 +3,10 @@
 #include "api/session.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/check.hpp"
+#include "core/json.hpp"
 #include "io/checkpoint.hpp"
 #include "io/safetensors.hpp"
 #include "models/rnnsearch.hpp"
@@ -102,7 +104,7 @@ std::unique_ptr<Session> Session::load(const std::vector<uint8_t>& bytes, const 
   std::unique_ptr<Session> s(new Session());
   auto meta = st.metadata.find("attnlab");
   if (meta != st.metadata.end()) {
-    const json cfg = json::parse(meta->second, nullptr, false);
+    const json cfg = parse_json(meta->second, "checkpoint metadata");
     if (cfg.is_object()) check_fits(estimate_size(cfg, 1, 64, 64), "this checkpoint");
   }
   json state;
@@ -142,6 +144,7 @@ void Session::set_train_options(const json& t) {
   opts_.schedule.at(1);  // rejects an unknown schedule now
   AL_CHECK(opts_.schedule.warmup >= 1, "train.warmup must be at least 1");
   opts_.clip = t.value("clip", 1.f);
+  AL_CHECK(std::isfinite(opts_.clip) && opts_.clip >= 0, "train.clip must be a non-negative number (0: no clipping)");
   opts_.label_smoothing = t.value("label_smoothing", 0.f);
   AL_CHECK(opts_.label_smoothing >= 0 && opts_.label_smoothing < 1,
            "train.label_smoothing must be in [0, 1)");
@@ -217,6 +220,7 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
   model_->backward();
   r.grad_norm = clip_grad_norm(model_->params(), opts_.clip);
   r.lr = opts_.schedule.at(steps_ + 1);
+  check_step_finite(steps_ + 1, r.losses.back(), r.grad_norm, r.lr);
   batch_adam_->step(r.lr);
   r.step = ++steps_;
   return r;

@@ -4,6 +4,8 @@
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
 
+#include <malloc.h>
+
 #include <thread>
 
 #include "api/standalone.hpp"
@@ -19,16 +21,17 @@ namespace {
 val attention(val q, val k, val v, val opts) {
   return guarded([&] {
     attnlab::api::AttentionDims d;
-    if (opts.isUndefined() || opts.isNull()) throw_js("attention: options object is required");
-    d.B = int_field(opts, "attention", "B", 1);
-    d.H = int_field(opts, "attention", "H", 1);
-    d.T = int_field(opts, "attention", "T", 0);
-    d.S = int_field(opts, "attention", "S", d.T);
-    d.Dk = int_field(opts, "attention", "Dk", 0);
-    d.Dv = int_field(opts, "attention", "Dv", d.Dk);
-    d.causal = opts["causal"].isTrue();
-    auto r = attnlab::api::attention(to_vector<float>(q, "q"), to_vector<float>(k, "k"),
-                                     to_vector<float>(v, "v"), to_vector<uint8_t>(opts["keyPad"], "keyPad"),
+    if (opts.isUndefined() || opts.isNull()) type_error("attention: options object is required");
+    constexpr int kMaxDim = 1 << 24;
+    d.B = int_field(opts, "attention", "B", 1, 1, kMaxDim);
+    d.H = int_field(opts, "attention", "H", 1, 1, kMaxDim);
+    d.T = int_field(opts, "attention", "T", 0, 1, kMaxDim);
+    d.S = int_field(opts, "attention", "S", d.T, 1, kMaxDim);
+    d.Dk = int_field(opts, "attention", "Dk", 0, 1, kMaxDim);
+    d.Dv = int_field(opts, "attention", "Dv", d.Dk, 1, kMaxDim);
+    d.causal = bool_arg(opts["causal"], "attention: option 'causal'", false);
+    auto r = attnlab::api::attention(to_floats(q, "attention: q", false), to_floats(k, "attention: k", false),
+                                     to_floats(v, "attention: v", false), to_mask(opts["keyPad"], "attention: keyPad"),
                                      d);
     val res = val::object();
     res.set("out", to_f32(r.out));
@@ -37,7 +40,7 @@ val attention(val q, val k, val v, val opts) {
   });
 }
 
-// What this module is: SIMD always; pthreads and their count in the threaded build.
+// What this module is: SIMD always; pthreads and their count in the threaded build; the heap.
 val info() {
   val o = val::object();
   o.set("simd", val(true));
@@ -53,13 +56,16 @@ val info() {
   o.set("kernelThreads", val(attnlab::num_threads()));
   o.set("heapBytes", val(double(emscripten_get_heap_size())));
   o.set("maxHeapBytes", val(double(emscripten_get_heap_max())));
+  o.set("heapUsedBytes", val(double(mallinfo().uordblks)));  // bytes malloc has handed out
   return o;
 }
 
 // Threads the CPU kernels use (the pthread build; the single-thread build stays at 1).
-int set_threads(int n) {
-  attnlab::set_num_threads(n);
-  return attnlab::num_threads();
+int set_threads(val n) {
+  return guarded([&] {
+    attnlab::set_num_threads(int_arg(n, "setThreads: n", -1024, 1024));
+    return attnlab::num_threads();
+  });
 }
 
 }  // namespace

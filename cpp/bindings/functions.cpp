@@ -15,30 +15,36 @@ namespace {
 // softmax(scores, {rows, cols, temperature}) -> Float32Array [rows, cols]
 val softmax(val scores, val opts) {
   return guarded([&] {
-    std::vector<float> x = to_vector<float>(scores, "softmax: scores");
-    const int cols = int_field(opts, "softmax", "cols", int(x.size()));
-    const int rows = int_field(opts, "softmax", "rows", cols > 0 ? std::max(1, int(x.size()) / cols) : 1);
-    const float t = float(num_field(opts, "softmax", "temperature", 1.0));
+    std::vector<float> x = to_floats(scores, "softmax: scores", false);
+    if (x.empty()) range_error("softmax: no scores");
+    const int n = int(std::min<size_t>(x.size(), 1 << 30));
+    const int cols = int_field(opts, "softmax", "cols", n, 1, 1 << 30);
+    const int rows = int_field(opts, "softmax", "rows", std::max(1, n / cols), 1, 1 << 30);
+    const float t = float(num_field(opts, "softmax", "temperature", 1.0, 1e-30, 1e30));
     return to_f32(attnlab::api::softmax(x, rows, cols, t));
   });
 }
 
 // positionalEncoding(L, C) -> Float32Array [L, C]
-val positional_encoding(int L, int C) {
-  return guarded([&] { return to_f32(attnlab::api::positional_encoding(L, C)); });
+val positional_encoding(val L, val C) {
+  return guarded([&] {
+    return to_f32(attnlab::api::positional_encoding(int_arg(L, "positionalEncoding: L", 1, 1 << 24),
+                                                    int_arg(C, "positionalEncoding: C", 1, 1 << 24)));
+  });
 }
 
 // contentAddress(memory [N*W], key [W], beta) -> {similarity [N], weights [N]}
-val content_address(val memory, val key, double beta) {
+val content_address(val memory, val key, val beta) {
   return guarded([&] {
-    std::vector<float> m = to_vector<float>(memory, "contentAddress: memory");
-    std::vector<float> k = to_vector<float>(key, "contentAddress: key");
-    const int W = int(k.size());
-    const int N = W > 0 ? int(m.size()) / W : 0;
-    if (W > 0 && m.size() % W != 0)
-      throw_js("contentAddress: memory length " + std::to_string(m.size()) +
-               " is not a multiple of the key length " + std::to_string(W));
-    auto r = attnlab::api::content_address(m, k, N, W, float(beta));
+    std::vector<float> m = to_floats(memory, "contentAddress: memory", false);
+    std::vector<float> k = to_floats(key, "contentAddress: key", false);
+    const double b = beta.isUndefined() ? 1.0 : number_arg(beta, "contentAddress: beta", 0, 1e30);
+    const size_t W = k.size();
+    if (W == 0) range_error("contentAddress: the key is empty");
+    if (m.size() % W != 0)
+      range_error("contentAddress: memory length " + std::to_string(m.size()) +
+                  " is not a multiple of the key length " + std::to_string(W));
+    auto r = attnlab::api::content_address(m, k, int(m.size() / W), int(W), float(b));
     val o = val::object();
     o.set("similarity", to_f32(r.similarity));
     o.set("weights", to_f32(r.weights));

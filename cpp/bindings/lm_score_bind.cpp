@@ -15,16 +15,12 @@ namespace {
 
 val lm_score(val bytes, val sentences) {
   return guarded([&] {
-    const std::vector<uint8_t> ckpt = to_vector<uint8_t>(bytes, "lmScore: checkpoint");
-    if (sentences.isUndefined() || sentences.isNull() || !sentences["length"].isNumber())
-      throw_js("lmScore: sentences must be an array of strings");
+    const std::vector<uint8_t> ckpt = to_bytes(bytes, "lmScore: checkpoint");
+    if (!sentences.isArray()) type_error("lmScore: sentences must be an array of strings");
     std::vector<std::string> text;
-    const int n = sentences["length"].as<int>();
-    for (int i = 0; i < n; ++i) {
-      const val s = sentences[i];
-      if (!s.isString()) throw_js("lmScore: sentence " + std::to_string(i) + " is not a string");
-      text.push_back(s.as<std::string>());
-    }
+    const size_t n = array_length(sentences, "lmScore: sentences", 10000);
+    for (size_t i = 0; i < n; ++i)
+      text.push_back(string_arg(sentences[i], "lmScore: sentence " + std::to_string(i), 1 << 16));
     val out = val::array();
     const auto scores = attnlab::api::score_sentences(ckpt, text);
     for (size_t i = 0; i < scores.size(); ++i) {

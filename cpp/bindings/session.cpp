@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "api/memory.hpp"
-#include "core/check.hpp"
 #include "api/session.hpp"
+#include "core/check.hpp"
 #include "bindings/convert.hpp"
 
 using emscripten::val;
@@ -16,36 +16,6 @@ using attnlab::api::Rows;
 using nlohmann::json;
 
 namespace {
-
-json parse_json(const std::string& s, const char* what) {
-  json j = json::parse(s.empty() ? "{}" : s, nullptr, false);
-  if (j.is_discarded()) throw attnlab::Error(std::string(what) + ": not valid JSON");
-  return j;
-}
-
-Rows to_rows(const val& a, const char* what) {
-  Rows rows;
-  if (a.isUndefined() || a.isNull()) return rows;
-  if (!a["length"].isNumber()) throw attnlab::Error(std::string(what) + ": expected an array of rows");
-  const int n = a["length"].as<int>();
-  for (int i = 0; i < n; ++i) {
-    const val r = a[i];
-    if (r.isUndefined() || r.isNull() || !r["length"].isNumber())
-      throw attnlab::Error(std::string(what) + ": row " + std::to_string(i) + " is not an array of ids");
-    rows.push_back(emscripten::convertJSArrayToNumberVector<int32_t>(r));
-  }
-  return rows;
-}
-
-val rows_to_js(const Rows& rows) {
-  val a = val::array();
-  for (size_t i = 0; i < rows.size(); ++i) {
-    val r = val::array();
-    for (size_t j = 0; j < rows[i].size(); ++j) r.set(j, rows[i][j]);
-    a.set(i, r);
-  }
-  return a;
-}
 
 val chunk_to_js(const attnlab::api::TrainChunk& c) {
   val o = val::object();
@@ -61,24 +31,29 @@ class JsSession {
  public:
   explicit JsSession(std::unique_ptr<attnlab::api::Session> s) : s_(std::move(s)) {}
 
-  static JsSession* create(const std::string& config) {
-    return guarded([&] { return new JsSession(attnlab::api::Session::create(parse_json(config, "session config"))); });
+  static JsSession* create(val config) {
+    return guarded([&] { return new JsSession(attnlab::api::Session::create(json_arg(config, "session config"))); });
   }
-  static JsSession* load(val bytes, const std::string& overrides) {
+  static JsSession* load(val bytes, val overrides) {
     return guarded([&] {
-      return new JsSession(attnlab::api::Session::load(to_vector<uint8_t>(bytes, "load: bytes"),
-                                                       parse_json(overrides, "load overrides")));
+      return new JsSession(attnlab::api::Session::load(to_bytes(bytes, "load: bytes"),
+                                                       json_arg(overrides, "load overrides")));
     });
   }
 
   std::string info() const { return guarded([&] { return s_->info().dump(); }); }
-  val train(int steps) { return guarded([&] { return chunk_to_js(s_->train(steps)); }); }
-  val train_batch(val src, val tgt) {
-    return guarded([&] { return chunk_to_js(s_->train_batch(to_rows(src, "src"), to_rows(tgt, "tgt"))); });
+  val train(val steps) {
+    return guarded([&] { return chunk_to_js(s_->train(int_arg(steps, "train: steps", 1, 100000))); });
   }
-  std::string evaluate(int samples, double seed) {
+  val train_batch(val src, val tgt) {
     return guarded([&] {
-      const attnlab::EvalResult r = s_->evaluate(samples, uint64_t(seed));
+      return chunk_to_js(s_->train_batch(to_rows(src, "trainBatch: src"), to_rows(tgt, "trainBatch: tgt")));
+    });
+  }
+  std::string evaluate(val samples, val seed) {
+    return guarded([&] {
+      const attnlab::EvalResult r = s_->evaluate(int_arg(samples, "evaluate: samples", 1, 100000),
+                                                 seed_arg(seed, "evaluate: seed"));
       json j = {{"loss", r.loss}, {"tokenAccuracy", r.token_accuracy},
                 {"sequenceAccuracy", r.sequence_accuracy}, {"samples", r.samples}};
       if (r.aer >= 0) j["aer"] = r.aer;
@@ -90,12 +65,17 @@ class JsSession {
       return j.dump();
     });
   }
-  val decode(val src, int beam, int max_len, double alpha) {
-    return guarded([&] { return rows_to_js(s_->decode(to_rows(src, "src"), beam, max_len, float(alpha))); });
-  }
-  val inspect(val src, val tgt, bool causal) {
+  val decode(val src, val beam, val max_len, val alpha) {
     return guarded([&] {
-      const attnlab::api::Inspection in = s_->inspect(to_rows(src, "src"), to_rows(tgt, "tgt"), causal);
+      return rows_to_js(s_->decode(to_rows(src, "decode: src"), int_arg(beam, "decode: beam", 1, 64),
+                                   int_arg(max_len, "decode: maxLen", 0, 1 << 20),
+                                   float(number_arg(alpha, "decode: alpha", 0, 100))));
+    });
+  }
+  val inspect(val src, val tgt, val causal) {
+    return guarded([&] {
+      const attnlab::api::Inspection in =
+          s_->inspect(to_rows(src, "inspect: src"), to_rows(tgt, "inspect: tgt"), bool_arg(causal, "inspect: causal", true));
       val o = val::object();
       o.set("B", in.B);
       o.set("T", in.T);
@@ -118,11 +98,13 @@ class JsSession {
       return o;
     });
   }
-  val examples(int n, const std::string& split, double seed) {
+  val examples(val n, val split_arg, val seed) {
     return guarded([&] {
-      if (split != "train" && split != "test") throw attnlab::Error("examples: split must be 'train' or 'test'");
-      const attnlab::api::Examples e =
-          s_->examples(n, split == "train" ? attnlab::Split::Train : attnlab::Split::Test, uint64_t(seed));
+      const std::string split = string_arg(split_arg, "examples: split", 16);
+      if (split != "train" && split != "test") range_error("examples: split must be 'train' or 'test'");
+      const attnlab::api::Examples e = s_->examples(int_arg(n, "examples: n", 1, 10000),
+                                                    split == "train" ? attnlab::Split::Train : attnlab::Split::Test,
+                                                    seed_arg(seed, "examples: seed"));
       val o = val::object();
       o.set("src", rows_to_js(e.src));
       o.set("tgt", rows_to_js(e.tgt));
@@ -142,8 +124,8 @@ class JsSession {
   std::unique_ptr<attnlab::api::Session> s_;
 };
 
-double estimate_bytes(const std::string& config) {
-  return guarded([&] { return attnlab::api::Session::estimate(parse_json(config, "session config")).total(); });
+double estimate_bytes(val config) {
+  return guarded([&] { return attnlab::api::Session::estimate(json_arg(config, "session config")).total(); });
 }
 
 std::string registry() {

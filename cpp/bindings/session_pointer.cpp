@@ -15,32 +15,26 @@ using nlohmann::json;
 
 namespace {
 
-json parse_json(const std::string& s, const char* what) {
-  json j = json::parse(s.empty() ? "{}" : s, nullptr, false);
-  if (j.is_discarded()) throw attnlab::Error(std::string(what) + ": not valid JSON");
-  return j;
-}
-
 class JsPointerSession {
  public:
   explicit JsPointerSession(std::unique_ptr<attnlab::api::PointerSession> s) : s_(std::move(s)) {}
 
-  static JsPointerSession* create(const std::string& config) {
+  static JsPointerSession* create(val config) {
     return guarded([&] {
-      return new JsPointerSession(attnlab::api::PointerSession::create(parse_json(config, "session config")));
+      return new JsPointerSession(attnlab::api::PointerSession::create(json_arg(config, "session config")));
     });
   }
-  static JsPointerSession* load(val bytes, const std::string& overrides) {
+  static JsPointerSession* load(val bytes, val overrides) {
     return guarded([&] {
-      return new JsPointerSession(attnlab::api::PointerSession::load(
-          to_vector<uint8_t>(bytes, "load: bytes"), parse_json(overrides, "load overrides")));
+      return new JsPointerSession(attnlab::api::PointerSession::load(to_bytes(bytes, "load: bytes"),
+                                                                     json_arg(overrides, "load overrides")));
     });
   }
 
   std::string info() const { return guarded([&] { return s_->info().dump(); }); }
-  val train(int steps) {
+  val train(val steps) {
     return guarded([&] {
-      const attnlab::api::PointerChunk c = s_->train(steps);
+      const attnlab::api::PointerChunk c = s_->train(int_arg(steps, "train: steps", 1, 100000));
       val o = val::object();
       o.set("losses", to_f32(c.losses));
       o.set("tokens", double(c.points));
@@ -50,13 +44,16 @@ class JsPointerSession {
       return o;
     });
   }
-  std::string evaluate(int samples, double seed) {
-    return guarded([&] { return s_->evaluate(samples, uint64_t(seed)).dump(); });
+  std::string evaluate(val samples, val seed) {
+    return guarded([&] {
+      return s_->evaluate(int_arg(samples, "evaluate: samples", 1, 100000), seed_arg(seed, "evaluate: seed")).dump();
+    });
   }
   // decode(x [n*dim], n) -> {n, order, probs [steps, n+1]}
-  val decode(val x, int n) {
+  val decode(val x, val n) {
     return guarded([&] {
-      const attnlab::api::PointerDecode d = s_->decode(to_vector<float>(x, "decode: points"), n);
+      const attnlab::api::PointerDecode d =
+          s_->decode(to_floats(x, "decode: points", false), int_arg(n, "decode: n", 1, 1000));
       val o = val::object();
       o.set("n", d.n);
       o.set("order", to_array(d.order));
@@ -65,11 +62,13 @@ class JsPointerSession {
       return o;
     });
   }
-  val examples(int count, int n, const std::string& split, double seed) {
+  val examples(val count, val n, val split_arg, val seed) {
     return guarded([&] {
-      if (split != "train" && split != "test") throw attnlab::Error("examples: split must be 'train' or 'test'");
-      const attnlab::api::PointerExamples e = s_->examples(
-          count, n, split == "train" ? attnlab::Split::Train : attnlab::Split::Test, uint64_t(seed));
+      const std::string split = string_arg(split_arg, "examples: split", 16);
+      if (split != "train" && split != "test") range_error("examples: split must be 'train' or 'test'");
+      const attnlab::api::PointerExamples e =
+          s_->examples(int_arg(count, "examples: count", 1, 10000), int_arg(n, "examples: n", 0, 1000),
+                       split == "train" ? attnlab::Split::Train : attnlab::Split::Test, seed_arg(seed, "examples: seed"));
       val o = val::object();
       o.set("n", e.n);
       o.set("dim", e.dim);

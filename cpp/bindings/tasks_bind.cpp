@@ -21,8 +21,13 @@ namespace {
 
 using attnlab::bind::guarded;
 
-val format_date_js(int y, int m, int d, int f) {
+val format_date_js(val year, val month, val day, val format) {
   return guarded([&] {
+    using namespace attnlab::bind;
+    const int y = int_arg(year, "formatDate: year", -100000, 100000);
+    const int m = int_arg(month, "formatDate: month", -1000, 1000);
+    const int d = int_arg(day, "formatDate: day", -1000, 1000);
+    const int f = int_arg(format, "formatDate: format", 0, attnlab::kDateFormats - 1);
     AL_CHECK(m >= 1 && m <= 12 && d >= 1 && d <= 31, "formatDate: month 1..12 and day 1..31");
     const attnlab::CivilDate cd{y, m, d};
     AL_CHECK(attnlab::civil_from_days(attnlab::days_from_civil(cd)).day == d,
@@ -50,9 +55,7 @@ val date_formats_js() {
 template <class Fn>
 val points_call(const val& xy, Fn fn) {
   return guarded([&] {
-    AL_CHECK(!xy.isUndefined() && !xy.isNull() && xy["length"].isNumber(),
-             "expected a flat array of coordinates");
-    const std::vector<float> p = emscripten::convertJSArrayToNumberVector<float>(xy);
+    const std::vector<float> p = attnlab::bind::to_floats(xy, "points", false);
     AL_CHECK(p.size() % 2 == 0, "expected x, y pairs, got " << p.size() << " numbers");
     const std::vector<int> idx = fn(p);
     val a = val::array();

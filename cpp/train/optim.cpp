@@ -25,12 +25,31 @@ void Adam::step(float lr) {
                     o_.weight_decay, t_);
 }
 
+void Schedule::validate() const {
+  AL_CHECK(kind == "noam" || kind == "constant", "unknown schedule \"" << kind << "\" (noam, constant)");
+  if (kind == "constant")
+    AL_CHECK(std::isfinite(lr) && lr > 0, "the learning rate must be a positive number, got " << lr);
+  else
+    AL_CHECK(std::isfinite(factor) && factor > 0, "the learning-rate factor must be a positive number, got " << factor);
+  AL_CHECK(warmup >= 1, "warmup must be at least 1 step, got " << warmup);
+  AL_CHECK(d_model >= 1, "the schedule's d_model must be at least 1, got " << d_model);
+}
+
 float Schedule::at(int step) const {
   AL_CHECK(step >= 1, "schedule steps count from 1");
+  validate();
   if (kind == "constant") return lr;
-  AL_CHECK(kind == "noam", "unknown schedule \"" << kind << "\" (noam, constant)");
   const double s = step, w = std::max(1, warmup);
   return float(factor / std::sqrt(double(d_model)) * std::min(1.0 / std::sqrt(s), s * std::pow(w, -1.5)));
+}
+
+void check_step_finite(int step, double loss, float grad_norm, float lr) {
+  AL_CHECK(std::isfinite(loss) && std::isfinite(grad_norm),
+           "training step " << step << ": the " << (std::isfinite(loss) ? "gradient norm" : "loss")
+                            << " is not finite (loss " << loss << ", gradient norm " << grad_norm
+                            << ", learning rate " << lr
+                            << "); training stopped with the weights of the last finite step: "
+                               "lower the learning rate");
 }
 
 float clip_grad_norm(ParamArena& P, float max_norm) {

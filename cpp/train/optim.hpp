@@ -40,8 +40,16 @@ struct Schedule {
   float factor = 1.f;         // noam scale
   int warmup = 4000;
   int d_model = 512;
-  float at(int step) const;  // step counts from 1
+  float at(int step) const;  // step counts from 1 (validates first)
+  // Throws attnlab::Error for an unknown kind, a rate or factor that is not a positive finite
+  // number, a warmup below 1.
+  void validate() const;
 };
+
+// Throws attnlab::Error ("training step N: the loss is not finite ...") when a step's loss or
+// gradient norm is NaN or infinite. Trainers call it after backward and before the optimizer,
+// so the weights stay those of the last finite step.
+void check_step_finite(int step, double loss, float grad_norm, float lr);
 
 // Scales all gradients so their global L2 norm is at most max_norm (no-op when max_norm <= 0).
 // Returns the norm before clipping.

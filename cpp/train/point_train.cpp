@@ -51,8 +51,10 @@ double PointTrainer::step() {
   m_.params().zero_grad();
   const double loss = m_.forward_points(b);
   m_.backward();
-  clip_grad_norm(m_.params(), o_.clip);
-  adam_.step(lr_at(adam_.steps() + 1));
+  const float norm = clip_grad_norm(m_.params(), o_.clip);
+  const float lr = lr_at(adam_.steps() + 1);
+  check_step_finite(adam_.steps() + 1, loss, norm, lr);
+  adam_.step(lr);
   return loss;
 }
 

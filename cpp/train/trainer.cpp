@@ -34,6 +34,7 @@ StepInfo Trainer::step() {
   m_.backward();
   s.grad_norm = clip_grad_norm(m_.params(), o_.clip);
   s.lr = o_.schedule.at(step_);
+  check_step_finite(step_, s.loss, s.grad_norm, s.lr);
   adam_.step(s.lr);
   ++step_;
   return s;

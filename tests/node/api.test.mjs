@@ -60,9 +60,9 @@ for (const build of builds) {
 
   test(`${build}: C++ errors become Errors and the module stays usable`, () => {
     assert.throws(() => engine.softmax([1, 2], { cols: 3 }), /softmax: got 2 scores, expected R\*C = 3/);
-    assert.throws(() => engine.positionalEncoding(0, 4), (e) => e instanceof Error && /positional_encoding/.test(e.message));
+    assert.throws(() => engine.positionalEncoding(0, 4), (e) => e instanceof Error && /positionalEncoding: L must be an integer in \[1, 16777216\], got 0$/.test(e.message));
     assert.throws(() => engine.contentAddress([1, 2, 3], [1, 2], 1), /not a multiple of the key length/);
-    assert.throws(() => engine.contentAddress([1, 2], [1, 2], -1), /beta must be a non-negative number/);
+    assert.throws(() => engine.contentAddress([1, 2], [1, 2], -1), /contentAddress: beta must be in \[0, 1e\+30\], got -1/);
     assert.throws(() => engine.attention(new Float32Array(3), new Float32Array(4), new Float32Array(4), { T: 2, Dk: 2 }),
       /q has 3 values/);
     for (let i = 0; i < 200; i++) assert.throws(() => engine.softmax([NaN], {}), /finite/);

@@ -58,7 +58,7 @@ test('bad input raises an Error with the C++ message and the module stays usable
   assert.throws(() => engine.attention(new Float32Array(3), new Float32Array(4), new Float32Array(4), { T: 2, Dk: 2 }),
     (e) => e instanceof Error && /q has 3 values, expected B\*H\*T\*Dk = 4/.test(e.message));
   assert.throws(() => engine.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), { T: 0, Dk: 2 }),
-    (e) => e instanceof Error && /dimension must be positive/.test(e.message));
+    (e) => e instanceof Error && /option 'T' must be an integer in \[1, 16777216\], got 0$/.test(e.message));
   assert.throws(() => engine.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), null),
     (e) => e instanceof Error && /options object is required/.test(e.message));
   assert.throws(() => engine.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4)),

@@ -32,7 +32,7 @@ test('engine functions through the protocol match direct calls', async () => {
 });
 
 test('C++ errors reject with the message; the runtime keeps serving', async () => {
-  await assert.rejects(client.positionalEncoding(-1, 4), (e) => e instanceof Error && /positional_encoding/.test(e.message));
+  await assert.rejects(client.positionalEncoding(-1, 4), (e) => e instanceof Error && /positionalEncoding: L must be an integer/.test(e.message));
   await assert.rejects(client.call('notAFunction'), /unknown engine function 'notAFunction'/);
   await assert.rejects(client.request({ type: 'session', session: 99, method: 'info' }), /no session 99/);
   await assert.rejects(client.request({ type: 'session', session: 1, method: 'delete' }), /unknown session method 'delete'/);

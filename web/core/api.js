@@ -1,10 +1,24 @@
 // The synchronous engine API over the Embind module: the guide's standalone functions with
 // JS-friendly defaults, and model sessions. Used directly on the page's main thread for small
-// computations, and inside the Worker (runtime.js) for training. Every C++ error arrives as a
-// JS Error with the C++ message; the module stays usable afterwards.
+// computations, and inside the Worker (runtime.js) for training. Every engine error arrives as
+// a JS Error with the engine's message (TypeError for an argument of the wrong type, RangeError
+// for one out of range); the module stays usable and unchanged afterwards
+// (wasm-build/errors.js, cpp/bindings/convert.hpp).
 
-function toJson(x) {
-  return typeof x === 'string' ? x : JSON.stringify(x ?? {});
+function toJson(x, what = 'config') {
+  if (typeof x === 'string') return x;
+  if (x !== undefined && x !== null && typeof x !== 'object')
+    throw new TypeError(`${what} must be an object or JSON text, got ${typeof x}`);
+  return JSON.stringify(x ?? {});
+}
+
+// Checkpoint bytes: a Uint8Array (or any typed array's bytes), an ArrayBuffer, or an Array of
+// byte values; anything else is refused before it is copied.
+function toBytes(bytes, what) {
+  if (bytes instanceof Uint8Array || Array.isArray(bytes)) return bytes;
+  if (bytes instanceof ArrayBuffer) return new Uint8Array(bytes);
+  if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  throw new TypeError(`${what}: expected a Uint8Array or ArrayBuffer of .safetensors bytes`);
 }
 
 // A model session: the C++ api::Session behind a handle that must be disposed.
@@ -62,12 +76,15 @@ export class PointerSession {
 }
 
 const POINT_TASKS = ['convex-hull', 'tsp', 'sort'];
+const MAX_JSON_CHARS = 16 * 1024 * 1024;  // the engine's JSON limit (cpp/core/json.hpp)
 
 function isPointerConfig(config) {
   let c = config ?? {};
   if (typeof config === 'string') {
+    if (config.length > MAX_JSON_CHARS) return false;  // the engine refuses it with the limit
     try { c = JSON.parse(config); } catch { return false; }  // the C++ parser reports it
   }
+  if (!c || typeof c !== 'object') return false;
   const kind = typeof c.model === 'string' ? c.model : c.model?.model;
   return kind === 'pointer' || (kind === undefined && POINT_TASKS.includes(c.task));
 }
@@ -75,6 +92,7 @@ function isPointerConfig(config) {
 // The model kind stored in a .safetensors checkpoint's "attnlab" metadata (null if unreadable).
 export function checkpointModel(bytes) {
   try {
+    if (!(bytes instanceof Uint8Array || bytes instanceof ArrayBuffer || Array.isArray(bytes))) return null;
     const b = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
     const n = Number(new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(0, true));
     if (n <= 0 || 8 + n > b.length) return null;
@@ -102,19 +120,22 @@ export function wrapModule(mod, extra = {}) {
     estimateBytes: (config) => { requireSessions(); return mod.estimateBytes(toJson(config)); },
     createSession: (config) => {
       requireSessions();
+      const text = toJson(config);
       return isPointerConfig(config)
-        ? new PointerSession(mod.PointerSession.create(toJson(config)))
-        : new Session(mod.Session.create(toJson(config)));
+        ? new PointerSession(mod.PointerSession.create(text))
+        : new Session(mod.Session.create(text));
     },
     loadSession: (bytes, overrides = {}) => {
       requireSessions();
-      return checkpointModel(bytes) === 'pointer'
-        ? new PointerSession(mod.PointerSession.load(bytes, toJson(overrides)))
-        : new Session(mod.Session.load(bytes, toJson(overrides)));
+      const b = toBytes(bytes, 'loadSession');
+      const text = toJson(overrides, 'loadSession: overrides');
+      return checkpointModel(b) === 'pointer'
+        ? new PointerSession(mod.PointerSession.load(b, text))
+        : new Session(mod.Session.load(b, text));
     },
     modelKinds: () => { requireSessions(); return JSON.parse(mod.registry()).models; },
     taskNames: () => { requireSessions(); return JSON.parse(mod.registry()).tasks; },
     // Log-probabilities of sentences under an LM checkpoint (bytes): [{tokens, ids, logprobs, total}].
-    lmScore: (bytes, sentences) => mod.lmScore(bytes, sentences),
+    lmScore: (bytes, sentences) => mod.lmScore(toBytes(bytes, 'lmScore'), sentences),
   };
 }

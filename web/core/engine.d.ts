@@ -2,8 +2,11 @@
 //   createEngine()  a Worker owns the WebAssembly module; every call is async (EngineClient).
 //   loadEngine()    the module on this thread; calls are synchronous (Engine). For small
 //                   computations on the page (attention maps, softmax, positional tables).
-// Every C++ error (bad config, out-of-range token, malformed checkpoint, ...) arrives as a JS
-// Error carrying the C++ message; the engine stays usable afterwards.
+// Every engine error (bad config, out-of-range token, malformed checkpoint, ...) arrives as a JS
+// Error carrying the engine's message: a TypeError for an argument of the wrong type (a string
+// where token ids belong, an array-like that is not an array), a RangeError for one out of
+// range (a size, a step count, an id outside the vocabulary), an Error otherwise. The engine is
+// unchanged and usable afterwards. Limits: README, "Limits".
 
 export type Build = 'wasm' | 'wasm-mt';
 
@@ -15,6 +18,7 @@ export interface EngineInfo {
   kernelThreads: number;
   heapBytes: number;       // current WebAssembly memory
   maxHeapBytes: number;    // the growth limit
+  heapUsedBytes: number;   // bytes the engine's allocator has handed out
   loadMs: number;          // fetch + compile + instantiate
   sessions: boolean;       // whether model sessions are compiled in
 }

@@ -30,9 +30,12 @@ export function errorPayload(e) {
   return { name: e?.name ?? 'Error', message: e?.message ?? String(e) };
 }
 
+// The engine's TypeError and RangeError arrive as the same types on the page's side.
+const ERROR_TYPES = { TypeError, RangeError };
+
 export function toError(p) {
-  const e = new Error(p.message);
-  if (p.name && p.name !== 'Error') e.cause = p.name;
+  const e = new (ERROR_TYPES[p?.name] ?? Error)(p?.message ?? String(p));
+  if (p?.name && p.name !== 'Error') e.cause = p.name;
   return e;
 }
 

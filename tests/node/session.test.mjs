@@ -165,6 +165,43 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async (t)
   await assert.rejects(s.save(), /no session/);
 });
 
+test('runtime: two sessions train at once, taking turns; pausing one leaves the other training', async (t) => {
+  const { client } = await workerClient(t, engines.wasm);
+  const a = await client.createSession(CONFIG);
+  const b = await client.createSession({ ...CONFIG, seed: 4 });
+  const order = [];
+  a.on('progress', () => order.push('a'));
+  b.on('progress', () => order.push('b'));
+  const ex = await a.examples(1);
+  const runA = a.train(400, { chunkMs: 5, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0 } });
+  const runB = b.train(400, { chunkMs: 5, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0 } });
+  let bDone = false;
+  runB.then(() => { bDone = true; });
+  await new Promise((r) => { const off = b.on('progress', () => { off(); r(); }); });
+  a.pause();
+  await new Promise((r) => { const off = a.on('state', (e) => { if (e.state === 'paused') { off(); r(); } }); });
+  const pausedAt = order.filter((x) => x === 'a').length;
+  const bBefore = order.filter((x) => x === 'b').length;
+  await new Promise((r) => setTimeout(r, 80));
+  assert.equal(order.filter((x) => x === 'a').length, pausedAt, 'the paused session makes no progress');
+  assert.ok(order.filter((x) => x === 'b').length > bBefore || bDone, 'the other session goes on training');
+  a.resume();
+  const [ra, rb] = await Promise.all([runA, runB]);
+  assert.equal(ra.steps, 400);
+  assert.equal(rb.steps, 400);
+  assert.equal(ra.step, 400);
+  assert.equal(rb.step, 400);
+  // both loops ran interleaved: each one's progress events are not all in one block
+  const firstB = order.indexOf('b'), lastA = order.lastIndexOf('a');
+  assert.ok(firstB < lastA, `progress order ${order.join('')}`);
+  // the same seed trained alone gives the same losses: interleaving does not mix sessions
+  const alone = engines.wasm.createSession(CONFIG);
+  assert.deepEqual(Array.from(alone.train(400).losses), Array.from(ra.losses));
+  alone.dispose();
+  await a.dispose();
+  await b.dispose();
+});
+
 test('rnnsearch on dates: evaluate reports the held-out alignment error rate; snapshots can carry it', async (t) => {
   const config = { model: { model: 'rnnsearch', emb: 24, hidden: 48, attn: 48 }, task: 'dates', seed: 1,
     train: { batch: 32, schedule: 'constant', lr: 0.01, clip: 1 } };

@@ -76,7 +76,7 @@ export class EngineClient extends Emitter {
       if (msg.event === 'state' && s) s.state = msg.state;
       s?.emit(msg.event, msg);
       this.emit(msg.event, msg);
-      if (msg.event === 'snapshot') this.send({ type: 'snapshot-ack' });
+      if (msg.event === 'snapshot') this.send({ type: 'snapshot-ack', session: msg.session });
       return;
     }
     const p = this.pending.get(msg.id);
@@ -110,7 +110,10 @@ export class EngineClient extends Emitter {
   async createSession(config) { return this.adopt(await this.request({ type: 'create', config })); }
   // Opens a .safetensors checkpoint (bytes copied, the caller keeps its array).
   async loadSession(bytes, overrides = {}) {
-    return this.adopt(await this.request({ type: 'load', bytes: new Uint8Array(bytes), overrides }));
+    if (!(bytes instanceof ArrayBuffer || ArrayBuffer.isView(bytes) || Array.isArray(bytes)))
+      throw new TypeError('loadSession: expected a Uint8Array or ArrayBuffer of .safetensors bytes');
+    const copy = ArrayBuffer.isView(bytes) ? new Uint8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) : new Uint8Array(bytes);
+    return this.adopt(await this.request({ type: 'load', bytes: copy, overrides }));
   }
 
   terminate() {

@@ -10,7 +10,7 @@
 //   {id, type: 'train', session, steps, chunkMs, snapshot} -> reply: {steps, losses, cancelled, step}
 //   {id, type: 'dispose', session}                        -> reply: true
 //   {type: 'pause' | 'resume' | 'cancel', session}        (no reply; state events follow)
-//   {type: 'snapshot-ack'}                                (the page drew the last snapshot)
+//   {type: 'snapshot-ack', session}                       (the page drew the session's last snapshot)
 // worker -> page
 //   {id, ok: true, result} | {id, ok: false, error: {name, message}}
 //   {event: 'progress', session, step, loss, losses, tokensPerSec, lr, done, total}

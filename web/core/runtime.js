@@ -1,9 +1,12 @@
 // The Worker's runtime: owns the engine (api.js) and its sessions, answers protocol requests
 // (protocol.js), and trains in chunks sized to ~chunkMs so pause/resume/cancel and other
-// requests are served between chunks. While training it posts progress events and, every
-// snapshot.everyMs, the session's inspection data (with snapshot.evaluate, also its held-out
-// evaluation every evaluate.everyMs and at the end), latest-wins: a new snapshot replaces one
-// the page has not acknowledged yet instead of queueing behind it (keeping its evaluation).
+// requests are served between chunks. Several sessions train at once: each training is its own
+// loop of chunks that yields to the event loop after every chunk, so the loops take turns
+// (time-slicing, about chunkMs each) and requests are answered in between. While training it
+// posts progress events and, every snapshot.everyMs, the session's inspection data (with
+// snapshot.evaluate, also its held-out evaluation every evaluate.everyMs and at the end),
+// latest-wins per session: a new snapshot replaces one the page has not acknowledged yet
+// instead of queueing behind it (keeping its evaluation).
 // Independent of Worker globals: `post(msg, transfer)` sends, `load(init)` returns the engine.
 import { CALLS, SESSION_METHODS, errorPayload, transferables } from './protocol.js';
 
@@ -17,8 +20,8 @@ export class Runtime {
     this.engine = null;
     this.sessions = new Map();  // id -> Session
     this.nextId = 1;
-    this.training = null;       // {session, paused, cancelled, resume}
-    this.snapshot = { inFlight: false, pending: null };
+    this.trainings = new Map();  // session id -> {id, paused, cancelled, resume}
+    this.snapshots = new Map();  // session id -> {inFlight, pending}
   }
 
   reply(id, result) {
@@ -31,7 +34,7 @@ export class Runtime {
       case 'pause': return this.control(msg, 'pause');
       case 'resume': return this.control(msg, 'resume');
       case 'cancel': return this.control(msg, 'cancel');
-      case 'snapshot-ack': return this.ackSnapshot();
+      case 'snapshot-ack': return this.ackSnapshot(msg.session);
       default: break;
     }
     try {
@@ -63,6 +66,7 @@ export class Runtime {
         this.ensureIdle(msg.session, 'dispose');
         this.session(msg.session).dispose();
         this.sessions.delete(msg.session);
+        this.snapshots.delete(msg.session);
         return true;
       }
       default: throw new Error(`unknown request type '${msg.type}'`);
@@ -82,13 +86,17 @@ export class Runtime {
   }
 
   ensureIdle(id, what) {
-    if (this.training && this.training.id === id)
+    if (this.trainings.has(id))
       throw new Error(`session ${id} is training: pause or cancel it before ${what}`);
   }
 
+  // A control message names its session; without one it applies to every training.
   control(msg, what) {
-    const t = this.training;
-    if (!t || (msg.session !== undefined && msg.session !== t.id)) return;
+    const targets = msg.session === undefined ? [...this.trainings.values()] : [this.trainings.get(msg.session)];
+    for (const t of targets) if (t) this.controlOne(t, what);
+  }
+
+  controlOne(t, what) {
     if (what === 'pause' && !t.paused) {
       t.paused = true;
     } else if (what === 'resume' && t.paused) {
@@ -100,30 +108,40 @@ export class Runtime {
     }
   }
 
+  snapshotState(id) {
+    if (!this.snapshots.has(id)) this.snapshots.set(id, { inFlight: false, pending: null });
+    return this.snapshots.get(id);
+  }
+
   offerSnapshot(msg) {
-    if (this.snapshot.inFlight) {
-      const dropped = this.snapshot.pending;
+    const st = this.snapshotState(msg.session);
+    if (st.inFlight) {
+      const dropped = st.pending;
       if (dropped?.evaluation && !msg.evaluation) msg.evaluation = dropped.evaluation;  // keep the newest one
-      this.snapshot.pending = msg;
+      st.pending = msg;
       return;
     }
-    this.snapshot.inFlight = true;
+    st.inFlight = true;
     this.post(msg, transferables(msg.data));
   }
 
-  ackSnapshot() {
-    this.snapshot.inFlight = false;
-    const next = this.snapshot.pending;
-    this.snapshot.pending = null;
-    if (next) this.offerSnapshot(next);
+  // The page drew a session's last snapshot (an ack without a session: every session's).
+  ackSnapshot(id) {
+    for (const [sid, st] of this.snapshots) {
+      if (id !== undefined && sid !== id) continue;
+      st.inFlight = false;
+      const next = st.pending;
+      st.pending = null;
+      if (next) this.offerSnapshot(next);
+    }
   }
 
   async train({ session: id, steps, chunkMs = 50, snapshot = null }) {
     const s = this.session(id);
-    if (this.training) throw new Error(`session ${this.training.id} is already training`);
+    if (this.trainings.has(id)) throw new Error(`session ${id} is already training`);
     if (!(Number.isInteger(steps) && steps > 0)) throw new Error(`train: steps must be a positive integer, got ${steps}`);
     const t = { id, paused: false, cancelled: false, resume: null };
-    this.training = t;
+    this.trainings.set(id, t);
     const losses = [];
     let chunk = 1, done = 0, lastSnap = -Infinity, lastEval = -Infinity, step = 0;
     this.post({ event: 'state', session: id, state: 'training' });
@@ -161,7 +179,7 @@ export class Runtime {
         await nextTurn();
       }
     } finally {
-      this.training = null;
+      this.trainings.delete(id);
       this.post({ event: 'state', session: id, state: 'idle' });
     }
     return { steps: done, losses: Float32Array.from(losses), cancelled: t.cancelled, step };

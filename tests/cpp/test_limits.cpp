@@ -45,10 +45,12 @@ TEST_CASE("api: sizes whose 32-bit product wraps are refused before allocation",
   CHECK_THROWS_AS(api::softmax({}, 65536, 65536, 1.f), Error);
   CHECK_THROWS_AS(api::positional_encoding(65536, 65536), Error);
   api::AttentionDims d;
-  d.T = d.S = 65536;
+  d.T = d.S = 1 << 20;  // weights [T,S]: 2^40 floats, beyond any memory budget
   d.Dk = d.Dv = 1;
+  const std::vector<float> big(size_t(1) << 20, 0.f);
+  CHECK_THROWS_WITH(api::attention(big, big, big, {}, d), Catch::Contains("MB"));
+  d.T = d.S = 65536;
   const std::vector<float> q(65536, 0.f);
-  CHECK_THROWS_WITH(api::attention(q, q, q, {}, d), Catch::Contains("MB"));
   d.Dk = d.Dv = 65536;
   CHECK_THROWS_WITH(api::attention(q, q, q, {}, d), Catch::Contains("expected B*H*T*Dk = 4294967296"));
   CHECK(api::softmax({1.f, 1.f}, 1, 2, 1.f) == std::vector<float>{0.5f, 0.5f});

@@ -185,6 +185,12 @@ test('runtime: two sessions train at once, taking turns; pausing one leaves the 
   await new Promise((r) => setTimeout(r, 80));
   assert.equal(order.filter((x) => x === 'a').length, pausedAt, 'the paused session makes no progress');
   assert.ok(order.filter((x) => x === 'b').length > bBefore || bDone, 'the other session goes on training');
+  // a training session can be saved between two chunks (the page keeps it in IndexedDB)
+  const mid = await b.save();
+  const restored = await client.loadSession(mid);
+  assert.ok(restored.info.step >= 1 && restored.info.step <= 400, `saved at step ${restored.info.step}`);
+  await restored.dispose();
+  await assert.rejects(b.inspect(ex.src), /is training/);
   a.resume();
   const [ra, rb] = await Promise.all([runA, runB]);
   assert.equal(ra.steps, 400);

@@ -11,6 +11,7 @@
 import { CALLS, SESSION_METHODS, errorPayload, transferables } from './protocol.js';
 
 const now = () => performance.now();
+const READ_ONLY = ['info', 'save'];
 const nextTurn = () => new Promise((r) => setTimeout(r, 0));
 
 export class Runtime {
@@ -58,7 +59,8 @@ export class Runtime {
       case 'load': return this.register(this.engine.loadSession(msg.bytes, msg.overrides));
       case 'session': {
         if (!SESSION_METHODS.includes(msg.method)) throw new Error(`unknown session method '${msg.method}'`);
-        this.ensureIdle(msg.session, msg.method);
+        // info and save read the weights between two chunks of a training: always allowed
+        if (!READ_ONLY.includes(msg.method)) this.ensureIdle(msg.session, msg.method);
         return this.session(msg.session)[msg.method](...(msg.args ?? []));
       }
       case 'train': return this.train(msg);

@@ -46,6 +46,7 @@ export default {
   'run.start': 'Start', 'run.pause': 'Pause', 'run.resume': 'Resume', 'run.reset': 'Reset',
   'run.step': 'step {step} / {total} · loss {loss}',
 
+  'run.restored': 'restored from this browser (Reset starts over)',
   'run.creating': 'building the model…',
   'bahdanau.task': 'task', 'bahdanau.task.reverse': 'reverse a sequence (gold alignment known)',
   'bahdanau.task.phrases': 'English → French noun phrases',

@@ -46,6 +46,7 @@ export default {
   'run.start': '시작', 'run.pause': '일시정지', 'run.resume': '계속', 'run.reset': '처음으로',
   'run.step': '스텝 {step} / {total} · 손실 {loss}',
 
+  'run.restored': '이 브라우저에 저장된 모델을 불러왔습니다 (처음으로를 누르면 새로 시작)',
   'run.creating': '모델을 만드는 중…',
   'bahdanau.task': '과제', 'bahdanau.task.reverse': '수열 뒤집기 (정답 정렬을 앎)',
   'bahdanau.task.phrases': '영어 → 프랑스어 명사구',

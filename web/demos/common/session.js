@@ -4,7 +4,21 @@
 // progress go to the callbacks; a snapshot request with `evaluate: {samples, seed}` also brings
 // the held-out evaluation at that step. Reset cancels the run and disposes the session; the
 // next start builds a fresh one from the same config and seed, so a run is reproducible.
+// What was trained survives a reload: the weights and step are kept in IndexedDB (ModelStore,
+// under the demo's name and config) every few seconds while training, on pause and at the end;
+// on mount a stored model is loaded back, drawn, and can be resumed; Reset ("start over")
+// forgets it.
 import { t } from '../../i18n/index.js';
+import { ModelStore } from '../../core/persist.js';
+
+const SAVE_EVERY_MS = 3000;
+let sharedStore = null;
+function modelStore() {
+  if (sharedStore === null) {
+    try { sharedStore = new ModelStore(); } catch { sharedStore = false; }  // no IndexedDB: nothing persists
+  }
+  return sharedStore || null;
+}
 
 export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 300, onStart, onProgress, onSnapshot, onDone, onReset }) {
   el.classList.add('run');
@@ -16,50 +30,109 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
   const toggle = el.querySelector('[name=run-toggle]');
   const bar = el.querySelector('progress');
   const status = el.querySelector('.run-status');
-  const run = { session: null, state: 'idle', step: 0, loss: null, steps, training: null, done: false };
+  // state: idle | creating | training | paused | restored (loaded from this browser, not training)
+  const run = { session: null, state: 'idle', step: 0, base: 0, loss: null, steps, training: null, done: false, key: null, restored: false, snap: null };
   let offs = [];
+  let lastSave = 0;
 
   function render() {
-    toggle.textContent = t(run.state === 'training' ? 'run.pause' : run.state === 'paused' ? 'run.resume' : 'run.start');
+    toggle.textContent = t(run.state === 'training' ? 'run.pause' : run.state === 'paused' || run.state === 'restored' ? 'run.resume' : 'run.start');
     toggle.disabled = run.done || run.state === 'creating';
     bar.max = run.steps;
     bar.value = run.step;
-    status.textContent = run.state === 'creating' ? t('run.creating')
-      : t('run.step', { step: run.step, total: run.steps, loss: run.loss === null ? '—' : run.loss.toPrecision(4) });
+    const step = t('run.step', { step: run.step, total: run.steps, loss: run.loss === null ? '—' : run.loss.toPrecision(4) });
+    status.textContent = run.state === 'creating' ? t('run.creating') : run.restored ? `${step} · ${t('run.restored')}` : step;
     el.dataset.state = run.done ? 'done' : run.state;
   }
 
-  async function start() {
-    if (run.state === 'training' || run.state === 'creating' || run.done) return;
-    if (run.state === 'paused') { run.session.resume(); run.state = 'training'; render(); return; }
-    run.state = 'creating';
-    render();
-    const client = await ctx.worker();
-    const s = await client.createSession(await config());
+  const storeKey = async () => `${el.closest('[data-demo]')?.dataset.demo ?? 'demo'}:${run.steps}:${JSON.stringify(await config())}`;
+
+  // Keeps the session's weights and step in IndexedDB (failures only cost the persistence).
+  async function persist(s) {
+    const store = modelStore();
+    if (!store || !run.key || run.step === 0 || run.session !== s) return;
+    lastSave = performance.now();
+    try {
+      const bytes = await s.save();
+      if (run.session === s) await store.save(run.key, bytes, { step: run.step, loss: run.loss, steps: run.steps, done: run.done });
+    } catch { /* a full or blocked store keeps nothing */ }
+  }
+
+  function attach(s) {
     run.session = s;
     offs = [
       s.on('progress', (p) => {
-        run.step = p.done;
+        run.step = run.base + p.done;
         run.loss = p.loss;
-        ctx.progress(p.done, p.loss, { total: run.steps, done: p.done >= run.steps });
-        onProgress?.(p, s);
+        ctx.progress(run.step, p.loss, { total: run.steps, done: run.step >= run.steps });
+        onProgress?.({ ...p, done: run.step, step: run.step }, s);
         render();
+        if (performance.now() - lastSave > SAVE_EVERY_MS) persist(s);
       }),
       s.on('snapshot', (m) => onSnapshot?.(m.data, m.step, s, m.evaluation)),
       s.on('state', (m) => { if (m.state !== 'idle') { run.state = m.state; render(); } }),
     ];
-    const snap = snapshot ? await snapshot(s) : null;
-    await onStart?.(s);
+  }
+
+  async function train(s) {
     run.state = 'training';
+    run.restored = false;
     render();
-    run.training = s.train(run.steps, { chunkMs: 40, snapshot: snap ? { ...snap, everyMs } : null });
+    const snap = run.snap;
+    run.training = s.train(run.steps - run.base, { chunkMs: 40, snapshot: snap ? { ...snap, everyMs } : null });
     const r = await run.training.catch((e) => ({ error: e }));
     if (r.error) throw r.error;
     if (!r.cancelled && run.session === s) {
       run.done = true;
       run.state = 'idle';
       render();
+      await persist(s);
       await onDone?.(s);
+    }
+  }
+
+  async function start() {
+    if (run.state === 'training' || run.state === 'creating' || run.done) return;
+    if (run.state === 'paused') { run.session.resume(); run.state = 'training'; render(); return; }
+    if (run.state === 'restored') { run.base = run.step; return train(run.session); }
+    run.state = 'creating';
+    render();
+    const client = await ctx.worker();
+    run.key = await storeKey();
+    const s = await client.createSession(await config());
+    attach(s);
+    run.snap = snapshot ? await snapshot(s) : null;
+    await onStart?.(s);
+    await train(s);
+  }
+
+  // A model this browser kept for the same demo and config: loaded, drawn, ready to resume.
+  async function restore() {
+    const store = modelStore();
+    if (!store || run.session || run.state !== 'idle') return false;
+    const key = await storeKey();
+    const rec = await store.load(key).catch(() => null);
+    if (!rec || run.session || run.state !== 'idle') return false;
+    run.state = 'creating';
+    render();
+    try {
+      const client = await ctx.worker();
+      const s = await client.loadSession(rec.bytes);
+      run.key = key;
+      attach(s);
+      Object.assign(run, { step: rec.meta.step, base: rec.meta.step, loss: rec.meta.loss ?? null, done: Boolean(rec.meta.done), restored: true });
+      run.snap = snapshot ? await snapshot(s) : null;
+      await onStart?.(s);
+      if (run.snap) onSnapshot?.(await s.inspect(run.snap.src, run.snap.tgt), run.step, s, null);
+      run.state = 'restored';
+      render();
+      if (run.done) await onDone?.(s);
+      return true;
+    } catch {
+      await store.remove(key).catch(() => {});  // a stored model this build cannot load is dropped
+      Object.assign(run, { session: null, state: 'idle', step: 0, base: 0, loss: null, done: false, restored: false });
+      render();
+      return false;
     }
   }
 
@@ -68,17 +141,19 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     run.session.pause();
     run.state = 'paused';
     render();
+    persist(run.session);
   }
 
   async function reset() {
     const s = run.session;
     run.session = null;
+    if (run.key) await modelStore()?.remove(run.key).catch(() => {});
     if (s) {
       if (run.state === 'training' || run.state === 'paused') { s.cancel(); await run.training?.catch(() => {}); }
       offs.forEach((off) => off());
       await s.dispose().catch(() => {});
     }
-    Object.assign(run, { state: 'idle', step: 0, loss: null, done: false, training: null });
+    Object.assign(run, { state: 'idle', step: 0, base: 0, loss: null, done: false, training: null, key: null, restored: false, snap: null });
     onReset?.();
     render();
   }
@@ -86,6 +161,17 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
   toggle.addEventListener('click', () => (run.state === 'training' ? pause() : start().catch((e) => { status.textContent = t('engine.error', { message: e.message }); })));
   el.querySelector('[name=run-reset]').addEventListener('click', () => reset());
   render();
-  Object.assign(run, { start, pause, reset, render, dispose: reset });
+  // Leaving the page (or unmounting) keeps what was trained; only Reset forgets it.
+  async function dispose() {
+    const s = run.session;
+    run.session = null;
+    if (s) {
+      if (run.state === 'training' || run.state === 'paused') { s.cancel(); await run.training?.catch(() => {}); }
+      offs.forEach((off) => off());
+      await s.dispose().catch(() => {});
+    }
+  }
+  Object.assign(run, { start, pause, reset, render, dispose, restore });
+  restore().catch(() => {});
   return run;
 }

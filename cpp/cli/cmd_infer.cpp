@@ -75,7 +75,7 @@ int cmd_grad(Args& a) {
   m->params().zero_grad();
   const double loss = m->forward(b, false, nullptr, ls);
   m->backward();
-  write_safetensors(out, model_tensors(*m, true));
+  write_safetensors_atomic(out, model_tensors(*m, true));
   std::printf("%s\n", nlohmann::json({{"loss", loss}}).dump().c_str());
   return 0;
 }

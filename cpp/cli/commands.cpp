@@ -8,6 +8,7 @@
 
 #include "api/memory.hpp"
 #include "core/check.hpp"
+#include "io/checkpoint.hpp"
 
 namespace attnlab::cli {
 
@@ -36,6 +37,7 @@ const Command* find_command(const char* name) {
 }
 
 void check_model_fits(const nlohmann::json& model_cfg, int B, int S, int T) {
+  check_model_config(model_cfg);
   api::check_fits(api::estimate_size(model_cfg, B, std::max(S, 1), std::max(T, 1)), "this model");
 }
 

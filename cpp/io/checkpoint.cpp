@@ -9,6 +9,9 @@
 #include "api/memory.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
+#include "models/config.hpp"
+#include "models/pointer.hpp"
+#include "models/rnnsearch.hpp"
 
 namespace attnlab {
 
@@ -30,9 +33,10 @@ void check_finite(const std::string& name, const std::vector<float>& v) {
                                                " --allow-nonfinite / allow_nonfinite)");
 }
 
-// Refuses, before the model is allocated, a config that does not fit the memory budget or
-// that needs far more values than the file holds (a header that claims a huge model).
+// Refuses, before the model is allocated, a config that is invalid, that does not fit the memory budget, or that needs far
+// more values than the file holds (a header that claims a huge model).
 void check_size_before_building(const nlohmann::json& cfg, const SafeTensors& st) {
+  check_model_config(cfg);
   const api::SizeEstimate e = api::estimate_size(cfg, 1, 1, 1);
   api::check_fits(e, "the checkpoint's model");
   double held = 0;  // values in model tensors, whatever their dtype
@@ -47,6 +51,15 @@ void check_size_before_building(const nlohmann::json& cfg, const SafeTensors& st
 }
 
 }  // namespace
+
+void check_model_config(const nlohmann::json& cfg) {
+  AL_CHECK(cfg.is_object(), "model config must be a JSON object");
+  AL_CHECK(cfg.contains("model") && cfg["model"].is_string(), "model config needs a string \"model\"");
+  const std::string kind = cfg["model"].get<std::string>();
+  if (kind == "transformer" || kind == "lm" || kind == "encoder") TransformerConfig::from_json(cfg);
+  if (kind == "rnnsearch" || kind == "rnnencdec") RnnSearchConfig::from_json(cfg);
+  if (kind == "pointer") PointerConfig::from_json(cfg);
+}
 
 SafeTensors model_tensors(Model& m, bool grads, const nlohmann::json& train_state) {
   ParamArena& P = m.params();

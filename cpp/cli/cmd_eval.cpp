@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "core/check.hpp"
+#include "core/json.hpp"
 #include "io/checkpoint.hpp"
 #include "train/trainer.hpp"
 
@@ -12,20 +13,20 @@ namespace attnlab::cli {
 int cmd_eval(Args& a) {
   if (a.has("test")) return cmd_eval_parallel(a);
   const std::string path = a.need("checkpoint");
-  if (is_rnn_model(load_checkpoint(path, cpu_kernels())->config().value("model", "")))
+  if (is_rnn_model(checkpoint_config(read_safetensors(path)).value("model", "")))
     return cmd_eval_rnn(a);
+  const bool allow_nonfinite = a.flag("allow-nonfinite");
   const std::string task_name = a.need("task");
   const int samples = a.integer("samples", 1000, 1, 1 << 22);
   const uint64_t seed = uint64_t(a.integer("seed", 12345, 0, 2147483647));
   nlohmann::json opts = nlohmann::json::object();
   if (a.has("task-options")) {
-    opts = nlohmann::json::parse(a.str("task-options"), nullptr, false);
-    AL_CHECK(!opts.is_discarded() && opts.is_object(), "--task-options must be a JSON object");
+    opts = parse_json_object(a.str("task-options"), "--task-options");
   }
   set_num_threads(a.integer("threads", 1, 1, 256));
   a.finish();
   nlohmann::json state;
-  auto model = load_checkpoint(path, cpu_kernels(), &state);
+  auto model = load_checkpoint(path, cpu_kernels(), &state, allow_nonfinite);
   if (!a.has("task-options") && state.value("task", "") == task_name && state.contains("task_options"))
     opts = state["task_options"];
   const auto task = make_task(task_name, opts);

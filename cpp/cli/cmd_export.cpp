@@ -19,6 +19,7 @@ int cmd_export(Args& a) {
   const std::string out = a.need("out");
   const bool half = a.flag("half");
   a.finish();
+  check_writable(out);
   const SafeTensors src = read_safetensors(in);
   model_from_safetensors(src, cpu_kernels(), nullptr);  // a checkpoint the engine can load
   SafeTensors dst;
@@ -36,7 +37,7 @@ int cmd_export(Args& a) {
       dst.tensors.push_back(t);
     }
   }
-  write_safetensors(out, dst);
+  write_safetensors_atomic(out, dst);
   const double before = double(std::filesystem::file_size(in)), after = double(std::filesystem::file_size(out));
   std::fprintf(stderr, "wrote %s: %zu tensors%s, %.1f KiB (from %.1f KiB%s)\n", out.c_str(),
                dst.tensors.size(), half ? " in float16" : "", after / 1024.0, before / 1024.0,

@@ -2,6 +2,8 @@
 //   forward:   {"logits": [[...V], ...T]} the decoder's logits at each target position
 //   grad:      {"loss": x} and every parameter's gradient written under its own name
 //   translate: {"tokens": [...]} by greedy or beam decoding
+// forward and translate load weights holding NaN/Inf only with --allow-nonfinite (to inspect a
+// broken run); decoding is then still defined (decode.hpp) and ends within max_len.
 #include <cstdio>
 
 #include "cli/commands.hpp"
@@ -44,8 +46,9 @@ int cmd_forward(Args& a) {
   const std::string path = a.need("checkpoint");
   const auto src = parse_ids(a.str("src"), "--src");
   const auto tgt = parse_ids(a.need("tgt"), "--tgt");
+  const bool allow_nonfinite = a.flag("allow-nonfinite");
   a.finish();
-  auto m = load_checkpoint(path, cpu_kernels());
+  auto m = load_checkpoint(path, cpu_kernels(), nullptr, allow_nonfinite);
   const Batch b = one(*m, src, tgt, {});
   m->forward(b, false, nullptr, 0.f);
   const std::vector<float> z = m->logits();
@@ -65,13 +68,14 @@ int cmd_grad(Args& a) {
   const float ls = float(a.number("label-smoothing", 0.0, 0.0, 0.99));
   const std::string out = a.need("out");
   a.finish();
+  check_writable(out);
   auto m = load_checkpoint(path, cpu_kernels());
   AL_CHECK(tout.size() == tin.size(), "--tgt-in and --tgt-out differ in length");
   const Batch b = one(*m, src, tin, tout);
   m->params().zero_grad();
   const double loss = m->forward(b, false, nullptr, ls);
   m->backward();
-  write_safetensors(out, model_tensors(*m, true));
+  write_safetensors_atomic(out, model_tensors(*m, true));
   std::printf("%s\n", nlohmann::json({{"loss", loss}}).dump().c_str());
   return 0;
 }
@@ -81,8 +85,9 @@ int cmd_translate(Args& a) {
   const auto src = parse_ids(a.str("src"), "--src");
   const int beam = a.integer("beam", 1, 1, 64);
   const int max_len_flag = a.integer("max-len", 0, 0, 1 << 16);
+  const bool allow_nonfinite = a.flag("allow-nonfinite");
   a.finish();
-  auto m = load_checkpoint(path, cpu_kernels());
+  auto m = load_checkpoint(path, cpu_kernels(), nullptr, allow_nonfinite);
   check_ids(src, m->config().value("src_vocab", 0), "--src");
   const int max_len = m->config().value("max_len", 0);
   AL_CHECK(int(src.size()) <= max_len, "source longer than the model's max_len " << max_len);

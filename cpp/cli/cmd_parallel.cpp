@@ -61,6 +61,46 @@ std::vector<std::string> list_checkpoints(const std::string& dir) {
   return out;
 }
 
+// A resumed run's options come from the checkpoint's training state: each value is checked
+// as the flags are, and the architecture keys must be the model's.
+void check_resumed_options(const nlohmann::json& opts, const nlohmann::json& model_cfg) {
+  AL_CHECK(opts.is_object(), "the checkpoint's training options are not a JSON object");
+  auto num = [&](const char* key) {
+    AL_CHECK(opts.contains(key) && opts[key].is_number(),
+             "the checkpoint's training options lack a number \"" << key << "\"");
+    return opts[key].get<double>();
+  };
+  check_train_number(num("lr_factor"), "resumed lr_factor", 0, 1000);
+  check_train_number(num("warmup"), "resumed warmup", 1, 1 << 24);
+  check_train_number(num("clip"), "resumed clip", 0, 1e9);
+  check_train_number(num("label_smoothing"), "resumed label_smoothing", 0, 0.99);
+  check_train_number(num("max_tokens"), "resumed max_tokens", 1, 1 << 24);
+  check_train_number(num("max_len"), "resumed max_len", 4, 4096);
+  check_train_number(num("seed"), "resumed seed", 0, 2147483647);
+  AL_CHECK(opts.contains("train") && opts["train"].is_string(),
+           "the checkpoint's training options lack the \"train\" corpus");
+  for (const char* k : {"d_model", "heads", "d_ff", "enc_layers", "dec_layers"})
+    AL_CHECK(num(k) == model_cfg.value(k, -1.0),
+             "the checkpoint's training options give " << k << " = " << opts[k].dump()
+                                                       << ", its model has " << model_cfg.value(k, -1));
+  AL_CHECK(num("max_len") + 2 == model_cfg.value("max_len", -1.0),
+           "the checkpoint's training options give max_len " << opts["max_len"].dump()
+               << ", its model has " << model_cfg.value("max_len", -1) << " (options + 2)");
+}
+
+// attn average: every checkpoint must hold the same model (config compared key by key).
+void check_same_configs(const std::vector<std::string>& paths) {
+  const nlohmann::json first = checkpoint_config(read_safetensors(paths.front()));
+  for (size_t i = 1; i < paths.size(); ++i) {
+    const nlohmann::json cfg = checkpoint_config(read_safetensors(paths[i]));
+    const std::string k = config_difference(first, cfg);
+    AL_CHECK(k.empty(), paths.front() << " and " << paths[i] << " hold different models (\"" << k
+                                      << "\": " << (first.contains(k) ? first[k].dump() : "absent")
+                                      << " vs " << (cfg.contains(k) ? cfg[k].dump() : "absent")
+                                      << "): cannot average them");
+  }
+}
+
 void progress(const StepInfo& s, int last, double secs, long tokens, long done_here, bool tty,
               int every) {
   const double rate = secs > 0 ? tokens / secs : 0;
@@ -82,6 +122,7 @@ void progress(const StepInfo& s, int last, double secs, long tokens, long done_h
 int cmd_train_parallel(Args& a) {
   a.need("task");
   const std::string out = a.need("out");
+  check_writable(out);  // before the BPE vocabulary and training, not after them
   const int last = a.integer("steps", 1000, 1, 100000000);  // train until this step
   const int save_every = a.integer("save-every", 1000, 1, 1 << 30);
   const int keep = a.integer("keep", 5, 1, 1000);
@@ -100,6 +141,7 @@ int cmd_train_parallel(Args& a) {
     opts = train_state_of(resume_from).at("options");
     bpe = Bpe::from_json(train_state_of(resume_from).at("vocab").get<std::string>());
     model = model_from_safetensors(resume_from, kt);
+    check_resumed_options(opts, model->config());
   } else {
     opts = preset(a.str("preset", "small"));
     opts["train"] = a.need("train");
@@ -117,15 +159,19 @@ int cmd_train_parallel(Args& a) {
     opts["label_smoothing"] = a.number("label-smoothing", 0.1, 0, 0.99);
     opts["lr_factor"] = a.number("lr-factor", 1.0, 0, 1000);
     opts["clip"] = a.number("clip", 0.0, 0, 1e9);
-    std::fprintf(stderr, "training a %d-token BPE vocabulary on %s\n", opts["vocab_size"].get<int>(),
-                 opts["train"].get<std::string>().c_str());
-    bpe = Bpe::train(ParallelCorpus::read_sentences(opts["train"]), opts["vocab_size"]);
-    const nlohmann::json cfg = {
-        {"model", "transformer"}, {"src_vocab", bpe.size()}, {"tgt_vocab", bpe.size()},
+    nlohmann::json cfg = {
+        {"model", "transformer"}, {"src_vocab", opts["vocab_size"]}, {"tgt_vocab", opts["vocab_size"]},
         {"d_model", opts["d_model"]}, {"heads", opts["heads"]}, {"d_ff", opts["d_ff"]},
         {"enc_layers", opts["enc_layers"]}, {"dec_layers", opts["dec_layers"]},
         {"dropout", opts["dropout"]}, {"max_len", opts["max_len"].get<int>() + 2},
         {"tie_embeddings", true}};
+    // the vocabulary size is an upper bound of the BPE vocabulary's: check before training it
+    const int L = opts["max_len"].get<int>() + 2;
+    check_model_fits(cfg, std::max(1, opts["max_tokens"].get<int>() / L), L, L);
+    std::fprintf(stderr, "training a %d-token BPE vocabulary on %s\n", opts["vocab_size"].get<int>(),
+                 opts["train"].get<std::string>().c_str());
+    bpe = Bpe::train(ParallelCorpus::read_sentences(opts["train"]), opts["vocab_size"]);
+    cfg["src_vocab"] = cfg["tgt_vocab"] = bpe.size();
     model = make_model(cfg, kt, opts["seed"].get<uint64_t>());
   }
   a.finish();
@@ -189,6 +235,7 @@ int cmd_train_parallel(Args& a) {
 
 int cmd_eval_parallel(Args& a) {
   const SafeTensors st = read_safetensors(a.need("checkpoint"));
+  const bool allow_nonfinite = a.flag("allow-nonfinite");
   const std::string test_path = a.need("test");
   const int beam = a.integer("beam", 4, 1, 64);
   const double alpha = a.number("alpha", 0.6, 0, 10);
@@ -198,7 +245,7 @@ int cmd_eval_parallel(Args& a) {
   a.finish();
   const nlohmann::json state = train_state_of(st);
   const Bpe bpe = Bpe::from_json(state.at("vocab").get<std::string>());
-  auto model = model_from_safetensors(st, kt);
+  auto model = model_from_safetensors(st, kt, nullptr, allow_nonfinite);
   const int max_len = state.at("options").at("max_len").get<int>();
   const ParallelCorpus test(test_path, bpe, max_len);
   const BleuScore b = evaluate_bleu(*model, test, bpe, beam, float(alpha), limit, max_len + 1);
@@ -223,6 +270,8 @@ int cmd_average(Args& a) {
   }
   a.finish();
   AL_CHECK(!inputs.empty(), "attn average: no checkpoints given (--inputs a,b or --dir D --last K)");
+  check_writable(out);
+  check_same_configs(inputs);
   write_safetensors_atomic(out, average_checkpoints(inputs));
   std::fprintf(stderr, "averaged %zu checkpoints into %s\n", inputs.size(), out.c_str());
   return 0;

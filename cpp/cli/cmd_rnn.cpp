@@ -73,6 +73,7 @@ int cmd_train_rnn(Args& a) {
   const int steps = a.integer("steps", 1000, 1, 100000000);
   const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
   const std::string out = a.need("out");
+  check_writable(out);  // before training, not after it
   const int hidden = a.integer("hidden", pointer ? 128 : 64, 1, 4096);
   const int batch = a.integer("batch", pointer ? 128 : 32, 1, 1 << 16);
   const float lr = float(a.number("lr", pointer ? 1e-3 : 3e-3, 0, 10));
@@ -106,6 +107,10 @@ int cmd_train_rnn(Args& a) {
            {"score", a.str("score", "additive")}};
   }
   a.finish();
+  if (pointer)
+    check_model_fits(cfg, batch, n.hi + 1, n.hi + 2);
+  else
+    check_model_fits(cfg, batch, stask->max_src_len() + 1, stask->max_tgt_len() + 1);
   auto model = make_model(cfg, cpu_kernels(), seed);
   const auto t0 = std::chrono::steady_clock::now();
   int done = 0;
@@ -161,7 +166,8 @@ int cmd_train_rnn(Args& a) {
 
 int cmd_eval_rnn(Args& a) {
   nlohmann::json state;
-  auto model = load_checkpoint(a.need("checkpoint"), cpu_kernels(), &state);
+  const std::string path = a.need("checkpoint");
+  auto model = load_checkpoint(path, cpu_kernels(), &state, a.flag("allow-nonfinite"));
   const std::string task_name = a.str("task", state.value("task", std::string()));
   const bool pointer = model->config().value("model", "") == "pointer";
   AL_CHECK(pointer == is_point_task(task_name),

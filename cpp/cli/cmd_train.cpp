@@ -1,14 +1,18 @@
 // attn train: builds a model from a config (file and/or flags, vocabularies from the task),
 // trains it on the task's train split, writes a checkpoint. Progress: a bar on a terminal,
 // plain lines otherwise, both on stderr; --eval-samples N prints a held-out evaluation on stdout.
+#include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "core/check.hpp"
+#include "core/json.hpp"
 #include "io/checkpoint.hpp"
 #include "train/text_task.hpp"
 #include "train/trainer.hpp"
@@ -18,11 +22,14 @@ namespace attnlab::cli {
 namespace {
 
 nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream f(path);
+  std::ifstream f(path, std::ios::binary);
   AL_CHECK(f, "cannot open " << path);
-  nlohmann::json j = nlohmann::json::parse(f, nullptr, false);
-  AL_CHECK(!j.is_discarded() && j.is_object(), path << " is not a JSON object");
-  return j;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  std::string text(ec ? size_t(0) : size_t(std::min<uintmax_t>(size, kMaxJsonBytes + 1)), '\0');
+  f.read(text.data(), std::streamsize(text.size()));
+  text.resize(size_t(f.gcount()));
+  return parse_json_object(text, path);
 }
 
 void progress(const StepInfo& s, int last, double secs, long tokens, bool tty, int every) {
@@ -49,27 +56,26 @@ int cmd_train(Args& a) {
   const std::string task_name = a.need("task");
   nlohmann::json task_opts = nlohmann::json::object();
   if (a.has("task-options")) {
-    task_opts = nlohmann::json::parse(a.str("task-options"), nullptr, false);
-    AL_CHECK(!task_opts.is_discarded() && task_opts.is_object(), "--task-options must be a JSON object");
+    task_opts = parse_json_object(a.str("task-options"), "--task-options");
   }
   if (a.has("corpus")) task_opts["file"] = a.str("corpus");
   const auto task = make_task(task_name, task_opts);
   const int steps = a.integer("steps", 1000, 1, 100000000);
   const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
   const std::string out = a.need("out");
-  {  // fail before training, not after, when the checkpoint can't be written
-    const bool existed = std::ifstream(out).good();
-    AL_CHECK(std::ofstream(out, std::ios::app).good(), "cannot write " << out);
-    if (!existed) std::remove(out.c_str());
-  }
+  check_writable(out);  // fail before training, not after, when the checkpoint can't be written
   set_num_threads(a.integer("threads", 1, 1, 256));
 
+  const int batch = a.integer("batch", 64, 1, 1 << 16);
   std::unique_ptr<Model> model;
   int first = 1;
   if (a.has("resume")) {
     nlohmann::json state;
     model = load_checkpoint(a.str("resume"), cpu_kernels(), &state);
     first = state.value("step", 0) + 1;
+    AL_CHECK(task->src_vocab() <= model->config().value("src_vocab", 0) &&
+                 task->tgt_vocab() <= model->out_vocab(),
+             "task " << task_name << " does not fit the vocabularies of " << a.str("resume"));
   } else {
     nlohmann::json cfg = a.has("config") ? read_json_file(a.str("config")) : nlohmann::json::object();
     cfg["model"] = a.str("model", cfg.value("model", std::string("transformer")));
@@ -87,12 +93,15 @@ int cmd_train(Args& a) {
     if (a.has("activation")) cfg["activation"] = a.str("activation");
     if (a.has("pos-encoding")) cfg["pos_encoding"] = a.str("pos-encoding");
     if (!cfg.contains("max_len")) cfg["max_len"] = task->max_src_len() + task->max_tgt_len() + 2;
+    check_model_fits(cfg, batch, task->max_src_len() + 1, task->max_tgt_len() + 1);
     model = make_model(cfg, cpu_kernels(), seed);
   }
   TrainOptions o;
-  o.batch = a.integer("batch", 64, 1, 1 << 16);
+  o.batch = batch;
   o.schedule.kind = a.str("schedule", "noam");
-  o.schedule.lr = float(a.number("lr", 1e-3, 0, 10));
+  // any finite rate is taken (a float's range): one that makes the loss diverge stops the run
+  // at the first non-finite loss (Trainer::step) instead of being guessed at here
+  o.schedule.lr = float(a.number("lr", 1e-3, 0, FLT_MAX));
   o.schedule.factor = float(a.number("lr-factor", 1.0, 0, 1000));
   o.schedule.warmup = a.integer("warmup", 400, 1, 10000000);
   o.schedule.d_model = model->config().value("d_model", 64);

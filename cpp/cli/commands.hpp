@@ -2,6 +2,7 @@
 // command reads its flags through Args, prints results on stdout, and reports failures by
 // throwing attnlab::Error (main prints one line and exits non-zero).
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/args.hpp"
@@ -16,6 +17,14 @@ struct Command {
 
 const Command* find_command(const char* name);
 void print_usage();
+
+// Checks every command runs before building or training anything (commands.cpp):
+// the estimated memory of a model config with one batch of B x S / B x T tokens fits the
+// budget (api::check_fits: one line naming both sizes in MB);
+void check_model_fits(const nlohmann::json& model_cfg, int B, int S, int T);
+// a learning rate, schedule or regulariser value is a finite number in its range (`what`
+// names the flag or key).
+void check_train_number(double v, const char* what, double lo, double hi, bool lo_open = false);
 
 int cmd_train(Args& a);
 int cmd_eval(Args& a);

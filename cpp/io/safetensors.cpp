@@ -3,15 +3,19 @@
 #include "io/safetensors.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <string_view>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
+#include "core/json.hpp"
 
 namespace attnlab {
 
@@ -137,9 +141,7 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t n) {
   AL_CHECK(hlen <= n - 8, "truncated safetensors file: header needs " << hlen << " bytes, "
                                                                       << n - 8 << " present");
   const char* hb = reinterpret_cast<const char*>(bytes + 8);
-  nlohmann::json h = nlohmann::json::parse(hb, hb + hlen, nullptr, false);
-  AL_CHECK(!h.is_discarded(), "safetensors header is not valid JSON");
-  AL_CHECK(h.is_object(), "safetensors header must be a JSON object");
+  const nlohmann::json h = parse_json_object(std::string_view(hb, size_t(hlen)), "safetensors header");
   const uint8_t* data = bytes + 8 + hlen;
   const uint64_t dlen = n - 8 - hlen;
   SafeTensors st;
@@ -191,8 +193,8 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t n) {
     AL_CHECK(ranges[i].first >= ranges[i - 1].second, "safetensors tensors overlap");
   // File order = offset order, so a round trip keeps the writer's order.
   std::stable_sort(st.tensors.begin(), st.tensors.end(), [&](const StTensor& a, const StTensor& c) {
-    const auto& ea = h[a.name]["data_offsets"][0];
-    const auto& ec = h[c.name]["data_offsets"][0];
+    const auto& ea = h.at(a.name).at("data_offsets")[0];
+    const auto& ec = h.at(c.name).at("data_offsets")[0];
     return ea.get<uint64_t>() < ec.get<uint64_t>();
   });
   return st;
@@ -245,13 +247,42 @@ void write_safetensors(const std::string& path, const SafeTensors& st) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   AL_CHECK(f, "cannot write " << path);
   f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  f.close();
   AL_CHECK(f, "cannot write " << path);
 }
 
+namespace {
+
+// "<path>.tmp.<pid>.<n>": unique per process and call, in path's own folder (so the rename
+// stays on one file system), so two writers of one path never share a temporary file.
+std::string temp_name(const std::string& path) {
+  static std::atomic<unsigned long> counter{0};
+  return path + ".tmp." + std::to_string(long(getpid())) + "." + std::to_string(counter++);
+}
+
+}  // namespace
+
 void write_safetensors_atomic(const std::string& path, const SafeTensors& st) {
-  const std::string tmp = path + ".tmp";
-  write_safetensors(tmp, st);
-  AL_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename " << tmp << " to " << path);
+  std::error_code ec;
+  AL_CHECK(!std::filesystem::is_directory(path, ec), "cannot write " << path << ": it is a directory");
+  const std::string tmp = temp_name(path);
+  try {
+    write_safetensors(tmp, st);
+    AL_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename " << tmp << " to " << path);
+  } catch (...) {
+    std::remove(tmp.c_str());
+    throw;
+  }
+}
+
+void check_writable(const std::string& path) {
+  std::error_code ec;
+  AL_CHECK(!path.empty(), "cannot write an empty path");
+  AL_CHECK(!std::filesystem::is_directory(path, ec), "cannot write " << path << ": it is a directory");
+  const std::string tmp = temp_name(path);
+  const bool ok = std::ofstream(tmp, std::ios::binary | std::ios::trunc).good();
+  std::remove(tmp.c_str());
+  AL_CHECK(ok, "cannot write " << path << " (its folder is missing or not writable)");
 }
 
 }  // namespace attnlab

@@ -39,8 +39,13 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t n);
 SafeTensors read_safetensors(const std::string& path);
 std::vector<uint8_t> serialize_safetensors(const SafeTensors& st);
 void write_safetensors(const std::string& path, const SafeTensors& st);
-// write_safetensors to path + ".tmp", then rename over path: a reader (or a run killed while
-// writing) sees the old file or the new one, never a part of one.
+// write_safetensors to a temporary file unique to this process and call (path + ".tmp.<pid>.<n>"),
+// then rename over path: a reader (or a run killed while writing) sees the old file or the new
+// one, never a part of one, and two writers of one path never publish each other's bytes. A
+// failed write removes its temporary file.
 void write_safetensors_atomic(const std::string& path, const SafeTensors& st);
+// Fails (attnlab::Error, one line) when write_safetensors_atomic(path) could not succeed: path
+// is a directory, or its folder is missing or not writable. Trainers call it before step one.
+void check_writable(const std::string& path);
 
 }  // namespace attnlab

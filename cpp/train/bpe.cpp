@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check.hpp"
+#include "core/json.hpp"
 
 namespace attnlab {
 
@@ -252,12 +253,7 @@ std::string Bpe::to_json() const {
 }
 
 Bpe Bpe::from_json(const std::string& json) {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(json);
-  } catch (const std::exception& e) {
-    AL_CHECK(false, "BPE: vocabulary JSON does not parse: " << e.what());
-  }
+  const nlohmann::json j = parse_json_object(json, "BPE vocabulary");
   AL_CHECK(j.value("type", "") == "bpe" && j.value("version", 0) == 1,
            "BPE: not a version-1 BPE vocabulary");
   Bpe bpe;

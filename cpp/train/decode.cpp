@@ -2,6 +2,7 @@
 #include "train/decode.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <numeric>
 
@@ -30,17 +31,54 @@ Batch prefix_batch(const std::vector<std::vector<int32_t>>& srcs,
   return b;
 }
 
+// log softmax that is defined for any logits: NaN counts as -inf; when some logits are +inf,
+// they share the probability mass; when none is above -inf, every entry is -inf. The result
+// holds finite values and -inf only, never NaN.
 std::vector<float> log_softmax(const float* z, int V) {
-  std::vector<float> out(static_cast<size_t>(V));
-  const float mx = *std::max_element(z, z + V);
+  std::vector<float> out(static_cast<size_t>(V), -INFINITY);
+  float mx = -INFINITY;
+  int n_inf = 0;
+  for (int v = 0; v < V; ++v) {
+    if (std::isnan(z[v])) continue;
+    mx = std::max(mx, z[v]);
+    n_inf += z[v] == INFINITY;
+  }
+  if (mx == -INFINITY) return out;
+  if (n_inf > 0) {
+    for (int v = 0; v < V; ++v)
+      if (z[v] == INFINITY) out[size_t(v)] = -std::log(float(n_inf));
+    return out;
+  }
   double s = 0;
-  for (int v = 0; v < V; ++v) s += std::exp(double(z[v]) - mx);
+  for (int v = 0; v < V; ++v)
+    if (!std::isnan(z[v])) s += std::exp(double(z[v]) - mx);
   const double lse = mx + std::log(s);
-  for (int v = 0; v < V; ++v) out[size_t(v)] = float(z[v] - lse);
+  for (int v = 0; v < V; ++v) {
+    const double d = double(z[v]) - lse;  // below float's range when the logits span ~1e38
+    if (!std::isnan(z[v])) out[size_t(v)] = d < -FLT_MAX ? -INFINITY : float(d);
+  }
   return out;
 }
 
+// The first largest logit, NaN counting as -inf (0 when every logit is NaN or -inf).
+int argmax(const float* z, int V) {
+  int best = 0;
+  float bv = -INFINITY;
+  for (int v = 0; v < V; ++v)
+    if (z[v] > bv) bv = z[v], best = v;
+  return best;
+}
+
 }  // namespace
+
+void check_source(const Model& m, const std::vector<int32_t>& src, const char* what) {
+  const int V = m.config().value("src_vocab", 0), L = m.config().value("max_len", 0);
+  if (V > 0)
+    for (int32_t t : src)
+      AL_CHECK(t >= 0 && t < V, what << ": token id " << t << " out of range [0, " << V << ")");
+  AL_CHECK(L <= 0 || int(src.size()) <= L,
+           what << ": " << src.size() << " tokens, longer than the model's max_len " << L);
+}
 
 std::vector<std::vector<int32_t>> greedy_decode(Model& m,
                                                 const std::vector<std::vector<int32_t>>& srcs,
@@ -48,6 +86,8 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
   const int V = m.out_vocab(), pad = m.pad_id(), eos = m.eos_id();
   std::vector<std::vector<int32_t>> out(srcs.size());
   if (srcs.empty()) return out;
+  AL_CHECK(V >= 1, "this model has no output vocabulary to decode into");
+  for (const auto& s : srcs) check_source(m, s);
   // Recurrent models carry their state forward: one decoder step per token instead of a
   // re-run of the whole prefix (dates, 200 sources: ~11 full passes -> one).
   if (auto* rnn = dynamic_cast<RnnSearch*>(&m)) return rnn->greedy(srcs, max_len).tokens;
@@ -60,7 +100,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
     for (int r = 0; r < b.B; ++r)
       for (int t = 0; t < b.T && t < max_len; ++t) {
         const float* zr = z.data() + (size_t(r) * b.T + t) * V;
-        const int tok = int(std::max_element(zr, zr + V) - zr);
+        const int tok = argmax(zr, V);
         if (tok == eos) break;
         out[size_t(r)].push_back(tok);
       }
@@ -77,7 +117,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
       if (done[size_t(r)]) continue;
       const int t = int(prefixes[size_t(r)].size()) - 1;
       const float* zr = z.data() + (size_t(r) * b.T + t) * V;
-      const int tok = int(std::max_element(zr, zr + V) - zr);
+      const int tok = argmax(zr, V);
       if (tok == eos) {
         done[size_t(r)] = true;
       } else {
@@ -94,6 +134,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
 std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int beam,
                                  int max_len, float alpha) {
   AL_CHECK(beam >= 1, "beam width must be at least 1");
+  check_source(m, src);
   if (!m.autoregressive() || beam == 1) return greedy_decode(m, {src}, max_len)[0];
   const int V = m.out_vocab(), eos = m.eos_id();
   struct Hyp {
@@ -119,6 +160,7 @@ std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int 
         cand.push_back(std::move(h));
       }
     }
+    // logp is finite or -inf (log_softmax never gives NaN), so this is a strict weak order.
     std::stable_sort(cand.begin(), cand.end(),
                      [](const Hyp& a, const Hyp& c) { return a.logp > c.logp; });
     live.clear();
@@ -132,8 +174,10 @@ std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int 
     if (int(finished.size()) >= beam) break;
   }
   for (Hyp& h : live) finished.push_back(std::move(h));
-  const Hyp* best = nullptr;
-  double best_score = -INFINITY;
+  if (finished.empty()) return {};
+  // The first hypothesis wins ties, so a beam whose scores are all -inf still has a best.
+  const Hyp* best = &finished[0];
+  double best_score = finished[0].logp / lp(finished[0].toks.size() - 1);
   for (const Hyp& h : finished) {
     const size_t len = h.toks.size() - 1;
     const double s = h.logp / lp(len);

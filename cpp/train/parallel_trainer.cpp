@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/check.hpp"
+#include "core/json.hpp"
 #include "io/checkpoint.hpp"
 #include "train/decode.hpp"
 #include "train/task.hpp"
@@ -96,9 +97,7 @@ void ParallelTrainer::restore(const SafeTensors& st) {
 nlohmann::json train_state_of(const SafeTensors& st) {
   const auto it = st.metadata.find("attnlab_train");
   AL_CHECK(it != st.metadata.end(), "checkpoint has no training state");
-  nlohmann::json j = nlohmann::json::parse(it->second, nullptr, false);
-  AL_CHECK(!j.is_discarded() && j.is_object(), "checkpoint training state is not a JSON object");
-  return j;
+  return parse_json_object(it->second, "checkpoint training state");
 }
 
 BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, int beam,

@@ -31,7 +31,7 @@ interrupted() {  # interrupted NAME OUT CMD...: SIGINT after step 3 must save OU
   for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
   kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo "no exit 60 s after SIGINT" >>"$DIR/int.err"; }
   wait $pid; rc=$?
-  if [ $rc -ne 130 ] || ! grep -q "^interrupted: saved step [0-9]" "$DIR/int.err" || [ ! -s "$out" ] || [ -e "$out.tmp" ]; then
+  if [ $rc -ne 130 ] || ! grep -q "^interrupted: saved step [0-9]" "$DIR/int.err" || [ ! -s "$out" ] || ls "$out".tmp* >/dev/null 2>&1; then
     echo "FAIL $name: exit $rc: $(tail -n 2 "$DIR/int.err")"; fails=$((fails + 1))
   fi
 }

@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "core/check.hpp"
-#include "core/json.hpp"
 #include "io/checkpoint.hpp"
 #include "io/safetensors.hpp"
 #include "models/rnnsearch.hpp"
@@ -102,12 +101,7 @@ std::unique_ptr<Session> Session::load(const std::vector<uint8_t>& bytes, const 
   AL_CHECK(overrides.is_object(), "load: overrides must be a JSON object");
   const SafeTensors st = parse_safetensors(bytes.data(), bytes.size());
   std::unique_ptr<Session> s(new Session());
-  auto meta = st.metadata.find("attnlab");
-  if (meta != st.metadata.end()) {
-    const json cfg = parse_json(meta->second, "checkpoint metadata");
-    if (cfg.is_object()) check_fits(estimate_size(cfg, 1, 64, 64), "this checkpoint");
-  }
-  json state;
+  json state;  // model_from_safetensors checks the config and the size budget before allocating
   s->model_ = model_from_safetensors(st, cpu_kernels(), &state);
   s->steps_ = state.value("step", 0);
   s->seed_ = state.value("seed", uint64_t(1));

@@ -190,7 +190,7 @@ test('runtime: two sessions train at once, taking turns; pausing one leaves the 
   const restored = await client.loadSession(mid);
   assert.ok(restored.info.step >= 1 && restored.info.step <= 400, `saved at step ${restored.info.step}`);
   await restored.dispose();
-  await assert.rejects(b.inspect(ex.src), /is training/);
+  await assert.rejects(a.inspect(ex.src), /is training/, 'a paused training still holds its session');
   a.resume();
   const [ra, rb] = await Promise.all([runA, runB]);
   assert.equal(ra.steps, 400);

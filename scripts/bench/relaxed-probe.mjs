@@ -8,6 +8,9 @@
 //      in LLVM >= 16, __builtin_wasm_fma_f32x4 before), and prints the opcode bytes it emitted;
 //   2. does the same with any newer Debian clang found (/usr/bin/clang-{22,19,16,15}), compiling
 //      to a wasm32 object and linking it with Emscripten's wasm-ld;
+//      and tries the whole Emscripten link with it: the object compiled by the newer clang
+//      through em++ (EM_LLVM_ROOT pointing at a folder whose clang-14 names lead to it), linked
+//      by em++ with a main compiled by Emscripten's own clang;
 //   3. builds two reference modules by hand, one function each: (a*b+c) with the FINAL opcode
 //      of the standard (0xfd 0x105, LEB 85 02) and with the PROTOTYPE opcode (0xfd 0xaf, LEB af 01)
 //      that early LLVM emitted as f32x4.relaxed_fma / qfma;
@@ -121,6 +124,54 @@ function compileNewerClang() {
   return tries;
 }
 
+// Emscripten 3.1.6 with a newer clang for one translation unit: compile (em++ runs
+// "<EM_LLVM_ROOT>/clang++-14", so a folder of links gives it the newer one), then link with
+// Emscripten's own tools; the run needs node's relaxed-SIMD flag.
+function emccMixed(version) {
+  const clang = `/usr/lib/llvm-${version}/bin/clang`;
+  if (!existsSync(clang)) return null;
+  const dir = path.join(tmp, `llvm${version}`);
+  const links = path.join(dir, 'bin');
+  execFileSync('mkdir', ['-p', links]);
+  for (const n of ['clang', 'clang++', 'clang-14', 'clang++-14']) execFileSync('ln', ['-sf', clang, path.join(links, n)]);
+  writeFileSync(path.join(dir, 'k.cpp'), `#include <stdexcept>
+#include <vector>
+#include <wasm_simd128.h>
+typedef float f32x4 __attribute__((vector_size(16)));
+float saxpy(float a, const std::vector<float>& x, std::vector<float>& y) {  // y = a x + y, sum(y)
+  if (x.size() != y.size() || x.size() % 4) throw std::invalid_argument("sizes");
+  const f32x4 av = {a, a, a, a};
+  for (size_t i = 0; i < x.size(); i += 4)
+    wasm_v128_store(&y[i], (v128_t)__builtin_wasm_relaxed_madd_f32x4(av, (f32x4)wasm_v128_load(&x[i]), (f32x4)wasm_v128_load(&y[i])));
+  float s = 0;
+  for (float v : y) s += v;
+  return s;
+}
+`);
+  writeFileSync(path.join(dir, 'm.cpp'), `#include <cstdio>
+#include <vector>
+float saxpy(float a, const std::vector<float>& x, std::vector<float>& y);
+int main() {
+  std::vector<float> x(8), y(8, 1.f);
+  for (int i = 0; i < 8; ++i) x[i] = float(i);
+  std::printf("sum %g (expected 64)\\n", saxpy(2.f, x, y));
+}
+`);
+  const step = (what, args, extraEnv = {}) => {
+    const r = spawnSync('em++', args, { cwd: dir, env: { ...env, ...extraEnv }, encoding: 'utf8' });
+    return r.status === 0 ? null : `${what}: ${(r.stderr || '').trim().split('\n').filter((l) => /error|Fatal|exception/i.test(l)).slice(0, 2).join(' | ')}`;
+  };
+  const res = { compiler: clang };
+  res.compile = step('compile', ['-std=c++17', '-O2', '-msimd128', '-mrelaxed-simd', '-fexceptions', '-c', 'k.cpp', '-o', 'k.o'], { EM_LLVM_ROOT: links }) ?? 'ok';
+  if (res.compile !== 'ok') return res;
+  res.link = step('link', ['-std=c++17', '-O2', '-fexceptions', 'm.cpp', 'k.o', '-o', 'm.js']) ?? 'ok';
+  if (res.link === 'ok') {
+    const r = spawnSync(process.execPath, ['--experimental-wasm-relaxed-simd', 'm.js'], { cwd: dir, encoding: 'utf8' });
+    res.run = (r.stdout || r.stderr).trim().split('\n').pop();
+  }
+  return res;
+}
+
 function validateInNode(modules, flags) {
   const script = `
     const fs = require('fs');
@@ -178,6 +229,7 @@ export async function probe() {
     reference_modules: { final: hex(referenceModule(FINAL_MADD)), prototype: hex(referenceModule(PROTOTYPE_FMA)) },
     emcc,
     newer_clang: newer.length ? newer : 'none installed (apt-cache search clang: clang-15/16/19 exist in Debian 12)',
+    emcc_with_newer_clang: [22, 19, 16].map(emccMixed).filter(Boolean),
     node: {
       version: process.version,
       plain: validateInNode(modules, []),

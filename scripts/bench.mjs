@@ -143,11 +143,11 @@ const fmt = (x) => (x == null ? '—' : typeof x === 'number' ? String(x) : x);
 const cols = [
   ['name', (r) => r.name], ['unit', (r) => r.unit], ['attnlab', (r) => fmt(r.attnlab)],
   ['% peak', (r) => fmt(r.pct_peak)], ['peer', (r) => fmt(r.peer)], ['peer value', (r) => fmt(r.peer_value)],
-  ['ratio', (r) => fmt(r.ratio)], ['goal', (r) => (r.goal ? `${r.goal} ${r.goal_met ? 'met' : 'MISSED'}` : '')],
+  ['ratio', (r) => fmt(r.ratio)], ['cpu ratio', (r) => fmt(r.cpu_ratio ?? (r.cpu_pct_peak != null ? `${r.cpu_pct_peak}% pk/cpu-s` : null))], ['goal', (r) => (r.goal ? `${r.goal} ${r.goal_met ? 'met' : 'MISSED'}` : '')],
   ['flag', (r) => (r.over_peak ? 'OVER PEAK' : '')],
 ];
 const widths = cols.map(([h, f]) => Math.max(h.length, ...rows.map((r) => String(f(r)).length)));
-const line = (cells) => cells.map((c, i) => (i >= 2 && i !== 4 && i < 7 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join(' | ');
+const line = (cells) => cells.map((c, i) => (i >= 2 && i !== 4 && i < 8 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join(' | ');
 console.log(`\n${line(cols.map(([h]) => h))}`);
 console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
 for (const r of rows) console.log(line(cols.map(([, f]) => f(r))));

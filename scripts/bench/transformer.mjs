@@ -58,6 +58,9 @@ export async function rows(ctx = {}) {
         attnlab_cpu_ms: Number(ours.cpu_ms_per_step.toFixed(2)),
         peer_cpu_ms: peer ? Number(peer.cpu_ms_per_step.toFixed(2)) : null,
         peer_blas_core: peer?.core ?? null,
+        // The same ratio in process CPU time: what the wall ratio would be on an idle machine
+        // when both sides keep their threads busy (a shared machine stretches wall time).
+        cpu_ratio: peer ? r2(peer.cpu_ms_per_step / ours.cpu_ms_per_step) : null,
       });
       const gflop = trainStepFlops(BENCH_CONFIGS[config]) * 1e-9;
       const mine = gflop / (ours.ms_per_step * 1e-3);
@@ -71,6 +74,10 @@ export async function rows(ctx = {}) {
         peer_value: r2(theirs),
         ratio: theirs ? r2(mine / theirs) : null,
         peer_pct_peak: theirs && nativePeak ? Number(((100 * theirs) / (t * nativePeak)).toFixed(1)) : null,
+        // Per CPU-second (model FLOPs / process CPU time) against one core's peak: steadier than
+        // wall time on a shared machine.
+        cpu_pct_peak: nativePeak ? Number(((100 * gflop) / (ours.cpu_ms_per_step * 1e-3) / nativePeak).toFixed(1)) : null,
+        peer_cpu_pct_peak: peer && nativePeak ? Number(((100 * gflop) / (peer.cpu_ms_per_step * 1e-3) / nativePeak).toFixed(1)) : null,
       });
     }
   }

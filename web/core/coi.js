@@ -37,7 +37,8 @@ export async function crossOriginIsolate({ base = globalThis.document?.baseURI, 
   try {
     const url = new URL(script, base);
     await nav.serviceWorker.register(url.href, { scope: new URL('./', url).href });
-    await nav.serviceWorker.ready;
+    // `ready` never settles for a page outside the worker's scope: give up after 5 s.
+    await Promise.race([nav.serviceWorker.ready, new Promise((_, reject) => setTimeout(() => reject(new Error('service worker not ready after 5 s')), 5000))]);
   } catch (e) {
     return { isolated: false, reason: e?.name === 'SecurityError' ? 'no-sw' : 'error', error: String(e?.message ?? e) };
   }

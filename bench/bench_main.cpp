@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
   try {
     if (what == "peak") {
       attnlab::set_num_threads(1);
-      std::printf("{\"peak_gflops\": %.3f, \"threads\": 1}\n",
-                  attnlab::api::bench_simd_peak(seconds(argc, argv, 2)));
+      const auto p = attnlab::api::bench_simd_peak_sweep(seconds(argc, argv, 2));
+      std::printf("{\"peak_gflops\": %.3f, \"chains\": %d, \"threads\": 1}\n", p.gflops, p.chains);
     } else if (what == "gemm" && argc >= 9) {
       attnlab::set_num_threads(arg(argv, 8));
       const double g = attnlab::api::bench_gemm(arg(argv, 2), arg(argv, 3), arg(argv, 4),

@@ -6,13 +6,26 @@
 //   ctx.native(args)         run build/native/attnlab_bench with args, parse its JSON
 //   ctx.wasm(engine, cases)  run scripts/bench/peers/wasm_runner.mjs (engine 'attnlab'|'tfjs')
 //   ctx.torch(threads, gemm) PyTorch+OpenBLAS GEMM results, or null when the peer is missing
+//   ctx.peak('native'|'wasm') the measured one-core SIMD peak (GFLOP/s), measured once per run
 //   ctx.quick, ctx.root, ctx.log(line)
+// Every peer runs at its best: scripts/bench/peers/env.mjs gives its command alone an
+// environment without OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, with OMP_WAIT_POLICY=PASSIVE and
+// the thread counts pinned; each peer row names the OpenBLAS kernel the peer loaded.
+// Rows may carry pct_peak (% of the measured peak: a row above 100% is flagged over_peak and
+// the run ends with exit code 3, since a peak below what a kernel reaches is no upper bound)
+// and goal / goal_met (the goals below, printed as a summary).
+// Each run appends one line per row to build/bench-history.jsonl ({run, commit, date, load, row
+// fields}); `--compare` prints each row's change since the previous run in that file.
 // Flags: --install-peers (apt-get install python3-torch libopenblas0-pthread), --quick,
-//        --only NAME (run the modules whose file name contains NAME).
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+//        --only NAME (run the modules whose file name contains NAME), --compare.
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { run, must } from './lib/run.mjs';
+import { peerEnv, blasCore } from './bench/peers/env.mjs';
+import { GOALS, checkGoals, compareRuns } from './bench/peers/report.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -45,7 +58,12 @@ async function json(cmd, args, what) {
   return JSON.parse(last);
 }
 
+const load = () => os.loadavg().map((x) => Number(x.toFixed(2)));
+const loadAtStart = load();
+console.log(`bench: load average at start ${loadAtStart.join(' ')} (1, 5, 15 min; ${os.cpus().length} CPUs)`);
+
 const torchCache = new Map();
+const peaks = new Map();
 let torchNote = null;
 const ctx = {
   root,
@@ -55,22 +73,37 @@ const ctx = {
   wasm: (engine, cases) => json(process.execPath,
     ['--no-experimental-fetch', '--no-liftoff', path.join(root, 'scripts', 'bench', 'peers', 'wasm_runner.mjs'), engine, JSON.stringify(cases)],
     `wasm_runner ${engine}`),
-  // PyTorch GEMM on `threads` threads (OMP/OpenBLAS limited to the same), or null with a note.
+  peak(kind) {
+    if (!peaks.has(kind)) {
+      const seconds = ctx.quick ? 0.4 : 1.5;
+      peaks.set(kind, kind === 'native'
+        ? ctx.native(['peak', String(seconds)]).then((r) => r.peak_gflops)
+        : ctx.wasm('attnlab', [{ kind: 'peak', seconds }]).then(([r]) => r.gflops));
+    }
+    return peaks.get(kind);
+  },
+  // PyTorch GEMM on `threads` threads (peers/env.mjs: OMP/OpenBLAS pinned to the same, no
+  // inherited OPENBLAS_CORETYPE, passive OpenMP waits), or null with a note. The result's
+  // `core` is the OpenBLAS kernel it loaded.
   async torch(threads, cases) {
     if (!existsSync(PYTHON)) { torchNote ??= `${PYTHON} missing`; return null; }
     const key = `${threads}:${JSON.stringify(cases)}`;
     if (!torchCache.has(key)) {
-      const env = { ...process.env, OMP_NUM_THREADS: String(threads), OPENBLAS_NUM_THREADS: String(threads) };
+      const env = peerEnv(threads);
       const r = await run(PYTHON, [path.join(root, 'scripts', 'bench', 'peers', 'torch_gemm.py'), String(threads), JSON.stringify(cases)],
         { capture: true, cwd: root, env });
       let res = null;
-      if (r.code === 0) res = JSON.parse(r.out.trim().split('\n').pop());
+      if (r.code === 0) {
+        res = JSON.parse(r.out.trim().split('\n').pop());
+        res.core = res.openblas?.corename ?? blasCore(r.out);
+      }
       else torchNote ??= `python3-torch not usable: ${r.out.trim().split('\n').pop()}`;
       if (res) {
         const blas = res.blas.join(', ') || 'none found';
         if (!torchNote) {
           const cfg = res.config.match(/BLAS_INFO=[^,]*/)?.[0] ?? 'BLAS_INFO unknown';
-          console.log(`  pytorch ${res.torch}: ${cfg} (build); BLAS loaded at run time: ${blas}`);
+          console.log(`  pytorch ${res.torch}: ${cfg} (build); BLAS loaded at run time: ${blas}; ` +
+            `OpenBLAS kernel ${res.core ?? 'unknown'} (${res.openblas?.config ?? 'no config'}), ${res.openblas?.num_threads ?? '?'} threads`);
         }
         if (!res.blas.some((p) => /openblas/i.test(p))) {
           torchNote = `pytorch loads ${blas}, not OpenBLAS (run npm run bench -- --install-peers)`;
@@ -92,26 +125,74 @@ for (const file of modules) {
   const fn = mod.rows ?? Object.entries(mod).find(([k, v]) => typeof v === 'function' && k.endsWith('Rows'))?.[1];
   if (!fn) { console.log('  no rows() export, skipped'); continue; }
   try {
-    rows.push(...(await fn(ctx)));
+    const got = await fn(ctx);
+    const l = load();
+    for (const r of got) r.load = l[0];
+    rows.push(...got);
   } catch (e) {
     console.log(`  skipped: ${e.message.split('\n')[0]}`);
   }
 }
 if (torchNote) console.log(`bench: PyTorch peer columns empty: ${torchNote}`);
 
+for (const r of rows) {
+  if (r.pct_peak != null && r.pct_peak > 100) r.over_peak = true;
+}
+checkGoals(rows);
 const fmt = (x) => (x == null ? '—' : typeof x === 'number' ? String(x) : x);
 const cols = [
   ['name', (r) => r.name], ['unit', (r) => r.unit], ['attnlab', (r) => fmt(r.attnlab)],
   ['% peak', (r) => fmt(r.pct_peak)], ['peer', (r) => fmt(r.peer)], ['peer value', (r) => fmt(r.peer_value)],
-  ['ratio', (r) => fmt(r.ratio)],
+  ['ratio', (r) => fmt(r.ratio)], ['cpu ratio', (r) => fmt(r.cpu_ratio ?? (r.cpu_pct_peak != null ? `${r.cpu_pct_peak}% pk/cpu-s` : null))], ['goal', (r) => (r.goal ? `${r.goal} ${r.goal_met ? 'met' : 'MISSED'}` : '')],
+  ['flag', (r) => (r.over_peak ? 'OVER PEAK' : '')],
 ];
 const widths = cols.map(([h, f]) => Math.max(h.length, ...rows.map((r) => String(f(r)).length)));
-const line = (cells) => cells.map((c, i) => (i >= 2 && i !== 4 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join(' | ');
+const line = (cells) => cells.map((c, i) => (i >= 2 && i !== 4 && i < 8 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join(' | ');
 console.log(`\n${line(cols.map(([h]) => h))}`);
 console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
 for (const r of rows) console.log(line(cols.map(([, f]) => f(r))));
+
+const loadAtEnd = load();
+console.log(`\nbench: load average at start ${loadAtStart.join(' ')}, at end ${loadAtEnd.join(' ')} (${os.cpus().length} CPUs; ` +
+  'a load above the CPU count means other work shared the cores: numbers are then low and noisy)');
+
+console.log('\ngoals (stated before measuring; a miss is reported, not hidden):');
+for (const g of GOALS) {
+  const mine = rows.filter((r) => r.goal_id === g.id);
+  const missed = mine.filter((r) => !r.goal_met);
+  const status = !mine.length ? 'not measured in this run' : missed.length ? `MISSED in ${missed.length} of ${mine.length} rows` : `met in all ${mine.length} rows`;
+  console.log(`  ${g.text}: ${status}`);
+  for (const r of missed) console.log(`      ${r.name}: ratio ${fmt(r.ratio)}`);
+}
+
+const over = rows.filter((r) => r.over_peak);
+if (over.length) {
+  console.log(`\nbench: WARNING: ${over.length} row(s) above 100% of their measured peak: the peak is no upper bound there`);
+  for (const r of over) console.log(`  ${r.name}: ${r.pct_peak}%`);
+  process.exitCode = 3;
+}
 
 const file = path.join(root, 'build', 'bench.json');
 mkdirSync(path.dirname(file), { recursive: true });
 writeFileSync(file, `${JSON.stringify(rows, null, 2)}\n`);
 console.log(`\nbench: ${rows.length} rows written to ${path.relative(root, file)}`);
+
+// History: one line per row; a run is identified by its start date.
+const historyFile = path.join(root, 'build', 'bench-history.jsonl');
+let commit = null;
+try {
+  commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()) commit += '+dirty';
+} catch { /* not a git checkout */ }
+const runId = new Date().toISOString();
+const previous = existsSync(historyFile)
+  ? readFileSync(historyFile, 'utf8').split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l); } catch { return null; } }).filter(Boolean)
+  : [];
+appendFileSync(historyFile, rows.map((r) => `${JSON.stringify({ run: runId, commit, date: runId, load: loadAtEnd, ...r })}\n`).join(''));
+console.log(`bench: ${rows.length} history lines appended to ${path.relative(root, historyFile)} (commit ${commit ?? 'unknown'})`);
+
+if (flag('--compare')) {
+  const lines = compareRuns(previous, rows);
+  console.log(lines.length ? '\nchange since the previous run of each row:' : '\nbench --compare: no earlier run in the history');
+  for (const l of lines) console.log(`  ${l}`);
+}

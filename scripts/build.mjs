@@ -2,6 +2,7 @@
 // then lets CMake rebuild only what changed.
 //   node scripts/build.mjs            native Release (build/native) + wasm (build/wasm)
 //                                     + the pthread wasm build (build/wasm-mt)
+//                                     + the relaxed-SIMD wasm build (build/wasm-relaxed)
 //   node scripts/build.mjs --debug    also the ASan/UBSan test build (build/debug)
 //   node scripts/build.mjs --page     also the static page into dist/ (Vite)
 // The wasm module is copied to web/public/engine/ where the page loads it from.
@@ -14,7 +15,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const jobs = String(process.env.ATTNLAB_JOBS || 2);
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
 
-// target: one CMake target instead of all (npm start needs only the page's module).
+// target: one CMake target (or a list) instead of all (npm start needs only the page's module).
 async function cmakeBuild(dir, configureArgs, { emscripten = false, target = null } = {}) {
   const bdir = path.join(root, 'build', dir);
   if (!existsSync(path.join(bdir, 'CMakeCache.txt'))) {
@@ -22,7 +23,8 @@ async function cmakeBuild(dir, configureArgs, { emscripten = false, target = nul
     if (emscripten) await must('emcmake', ['cmake', ...args], { cwd: root, env });
     else await must('cmake', args, { cwd: root, env });
   }
-  await must('cmake', ['--build', bdir, '-j', jobs, ...(target ? ['--target', target] : [])], { cwd: root, env });
+  const targets = target ? [target].flat() : [];
+  await must('cmake', ['--build', bdir, '-j', jobs, ...(targets.length ? ['--target', ...targets] : [])], { cwd: root, env });
 }
 
 export async function buildNative() {
@@ -52,6 +54,18 @@ export async function buildWasmMt({ pageOnly = false } = {}) {
     copyFileSync(path.join(root, 'build', 'wasm-mt', f), path.join(dest, f));
 }
 
+// The relaxed-SIMD build: the GEMM micro-kernel and the fused row kernels use
+// f32x4.relaxed_madd (wasm-build/flags.cmake). The page loads it where the browser validates
+// relaxed SIMD and threads are not in use (web/core/engine.js). Only its two modules are built
+// (its kernels are the plain build's but for simd::madd; node tests compare the two).
+export async function buildWasmRelaxed({ pageOnly = false } = {}) {
+  await cmakeBuild('wasm-relaxed', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_WASM_RELAXED=ON', '-DATTNLAB_TEST_SPEC=~[model]',
+    '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true, target: pageOnly ? 'attnlab_web' : ['attnlab_web', 'attnlab_node'] });
+  const dest = path.join(root, 'web', 'public', 'engine');
+  mkdirSync(dest, { recursive: true });
+  for (const f of ['attnlab-relaxed.mjs', 'attnlab-relaxed.wasm']) copyFileSync(path.join(root, 'build', 'wasm-relaxed', f), path.join(dest, f));
+}
+
 // The CUDA build (nvcc 13, sm_90 + PTX). It compiles on any machine with the CUDA toolkit; its
 // [cuda] tests skip themselves without a GPU. Returns false when there is no toolkit.
 export const NVCC = '/usr/local/cuda/bin/nvcc';
@@ -62,19 +76,20 @@ export async function buildCuda() {
   return true;
 }
 
-// native + wasm + the pthread wasm build (the dev server is cross-origin isolated, so its
+// native + wasm + the pthread wasm build + the relaxed-SIMD one (the dev server is cross-origin isolated, so its
 // Workers load the threaded engine). Once all three are configured, an incremental rebuild
 // runs them side by side: after one .cpp changes, each folder mostly waits on one compile and
 // its links, which two cores can share. pageOnly (npm start): the wasm folders build only the
 // page's module, not their test and node executables.
 export async function buildEngine({ pageOnly = false } = {}) {
-  const configured = ['native', 'wasm', 'wasm-mt'].every((d) => existsSync(path.join(root, 'build', d, 'CMakeCache.txt')));
+  const configured = ['native', 'wasm', 'wasm-mt', 'wasm-relaxed'].every((d) => existsSync(path.join(root, 'build', d, 'CMakeCache.txt')));
   if (configured) {
-    await Promise.all([buildNative(), buildWasm({ pageOnly }), buildWasmMt({ pageOnly })]);
+    await Promise.all([buildNative(), buildWasm({ pageOnly }), buildWasmMt({ pageOnly }), buildWasmRelaxed({ pageOnly })]);
   } else {
     await buildNative();
     await buildWasm({ pageOnly });
     await buildWasmMt({ pageOnly });
+    await buildWasmRelaxed({ pageOnly });
   }
 }
 

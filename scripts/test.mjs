@@ -78,6 +78,8 @@ if (setupOk) {
     await stage('wasm tests (Catch2 under node)', () => ctest('wasm'));
     const mtBuilt = await stage('build: WebAssembly threads', async () => { await build.buildWasmMt(); return [0, 0]; });
     if (mtBuilt) await stage('wasm-mt tests (Catch2 under node)', () => ctest('wasm-mt'));
+    // Its two modules only; tests/node/wasm-relaxed.test.mjs compares them with the plain build.
+    await stage('build: WebAssembly relaxed SIMD', async () => { await build.buildWasmRelaxed(); return [0, 0]; });
     await stage('node tests', () => nodeTests('tests/node'));
     const pageBuilt = await stage('build: page', async () => { await build.buildPage(); return [0, 0]; });
     if (pageBuilt) await stage('browser tests (headless Chromium)', () => nodeTests('tests/browser'));

@@ -18,3 +18,16 @@ endif()
 # Emscripten's JS optimizer (run at link time) needs Debian's node modules; the launcher gives
 # every link NODE_PATH, so a bare `cmake --build` links as reliably as scripts/build.mjs.
 set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodejs)
+# The relaxed-SIMD flavour (build/wasm-relaxed): simd::madd (cpp/kernels/simd.hpp) becomes one
+# f32x4.relaxed_madd in the GEMM micro-kernel and the fused row kernels. Emscripten 3.1.6's
+# clang emits the instruction under its prototype opcode; module.cmake rewrites it after each
+# link (wasm-build/relaxed-opcodes.mjs). The page loads this flavour only where
+# WebAssembly.validate accepts a relaxed module (web/core/engine.js).
+option(ATTNLAB_WASM_RELAXED "WebAssembly: relaxed-SIMD multiply-add flavour (build/wasm-relaxed)" OFF)
+if(ATTNLAB_WASM_RELAXED)
+  if(ATTNLAB_WASM_THREADS)
+    message(FATAL_ERROR "ATTNLAB_WASM_RELAXED and ATTNLAB_WASM_THREADS are separate flavours")
+  endif()
+  target_compile_options(attnlab_flags INTERFACE -mrelaxed-simd)
+  target_compile_definitions(attnlab_flags INTERFACE ATTNLAB_RELAXED_SIMD=1)
+endif()

@@ -3,6 +3,8 @@
 #   attnlab-node.cjs (+ .wasm)  CommonJS MODULARIZE flavour for node tests and benchmarks
 # With -DATTNLAB_WASM_THREADS=ON (build/wasm-mt) the names carry "-mt" (attnlab-mt.mjs,
 # attnlab-mt-node.cjs) and each comes with its pthread worker script (*.worker.js).
+# With -DATTNLAB_WASM_RELAXED=ON (build/wasm-relaxed) they are attnlab-relaxed.mjs and
+# attnlab-relaxed-node.cjs, and each .wasm gets its relaxed-SIMD opcodes rewritten after the link.
 file(GLOB ATTNLAB_BIND_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cpp/bindings/*.cpp)
 # errors.js turns the errors that bindings record into JS exceptions once a call has returned
 # (cpp/bindings/convert.hpp).
@@ -14,6 +16,8 @@ if(ATTNLAB_WASM_THREADS)
   # node loads the pthread scripts (*.worker.js, CommonJS) by path; the repository's package.json
   # declares ES modules, so the build folder declares its own type.
   file(WRITE ${CMAKE_BINARY_DIR}/package.json "{ \"type\": \"commonjs\" }\n")
+elseif(ATTNLAB_WASM_RELAXED)
+  set(ATTNLAB_MODULE_NAME attnlab-relaxed)
 else()
   set(ATTNLAB_MODULE_NAME attnlab)
 endif()
@@ -29,3 +33,12 @@ target_link_libraries(attnlab_node PRIVATE attnlab)
 set_target_properties(attnlab_node PROPERTIES OUTPUT_NAME ${ATTNLAB_MODULE_NAME}-node SUFFIX .cjs)
 target_link_options(attnlab_node PRIVATE ${ATTNLAB_LINK_COMMON} -sENVIRONMENT=node)
 set_target_properties(attnlab_web attnlab_node PROPERTIES LINK_DEPENDS ${ATTNLAB_ERRORS_JS})
+
+if(ATTNLAB_WASM_RELAXED)
+  add_custom_command(TARGET attnlab_web POST_BUILD
+    COMMAND node ${CMAKE_SOURCE_DIR}/wasm-build/relaxed-opcodes.mjs ${CMAKE_BINARY_DIR}/${ATTNLAB_MODULE_NAME}.wasm
+    VERBATIM)
+  add_custom_command(TARGET attnlab_node POST_BUILD
+    COMMAND node ${CMAKE_SOURCE_DIR}/wasm-build/relaxed-opcodes.mjs ${CMAKE_BINARY_DIR}/${ATTNLAB_MODULE_NAME}-node.wasm
+    VERBATIM)
+endif()

@@ -3,7 +3,13 @@
 // <attnlab-demo name="sdpa" dk="64" scale="0">); `lang="en"` picks English. Methods start() and
 // pause() drive the demo's run; `progress` events carry {step, loss}; `ready` fires once mounted.
 // The engine and the demo chunks load relative to this script, so a static folder serves it.
-import { loadEngine } from './core/engine.js';
+// Threads are opt-in: <attnlab-demo name="…" threads> trains in the pthread engine, which needs
+// a cross-origin isolated host page (COOP: same-origin + COEP: require-corp headers, or
+// Document-Isolation-Policy: isolate-and-require-corp; see the README). Without isolation, or
+// without the attribute, the single-thread engine runs; the element's data-engine attribute
+// names the build its Worker loaded ('wasm' or 'wasm-mt') and data-threads the thread count, and
+// a `threads` element on a page that is not isolated logs why it runs on one thread.
+import { loadEngine, threadsAvailable } from './core/engine.js';
 import { createEngine } from './core/client.js';
 import { mountDemo, demoNames } from './demos/registry.js';
 import { makeContext } from './demos/common/context.js';
@@ -11,8 +17,11 @@ import { applyI18n, setLang, t } from './i18n/index.js';
 import { ensureWidgetStyles } from './viz/styles.js';
 
 const base = new URL('./', import.meta.url).href;
-let workerClient = null;
-const worker = () => (workerClient ??= createEngine({ base }));
+const workerClients = new Map();  // threads wanted (true/false) -> Worker engine client
+const workerFor = (threads) => () => {
+  if (!workerClients.has(threads)) workerClients.set(threads, createEngine({ base, threads }));
+  return workerClients.get(threads);
+};
 
 class AttnlabDemo extends HTMLElement {
   connectedCallback() {
@@ -23,6 +32,18 @@ class AttnlabDemo extends HTMLElement {
     const name = this.getAttribute('name');
     this.classList.add('demo-host', 'attnlab-widget');
     this.textContent = t('engine.loading');
+    const threads = this.hasAttribute('threads') && this.getAttribute('threads') !== 'false';
+    if (threads && !threadsAvailable())
+      console.info('attnlab-demo: threads asked for, but this page is not cross-origin isolated (no COOP/COEP headers): one thread');
+    // The Worker starts when a demo first needs it (training), as before; it then labels us.
+    const worker = () => {
+      const p = workerFor(threads)();
+      p.then((w) => {
+        this.dataset.engine = w.info.build;
+        this.dataset.threads = String(w.info.build === 'wasm-mt' ? w.info.poolSize ?? w.info.kernelThreads : 1);
+      }, () => {});
+      return p;
+    };
     this.mounted = (async () => {
       if (!demoNames.includes(name)) throw new Error(t('demo.unknown', { name }));
       const engine = await loadEngine(base);

@@ -6,7 +6,8 @@ import 'katex/dist/katex.min.css';
 import './style.css';
 import { SECTIONS } from './sections.js';
 import { applyI18n, getLang, setLang, t, onLangChange } from './i18n/index.js';
-import { loadEngine } from './core/engine.js';
+import { loadEngine, expectedEngine, engineLabel } from './core/engine.js';
+import { crossOriginIsolate } from './core/coi.js';
 import { createEngine } from './core/client.js';
 import { mountDemo, demoNames } from './demos/registry.js';
 import { makeContext } from './demos/common/context.js';
@@ -20,7 +21,29 @@ const handles = new Map();   // demo name -> {unmount, relabel?, ...}
 let engine = null;
 let engineError = null;
 let workerClient = null;
-const worker = () => (workerClient ??= createEngine({ base: document.baseURI }));
+// The Worker's engine (the one that trains): threaded when the page is cross-origin isolated.
+// The engine line names it once it runs.
+const worker = () => (workerClient ??= createEngine({ base: document.baseURI }).then((w) => {
+  showEngine({ ...w.info, poolSize: w.info.poolSize });
+  return w;
+}));
+
+// Static hosts: our service worker (web/public/coi-sw.js) makes the page cross-origin isolated
+// after one reload; where it cannot, `isolation.reason` says why and one thread runs.
+const isolation = await crossOriginIsolate();
+
+let shownEngine = null;
+function showEngine(info) {
+  shownEngine = info;
+  const el = document.getElementById('engine-build');
+  if (!el) return;
+  el.dataset.build = info.build;
+  el.textContent = engineLabel(info);
+  if (info.build !== 'wasm-mt' && !isolation.isolated) {
+    el.dataset.reason = isolation.reason;
+    el.textContent += ` — ${t(`engine.single.${isolation.reason}`)}`;
+  }
+}
 
 const heading = (s, i) => `<h2><span class="num">${s.id === 'playground' ? '◆' : `§${i + 1}`}</span> ${t(`${s.id}.title`)}</h2>`;
 
@@ -94,6 +117,7 @@ onLangChange(async () => {
   await renderSections();
   for (const h of handles.values()) h.relabel?.();
   applyI18n();
+  if (shownEngine) showEngine(shownEngine);
 });
 ensureWidgetStyles();
 initTheme(document.getElementById('theme-toggle'));
@@ -106,8 +130,14 @@ try {
   engine = await enginePromise;
   const info = await engine.info();
   const line = document.getElementById('engine-line');
-  line.dataset.i18n = info.threads ? 'engine.ready.threads' : 'engine.ready';
+  const expected = expectedEngine();
+  line.dataset.i18n = info.threads || expected.build === 'wasm-mt' ? 'engine.ready.threads' : 'engine.ready';
   line.textContent = t(line.dataset.i18n);
+  const badge = document.createElement('p');
+  badge.id = 'engine-build';
+  badge.className = 'engine-line engine-build';
+  line.after(badge);
+  showEngine(expected);
 } catch (e) {
   engineError = e;
   console.error(e);

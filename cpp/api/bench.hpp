@@ -11,8 +11,15 @@ namespace attnlab::api {
 double bench_gemm(int M, int N, int K, bool transA, bool transB, int batch, double min_seconds);
 
 // GFLOP/s of independent vector arithmetic chains on one thread: the machine's SIMD peak as
-// this build sees it (fused FMA chains natively, separate mul and add chains in WASM SIMD128).
-double bench_simd_peak(double min_seconds);
+// this build sees it (fused FMA chains natively, separate mul and add chains in WASM SIMD128),
+// the best of a sweep over the number of chains (8..24), so that latency x pipes is covered
+// whatever the CPU; `chains` names the winner.
+struct PeakResult {
+  double gflops;
+  int chains;
+};
+PeakResult bench_simd_peak_sweep(double min_seconds);
+double bench_simd_peak(double min_seconds);  // bench_simd_peak_sweep(...).gflops
 
 // Milliseconds per kernels::attention_forward call for q, k, v of [B,H,T|S,D].
 double bench_attention(int B, int H, int T, int S, int D, bool causal, double min_seconds);

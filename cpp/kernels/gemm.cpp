@@ -176,7 +176,7 @@ void micro_kernel(int kc, const float* a, int lda, const float* b, float* c, int
     for (int i = 0; i < MR; ++i) {
       const fbatch ai(kPacked ? ar[0][size_t(k) * MR + i] : ar[i][k]);
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[i][v] = xsimd::fma(ai, bv[v], acc[i][v]);
+      for (int v = 0; v < NV; ++v) acc[i][v] = simd::madd(ai, bv[v], acc[i][v]);
     }
     b += NR;
   }
@@ -188,7 +188,7 @@ void micro_kernel(int kc, const float* a, int lda, const float* b, float* c, int
       for (int v = 0; v < NV; ++v) {
         float* p = c + size_t(i) * ldc + v * W;
         const fbatch r = acc[i][v] * va;
-        simd::store(p, beta == 0.f ? r : xsimd::fma(vb, simd::load(p), r));
+        simd::store(p, beta == 0.f ? r : simd::madd(vb, simd::load(p), r));
       }
     return;
   }

@@ -20,15 +20,31 @@ constexpr int W = static_cast<int>(fbatch::size);
 inline fbatch load(const float* p) { return fbatch::load_unaligned(p); }
 inline void store(float* p, const fbatch& b) { b.store_unaligned(p); }
 
+// a * b + c. Natively one FMA (xsimd::fma); in the plain wasm build a multiply and an add
+// (xsimd's SSE4.1 fallback); in the relaxed-SIMD wasm build (build/wasm-relaxed,
+// ATTNLAB_RELAXED_SIMD) one f32x4.relaxed_madd, which engines run as a fused multiply-add where
+// the CPU has one (either rounding is allowed: results may differ from the plain build in the
+// last bits). Emscripten 3.1.6's clang 14 knows the instruction only by its prototype builtin
+// __builtin_wasm_fma_f32x4 and prototype opcode 0xfd 0xaf, which no shipping engine accepts:
+// it pushes a, b, c in that order and wasm-build/relaxed-opcodes.mjs rewrites the opcode to
+// the standard relaxed_madd (0xfd 0x105), whose meaning on that stack is a * b + c.
+#if defined(ATTNLAB_RELAXED_SIMD)
+inline fbatch madd(const fbatch& a, const fbatch& b, const fbatch& c) {
+  return fbatch(__builtin_wasm_fma_f32x4(__m128(a), __m128(b), __m128(c)));
+}
+#else
+inline fbatch madd(const fbatch& a, const fbatch& b, const fbatch& c) { return xsimd::fma(a, b, c); }
+#endif
+
 // sum_i a[i] * b[i]
 inline float dot(const float* a, const float* b, int n) {
   fbatch acc0(0.f), acc1(0.f);
   int i = 0;
   for (; i + 2 * W <= n; i += 2 * W) {
-    acc0 = xsimd::fma(load(a + i), load(b + i), acc0);
-    acc1 = xsimd::fma(load(a + i + W), load(b + i + W), acc1);
+    acc0 = madd(load(a + i), load(b + i), acc0);
+    acc1 = madd(load(a + i + W), load(b + i + W), acc1);
   }
-  for (; i + W <= n; i += W) acc0 = xsimd::fma(load(a + i), load(b + i), acc0);
+  for (; i + W <= n; i += W) acc0 = madd(load(a + i), load(b + i), acc0);
   float s = xsimd::hadd(acc0 + acc1);
   for (; i < n; ++i) s += a[i] * b[i];
   return s;
@@ -38,7 +54,7 @@ inline float dot(const float* a, const float* b, int n) {
 inline void axpy(float* y, float alpha, const float* x, int n) {
   const fbatch a(alpha);
   int i = 0;
-  for (; i + W <= n; i += W) store(y + i, xsimd::fma(a, load(x + i), load(y + i)));
+  for (; i + W <= n; i += W) store(y + i, madd(a, load(x + i), load(y + i)));
   for (; i < n; ++i) y[i] += alpha * x[i];
 }
 

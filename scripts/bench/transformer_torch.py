@@ -5,15 +5,22 @@ at config S, M or base (the paper's base model: 6+6 layers, d_model 512, 8 heads
 vocab 8000, lengths 32, batch 16), dropout 0, label smoothing 0.1, fixed random tokens.
 Prints one JSON object (median wall and process-CPU ms per step).
 Usage: /usr/bin/python3 scripts/bench/transformer_torch.py --config S --threads 1
+(scripts/bench/transformer.mjs starts it with peers/env.mjs's environment: no
+OPENBLAS_CORETYPE, OMP_WAIT_POLICY=PASSIVE, OMP/OpenBLAS threads pinned to --threads).
 """
 import argparse
 import json
 import math
+import os
+import sys
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
+from blas_info import openblas_info  # noqa: E402
 
 
 def main():
@@ -64,7 +71,7 @@ def main():
     print(json.dumps({"config": a.config, "threads": torch.get_num_threads(),
                       "ms_per_step": times[len(times) // 2], "cpu_ms_per_step": cpu[len(cpu) // 2],
                       "steps": len(times),
-                      "torch": torch.__version__}))
+                      "torch": torch.__version__, "openblas": openblas_info()}))
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wrapModule } from '../../web/core/api.js';
 import { loadTfjsWasm, tfjsTransformer } from './tfjs_transformer.mjs';
+import { trainStepFlops } from './peers/env.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -115,12 +116,22 @@ async function tfjsMs(c) {
   return ms;
 }
 
-export async function wasmRows() {
+// The copy task's batches: S = len source tokens, T = len + 1 target tokens (<s>/</s>).
+export const flopsOf = (c) => trainStepFlops({ B: c.batch, S: c.len, T: c.len + 1, C: c.C, F: c.F, V: c.V, enc: c.layers, dec: c.layers });
+
+export async function wasmRows(ctx = {}) {
   const rows = [...sizeRows(), await instantiateRow()];
+  const wasmPeak = ctx.peak ? await ctx.peak('wasm') : null;
   for (const [name, c] of Object.entries(CONFIGS)) {
     const wasm = await attnlabWasmMs(c);
     const peer = await tfjsMs(c);
     rows.push(row(`train step config ${name}: attnlab-wasm vs TF.js wasm backend (1 thread)`, 'ms', wasm, 'tfjs-wasm', peer));
+    // Model FLOP/s (peers/env.mjs trainStepFlops) and % of the wasm SIMD128 peak of one core.
+    const gflop = flopsOf(c) * 1e-9;
+    const mfu = row(`model FLOP/s, training config ${name} (${gflop.toFixed(2)} GFLOP/step), wasm 1T`, 'GFLOP/s',
+      gflop / (wasm * 1e-3), 'tfjs-wasm (same formula)', gflop / (peer * 1e-3), false);
+    mfu.pct_peak = wasmPeak ? Number(((100 * gflop) / (wasm * 1e-3) / wasmPeak).toFixed(1)) : null;
+    rows.push(mfu);
     const native = attnlabNativeMs(c);
     if (native != null)
       rows.push(row(`train step config ${name}: attnlab-wasm vs attnlab-native (1 thread, ratio = slowdown)`, 'ms', wasm, 'attnlab-native', native, false));

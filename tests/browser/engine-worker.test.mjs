@@ -1,5 +1,5 @@
 // The engine package in Chromium, served from web/ by Vite's dev server: createEngine() starts
-// the Worker, which loads the single-thread build on a plain page and the pthread build on a
+// the Worker, which loads the single-thread (relaxed-SIMD) build on a plain page and the pthread build on a
 // cross-origin isolated one (info.build says which); a session trains in the Worker with
 // progress events and pause/resume, its checkpoint goes to IndexedDB and comes back after a
 // reload with the same logits; a C++ error arrives as an Error and the engine stays usable.
@@ -46,8 +46,9 @@ before(async () => {
 });
 after(async () => { await browser?.close(); });
 
+// A plain page in Chromium (relaxed SIMD since 114) gets the relaxed-SIMD single-thread build.
 for (const isolated of [false, true]) {
-  const build = isolated ? 'wasm-mt' : 'wasm';
+  const build = isolated ? 'wasm-mt' : 'wasm-relaxed';
   test(`worker runtime on a ${isolated ? 'cross-origin isolated' : 'plain'} page loads ${build} and trains`, async () => {
     const server = await devServer(isolated);
     const page = await browser.newPage();

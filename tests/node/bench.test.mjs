@@ -21,3 +21,45 @@ test('wasm bench: SIMD peak and attention timing', () => {
 test('wasm bench: bad sizes are rejected', () => {
   assert.throws(() => mod.benchGemm(0, 4, 4, false, false, 1, 0.005));
 });
+
+// The bench driver's helpers (scripts/bench/peers/): the peer's environment, the FLOP formula,
+// the goals and the comparison with the previous run.
+const { peerEnv, blasCore, trainStepFlops } = await import('../../scripts/bench/peers/env.mjs');
+const { checkGoals, compareRuns } = await import('../../scripts/bench/peers/report.mjs');
+
+test('bench: a peer gets full strength: no OPENBLAS_CORETYPE/L2_SIZE, passive OpenMP, pinned threads', () => {
+  const base = { PATH: '/usr/bin', OPENBLAS_CORETYPE: 'Haswell', OPENBLAS_L2_SIZE: '1048576', OMP_WAIT_POLICY: 'ACTIVE', OMP_NUM_THREADS: '8' };
+  const env = peerEnv(2, base);
+  assert.equal(env.OPENBLAS_CORETYPE, undefined);
+  assert.equal(env.OPENBLAS_L2_SIZE, undefined);
+  assert.equal(env.OMP_WAIT_POLICY, 'PASSIVE');
+  assert.deepEqual([env.OMP_NUM_THREADS, env.OPENBLAS_NUM_THREADS, env.MKL_NUM_THREADS], ['2', '2', '2']);
+  assert.equal(env.PATH, '/usr/bin');
+  assert.equal(base.OPENBLAS_CORETYPE, 'Haswell', 'the caller\'s environment is left alone');
+  assert.equal(blasCore('OpenBLAS: something\nCore: SkylakeX\n{"x": 1}'), 'SkylakeX');
+  assert.equal(blasCore('{"x": 1}'), null);
+});
+
+test('bench: model FLOPs of a training step, by hand for a one-layer model', () => {
+  // B=1, S=T=2, C=2, F=4, V=3, one encoder and one decoder layer:
+  // matmuls 6 * (2 * (4*4 + 2*2*4) + 2 * (8*4 + 2*2*4 + 2*3)) = 6 * (64 + 108) = 1032
+  // attention 12 * 1 * 2 * (4 + (4 + 4)) = 288
+  assert.equal(trainStepFlops({ B: 1, S: 2, T: 2, C: 2, F: 4, V: 3, enc: 1, dec: 1 }), 1032 + 288);
+});
+
+test('bench: goals mark rows met or missed; --compare reports the change since the last run', () => {
+  const rows = checkGoals([
+    { name: 'gemm 512×512×512 native 1T', unit: 'GFLOP/s', attnlab: 90, ratio: 0.9 },
+    { name: 'gemm 512×512×512 wasm', unit: 'GFLOP/s', attnlab: 30, ratio: 1.2 },
+    { name: 'gemm 512×512×512 A·Bᵀ wasm', unit: 'GFLOP/s', attnlab: 30, ratio: 0.5 },
+    { name: 'Transformer training step (fwd+bwd+Adam), config M, 2 threads', unit: 'ms', attnlab: 10, ratio: 1.3 },
+  ]);
+  assert.deepEqual(rows.map((r) => r.goal_met), [false, true, undefined, true]);
+  const lines = compareRuns(
+    [{ name: 'gemm 512×512×512 wasm', attnlab: 25, commit: 'abc', load: [1.5, 1, 1] },
+      { name: 'Transformer training step (fwd+bwd+Adam), config M, 2 threads', attnlab: 8, commit: 'abc', load: [1, 1, 1] }],
+    rows);
+  assert.match(lines[0], /new/);
+  assert.match(lines[1], /25 -> 30 GFLOP\/s \(\+20\.0%, better/);
+  assert.match(lines[3], /8 -> 10 ms \(\+25\.0%, worse/);
+});

@@ -8,7 +8,7 @@
 // range (a size, a step count, an id outside the vocabulary), an Error otherwise. The engine is
 // unchanged and usable afterwards. Limits: README, "Limits".
 
-export type Build = 'wasm' | 'wasm-mt';
+export type Build = 'wasm' | 'wasm-mt' | 'wasm-relaxed';
 
 export interface EngineInfo {
   build: Build;            // which module loaded: single-thread SIMD or pthreads
@@ -209,9 +209,15 @@ export interface Engine {
   lmScore(checkpoint: Uint8Array, sentences: string[]): SentenceScore[];
 }
 
-export declare function loadEngine(base?: string, opts?: { threads?: 'auto' | boolean }): Promise<Engine>;
-export declare function pickBuild(threads?: 'auto' | boolean): Build;
+export declare function loadEngine(base?: string, opts?: { threads?: 'auto' | boolean; relaxed?: 'auto' | false }): Promise<Engine>;
+export declare function pickBuild(threads?: 'auto' | boolean, relaxed?: 'auto' | false): Build;
 export declare function threadsAvailable(): boolean;
+// WebAssembly.validate of a one-instruction f32x4.relaxed_madd module.
+export declare function relaxedSimdAvailable(): boolean;
+// Cross-origin isolation through web/public/coi-sw.js (reloads the page once; see coi.js).
+export declare function crossOriginIsolate(opts?: { base?: string; script?: string }):
+  Promise<{ isolated: true; via: 'headers' | 'service-worker' } |
+          { isolated: false; reason: 'file' | 'insecure' | 'no-sw' | 'iframe' | 'no-effect' | 'error'; error?: string }>;
 
 // ---- Persistence ----
 

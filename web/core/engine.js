@@ -1,9 +1,29 @@
 // The one WebAssembly loader. Picks the build: the pthread build (engine/attnlab-mt.mjs) when
 // threads are asked for and the context is cross-origin isolated (SharedArrayBuffer usable),
-// else the single-thread SIMD build (engine/attnlab.mjs). `base` is the page's base URL; a
+// else the relaxed-SIMD build (engine/attnlab-relaxed.mjs: its GEMM and row kernels use
+// f32x4.relaxed_madd, one FMA where the CPU has it) when WebAssembly.validate accepts a tiny
+// relaxed-SIMD module, else the single-thread SIMD128 build (engine/attnlab.mjs). A build that
+// fails to load falls back to engine/attnlab.mjs. `base` is the page's base URL; a
 // Worker passes the URL its page gave it, since its own location is elsewhere. The result is
-// the synchronous engine API of api.js; its info() names the build that loaded.
+// the synchronous engine API of api.js; its info() names the build that loaded and, for the
+// threaded one, its pool size (poolSize: navigator.hardwareConcurrency capped at 8).
 import { wrapModule } from './api.js';
+
+export const MAX_POOL = 8;
+export const poolSize = () => Math.max(1, Math.min(MAX_POOL, globalThis.navigator?.hardwareConcurrency || 4));
+
+// What a Worker started now would run: its build and thread count (the page shows it).
+export function expectedEngine() {
+  const build = pickBuild(true);
+  return { build, threads: build === 'wasm-mt' ? poolSize() : 1, fma: build === 'wasm-relaxed' };
+}
+
+// A short, language-neutral label for the engine that runs: "WebAssembly SIMD128 · 1 thread",
+// "WebAssembly SIMD128 · 4 threads" (+ " · FMA" when the build has relaxed-SIMD FMA).
+export function engineLabel({ build, threads, kernelThreads, poolSize: pool, fma } = {}) {
+  const n = build === 'wasm-mt' ? (pool ?? kernelThreads ?? threads ?? 1) : 1;
+  return `WebAssembly SIMD128 · ${n} thread${n === 1 ? '' : 's'}${fma || build === 'wasm-relaxed' ? ' · FMA' : ''}`;
+}
 
 const pending = new Map();
 
@@ -11,36 +31,54 @@ export function threadsAvailable() {
   return Boolean(globalThis.crossOriginIsolated) && typeof SharedArrayBuffer === 'function';
 }
 
-// threads: 'auto' (default: only inside a Worker, where blocking waits are allowed), true, false.
-export function pickBuild(threads = 'auto') {
-  const inWorker = typeof document === 'undefined';
-  const want = threads === 'auto' ? inWorker : Boolean(threads);
-  return want && threadsAvailable() ? 'wasm-mt' : 'wasm';
+// (func (param v128 v128 v128) (result v128) local.get 0 local.get 1 local.get 2
+//  f32x4.relaxed_madd): valid only where the engine has relaxed SIMD with the standard opcode
+// 0xfd 0x105 (Chromium >= 114, node >= 22 or 20 with --experimental-wasm-relaxed-simd).
+const RELAXED_PROBE = Uint8Array.from([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b,
+  0x03, 0x02, 0x01, 0x00, 0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00,
+  0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0x85, 0x02, 0x0b,
+]);
+
+export function relaxedSimdAvailable() {
+  try { return WebAssembly.validate(RELAXED_PROBE); } catch { return false; }
 }
 
-export function loadEngine(base = globalThis.document?.baseURI ?? globalThis.location.href, { threads = 'auto' } = {}) {
-  const build = pickBuild(threads);
+// threads: 'auto' (default: only inside a Worker, where blocking waits are allowed), true, false.
+// relaxed: 'auto' (default: where the browser validates relaxed SIMD) or false (never).
+export function pickBuild(threads = 'auto', relaxed = 'auto') {
+  const inWorker = typeof document === 'undefined';
+  const want = threads === 'auto' ? inWorker : Boolean(threads);
+  if (want && threadsAvailable()) return 'wasm-mt';
+  return relaxed !== false && relaxedSimdAvailable() ? 'wasm-relaxed' : 'wasm';
+}
+
+const MODULE_NAMES = { wasm: 'attnlab', 'wasm-mt': 'attnlab-mt', 'wasm-relaxed': 'attnlab-relaxed' };
+
+export function loadEngine(base = globalThis.document?.baseURI ?? globalThis.location.href, { threads = 'auto', relaxed = 'auto' } = {}) {
+  const build = pickBuild(threads, relaxed);
   const key = `${build} ${base}`;
   if (!pending.has(key)) {
     const load = (which) => {
-      const name = which === 'wasm-mt' ? 'attnlab-mt' : 'attnlab';
+      const name = MODULE_NAMES[which];
       const moduleUrl = new URL(`engine/${name}.mjs`, base).href;
-      const hw = globalThis.navigator?.hardwareConcurrency || 4;
+      const threads = poolSize();
       const started = performance.now();
       return import(/* @vite-ignore */ moduleUrl).then(async (ns) => {
         const mod = await ns.default({
           locateFile: (file) => new URL(`engine/${file}`, base).href,
           mainScriptUrlOrBlob: moduleUrl,
-          threads: Math.max(1, Math.min(8, hw)),
+          threads,
         });
-        return wrapModule(mod, { loadMs: performance.now() - started });
+        const extra = which === 'wasm-mt' ? { poolSize: threads } : which === 'wasm-relaxed' ? { build: 'wasm-relaxed', fma: true } : {};
+        return wrapModule(mod, { loadMs: performance.now() - started, ...extra });
       });
     };
-    // A host that serves no pthread build still gets an engine: the single-thread one (info()
-    // then names 'wasm').
+    // A host that serves no pthread (or relaxed) build still gets an engine: the plain
+    // single-thread one (info() then names 'wasm').
     pending.set(key, load(build).catch((e) => {
-      if (build !== 'wasm-mt') throw e;
-      console.warn(`attnlab: the threaded engine did not load (${e.message}); using the single-thread build`);
+      if (build === 'wasm') throw e;
+      console.warn(`attnlab: the ${build} engine did not load (${e.message}); using the single-thread build`);
       return load('wasm');
     }));
   }

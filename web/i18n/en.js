@@ -14,6 +14,12 @@ export default {
   'engine.error': 'Engine error: {message}',
   'engine.ready': 'Engine: C++ compiled to WebAssembly (SIMD), running in this tab.',
   'engine.ready.threads': 'Engine: C++ compiled to WebAssembly (SIMD, threads), running in this tab.',
+  'engine.single.file': 'one thread: opened from a file (threads need the page served over http(s))',
+  'engine.single.insecure': 'one thread: not a secure context (threads need https or localhost)',
+  'engine.single.no-sw': 'one thread: no service worker available here, and the server sends no cross-origin isolation headers',
+  'engine.single.iframe': 'one thread: inside another page’s frame (that page decides cross-origin isolation)',
+  'engine.single.no-effect': 'one thread: the page could not be made cross-origin isolated',
+  'engine.single.error': 'one thread: the isolation service worker did not register',
   'demo.unknown': 'Unknown demo “{name}”.',
 
   's01.nav': '§1 Language models', 's01.title': 'Language models put probabilities on sentences',

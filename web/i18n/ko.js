@@ -14,6 +14,12 @@ export default {
   'engine.error': '엔진 오류: {message}',
   'engine.ready': '엔진: WebAssembly(SIMD)로 컴파일된 C++, 이 탭 안에서 실행 중.',
   'engine.ready.threads': '엔진: WebAssembly(SIMD, 스레드)로 컴파일된 C++, 이 탭 안에서 실행 중.',
+  'engine.single.file': '스레드 1개: 파일로 열린 페이지 (스레드는 http(s)로 제공될 때만 쓸 수 있음)',
+  'engine.single.insecure': '스레드 1개: 보안 컨텍스트가 아님 (스레드는 https 또는 localhost 필요)',
+  'engine.single.no-sw': '스레드 1개: 여기서는 서비스 워커를 쓸 수 없고 서버도 교차 출처 격리 헤더를 보내지 않음',
+  'engine.single.iframe': '스레드 1개: 다른 페이지의 프레임 안 (교차 출처 격리는 그 페이지가 정함)',
+  'engine.single.no-effect': '스레드 1개: 페이지를 교차 출처 격리 상태로 만들지 못함',
+  'engine.single.error': '스레드 1개: 격리용 서비스 워커를 등록하지 못함',
   'demo.unknown': '알 수 없는 데모 “{name}”.',
 
   's01.nav': '§1 언어 모델', 's01.title': '언어 모델은 문장에 확률을 매긴다',

@@ -1,8 +1,11 @@
 """PyTorch CPU GEMM peer for the kernel bench (run with Debian's /usr/bin/python3).
 
   python3 torch_gemm.py THREADS '<json cases>'  ->  one JSON object on stdout:
-  {"torch": version, "blas": the BLAS library loaded in this process, "threads": n,
-   "config": torch.__config__.show(), "results": [{"gflops": ...}, ...]}
+  {"torch": version, "blas": the BLAS library loaded in this process, "openblas": {corename,
+   config, num_threads} (blas_info.py), "threads": n, "config": torch.__config__.show(),
+   "results": [{"gflops": ...}, ...]}
+Started by scripts/bench.mjs with peers/env.mjs's environment (no OPENBLAS_CORETYPE,
+OMP_WAIT_POLICY=PASSIVE, thread counts pinned).
 Cases are {"M","N","K","ta","tb","batch","seconds"}; operands are float32, the product is
 written into a preallocated tensor (torch.mm / torch.bmm with out=), transposes are views.
 Timing: fastest >= 2 ms round after a warm-up call, as in the attnlab benchmarks.
@@ -13,15 +16,7 @@ import time
 
 import torch
 
-
-def loaded_blas():
-    libs = set()
-    with open("/proc/self/maps") as f:
-        for line in f:
-            p = line.split()[-1]
-            if "blas" in p or "mkl" in p:
-                libs.add(p)
-    return sorted(libs)
+from blas_info import loaded_blas, openblas_info
 
 
 def best_per_call(f, seconds):
@@ -62,8 +57,8 @@ def main():
         mm = torch.bmm if batch > 1 else torch.mm
         s = best_per_call(lambda: mm(a, b, out=out), c["seconds"])
         results.append({"gflops": 2.0 * M * N * K * batch / s * 1e-9})
-    print(json.dumps({"torch": torch.__version__, "blas": loaded_blas(), "threads":
-                      torch.get_num_threads(), "config": torch.__config__.show(),
+    print(json.dumps({"torch": torch.__version__, "blas": loaded_blas(), "openblas": openblas_info(),
+                      "threads": torch.get_num_threads(), "config": torch.__config__.show(),
                       "results": results}))
 
 

@@ -50,4 +50,12 @@ for t in $TARGETS; do
   "$bin" "$OUT/corpus-$t" "$corpus" -max_total_time="$SECONDS_BUDGET" -max_len=65536 \
     -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$OUT/$t-" -print_final_stats=1 || status=1
 done
+# The JS API of the wasm module, beside the native harnesses: the property-based fuzz test with
+# many more runs than npm test gives it (FUZZ_JS_RUNS, default 5000), needs build/wasm.
+if [ -f build/wasm/attnlab-node.cjs ]; then
+  echo "fuzzing the JS API with ${FUZZ_JS_RUNS:-5000} runs per function"
+  FUZZ_RUNS="${FUZZ_JS_RUNS:-5000}" node --test --test-force-exit tests/node/api-fuzz.test.mjs || status=1
+else
+  echo "build/wasm/attnlab-node.cjs is missing (npm run build:engine): JS API fuzzing skipped"
+fi
 exit $status

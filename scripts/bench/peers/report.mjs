@@ -1,7 +1,7 @@
 // The bench's goals and its comparison with the previous run (used by scripts/bench.mjs; in
 // peers/ so that the driver does not take it for a bench module).
 //
-// Goals, as stated in issue 13, against peers running at full strength (peers/env.mjs). Each
+// Goals, stated before measuring, against peers running at full strength (peers/env.mjs). Each
 // row's ratio is "better than the peer" when > 1 (peer time / ours, or our rate / the peer's).
 export const GOALS = [
   { id: 'native-gemm', text: 'native GEMM >= 1.0x PyTorch+OpenBLAS (full strength) at 1 and 2 threads', min: 1.0,

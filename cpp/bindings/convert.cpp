@@ -180,20 +180,25 @@ nlohmann::json json_arg(const val& x, const std::string& what) {
   return parse_json_object(string_arg(x, what, kMaxJsonBytes), what, true);
 }
 
-double num_field(const val& o, const std::string& fn, const char* key, double fallback, double lo, double hi) {
-  if (o.isUndefined() || o.isNull()) return fallback;
+namespace {
+
+// The field `key` of an options object; undefined when the object or the field is absent.
+val option(const val& o, const std::string& fn, const char* key) {
+  if (o.isUndefined() || o.isNull()) return val::undefined();
   if (type_name(o) != "object") type_error(fn + ": options must be an object");
-  const val x = o[key];
-  if (x.isUndefined()) return fallback;
-  return number_arg(x, fn + ": option '" + key + "'", lo, hi);
+  return o[key];
+}
+
+}  // namespace
+
+double num_field(const val& o, const std::string& fn, const char* key, double fallback, double lo, double hi) {
+  const val x = option(o, fn, key);
+  return x.isUndefined() ? fallback : number_arg(x, fn + ": option '" + key + "'", lo, hi);
 }
 
 int int_field(const val& o, const std::string& fn, const char* key, int fallback, int lo, int hi) {
-  if (o.isUndefined() || o.isNull()) return fallback;
-  if (type_name(o) != "object") type_error(fn + ": options must be an object");
-  const val x = o[key];
-  if (x.isUndefined()) return fallback;
-  return int_arg(x, fn + ": option '" + key + "'", lo, hi);
+  const val x = option(o, fn, key);
+  return x.isUndefined() ? fallback : int_arg(x, fn + ": option '" + key + "'", lo, hi);
 }
 
 val rows_to_js(const std::vector<std::vector<int32_t>>& rows) {

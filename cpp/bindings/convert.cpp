@@ -16,7 +16,8 @@ EM_JS(void, attnlab_js_record_error, (int type, const char* message), {
   Module['__attnlabError'] = {type : type, message : UTF8ToString(message)};
 });
 
-// Checks the elements of an Array or (non-BigInt) typed array. mode 0: finite numbers;
+// Checks the elements of an Array or (non-BigInt) typed array. mode 0: finite numbers (a float
+// typed array passes here and is checked after the copy);
 // mode 1: integers in [0, 2^31); mode 2: integers in [0, 255]. Returns -1 when all pass, else
 // 4 * index + 1 for an element that is not a number, 4 * index + 2 for one out of range.
 EM_JS(double, attnlab_js_check_elements, (emscripten::EM_VAL handle, int mode), {
@@ -24,6 +25,8 @@ EM_JS(double, attnlab_js_check_elements, (emscripten::EM_VAL handle, int mode), 
     var a = Emval.toValue(handle);
     if (typeof BigInt64Array !== 'undefined' && (a instanceof BigInt64Array || a instanceof BigUint64Array))
       return a.length ? 1 : -1;
+    // A float typed array holds only numbers: its finiteness is checked after the copy, in C++.
+    if (mode == 0 && (a instanceof Float32Array || a instanceof Float64Array)) return -1;
     var hi = mode == 1 ? 2147483648 : 256;
     for (var i = 0, n = a.length; i < n; ++i) {
       var x = a[i];
@@ -92,7 +95,7 @@ std::vector<float> to_floats(const val& a, const std::string& what, bool allow_e
   check_elements(a, what, 0);
   std::vector<float> v = emscripten::convertJSArrayToNumberVector<float>(a);
   for (size_t i = 0; i < n; ++i)
-    if (!std::isfinite(v[i])) range_error(at(what, double(i)) + " is outside the range of a 32-bit float");
+    if (!std::isfinite(v[i])) range_error(at(what, double(i)) + " is not a finite 32-bit float");
   return v;
 }
 

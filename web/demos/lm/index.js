@@ -11,7 +11,7 @@ const NAME = 'lm-moby-dick';
 export const FIXED = [
   { key: 'lm.grammatical', text: 'i saw the whale in the sea .' },
   { key: 'lm.shuffled', text: 'sea the whale . in i saw the' },
-  { key: 'lm.nonsense', text: 'the sea saw the whale in i .' },
+  { key: 'lm.nonsense', text: 'the sea saw the whale in me .' },
 ];
 
 let bytesOnce = null;

@@ -64,8 +64,40 @@ function renderNav() {
   nav.innerHTML = SECTIONS.map((s) => `<a href="#${s.id}" data-section="${s.id}">${t(`${s.id}.nav`)}</a>`).join('');
   nav.querySelectorAll('a').forEach((a) => a.addEventListener('click', (e) => {
     e.preventDefault();
-    document.getElementById(a.dataset.section)?.scrollIntoView({ behavior: 'smooth' });
+    scrollToSection(a.dataset.section);
   }));
+}
+
+// Demos mount as they come near the viewport and push the sections below them down while the
+// page scrolls: a table-of-contents jump keeps its section at the top until the layout has been
+// still for a moment, the reader scrolls on their own, or 10 s have passed.
+let anchoring = null;
+function scrollToSection(id) {
+  const target = document.getElementById(id);
+  if (!target) return;
+  anchoring?.stop();
+  target.scrollIntoView({ behavior: 'smooth' });
+  const main = document.getElementById('sections');
+  let still = null, first = true;
+  const settle = () => { clearTimeout(still); still = setTimeout(stop, 1500); };
+  const ro = new ResizeObserver(() => {
+    if (first) { first = false; return; }  // the call made by observe() itself
+    target.scrollIntoView({ behavior: 'instant' });
+    settle();
+  });
+  const quit = ['wheel', 'touchstart', 'keydown', 'mousedown'];
+  const hard = setTimeout(stop, 10000);
+  function stop() {
+    ro.disconnect();
+    clearTimeout(still);
+    clearTimeout(hard);
+    quit.forEach((ev) => removeEventListener(ev, stop, true));
+    if (anchoring?.stop === stop) anchoring = null;
+  }
+  quit.forEach((ev) => addEventListener(ev, stop, { capture: true, passive: true }));
+  ro.observe(main);
+  settle();
+  anchoring = { stop };
 }
 
 const observer = new IntersectionObserver((entries) => {

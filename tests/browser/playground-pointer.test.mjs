@@ -103,3 +103,21 @@ test('playground: the pointer network trains on convex hulls, shows its pointer 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('playground: the steps field keeps to its limits (50–20,000 in steps of 50) whatever is typed', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}?lang=en#playground.steps=300`);
+  await page.waitForSelector('body[data-ready="1"]');
+  const demo = page.locator('[data-demo=playground]');
+  await demo.scrollIntoViewIfNeeded();
+  await page.waitForSelector('[data-demo=playground][data-ready="1"]', { timeout: 30000 });
+  const steps = demo.locator('input[name=steps]');
+  for (const [typed, kept] of [['-5', '50'], ['123', '100'], ['99999', '20000'], ['', '20000'], ['1e3', '1000']]) {
+    await steps.fill(typed);
+    await steps.dispatchEvent('change');
+    await page.waitForFunction(([k]) => document.querySelector('[data-demo=playground] input[name=steps]').value === k, [kept]);
+    assert.match(new URL(page.url()).hash, new RegExp(`playground\\.steps=${kept}\\b`));
+  }
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

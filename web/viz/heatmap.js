@@ -25,6 +25,9 @@ export class Heatmap extends HTMLElement {
     this.append(this.canvas, this.readout);
     this.canvas.addEventListener('mousemove', (e) => this.#hover(e));
     this.addEventListener('keydown', (e) => this.#key(e));
+    // the keyboard's cell is outlined while the map has focus
+    this.addEventListener('focus', () => { this.readout.textContent = this.rows ? this.describe(...this.focusCell) : ''; this.draw(); });
+    this.addEventListener('blur', () => this.draw());
     this.resize = new ResizeObserver(() => {
       if (Math.abs(this.clientWidth - (this.lastWidth ?? 0)) > 4) this.draw();
     });
@@ -45,23 +48,34 @@ export class Heatmap extends HTMLElement {
     this.colLabels = colLabels;
     this.dataset.rows = rows;
     this.dataset.cols = cols;
+    this.focusCell = [Math.max(0, Math.min(this.focusCell[0], rows - 1)), Math.max(0, Math.min(this.focusCell[1], cols - 1))];
     this.draw();
   }
 
   draw() {
     if (!this.canvas) return;
     this.lastWidth = this.clientWidth;
-    const pad = this.rowLabels.length ? 56 : 4;
+    const g = this.canvas.getContext('2d');
+    const font = '11px system-ui, sans-serif';
+    g.font = font;
+    // label room from the labels themselves (long ones shortened), so none is cut off: row
+    // labels right-aligned left of the map, column labels at 45° above it (they also reach
+    // past the last column on the right)
+    const short = (l) => { const x = String(l); return x.length > 16 ? `${x.slice(0, 15)}…` : x; };
+    const rowText = this.rowLabels.map(short), colText = this.colLabels.map(short);
+    const widest = (ls) => ls.reduce((m, l) => Math.max(m, g.measureText(l).width), 0);
+    const pad = rowText.length ? Math.min(130, Math.ceil(widest(rowText)) + 8) : 4;
     const room = Math.min(this.maxWidth ?? 320, Math.max(120, (this.clientWidth || 320) - pad - 4));
     const cell = Math.max(this.minCell ?? 8, Math.min(40, Math.floor(room / Math.max(this.cols, 1)), Math.floor((this.maxWidth ?? 320) / Math.max(this.rows, 1))));
-    const top = this.colLabels.length ? 48 : 4;
+    const diag = colText.map((l) => g.measureText(l).width * Math.SQRT1_2);
+    const top = colText.length ? Math.ceil(Math.max(0, ...diag)) + 10 : 4;
+    const over = colText.length ? Math.max(0, ...diag.map((d, j) => d + cell * 0.6 - (this.cols - j) * cell)) : 0;
     const dpr = globalThis.devicePixelRatio || 1;
-    const w = pad + cell * this.cols, h = top + cell * this.rows;
+    const w = pad + cell * this.cols + Math.ceil(over) + 2, h = top + cell * this.rows;
     this.canvas.width = w * dpr;
     this.canvas.height = h * dpr;
     this.canvas.style.width = `${w}px`;
     this.canvas.style.height = `${h}px`;
-    const g = this.canvas.getContext('2d');
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, w, h);
     for (let i = 0; i < this.rows; i++)
@@ -70,18 +84,25 @@ export class Heatmap extends HTMLElement {
         g.fillRect(pad + j * cell, top + i * cell, cell > 6 ? cell - 1 : cell, cell > 6 ? cell - 1 : cell);
       }
     g.fillStyle = getComputedStyle(this).color;
-    g.font = '11px system-ui, sans-serif';
+    g.font = font;
     g.textAlign = 'right';
-    this.rowLabels.forEach((l, i) => g.fillText(String(l), pad - 4, top + i * cell + cell * 0.65));
-    this.colLabels.forEach((l, j) => {
+    rowText.forEach((l, i) => g.fillText(l, pad - 4, top + i * cell + cell * 0.65));
+    colText.forEach((l, j) => {
       g.save();
       g.translate(pad + j * cell + cell * 0.6, top - 4);
       g.rotate(-Math.PI / 4);
       g.textAlign = 'left';
-      g.fillText(String(l), 0, 0);
+      g.fillText(l, 0, 0);
       g.restore();
     });
     this.geometry = { cell, pad, top };
+    if (document.activeElement === this && this.rows && this.cols) {
+      const [fi, fj] = this.focusCell;
+      g.lineWidth = 2;
+      g.strokeStyle = getComputedStyle(this).color;
+      g.strokeRect(pad + fj * cell + 1, top + fi * cell + 1, Math.max(2, cell - 3), Math.max(2, cell - 3));
+      this.dataset.focusCell = `${fi},${fj}`;
+    }
   }
 
   describe(i, j) {
@@ -113,6 +134,7 @@ export class Heatmap extends HTMLElement {
     const nj = Math.min(this.cols - 1, Math.max(0, j + m[1]));
     this.focusCell = [ni, nj];
     this.readout.textContent = this.describe(ni, nj);
+    this.draw();
     this.dispatchEvent(new CustomEvent('cell', { detail: { i: ni, j: nj } }));
   }
 }

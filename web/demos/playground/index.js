@@ -162,7 +162,13 @@ export async function mount(el, ctx) {
   });
   for (const k of ['model', 'task', 'size', 'steps']) $(k).addEventListener('change', async () => {
     const before = TASKS[state.model];
-    state[k] = k === 'steps' ? Math.max(50, Number($(k).value) || 600) : $(k).value;
+    if (k === 'steps') {  // the field's own limits: 50 to 20,000 in steps of 50
+      const n = Number($(k).value);
+      state.steps = Number.isFinite(n) && $(k).value !== '' ? Math.min(20000, Math.max(50, Math.round(n / 50) * 50)) : state.steps;
+      $(k).value = state.steps;
+    } else {
+      state[k] = $(k).value;
+    }
     if (k === 'model' && TASKS[state.model] !== before) {
       $('task').innerHTML = taskOptions(state.model);
       state.task = Object.keys(TASKS[state.model])[0];

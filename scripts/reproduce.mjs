@@ -4,6 +4,9 @@
 //   npm run reproduce                  every run (tens of minutes on 2 cores)
 //   npm run reproduce -- --only hull5  runs whose id contains the word (or one of a,b,c)
 //   npm run reproduce -- --jobs 2      two runs at a time (one core each)
+//   npm run reproduce -- --only translate-de-en   the guide's German→English translator, from
+//                                      data to the page's model (scripts/translator.mjs; its
+//                                      own flags follow, e.g. --skip-train)
 // Needs build/native/attn (npm run build:engine). Fixed seeds: reruns give the same numbers.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
@@ -87,6 +90,12 @@ if (!existsSync(attn)) {
 }
 const flag = (name, def) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : def);
 const only = flag('--only', '');
+if (only === 'translate-de-en') {
+  const rest = process.argv.slice(2).filter((a, i, all) => a !== '--only' && all[i - 1] !== '--only');
+  const r = spawn(process.execPath, [path.join(root, 'scripts', 'translator.mjs'), ...rest], { stdio: 'inherit' });
+  r.on('close', (code) => process.exit(code ?? 1));
+  await new Promise(() => {});
+}
 const jobs = Math.max(1, Number(flag('--jobs', '1')));  // runs at once (each uses one core)
 const todo = runs.filter((x) => only.split(',').some((w) => x.id.includes(w)));
 const results = new Array(todo.length);

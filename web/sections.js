@@ -8,7 +8,7 @@ export const SECTIONS = [
   { id: 's04', demos: ['bahdanau'] },
   { id: 's05', demos: ['sdpa', 'mixing'] },
   { id: 's06', demos: ['self-attention'] },
-  { id: 's07', demos: ['decoder'] },
+  { id: 's07', demos: ['decoder', 'translate'] },
   { id: 's08', demos: ['multihead'] },
   { id: 's09', demos: ['positional'] },
   { id: 's10', demos: ['pointer', 'ntm', 'order'] },

@@ -107,6 +107,20 @@ std::unique_ptr<Session> Session::load(const std::vector<uint8_t>& bytes, const 
   s->seed_ = state.value("seed", uint64_t(1));
   std::string task = string_or_empty(overrides, "task");
   json task_opts = object_or_empty(overrides, "task_options");
+  // A model trained on a text corpus (`attn train --task parallel`) carries its BPE vocabulary
+  // and its training options: it translates text; it has no generated task to train on.
+  if (state.value("task", std::string()) == "parallel") {
+    AL_CHECK(state.contains("vocab") && state["vocab"].is_string(),
+             "load: this corpus-trained checkpoint lacks its BPE vocabulary (\"vocab\")");
+    s->bpe_ = std::make_unique<Bpe>(Bpe::from_json(state["vocab"].get<std::string>()));
+    AL_CHECK(s->bpe_->size() <= s->model_->config().value("src_vocab", 0) &&
+                 s->bpe_->size() <= s->model_->out_vocab(),
+             "load: the checkpoint's BPE vocabulary (" << s->bpe_->size()
+                                                       << " tokens) does not fit its model");
+    s->corpus_state_ = {{"task", "parallel"}, {"vocab", state["vocab"]}};
+    if (state.contains("options")) s->corpus_state_["options"] = state["options"];
+    state.erase("task");
+  }
   if (task.empty() && state.contains("task") && state["task"].is_string()) {
     task = state["task"].get<std::string>();
     if (!overrides.contains("task_options")) task_opts = object_or_empty(state, "task_options");
@@ -173,6 +187,7 @@ json Session::info() const {
           {"srcVocab", c.value("src_vocab", 0)},
           {"tgtVocab", model_->out_vocab()},
           {"autoregressive", model_->autoregressive()},
+          {"vocabulary", bpe_ ? json({{"kind", "bpe"}, {"size", bpe_->size()}}) : json(nullptr)},
           {"estimateBytes", estimate_for(c, task_.get(), opts_.batch).total()}};
 }
 
@@ -321,8 +336,39 @@ Examples Session::examples(int n, Split split, uint64_t seed) const {
   return e;
 }
 
+const Bpe& Session::need_bpe(const char* what) const {
+  AL_CHECK(bpe_, what << ": this model has no text vocabulary (only checkpoints trained on a "
+                         "text corpus, attn train --task parallel, carry one)");
+  return *bpe_;
+}
+
+std::vector<int32_t> Session::encode_text(const std::string& text) const {
+  std::vector<int32_t> ids = need_bpe("encodeText").encode(text);
+  const int model_max = model_->config().value("max_len", 1 << 16);
+  AL_CHECK(!ids.empty(), "encodeText: the text has no words");
+  AL_CHECK(int(ids.size()) <= model_max,
+           "encodeText: the text is " << ids.size() << " tokens long; this model reads at most "
+                                      << model_max);
+  return ids;
+}
+
+std::string Session::decode_text(const std::vector<int32_t>& ids) const {
+  const Bpe& bpe = need_bpe("decodeText");
+  check_rows({ids}, bpe.size(), "decodeText:");
+  return bpe.decode(ids);
+}
+
+std::vector<std::string> Session::pieces(const std::vector<int32_t>& ids) const {
+  const Bpe& bpe = need_bpe("pieces");
+  check_rows({ids}, bpe.size(), "pieces:");
+  std::vector<std::string> out;
+  for (int32_t id : ids) out.push_back(bpe.token(id));
+  return out;
+}
+
 std::vector<uint8_t> Session::save() {
   json state = {{"step", steps_}, {"seed", seed_}};
+  for (const auto& [k, v] : corpus_state_.items()) state[k] = v;
   if (task_) {
     state["task"] = task_name_;
     state["task_options"] = task_options_;

@@ -14,6 +14,7 @@
 
 #include "api/memory.hpp"
 #include "models/model.hpp"
+#include "train/bpe.hpp"
 #include "train/task.hpp"
 #include "train/trainer.hpp"
 
@@ -61,6 +62,12 @@ class Session {
   // sees later targets (the leak the mask prevents); the model is causal again afterwards.
   Inspection inspect(const Rows& src, const Rows& tgt, bool causal = true);
   Examples examples(int n, Split split, uint64_t seed) const;
+  // Text models (checkpoints of `attn train --task parallel`, which carry their BPE
+  // vocabulary): text <-> token ids, and the vocabulary piece of each id (for labels).
+  bool has_text_vocabulary() const { return bpe_ != nullptr; }
+  std::vector<int32_t> encode_text(const std::string& text) const;
+  std::string decode_text(const std::vector<int32_t>& ids) const;
+  std::vector<std::string> pieces(const std::vector<int32_t>& ids) const;
   std::vector<uint8_t> save();
   Model& model() { return *model_; }
 
@@ -73,7 +80,11 @@ class Session {
   int decode_limit(size_t src_len, int max_len) const;
 
   std::unique_ptr<Model> model_;
+  const Bpe& need_bpe(const char* what) const;
+
   std::unique_ptr<Task> task_;
+  std::unique_ptr<Bpe> bpe_;        // text models: the shared source/target vocabulary
+  nlohmann::json corpus_state_;     // text models: the training state kept for save()
   std::string task_name_;
   nlohmann::json task_options_ = nlohmann::json::object();
   nlohmann::json train_config_ = nlohmann::json::object();

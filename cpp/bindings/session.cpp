@@ -119,6 +119,20 @@ class JsSession {
     });
   }
   val save() { return guarded([&] { return to_u8(s_->save()); }); }
+  val encode_text(val text) {
+    return guarded([&] { return to_i32(s_->encode_text(string_arg(text, "encodeText: text", 1 << 16))); });
+  }
+  std::string decode_text(val ids) {
+    return guarded([&] { return s_->decode_text(to_ids(ids, "decodeText: ids")); });
+  }
+  val pieces(val ids) {
+    return guarded([&] {
+      val out = val::array();
+      const std::vector<std::string> p = s_->pieces(to_ids(ids, "pieces: ids"));
+      for (size_t i = 0; i < p.size(); ++i) out.set(i, p[i]);
+      return out;
+    });
+  }
 
  private:
   std::unique_ptr<attnlab::api::Session> s_;
@@ -145,7 +159,10 @@ EMSCRIPTEN_BINDINGS(attnlab_session) {
       .function("decode", &JsSession::decode)
       .function("inspect", &JsSession::inspect)
       .function("examples", &JsSession::examples)
-      .function("save", &JsSession::save);
+      .function("save", &JsSession::save)
+      .function("encodeText", &JsSession::encode_text)
+      .function("decodeText", &JsSession::decode_text)
+      .function("pieces", &JsSession::pieces);
   emscripten::function("estimateBytes", &estimate_bytes);
   emscripten::function("registry", &registry);
 }

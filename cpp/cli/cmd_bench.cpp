@@ -4,6 +4,9 @@
 //   M: vocab 32, d_model 128, 4 heads, d_ff 512, 2+2 layers, lengths 32, batch 32
 //   base: the paper's base model, vocab 8000 (untied), d_model 512, 8 heads, d_ff 2048,
 //         6+6 layers, lengths 32, batch 16
+//   de-en: the guide's German-English translator (scripts/translator.mjs): shared vocab 5000
+//         with tied target embeddings, d_model 256, 4 heads, d_ff 1024, 3+3 layers, lengths 32,
+//         batch 128 (its 4,096-token batches)
 // Dropout 0, label smoothing 0.1, fixed random tokens; the peer is
 // scripts/bench/transformer_torch.py. Medians over the timed steps: wall ms per step and its
 // forward / backward / Adam parts, and process CPU ms per step.
@@ -23,17 +26,22 @@ namespace attnlab::cli {
 
 int cmd_bench(Args& a) {
   const std::string size = a.str("config", "S");
-  AL_CHECK(size == "S" || size == "M" || size == "base", "--config must be S, M or base");
+  AL_CHECK(size == "S" || size == "M" || size == "base" || size == "de-en",
+           "--config must be S, M, base or de-en");
   const int threads = a.integer("threads", 1, 1, 256);
   const double seconds = a.number("seconds", 2.0, 0.01, 3600);
   a.finish();
   set_num_threads(threads);
-  const bool base = size == "base";
-  const int C = base ? 512 : size == "S" ? 64 : 128, L = size == "S" ? 16 : 32;
-  const int B = base ? 16 : 32, V = base ? 8000 : 32, H = base ? 8 : 4, N = base ? 6 : 2;
+  struct Shape { int C, L, B, V, H, N; bool tied; };
+  const Shape sh = size == "S"      ? Shape{64, 16, 32, 32, 4, 2, false}
+                   : size == "M"    ? Shape{128, 32, 32, 32, 4, 2, false}
+                   : size == "base" ? Shape{512, 32, 16, 8000, 8, 6, false}
+                                    : Shape{256, 32, 128, 5000, 4, 3, true};
+  const int C = sh.C, L = sh.L, B = sh.B, V = sh.V, H = sh.H, N = sh.N;
   const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", V}, {"tgt_vocab", V},
                               {"d_model", C}, {"heads", H}, {"d_ff", 4 * C}, {"enc_layers", N},
-                              {"dec_layers", N}, {"dropout", 0.0}, {"max_len", L + 1}};
+                              {"dec_layers", N}, {"dropout", 0.0}, {"max_len", L + 1},
+                              {"tie_embeddings", sh.tied}};
   auto m = make_model(cfg, cpu_kernels(), 1);
   Rng rng(2);
   Batch b;
@@ -83,6 +91,7 @@ int cmd_bench(Args& a) {
                                       {"adam_ms", median(ms[3])},
                                       {"cpu_ms_per_step", median(ms[4])},
                                       {"steps", ms[0].size()},
+                                      {"tokens_per_step", B * L},
                                       {"params", m->params().total()}})
                            .dump()
                            .c_str());

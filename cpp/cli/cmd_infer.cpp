@@ -1,15 +1,20 @@
 // attn forward / grad / translate: run a checkpoint on one given sequence.
 //   forward:   {"logits": [[...V], ...T]} the decoder's logits at each target position
 //   grad:      {"loss": x} and every parameter's gradient written under its own name
-//   translate: {"tokens": [...]} by greedy or beam decoding
+//   translate: {"tokens": [...]} by greedy or beam decoding; with --text/--input (a checkpoint
+//              carrying a BPE vocabulary) {"source", "text", "tokens", "src"} per sentence
 // forward and translate load weights holding NaN/Inf only with --allow-nonfinite (to inspect a
 // broken run); decoding is then still defined (decode.hpp) and ends within max_len.
+#include <chrono>
 #include <cstdio>
+#include <fstream>
 
 #include "cli/commands.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
+#include "train/bpe.hpp"
 #include "train/decode.hpp"
+#include "train/parallel_trainer.hpp"
 
 namespace attnlab::cli {
 
@@ -82,21 +87,73 @@ int cmd_grad(Args& a) {
 
 int cmd_translate(Args& a) {
   const std::string path = a.need("checkpoint");
-  const auto src = parse_ids(a.str("src"), "--src");
-  const int beam = a.integer("beam", 1, 1, 64);
+  const bool text_mode = a.has("text") || a.has("input");
+  AL_CHECK(text_mode || a.has("src"), "attn translate: give --src \"ids\", --text \"sentence\" or --input FILE");
+  AL_CHECK(int(a.has("text")) + int(a.has("input")) + int(a.has("src")) == 1,
+           "attn translate: give only one of --src, --text and --input");
+  const int beam = a.integer("beam", text_mode ? 4 : 1, 1, 64);
+  const double alpha = a.number("alpha", 0.6, 0, 10);
   const int max_len_flag = a.integer("max-len", 0, 0, 1 << 16);
+  const int limit_lines = a.integer("limit", 0, 0, 1 << 24);
   const bool allow_nonfinite = a.flag("allow-nonfinite");
+  std::vector<int32_t> src_ids;
+  if (!text_mode) src_ids = parse_ids(a.str("src"), "--src");
+  const std::string text = a.str("text", ""), input = a.str("input", "");
+  set_num_threads(a.integer("threads", 1, 1, 256));
   a.finish();
-  auto m = load_checkpoint(path, cpu_kernels(), nullptr, allow_nonfinite);
-  check_ids(src, m->config().value("src_vocab", 0), "--src");
+  nlohmann::json state;
+  auto m = load_checkpoint(path, cpu_kernels(), &state, allow_nonfinite);
   const int max_len = m->config().value("max_len", 0);
-  AL_CHECK(int(src.size()) <= max_len, "source longer than the model's max_len " << max_len);
-  int limit = max_len_flag ? max_len_flag : max_len - 1;
-  if (m->config().value("model", "") == "lm") limit = std::min(limit, max_len - int(src.size()) - 1);
-  limit = std::min(limit, max_len - 1);
-  AL_CHECK(limit >= 1, "no room left to generate within max_len");
-  const std::vector<int32_t> toks = beam_decode(*m, src, beam, limit);
-  std::printf("%s\n", nlohmann::json({{"tokens", toks}}).dump().c_str());
+  auto limit_for = [&](size_t src_len) {
+    int limit = max_len_flag ? max_len_flag : max_len - 1;
+    if (m->config().value("model", "") == "lm") limit = std::min(limit, max_len - int(src_len) - 1);
+    limit = std::min(limit, max_len - 1);
+    AL_CHECK(limit >= 1, "no room left to generate within max_len");
+    return limit;
+  };
+  if (!text_mode) {
+    check_ids(src_ids, m->config().value("src_vocab", 0), "--src");
+    AL_CHECK(int(src_ids.size()) <= max_len, "source longer than the model's max_len " << max_len);
+    const std::vector<int32_t> toks = beam_decode(*m, src_ids, beam, limit_for(src_ids.size()), float(alpha));
+    std::printf("%s\n", nlohmann::json({{"tokens", toks}}).dump().c_str());
+    return 0;
+  }
+  // Text in, text out: the checkpoint's BPE vocabulary (attn train --task parallel) encodes the
+  // source and decodes the output. --input reads one sentence a line (a TSV line's first column,
+  // so a test split works as it is) and prints one JSON object a line, in order.
+  AL_CHECK(state.contains("vocab") && state["vocab"].is_string(),
+           path << " carries no BPE vocabulary: --text and --input need a checkpoint of attn train "
+                   "--task parallel (use --src with token ids)");
+  const Bpe bpe = Bpe::from_json(state["vocab"].get<std::string>());
+  auto translate_one = [&](const std::string& sentence) {
+    const std::vector<int32_t> ids = bpe.encode(sentence);
+    AL_CHECK(!ids.empty(), "nothing to translate: the sentence has no words");
+    AL_CHECK(int(ids.size()) <= max_len,
+             "the sentence is " << ids.size() << " tokens long; the model reads at most " << max_len);
+    const int limit = max_len_flag ? limit_for(ids.size()) : translation_limit(ids.size(), limit_for(ids.size()));
+    const std::vector<int32_t> toks = beam_decode(*m, ids, beam, limit, float(alpha));
+    std::printf("%s\n", nlohmann::json({{"source", sentence}, {"text", bpe.decode(toks)}, {"tokens", toks}, {"src", ids}})
+                             .dump().c_str());
+  };
+  if (!text.empty() || a.has("text")) {
+    translate_one(text);
+    return 0;
+  }
+  std::ifstream in(input, std::ios::binary);
+  AL_CHECK(in, "cannot open --input " << input);
+  std::string line;
+  long n = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while ((limit_lines == 0 || n < limit_lines) && std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string sentence = line.substr(0, line.find('\t'));
+    if (sentence.empty()) continue;
+    translate_one(sentence);
+    ++n;
+  }
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "translated %ld sentences in %.1f ms (%.2f ms per sentence, beam %d, %d threads)\n", n,
+               ms, n ? ms / double(n) : 0.0, beam, num_threads());
   return 0;
 }
 

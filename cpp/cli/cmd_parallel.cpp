@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -41,6 +42,19 @@ const KernelTable& device_table(Args& a) {
 }
 
 std::string ckpt_dir(const std::string& out) { return out + ".ckpt"; }
+
+// One line per string, written whole or not at all (a temporary file renamed into place).
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    AL_CHECK(f, "cannot write " << tmp);
+    for (const std::string& l : lines) f << l << '\n';
+    f.flush();
+    AL_CHECK(f, "writing " << tmp << " failed (disk full?)");
+  }
+  std::filesystem::rename(tmp, path);
+}
 
 std::string ckpt_path(const std::string& out, int step) {
   char name[64];
@@ -234,23 +248,47 @@ int cmd_train_parallel(Args& a) {
 }
 
 int cmd_eval_parallel(Args& a) {
+  const std::string test_path = a.need("test");
+  // The baseline every translation must beat: the untranslated source as the hypothesis.
+  if (a.flag("copy-source")) {
+    const std::string hyp_path = a.str("hyp", "");
+    const int limit = a.integer("limit", 0, 0, 1 << 24);
+    a.finish();
+    if (!hyp_path.empty()) check_writable(hyp_path);
+    std::vector<std::string> hyps, refs;
+    const std::vector<std::string> both = ParallelCorpus::read_sentences(test_path);
+    for (size_t i = 0; i + 1 < both.size() && (limit == 0 || int(hyps.size()) < limit); i += 2) {
+      hyps.push_back(both[i]);
+      refs.push_back(both[i + 1]);
+    }
+    AL_CHECK(!hyps.empty(), test_path << ": no test pairs");
+    const BleuScore b = corpus_bleu(hyps, {refs});
+    if (!hyp_path.empty()) write_lines(hyp_path, hyps);
+    std::printf("%s\n", nlohmann::json({{"bleu", b.score}, {"detail", b.to_string()},
+                                        {"sentences", hyps.size()}, {"baseline", "copy-source"},
+                                        {"tokenize", "13a"}}).dump().c_str());
+    return 0;
+  }
   const SafeTensors st = read_safetensors(a.need("checkpoint"));
   const bool allow_nonfinite = a.flag("allow-nonfinite");
-  const std::string test_path = a.need("test");
   const int beam = a.integer("beam", 4, 1, 64);
   const double alpha = a.number("alpha", 0.6, 0, 10);
   const int limit = a.integer("limit", 0, 0, 1 << 24);
+  const std::string hyp_path = a.str("hyp", "");
   set_num_threads(a.integer("threads", 1, 1, 256));
   const KernelTable& kt = device_table(a);
   a.finish();
+  if (!hyp_path.empty()) check_writable(hyp_path);
   const nlohmann::json state = train_state_of(st);
   const Bpe bpe = Bpe::from_json(state.at("vocab").get<std::string>());
   auto model = model_from_safetensors(st, kt, nullptr, allow_nonfinite);
   const int max_len = state.at("options").at("max_len").get<int>();
   const ParallelCorpus test(test_path, bpe, max_len);
-  const BleuScore b = evaluate_bleu(*model, test, bpe, beam, float(alpha), limit, max_len + 1);
+  std::vector<std::string> hyps;
+  const BleuScore b = evaluate_bleu(*model, test, bpe, beam, float(alpha), limit, max_len + 1, &hyps);
+  if (!hyp_path.empty()) write_lines(hyp_path, hyps);
   std::printf("%s\n", nlohmann::json({{"bleu", b.score}, {"detail", b.to_string()},
-                                      {"sentences", limit > 0 ? std::min<size_t>(test.size(), size_t(limit)) : test.size()},
+                                      {"sentences", hyps.size()}, {"skipped", test.skipped()},
                                       {"beam", beam}, {"alpha", alpha}, {"tokenize", "13a"},
                                       {"step", state.value("step", 0)}}).dump().c_str());
   return 0;

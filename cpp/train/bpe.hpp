@@ -24,7 +24,9 @@ class Bpe {
   std::string to_json() const;
 
   std::vector<int32_t> encode(const std::string& text) const;  // no BOS/EOS added
-  std::string decode(const std::vector<int32_t>& ids) const;   // specials skipped
+  std::string decode(const std::vector<int32_t>& ids) const;   // specials skipped; valid UTF-8
+  // `s` with each byte that does not start a well-formed UTF-8 sequence replaced by U+FFFD.
+  static std::string valid_utf8(const std::string& s);
   int size() const { return int(tokens_.size()); }
   const std::string& token(int32_t id) const { return tokens_.at(size_t(id)); }
   size_t num_merges() const { return merges_.size(); }

@@ -100,8 +100,12 @@ nlohmann::json train_state_of(const SafeTensors& st) {
   return parse_json_object(it->second, "checkpoint training state");
 }
 
+int translation_limit(size_t src_len, int max_len) {
+  return int(std::min<size_t>(size_t(std::max(1, max_len)), 2 * src_len + 10));
+}
+
 BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, int beam,
-                        float alpha, int limit, int max_len) {
+                        float alpha, int limit, int max_len, std::vector<std::string>* hyps_out) {
   const size_t n = limit > 0 ? std::min(test.size(), size_t(limit)) : test.size();
   AL_CHECK(n > 0, "no test pairs to evaluate");
   std::vector<std::string> hyps, refs;
@@ -114,12 +118,23 @@ BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, in
       refs.push_back(test.text(k).second);
     }
     if (beam > 1) {
-      for (const auto& s : srcs) hyps.push_back(bpe.decode(beam_decode(m, s, beam, max_len, alpha)));
+      for (const auto& s : srcs)
+        hyps.push_back(bpe.decode(beam_decode(m, s, beam, translation_limit(s.size(), max_len), alpha)));
     } else {
-      for (const auto& out : greedy_decode(m, srcs, max_len)) hyps.push_back(bpe.decode(out));
+      // greedy rows are independent: decode the chunk to its longest limit, cut each to its own
+      size_t longest = 0;
+      for (const auto& s : srcs) longest = std::max(longest, s.size());
+      auto outs = greedy_decode(m, srcs, translation_limit(longest, max_len));
+      for (size_t k = 0; k < outs.size(); ++k) {
+        auto& out = outs[k];
+        out.resize(std::min(out.size(), size_t(translation_limit(srcs[k].size(), max_len))));
+        hyps.push_back(bpe.decode(out));
+      }
     }
   }
-  return corpus_bleu(hyps, {refs});
+  const BleuScore score = corpus_bleu(hyps, {refs});
+  if (hyps_out) *hyps_out = std::move(hyps);
+  return score;
 }
 
 SafeTensors average_checkpoints(const std::vector<std::string>& paths) {

@@ -54,10 +54,18 @@ class ParallelTrainer {
 // The training state saved by ParallelTrainer::save (the "attnlab_train" metadata).
 nlohmann::json train_state_of(const SafeTensors& st);
 
+// The longest translation decoded for a source of n pieces: 2n + 10, within the model's
+// max_len (as fairseq's max_len_a = 2, max_len_b = 10); attn translate, attn eval --test and the
+// page's translate() all stop there.
+int translation_limit(size_t src_len, int max_len);
+
 // BLEU of the model's translations (beam search with length penalty alpha when beam > 1,
-// greedy otherwise) of the first `limit` pairs of `test` (all when limit <= 0).
+// greedy otherwise) of the first `limit` pairs of `test` (all when limit <= 0), each at most
+// translation_limit(source length, max_len) pieces. With `hyps`, also the detokenised
+// translations, one per pair in corpus order.
 BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, int beam,
-                        float alpha, int limit, int max_len);
+                        float alpha, int limit, int max_len,
+                        std::vector<std::string>* hyps = nullptr);
 
 // Element-wise mean of the model tensors of several checkpoints of one model (optimizer
 // tensors dropped); metadata from the last one.

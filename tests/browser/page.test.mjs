@@ -48,7 +48,7 @@ for (const lang of ['ko', 'en']) {
       const h2 = await page.textContent(`#${id} h2`);
       assert.ok(h2 && h2.trim().length > 2, `section ${id} has a title`);
     }
-    for (const d of ['lm', 'bottleneck', 'reverse', 'bahdanau', 'sdpa', 'mixing', 'self-attention', 'decoder', 'multihead',
+    for (const d of ['lm', 'bottleneck', 'reverse', 'bahdanau', 'sdpa', 'mixing', 'self-attention', 'decoder', 'translate', 'multihead',
       'positional', 'pointer', 'ntm', 'order', 'cost', 'code', 'playground']) assert.ok(names.includes(d), `demo ${d} is placed`);
     const text = await visibleText(page);
     if (lang === 'en') assert.doesNotMatch(text, HANGUL, 'English page shows Korean text');

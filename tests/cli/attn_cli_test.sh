@@ -78,5 +78,34 @@ n=$(sed -n 's/^interrupted: saved step \([0-9]*\).*/\1/p' "$DIR/int.err")
 ok interrupt-parallel-resume "$ATTN" train --task parallel --resume "$(printf '%s.ckpt/step-%09d.safetensors' "$PI" "${n:-0}")" \
   --steps $((${n:-0} + 2)) --out "$DIR/par2.safetensors"
 
+# Text in, text out on a corpus-trained model (its BPE vocabulary travels in the checkpoint)
+P="$DIR/par3.safetensors"
+ok parallel-train "$ATTN" train --task parallel --train "$DIR/pairs.tsv" --vocab-size 300 \
+  --d-model 16 --heads 2 --d-ff 32 --layers 1 --max-tokens 64 --steps 4 --save-every 2 --out "$P"
+ok translate-text "$ATTN" translate --checkpoint "$P" --text "the cat sat on the mat 7" --beam 2
+has translate-text '"source":"the cat sat on the mat 7","src":\[.*"text":"'
+head -n 5 "$DIR/pairs.tsv" >"$DIR/five.tsv"
+ok translate-input "$ATTN" translate --checkpoint "$P" --input "$DIR/five.tsv" --limit 3
+[ "$(wc -l <"$DIR/out")" -eq 3 ] || { echo "FAIL translate-input: $(wc -l <"$DIR/out") lines for --limit 3"; fails=$((fails + 1)); }
+grep -q "^translated 3 sentences in" "$DIR/err" || { echo "FAIL translate-input: no timing line: $(cat "$DIR/err")"; fails=$((fails + 1)); }
+ok eval-hyp "$ATTN" eval --checkpoint "$P" --test "$DIR/five.tsv" --beam 2 --hyp "$DIR/hyp.txt"
+has eval-hyp '"sentences":5'
+[ "$(wc -l <"$DIR/hyp.txt")" -eq 5 ] || { echo "FAIL eval-hyp: $(wc -l <"$DIR/hyp.txt") hypothesis lines for 5 pairs"; fails=$((fails + 1)); }
+# copying the source scores 100 BLEU exactly when every target is its source
+awk -F'\t' '{print $1 "\t" $1}' "$DIR/five.tsv" >"$DIR/same.tsv"
+ok copy-source "$ATTN" eval --test "$DIR/same.tsv" --copy-source --hyp "$DIR/copy.txt"
+has copy-source '"bleu":100.0'
+cmp -s "$DIR/copy.txt" <(cut -f1 "$DIR/five.tsv") || { echo "FAIL copy-source: hypotheses are not the sources"; fails=$((fails + 1)); }
+# the float16 export writes the tied generator once and translates exactly as well
+ok export-tied "$ATTN" export --checkpoint "$P" --out "$DIR/p16.safetensors" --half
+grep -q "tied weights written once" "$DIR/err" || { echo "FAIL export-tied: $(cat "$DIR/err")"; fails=$((fails + 1)); }
+ok translate-half "$ATTN" translate --checkpoint "$DIR/p16.safetensors" --text "the cat sat on the mat 7" --beam 2
+has translate-half '"source":"the cat sat on the mat 7"'
+bad translate-no-vocab "$ATTN" translate --checkpoint "$C" --text "5 6 7"
+bad translate-two-inputs "$ATTN" translate --checkpoint "$P" --text "a" --src "5"
+bad translate-empty "$ATTN" translate --checkpoint "$P" --text ""
+bad translate-missing-input "$ATTN" translate --checkpoint "$P" --input "$DIR/nope.txt"
+bad eval-hyp-unwritable "$ATTN" eval --checkpoint "$P" --test "$DIR/five.tsv" --hyp "$DIR/no/such/dir/h.txt"
+
 if [ $fails -ne 0 ]; then echo "$fails attn CLI checks failed"; exit 1; fi
 echo "attn CLI: all checks passed"

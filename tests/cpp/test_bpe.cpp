@@ -46,10 +46,10 @@ TEST_CASE("bpe: encode/decode round trips, unseen characters included", "[train]
     for (int32_t id : ids) CHECK(id >= 4);  // no specials, no <unk>
   }
   CHECK(tokens * 3 < chars * 2);  // merges compress the training text
-  // Characters never seen (CJK, emoji, a stray byte) come back exactly through byte tokens;
-  // whitespace runs collapse to one space.
+  // Characters never seen (CJK, emoji) come back exactly through byte tokens; whitespace runs
+  // collapse to one space; a byte that is not UTF-8 comes back as U+FFFD.
   const std::string odd = "  Katze 猫\tand  🐈 \xFF end ";
-  CHECK(bpe.decode(bpe.encode(odd)) == "Katze 猫 and 🐈 \xFF end");
+  CHECK(bpe.decode(bpe.encode(odd)) == "Katze 猫 and 🐈 \xEF\xBF\xBD end");
   CHECK(bpe.decode({Bpe::kBos}) == "");
   CHECK_THROWS_AS(bpe.decode({bpe.size()}), Error);
 }
@@ -65,4 +65,22 @@ TEST_CASE("bpe: training is deterministic and JSON restores the same vocabulary"
   CHECK_THROWS_AS(Bpe::from_json("{\"type\":\"wordpiece\"}"), Error);
   CHECK_THROWS_AS(Bpe::from_json("not json"), Error);
   CHECK_THROWS_AS(Bpe::train(kCorpus, 10, 2), Error);  // below the base alphabet
+}
+
+TEST_CASE("bpe: any sequence of byte tokens decodes to valid UTF-8", "[train][bpe]") {
+  const Bpe bpe = Bpe::train(kCorpus, 300, 2);
+  auto bytes = [](std::initializer_list<int> b) {
+    std::vector<int32_t> ids;
+    for (int x : b) ids.push_back(4 + x);  // byte tokens follow the four specials
+    return ids;
+  };
+  const std::string r = "\xEF\xBF\xBD";
+  CHECK(bpe.decode(bytes({0xC3, 0xA4})) == "\xC3\xA4");              // ä, well formed
+  CHECK(bpe.decode(bytes({0xF7})) == r);                              // no such lead byte
+  CHECK(bpe.decode(bytes({0xA4, 0x41})) == r + "A");                  // stray continuation
+  CHECK(bpe.decode(bytes({0xE2, 0x82})) == r + r);                    // cut short
+  CHECK(bpe.decode(bytes({0xC0, 0xAF})) == r + r);                    // overlong '/'
+  CHECK(bpe.decode(bytes({0xED, 0xA0, 0x80})) == r + r + r);          // a surrogate
+  CHECK(bpe.decode(bytes({0xF4, 0x90, 0x80, 0x80})) == r + r + r + r);  // past U+10FFFF
+  CHECK(Bpe::valid_utf8("\xF0\x9F\x90\x88 ok") == "\xF0\x9F\x90\x88 ok");
 }

@@ -14,7 +14,7 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 const dir = path.join(root, 'web', 'i18n', 'content');
 const LANGS = ['ko', 'en'];
 const FRAGMENTS = [...Array.from({ length: 12 }, (_, i) => `s${String(i + 1).padStart(2, '0')}`), 'playground'];
-const DEMOS = ['lm', 'bottleneck', 'reverse', 'bahdanau', 'sdpa', 'mixing', 'self-attention', 'decoder',
+const DEMOS = ['lm', 'bottleneck', 'reverse', 'bahdanau', 'sdpa', 'mixing', 'self-attention', 'decoder', 'translate',
   'multihead', 'positional', 'pointer', 'ntm', 'order', 'cost', 'code', 'playground'];
 const TAGS = new Set(['h2', 'h3', 'p', 'span', 'div', 'ul', 'ol', 'li', 'strong', 'em', 'code', 'a', 'table',
   'caption', 'thead', 'tbody', 'tr', 'th', 'td', 'figure', 'figcaption', 'aside', 'br', 'sub', 'sup']);

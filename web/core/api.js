@@ -43,6 +43,29 @@ export class Session {
   examples(n = 4, { split = 'test', seed = 7 } = {}) { return this.handle.examples(n, split, seed); }
   // The checkpoint as .safetensors bytes (the same format the native CLI writes).
   save() { return this.handle.save(); }
+  // Text models (trained on a corpus; info().vocabulary is {kind: 'bpe', size}): text to its
+  // BPE ids, ids back to text, and the vocabulary piece of each id ('▁' marks a word start).
+  encodeText(text) { return this.handle.encodeText(text); }
+  decodeText(ids) { return this.handle.decodeText(ids); }
+  pieces(ids) { return this.handle.pieces(ids); }
+  // Translates one text: beam search (beam 1: greedy), then one teacher-forced pass over the
+  // output for the cross-attention of every decoder layer. Row t of each map is the attention
+  // of output step t, exactly as it was while decoding (the decoder is causal). The output stops
+  // at maxLen pieces, by default 2 × source pieces + 10 as in attn translate and attn eval.
+  // -> {text, src: {ids, pieces}, out: {ids, pieces}, cross: [{name, H, T, S, weights}]}
+  translate(text, { beam = 4, alpha = 0.6, maxLen = 0 } = {}) {
+    const src = this.encodeText(text);
+    const out = this.decode([src], { beam, alpha, maxLen: maxLen || 2 * src.length + 10 })[0];
+    const seen = this.inspect([src], [out]);
+    const cross = seen.maps.filter((m) => m.name.endsWith('.multihead_attn'))
+      .map(({ name, H, T, S, weights }) => ({ name, H, T, S, weights }));
+    return {
+      text: this.decodeText(out),
+      src: { ids: src, pieces: this.pieces(src) },
+      out: { ids: Int32Array.from(out), pieces: this.pieces(out) },
+      cross,
+    };
+  }
   dispose() {
     if (this.handle) this.handle.delete();
     this.handle = null;

@@ -40,6 +40,11 @@ export class RemoteSession extends Emitter {
   inspect(src, tgt, opts) { return this.call('inspect', src, tgt, opts); }
   examples(n, opts) { return this.call('examples', n, opts); }
   save() { return this.call('save'); }
+  // Text models: see Session.translate / encodeText / decodeText / pieces in api.js.
+  translate(text, opts) { return this.call('translate', text, opts); }
+  encodeText(text) { return this.call('encodeText', text); }
+  decodeText(ids) { return this.call('decodeText', ids); }
+  pieces(ids) { return this.call('pieces', ids); }
   async refreshInfo() { this.info = await this.call('info'); return this.info; }
   async dispose() {
     await this.client.request({ type: 'dispose', session: this.id });

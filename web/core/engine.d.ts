@@ -46,6 +46,7 @@ export interface SessionInfo {
   params: number;      // parameter count
   step: number;        // optimizer steps taken so far
   srcVocab: number; tgtVocab: number;
+  vocabulary: { kind: 'bpe'; size: number } | null;  // text models only
   [key: string]: unknown;
 }
 
@@ -73,6 +74,14 @@ export interface Inspection {
   logits: Float32Array;  // [B,T,V]
   B: number; T: number; V: number;
   maps: AttentionMapData[];
+}
+// One translation: the source and output ids with their BPE pieces, and the cross-attention of
+// each decoder layer over the source ([1,H,T,S]; T = output length + 1, the last row is </s>).
+export interface Translation {
+  text: string;
+  src: { ids: Int32Array; pieces: string[] };
+  out: { ids: Int32Array; pieces: string[] };
+  cross: { name: string; H: number; T: number; S: number; weights: Float32Array }[];
 }
 export interface Examples { src: number[][]; tgt: number[][]; srcText: string[]; tgtText: string[] }
 export type Rows = number[][] | Int32Array[];
@@ -134,6 +143,10 @@ export declare class RemoteSession {
   inspect(src: Rows, tgt?: Rows, opts?: InspectOptions): Promise<Inspection>;
   examples(n?: number, opts?: { split?: 'train' | 'test'; seed?: number }): Promise<Examples>;
   save(): Promise<Uint8Array>;           // .safetensors bytes
+  translate(text: string, opts?: DecodeOptions): Promise<Translation>;
+  encodeText(text: string): Promise<Int32Array>;
+  decodeText(ids: number[] | Int32Array): Promise<string>;
+  pieces(ids: number[] | Int32Array): Promise<string[]>;
   refreshInfo(): Promise<SessionInfo>;
   // Pointer sessions: decode(x, n) -> PointerDecode, inspect(x, n) (snapshots: {src: x, tgt: n}),
   // evaluate -> PointerEval, examples(count, {n, split, seed}) -> PointExamples.
@@ -179,6 +192,11 @@ export interface Session {
   inspect(src: Rows, tgt?: Rows, opts?: InspectOptions): Inspection;
   examples(n?: number, opts?: { split?: 'train' | 'test'; seed?: number }): Examples;
   save(): Uint8Array;
+  // Text models (info().vocabulary = {kind: 'bpe', size}; checkpoints of attn train --task parallel)
+  translate(text: string, opts?: DecodeOptions): Translation;
+  encodeText(text: string): Int32Array;     // BPE ids, no <s>/</s>
+  decodeText(ids: number[] | Int32Array): string;
+  pieces(ids: number[] | Int32Array): string[];  // vocabulary piece of each id ('▁' starts a word)
   dispose(): void;
 }
 

@@ -24,7 +24,8 @@ export const EVENTS = ['progress', 'snapshot', 'state'];
 export const CALLS = ['info', 'setThreads', 'attention', 'softmax', 'positionalEncoding', 'contentAddress',
   'estimateBytes', 'modelKinds', 'taskNames', 'lmScore'];
 // Session methods callable through {type: 'session'}.
-export const SESSION_METHODS = ['info', 'trainBatch', 'evaluate', 'decode', 'inspect', 'examples', 'save'];
+export const SESSION_METHODS = ['info', 'trainBatch', 'evaluate', 'decode', 'inspect', 'examples', 'save',
+  'encodeText', 'decodeText', 'pieces', 'translate'];
 
 export function errorPayload(e) {
   return { name: e?.name ?? 'Error', message: e?.message ?? String(e) };

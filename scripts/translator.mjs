@@ -1,0 +1,156 @@
+// The German→English translator of the guide (§7), from a clean checkout to the page:
+//   npm run reproduce -- --only translate-de-en      (or: node scripts/translator.mjs)
+// 1. data: build/data/de-en from the Debian package trans-de-en (npm run data)
+// 2. train: attn train --task parallel (the recipe below, 2 threads), checkpoints every
+//    SAVE_EVERY steps; an interrupted run continues from its newest checkpoint
+// 3. average the last AVERAGE checkpoints (attn average)
+// 4. BLEU on the test split (beam 4, alpha 0.6, sacreBLEU's 13a tokenisation): the averaged
+//    model (also greedy), the best single checkpoint (chosen on the validation split), and the
+//    untranslated source as a baseline; hypotheses written beside the run for any BLEU tool
+// 5. export: float16 copy to web/public/models/translate-de-en.safetensors, the first EXAMPLES
+//    test pairs for the page, index.json's entry (with the measured BLEU and training time)
+// 6. fixture: the native translations (beam 4) of the first 100 test sentences, which the wasm
+//    engine must reproduce token for token (tests/node/translate.test.mjs)
+// Options: --steps N (default the recipe's), --out DIR (default build/translate), --fresh
+// (start over), --skip-train (evaluate and export an existing run), --threads N.
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const attn = path.join(root, 'build', 'native', 'attn');
+const args = process.argv.slice(2);
+const opt = (name, def) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : def; };
+const has = (name) => args.includes(`--${name}`);
+
+const NAME = 'translate-de-en';
+const DATA = path.join(root, 'build', 'data', 'de-en');
+const OUT = path.resolve(opt('out', path.join(root, 'build', 'translate')));
+const RUN = path.join(OUT, 'de-en.safetensors');
+const STEPS = Number(opt('steps', 2400));
+const THREADS = String(opt('threads', 2));
+const SAVE_EVERY = 200, KEEP = 12, AVERAGE = 5, EXAMPLES = 40, PARITY = 100;
+// The recipe: a 3+3-layer Transformer (d_model 256, 4 heads, d_ff 1024) with a shared 5,000-token
+// BPE vocabulary, tied target embeddings, dropout 0.3, label smoothing 0.1, Noam schedule
+// (warmup 1,000), batches of up to 4,096 padded tokens, seed 1.
+const RECIPE = ['--vocab-size', '5000', '--layers', '3', '--d-model', '256', '--heads', '4', '--d-ff', '1024',
+  '--dropout', '0.3', '--max-tokens', '4096', '--warmup', '1000', '--label-smoothing', '0.1', '--seed', '1'];
+const MODELS = path.join(root, 'web', 'public', 'models');
+const FIXTURE = path.join(root, 'tests', 'fixtures', `${NAME}-parity.jsonl`);
+
+function must(cmd, argv, opts = {}) {
+  const r = spawnSync(cmd, argv, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 28, ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${argv.join(' ')} exited ${r.status}`);
+  return r.stdout;
+}
+const json = (out) => JSON.parse(out.trim().split('\n').pop());
+const ckpts = () => (existsSync(`${RUN}.ckpt`) ? readdirSync(`${RUN}.ckpt`).filter((f) => /^step-\d+\.safetensors$/.test(f)).sort()
+  .map((f) => path.join(`${RUN}.ckpt`, f)) : []);
+const stepOf = (f) => Number(path.basename(f).match(/\d+/)[0]);
+
+if (!existsSync(attn)) must('node', [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+if (!existsSync(path.join(DATA, 'test.tsv'))) must('bash', [path.join(root, 'scripts', 'data.sh')], { stdio: 'inherit' });
+if (has('fresh')) rmSync(OUT, { recursive: true, force: true });
+mkdirSync(OUT, { recursive: true });
+
+// Wall time of the training, summed over resumed runs (kept in OUT/wall.json).
+const wallFile = path.join(OUT, 'wall.json');
+const wall = existsSync(wallFile) ? JSON.parse(readFileSync(wallFile, 'utf8')) : { seconds: 0, runs: [] };
+
+function train() {
+  const last = ckpts().at(-1);
+  if (last && stepOf(last) >= STEPS) return;
+  const argv = ['train', '--task', 'parallel', '--steps', String(STEPS), '--save-every', String(SAVE_EVERY),
+    '--keep', String(KEEP), '--log-every', '50', '--threads', THREADS, '--out', RUN];
+  if (last) argv.push('--resume', last);
+  else argv.push('--train', path.join(DATA, 'train.tsv'), '--valid', path.join(DATA, 'valid.tsv'), ...RECIPE);
+  console.error(`== attn ${argv.join(' ')}`);
+  const t0 = Date.now();
+  return new Promise((resolve, reject) => {
+    const p = spawn(attn, argv, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+    const stop = () => p.kill('SIGINT');  // attn saves a checkpoint and exits
+    process.once('SIGINT', stop);
+    p.on('close', (code) => {
+      process.off('SIGINT', stop);
+      wall.seconds += (Date.now() - t0) / 1000;
+      wall.runs.push({ from: last ? stepOf(last) : 0, to: ckpts().at(-1) ? stepOf(ckpts().at(-1)) : 0, seconds: (Date.now() - t0) / 1000 });
+      writeFileSync(wallFile, JSON.stringify(wall, null, 2));
+      if (code === 0) resolve();
+      else reject(new Error(`attn train exited ${code}${code === 130 ? ' (interrupted; run again to continue)' : ''}`));
+    });
+  });
+}
+
+const evalTest = (ckpt, extra = []) => json(must(attn, ['eval', '--checkpoint', ckpt, '--test', path.join(DATA, 'test.tsv'),
+  '--threads', THREADS, ...extra]));
+
+if (!has('skip-train')) await train();
+const all = ckpts();
+if (all.length < AVERAGE) throw new Error(`need at least ${AVERAGE} checkpoints in ${RUN}.ckpt, found ${all.length}`);
+const avg = path.join(OUT, 'average.safetensors');
+must(attn, ['average', '--out', avg, '--dir', `${RUN}.ckpt`, '--last', String(AVERAGE)]);
+
+// The best single checkpoint, by greedy BLEU on the validation split.
+let best = null;
+for (const c of all) {
+  const v = json(must(attn, ['eval', '--checkpoint', c, '--test', path.join(DATA, 'valid.tsv'), '--beam', '1', '--threads', THREADS]));
+  console.error(`valid BLEU (greedy) at step ${stepOf(c)}: ${v.bleu.toFixed(2)}`);
+  if (!best || v.bleu > best.valid) best = { ckpt: c, step: stepOf(c), valid: v.bleu };
+}
+const rows = {
+  copy: json(must(attn, ['eval', '--test', path.join(DATA, 'test.tsv'), '--copy-source', '--hyp', path.join(OUT, 'hyp.copy.txt')])),
+  single: evalTest(best.ckpt, ['--beam', '4', '--hyp', path.join(OUT, 'hyp.single.txt')]),
+  averageGreedy: evalTest(avg, ['--beam', '1', '--hyp', path.join(OUT, 'hyp.greedy.txt')]),
+  average: evalTest(avg, ['--beam', '4', '--hyp', path.join(OUT, 'hyp.beam4.txt')]),
+};
+
+// Export for the page, then the parity fixture from the exported weights (what the page loads).
+const file = path.join(MODELS, `${NAME}.safetensors`);
+must(attn, ['export', '--checkpoint', avg, '--out', file, '--half']);
+writeFileSync(path.join(MODELS, `${NAME}.LICENSE.txt`), [
+  `${NAME}.safetensors and ${NAME}.examples.json are derived from the example sentences of the Ding`,
+  'German-English dictionary (Frank Richter, TU Chemnitz), as packaged by Debian in trans-de-en.',
+  'They are distributed under the same licence, the GNU General Public License version 2 or later.',
+  'The package\'s copyright file and the licence text follow.', '',
+  readFileSync(path.join(DATA, 'COPYRIGHT.debian'), 'utf8'), readFileSync(path.join(DATA, 'GPL-2'), 'utf8'),
+].join('\n'));
+const test = readFileSync(path.join(DATA, 'test.tsv'), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
+writeFileSync(path.join(MODELS, `${NAME}.examples.json`), `${JSON.stringify({
+  source: 'test split of build/data/de-en (Ding dictionary example sentences, Debian package trans-de-en, GPL-2+)',
+  pairs: test.slice(0, EXAMPLES).map(([de, en]) => ({ de, en })),
+}, null, 1)}\n`);
+writeFileSync(FIXTURE, must(attn, ['translate', '--checkpoint', file, '--input', path.join(DATA, 'test.tsv'),
+  '--limit', String(PARITY), '--beam', '4', '--threads', THREADS]));
+
+const trainPairs = readFileSync(path.join(DATA, 'train.tsv'), 'utf8').split('\n').filter(Boolean).length;
+const params = Number(JSON.parse(must('node', ['-e', `
+  const b = require('fs').readFileSync(${JSON.stringify(file)}); const n = Number(b.readBigUInt64LE(0));
+  const h = JSON.parse(b.subarray(8, 8 + n)); let p = 0;
+  for (const [k, v] of Object.entries(h)) if (k !== '__metadata__') p += v.shape.reduce((a, c) => a * c, 1);
+  console.log(JSON.stringify(p));`])));
+const indexFile = path.join(MODELS, 'index.json');
+const index = JSON.parse(readFileSync(indexFile, 'utf8'));
+index[NAME] = {
+  file: `models/${NAME}.safetensors`, examples: `models/${NAME}.examples.json`, section: '§7',
+  bytes: statSync(file).size, steps: STEPS, seconds: Math.round(wall.seconds), params,
+  bleu: Number(rows.average.bleu.toFixed(2)), testPairs: rows.average.sentences, trainPairs,
+  command: `npm run reproduce -- --only ${NAME}  (attn train --task parallel ${RECIPE.join(' ')} --steps ${STEPS} --threads ${THREADS}; attn average --last ${AVERAGE}; attn export --half)`,
+  data: 'example sentences of the Ding German–English dictionary (Debian package trans-de-en), 14,833 training pairs',
+  licence: 'GPL-2+ (the corpus; see models/translate-de-en.LICENSE.txt)',
+};
+writeFileSync(indexFile, `${JSON.stringify(index, null, 2)}\n`);
+
+const b = (r) => r.bleu.toFixed(2);
+const report = [
+  `| system (test split, ${rows.average.sentences} pairs, sacreBLEU 13a) | BLEU |`, '| --- | --- |',
+  `| copy the German source | ${b(rows.copy)} |`,
+  `| best single checkpoint (step ${best.step}, chosen on valid), beam 4 | ${b(rows.single)} |`,
+  `| average of the last ${AVERAGE} checkpoints, greedy | ${b(rows.averageGreedy)} |`,
+  `| average of the last ${AVERAGE} checkpoints, beam 4, α 0.6 | **${b(rows.average)}** |`,
+  '', `training: ${STEPS} steps, ${(wall.seconds / 60).toFixed(1)} min wall on ${THREADS} threads; model ${(params / 1e6).toFixed(2)} M parameters, ` +
+  `${(statSync(file).size / 2 ** 20).toFixed(1)} MiB as float16`,
+].join('\n');
+writeFileSync(path.join(OUT, 'report.md'), `${report}\n`);
+writeFileSync(path.join(OUT, 'report.json'), `${JSON.stringify({ rows, best, wall, params }, null, 2)}\n`);
+console.log(report);

@@ -1,0 +1,90 @@
+// The shipped German→English translator (web/public/models/translate-de-en.safetensors) in the
+// wasm engine against the native engine: tests/fixtures/translate-de-en-parity.jsonl holds what
+// `attn translate --input test.tsv --limit 100 --beam 4` printed for the same file (written by
+// scripts/translator.mjs); the wasm engine must give the same tokens and text for every one of
+// the 100 sentences, from the same source pieces. Also: the text API (encodeText, decodeText,
+// pieces, translate) and its errors on a model without a text vocabulary.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadNodeApi, releaseEngine, root } from './engine.mjs';
+
+const model = readFileSync(path.join(root, 'web', 'public', 'models', 'translate-de-en.safetensors'));
+const fixture = readFileSync(path.join(root, 'tests', 'fixtures', 'translate-de-en-parity.jsonl'), 'utf8')
+  .trim().split('\n').map((l) => JSON.parse(l));
+const examples = JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'translate-de-en.examples.json'), 'utf8'));
+const index = JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'index.json'), 'utf8'))['translate-de-en'];
+
+const engine = await loadNodeApi('wasm');
+const session = engine.loadSession(model);
+after(() => { session.dispose(); releaseEngine(engine); });
+
+test('the shipped translator is the one index.json describes, and small enough for the page', () => {
+  const info = session.info();
+  assert.deepEqual(info.vocabulary, { kind: 'bpe', size: info.srcVocab });
+  assert.equal(info.params, index.params);
+  assert.equal(model.length, index.bytes);
+  assert.ok(model.length <= 16 * 2 ** 20, `${model.length} bytes`);
+  assert.equal(fixture.length, 100);
+  assert.ok(index.bleu >= 10, `BLEU ${index.bleu}`);  // the recipe's measured test BLEU
+});
+
+test('wasm beam search (4) gives native attn translate\'s tokens for the first 100 test sentences', () => {
+  const differ = [];
+  fixture.forEach((want, i) => {
+    const de = want.source;
+    if (i < examples.pairs.length) assert.equal(de, examples.pairs[i].de, 'the page\'s examples are the test split\'s first pairs');
+    const src = session.encodeText(de);
+    assert.deepEqual(Array.from(src), want.src, `sentence ${i}: source pieces`);
+    const out = Array.from(session.decode([src], { beam: 4, alpha: 0.6, maxLen: 2 * src.length + 10 })[0]);
+    if (JSON.stringify(out) !== JSON.stringify(want.tokens)) differ.push({ i, de, wasm: session.decodeText(out), native: want.text });
+    else assert.equal(session.decodeText(out), want.text);
+  });
+  assert.deepEqual(differ, [], `${differ.length} of 100 translations differ from the native engine`);
+});
+
+test('translate() returns the text, the BPE pieces and every layer\'s cross-attention, rows summing to 1', () => {
+  const cfg = session.info().config;
+  const r = session.translate(examples.pairs[0].de, { beam: 4 });
+  const want = fixture[0];
+  assert.deepEqual(Array.from(r.out.ids), want.tokens);
+  assert.equal(r.text, want.text);
+  assert.equal(r.src.pieces.length, r.src.ids.length);
+  assert.equal(r.src.pieces.join('').replace(/▁/g, ' ').trim(), examples.pairs[0].de.trim().replace(/\s+/g, ' '));
+  assert.equal(r.cross.length, cfg.dec_layers);
+  for (const m of r.cross) {
+    assert.match(m.name, /^decoder\.layers\.\d+\.multihead_attn$/);
+    assert.equal(m.H, cfg.heads);
+    assert.equal(m.T, r.out.ids.length + 1);
+    assert.equal(m.S, r.src.ids.length);
+    for (let h = 0; h < m.H; h++)
+      for (let t = 0; t < m.T; t++) {
+        let sum = 0;
+        for (let s = 0; s < m.S; s++) sum += m.weights[(h * m.T + t) * m.S + s];
+        assert.ok(Math.abs(sum - 1) < 1e-4, `layer ${m.name} head ${h} row ${t} sums to ${sum}`);
+      }
+  }
+  // greedy is the beam-1 search
+  const g = session.translate(examples.pairs[0].de, { beam: 1 });
+  assert.deepEqual(Array.from(g.out.ids), Array.from(session.decode([g.src.ids], { maxLen: 2 * g.src.ids.length + 10 })[0]));
+});
+
+test('the text API round-trips and refuses what it cannot do with a clear error', () => {
+  const ids = session.encodeText('Das ist ein Test.');
+  assert.equal(session.decodeText(ids), 'Das ist ein Test.');
+  assert.throws(() => session.encodeText(''), /no words/);
+  assert.throws(() => session.encodeText('wort '.repeat(400)), /at most/);
+  assert.throws(() => session.decodeText([1e9]), /out of range/);
+  assert.throws(() => session.pieces([-1]), /out of range/);
+  const plain = engine.createSession({ model: 'transformer', task: 'reverse' });
+  try {
+    assert.throws(() => plain.encodeText('Hallo'), /no text vocabulary/);
+    assert.equal(plain.info().vocabulary, null);
+  } finally { plain.dispose(); }
+  // a saved copy is still a translator (vocabulary and options kept)
+  const again = engine.loadSession(session.save());
+  try {
+    assert.deepEqual(Array.from(again.encodeText('Guten Morgen')), Array.from(session.encodeText('Guten Morgen')));
+  } finally { again.dispose(); }
+});

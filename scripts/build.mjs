@@ -102,8 +102,9 @@ export async function buildPage() {
 
 export async function buildEmbed() {
   const { build } = await import('vite');
-  const { embedConfig } = await import('../web/embed-build.mjs');
+  const { embedConfig, writeEmbedManifest } = await import('../web/embed-build.mjs');
   await build(embedConfig(root));
+  writeEmbedManifest(root);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

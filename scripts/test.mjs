@@ -7,6 +7,8 @@
 //   the C++ package: cmake --install + examples/cpp    (tests/package/cpp.test.mjs)
 //   node tests of the JS package and the wasm module   (tests/node, node --test)
 //   browser tests in headless Chromium                 (tests/browser, playwright-core)
+//   the npm package, the examples and the widget docs  (tests/package: npm pack into an empty
+//                                                      project, node + Vite + Chromium)
 import path from 'node:path';
 import { readdirSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -87,7 +89,11 @@ if (setupOk) {
     await stage('build: WebAssembly relaxed SIMD', async () => { await build.buildWasmRelaxed(); return [0, 0]; });
     await stage('node tests', () => nodeTests('tests/node'));
     const pageBuilt = await stage('build: page', async () => { await build.buildPage(); return [0, 0]; });
-    if (pageBuilt) await stage('browser tests (headless Chromium)', () => nodeTests('tests/browser'));
+    if (pageBuilt) {
+      await stage('browser tests (headless Chromium)', () => nodeTests('tests/browser'));
+      await stage('packages: npm pack + examples + widget docs', () => nodeTests(
+        readdirSync(path.join(root, 'tests', 'package')).filter((f) => f.endsWith('.test.mjs') && f !== 'cpp.test.mjs').map((f) => `tests/package/${f}`)));
+    }
   }
 }
 

@@ -30,14 +30,17 @@ async function cdn(opts) {
   return s;
 }
 
-// A course page on its own origin whose widgets come from `from`.
-async function coursePage(from, body, name) {
+// A course page on its own origin whose widgets come from `from` (an isolated one is served
+// with COOP/COEP by a server of its own).
+async function coursePage(from, body, name, { isolated = false } = {}) {
   writeFileSync(path.join(hostDir, name), `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>course</title>
 <script type="module" src="${from.url}embed.js"></script></head>
 <body>${body}</body></html>`);
-  if (!servers.host) servers.push(servers.host = await serveDir(hostDir));
-  return `${servers.host.url}${name}`;
+  const key = isolated ? 'isolatedHost' : 'host';
+  if (!servers[key]) servers.push(servers[key] = await serveDir(hostDir, isolated
+    ? { headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } } : {}));
+  return `${servers[key].url}${name}`;
 }
 
 const settled = () => [...document.querySelectorAll('attnlab-demo')].every((w) => w.dataset.ready === '1' || w.dataset.error === '1');
@@ -70,6 +73,25 @@ test('widgets from a second origin mount in their own languages and train on Sta
   assert.ok(files.requests.some((p) => /^\/engine\/attnlab(-relaxed)?\.wasm$/.test(p)), 'the engine comes from the second origin');
   await page.click('#align [name=run-toggle]');  // pause
   await page.screenshot({ path: path.join(shots, 'embed-origin.png'), fullPage: true });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('threads from a second origin: an isolated host page trains on the pthread engine', async () => {
+  const files = await cdn({ headers: { ...CORS, 'Cross-Origin-Resource-Policy': 'cross-origin' } });
+  const page = await browser.newPage();
+  await page.goto(await coursePage(files, '<attnlab-demo id="align" name="bahdanau" steps="200" threads></attnlab-demo>', 'threads.html', { isolated: true }));
+  assert.equal(await page.evaluate(() => crossOriginIsolated), true);
+  await page.waitForFunction(settled, null, { timeout: 30000 });
+  const progress = page.evaluate(() => new Promise((resolve) => {
+    document.getElementById('align').addEventListener('progress', (e) => { if (e.detail.step >= 3) resolve(e.detail); });
+  }));
+  await page.click('#align [name=run-toggle]');
+  assert.ok(Number.isFinite((await progress).loss));
+  // the pthread workers' script came from the other origin through a same-origin Blob
+  assert.equal(await page.getAttribute('#align', 'data-engine'), 'wasm-mt');
+  assert.ok(files.requests.includes('/engine/attnlab-mt.worker.js'));
+  await page.click('#align [name=run-toggle]');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

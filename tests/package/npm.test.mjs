@@ -5,6 +5,8 @@
 //     (the checkpoint train.mjs saves is read back by the native attn when it is built);
 //   - Vite bundles an app that imports it, and the built app computes attention and trains in
 //     headless Chromium;
+//   - the unbundled package imported from another origin (as from a CDN) loads its engine and
+//     starts its Worker;
 //   - the packaged embed.js, served from the project's node_modules, mounts widgets that train.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -55,15 +57,17 @@ test('the tarball: built files only, a manifest for strangers', () => {
   assert.ok(!readFileSync(path.join(app, 'node_modules', 'attnlab', 'pkg', 'index.js'), 'utf8').includes('__ATTNLAB_VERSION__'));
 });
 
-test('the types declare every export of both entries', () => {
+test('the types declare every export of both entries, and the browser entry has every declared one', () => {
   const dts = readFileSync(path.join(app, 'node_modules', 'attnlab', 'pkg', 'index.d.ts'), 'utf8');
   const declared = new Set([...dts.matchAll(/export (?:declare )?(?:function|const|class|interface|type) (\w+)/g)].map((m) => m[1]));
+  const values = [...dts.matchAll(/export declare (?:function|const|class) (\w+)/g)].map((m) => m[1]);
   for (const entry of ['index.js', 'node.js']) {
     const code = readFileSync(path.join(app, 'node_modules', 'attnlab', 'pkg', entry), 'utf8');
     const names = [...code.matchAll(/export (?:async )?(?:function|const|class) (\w+)/g)].map((m) => m[1]);
     for (const m of code.matchAll(/export \{([^}]+)\} from/g)) names.push(...m[1].split(',').map((s) => s.trim().split(/\s+as\s+/).pop()));
     const missing = names.filter((n) => !declared.has(n));
     assert.deepEqual(missing, [], `${entry}: exports without a declaration in index.d.ts`);
+    if (entry === 'index.js') assert.deepEqual(values.filter((n) => !names.includes(n)), [], 'declared but not exported by the browser entry');
   }
 });
 
@@ -147,6 +151,32 @@ try {
   } finally {
     await page.close();
     await server.close();
+  }
+});
+
+test('the package imported unbundled from another origin, as from a CDN', async () => {
+  const cdn = await serveDir(app, { headers: { 'Access-Control-Allow-Origin': '*' } });
+  const host = await serveDir(mkdtempSync(path.join(tmp, 'host-')));
+  browser ??= await launch();
+  const page = await browser.newPage();
+  try {
+    await page.goto(`${host.url}missing.html`).catch(() => {});  // an empty page of the host's origin
+    const r = await page.evaluate(async (url) => {
+      const { loadEngine, createEngine } = await import(url);
+      const engine = await loadEngine();
+      const worker = await createEngine();
+      const s = await worker.createSession({ model: { model: 'transformer', d_model: 16, heads: 2, d_ff: 32, enc_layers: 1, dec_layers: 1 }, task: 'reverse', seed: 1 });
+      const t = await s.train(3);
+      return { build: engine.info().build, worker: worker.info.build, step: t.step, origin: location.origin };
+    }, `${cdn.url}node_modules/attnlab/pkg/index.js`);
+    assert.notEqual(r.origin, new URL(cdn.url).origin);
+    assert.match(r.build, /^wasm/);
+    assert.equal(r.step, 3);
+    assert.ok(cdn.requests.includes('/node_modules/attnlab/pkg/lib/worker.js'), 'the Worker imported the package\'s worker module');
+  } finally {
+    await page.close();
+    await host.close();
+    await cdn.close();
   }
 });
 

@@ -4,6 +4,8 @@
 // the package (engineFiles()); pass `base` (a folder holding engine/) to load them from
 // elsewhere. Under Node.js the package loads engine/attnlab-node.cjs (single thread): base,
 // threads and files are ignored, createEngine() runs the engine in a worker_threads Worker.
+// Browser entry only (not exported under Node.js): engineFiles, moduleWorker, expectedEngine,
+// crossOriginIsolate, downloadCheckpoint.
 export declare const version: string;          // the package's semver
 export declare function engineFiles(): EngineFiles;  // browser entry only
 // What a Worker started now would run, and a short label for an engine ("WebAssembly SIMD128 ·

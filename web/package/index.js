@@ -3,8 +3,6 @@
 // beside this module: each is named by a literal `new URL('./engine/…', import.meta.url)`, which
 // bundlers (Vite, webpack 5, Parcel, esbuild with its file loader) copy into the application,
 // and which an unbundled page resolves against wherever the package is served (a CDN too).
-// Vite's dev server pre-bundles dependencies into another folder, which breaks such URLs: list
-// the package in optimizeDeps.exclude (see the README).
 import { createEngine as createWith, moduleWorker } from './lib/client.js';
 import { loadEngine as loadWith } from './lib/engine.js';
 

@@ -11,7 +11,8 @@ import { wrapModule } from './lib/api.js';
 import { EngineClient } from './lib/client.js';
 
 export { connectEngine, EngineClient, RemoteSession } from './lib/client.js';
-export { ModelStore, checkpointBlob } from './lib/persist.js';
+export { engineLabel } from './lib/engine.js';
+export { ModelStore, checkpointBlob, readCheckpoint } from './lib/persist.js';
 
 export const version = '__ATTNLAB_VERSION__';
 

@@ -1,10 +1,12 @@
 // The guide page: sources in web/, static output in dist/ (relative URLs, so any static host
-// or a plain folder serves it). Two entries: the page (index.html) and the embeddable widget
-// script (embed.js, fixed name). The dev server sends COOP/COEP so the threaded engine can load.
+// or a plain folder serves it). The embeddable widget script (dist/embed.js, one file) has its
+// own build, web/embed-build.mjs, run after this one. The dev server sends COOP/COEP so the
+// threaded engine can load (and serves web/embed.js too).
 import { defineConfig } from 'vite';
 import { fileURLToPath } from 'node:url';
 import { codePlugin } from './web/demos/code/extract.mjs';
 import { embedExamplePlugin } from './web/embed-example.mjs';
+import { widgetsPlugin } from './web/widgets-manifest.mjs';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const isolation = {
@@ -16,18 +18,14 @@ export default defineConfig({
   root: fileURLToPath(new URL('./web', import.meta.url)),
   base: './',
   publicDir: 'public',
-  plugins: [codePlugin(root), embedExamplePlugin(root)],
+  plugins: [codePlugin(root), embedExamplePlugin(root), widgetsPlugin(root)],
   build: {
     outDir: fileURLToPath(new URL('./dist', import.meta.url)),
     emptyOutDir: true,
     target: 'es2022',
     chunkSizeWarningLimit: 600,
     rollupOptions: {
-      input: {
-        index: fileURLToPath(new URL('./web/index.html', import.meta.url)),
-        embed: fileURLToPath(new URL('./web/embed.js', import.meta.url)),
-      },
-      output: { entryFileNames: (chunk) => (chunk.name === 'embed' ? 'embed.js' : 'assets/[name]-[hash].js') },
+      input: { index: fileURLToPath(new URL('./web/index.html', import.meta.url)) },
     },
   },
   worker: { format: 'es' },

@@ -4,7 +4,7 @@
 //                                     + the pthread wasm build (build/wasm-mt)
 //                                     + the relaxed-SIMD wasm build (build/wasm-relaxed)
 //   node scripts/build.mjs --debug    also the ASan/UBSan test build (build/debug)
-//   node scripts/build.mjs --page     also the static page into dist/ (Vite)
+//   node scripts/build.mjs --page     also the static page and the widget script into dist/ (Vite)
 // The wasm module is copied to web/public/engine/ where the page loads it from.
 import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -93,9 +93,18 @@ export async function buildEngine({ pageOnly = false } = {}) {
   }
 }
 
+// The page into dist/, then the widget script beside it (dist/embed.js, web/embed-build.mjs).
 export async function buildPage() {
   const { build } = await import('vite');
   await build({ configFile: path.join(root, 'vite.config.js'), logLevel: 'warn' });
+  await buildEmbed();
+}
+
+export async function buildEmbed() {
+  const { build } = await import('vite');
+  const { embedConfig, writeEmbedManifest } = await import('../web/embed-build.mjs');
+  await build(embedConfig(root));
+  writeEmbedManifest(root);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

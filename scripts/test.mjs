@@ -4,8 +4,11 @@
 //   native Catch2 via CTest, Release build             (everything, incl. [model] training)
 //   the CUDA build, compiled wherever nvcc is present  ([cuda] tests; they skip without a GPU)
 //   the same Catch2 sources as WebAssembly under node  (all but [model]; single-thread and pthreads)
+//   the C++ package: cmake --install + examples/cpp    (tests/package/cpp.test.mjs)
 //   node tests of the JS package and the wasm module   (tests/node, node --test)
 //   browser tests in headless Chromium                 (tests/browser, playwright-core)
+//   the npm package, the examples and the widget docs  (tests/package: npm pack into an empty
+//                                                      project, node + Vite + Chromium)
 import path from 'node:path';
 import { readdirSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -48,8 +51,9 @@ async function ctest(dir, extra = []) {
 
 // Each test has 10 minutes, each file's process is made to exit when its tests end (a handle
 // left open by a failing test must not keep it alive), and the whole suite has 30 minutes.
+// dir: every *.test.mjs in it, or a list of test files.
 async function nodeTests(dir) {
-  const files = readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.test.mjs')).map((f) => path.join(dir, f));
+  const files = Array.isArray(dir) ? dir : readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.test.mjs')).map((f) => path.join(dir, f));
   if (!files.length) return [0, 0];
   const r = await run(process.execPath,
     ['--test', '--test-reporter=tap', '--test-concurrency=1', '--test-timeout=600000', '--test-force-exit', ...files],
@@ -66,7 +70,10 @@ if (setupOk) {
   const debugBuilt = await stage('build: native Debug + sanitizers', async () => { await build.buildDebug(); return [0, 0]; });
   if (debugBuilt) await stage('native tests (ASan/UBSan)', () => ctest('debug'));
   const nativeBuilt = await stage('build: native Release', async () => { await build.buildNative(); return [0, 0]; });
-  if (nativeBuilt) await stage('native tests (Release)', () => ctest('native'));
+  if (nativeBuilt) {
+    await stage('native tests (Release)', () => ctest('native'));
+    await stage('packages: C++ install + examples/cpp', () => nodeTests(['tests/package/cpp.test.mjs']));
+  }
   const cudaBuilt = await stage('build: CUDA (compile only without a GPU)', async () => {
     if (!(await build.buildCuda())) console.log(`attnlab: ${build.NVCC} not found, CUDA build skipped`);
     return [0, 0];
@@ -82,7 +89,11 @@ if (setupOk) {
     await stage('build: WebAssembly relaxed SIMD', async () => { await build.buildWasmRelaxed(); return [0, 0]; });
     await stage('node tests', () => nodeTests('tests/node'));
     const pageBuilt = await stage('build: page', async () => { await build.buildPage(); return [0, 0]; });
-    if (pageBuilt) await stage('browser tests (headless Chromium)', () => nodeTests('tests/browser'));
+    if (pageBuilt) {
+      await stage('browser tests (headless Chromium)', () => nodeTests('tests/browser'));
+      await stage('packages: npm pack + examples + widget docs', () => nodeTests(
+        readdirSync(path.join(root, 'tests', 'package')).filter((f) => f.endsWith('.test.mjs') && f !== 'cpp.test.mjs').map((f) => `tests/package/${f}`)));
+    }
   }
 }
 

@@ -23,7 +23,8 @@ let engineError = null;
 let workerClient = null;
 // The Worker's engine (the one that trains): threaded when the page is cross-origin isolated.
 // The engine line names it once it runs.
-const worker = () => (workerClient ??= createEngine({ base: document.baseURI }).then((w) => {
+const startWorker = () => new Worker(new URL('./core/worker.js', import.meta.url), { type: 'module' });
+const worker = () => (workerClient ??= createEngine({ base: document.baseURI, worker: startWorker }).then((w) => {
   showEngine({ ...w.info, poolSize: w.info.poolSize });
   return w;
 }));

@@ -4,16 +4,9 @@
 // AL_CHECK(cond, a << b << c) builds the message only when the check fails.
 #pragma once
 #include <sstream>
-#include <stdexcept>
 #include <string>
 
-namespace attnlab {
-
-struct Error : std::runtime_error {
-  explicit Error(const std::string& what) : std::runtime_error(what) {}
-};
-
-}  // namespace attnlab
+#include "attnlab/error.hpp"  // attnlab::Error, shared with the public API
 
 #define AL_CHECK(cond, msg)                   \
   do {                                        \

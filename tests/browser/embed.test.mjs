@@ -1,6 +1,7 @@
-// The course-page example from dist/ served as plain static files (no COOP/COEP): three
-// <attnlab-demo> widgets mount with their attribute settings, start() runs one, progress
-// events carry {step, loss}, and nothing is fetched from outside the server.
+// The course-page example from dist/ served as plain static files (no COOP/COEP): four
+// <attnlab-demo> widgets mount with their attribute settings and each in its own language,
+// start() runs one, progress events carry {step, loss}, and nothing is fetched from outside the
+// server (the engine's Worker is a Blob of the page's own origin).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -10,13 +11,23 @@ let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
 after(async () => { await browser?.close(); await server?.close(); });
 
-test('embed example: three widgets from one script, settings from attributes, start() and progress', async () => {
+test('embed example: four widgets from one script, settings from attributes, start() and progress', async () => {
   const page = await browser.newPage({ width: 900, height: 900 });
   const outside = [];
-  page.on('request', (r) => { if (!r.url().startsWith(server.url) && !r.url().startsWith('data:')) outside.push(r.url()); });
+  const own = new URL(server.url).origin;
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(server.url) && !u.startsWith('data:') && !u.startsWith(`blob:${own}/`)) outside.push(u);
+  });
   await page.goto(`${server.url}examples/embed/index.html`);
   await page.waitForFunction(() => [...document.querySelectorAll('attnlab-demo')].every((w) => w.dataset.ready === '1'), null, { timeout: 20000 });
-  assert.equal(await page.locator('attnlab-demo').count(), 3);
+  assert.equal(await page.locator('attnlab-demo').count(), 4);
+  // language per widget: the page is English, one widget Korean
+  assert.deepEqual(await page.evaluate(() => [...document.querySelectorAll('attnlab-demo')].map((w) => w.dataset.lang)), ['en', 'en', 'ko', 'en']);
+  assert.match(await page.textContent('#w-pos'), /[가-힣]/);
+  assert.doesNotMatch(await page.textContent('#w-sdpa'), /[가-힣]/);
+  const pe = await page.evaluate(() => { const { L, C, values } = document.getElementById('w-pos').pe; return { L, C, n: values.length }; });
+  assert.deepEqual(pe, { L: 60, C: 32, n: 60 * 32 }, 'L and C come from the attributes');
   const sdpa = await page.evaluate(() => document.getElementById('w-sdpa').inputs);
   assert.equal(sdpa.dk, 256);
   assert.equal(sdpa.n, 12);

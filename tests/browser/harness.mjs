@@ -50,3 +50,33 @@ export async function launch() {
     },
   };
 }
+
+// A plain static file server for `dir` on a free loopback port (no Vite): `headers` go on every
+// response (e.g. Access-Control-Allow-Origin for a second origin serving the widget files), or
+// headers(urlPath) gives each response's;
+// `deny(urlPath)` true answers 404 (a file the host lacks). requests lists the paths asked for.
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.cjs': 'text/javascript',
+  '.wasm': 'application/wasm', '.json': 'application/json', '.css': 'text/css', '.svg': 'image/svg+xml',
+  '.safetensors': 'application/octet-stream' };
+export async function serveDir(dir, { headers = {}, deny = () => false } = {}) {
+  const http = await import('node:http');
+  const { createReadStream, statSync } = await import('node:fs');
+  const requests = [];
+  const server = http.createServer((req, res) => {
+    const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    requests.push(p);
+    const hdrs = typeof headers === 'function' ? headers(p) : headers;
+    const file = path.join(dir, p.endsWith('/') ? `${p}index.html` : p);
+    let ok = file.startsWith(path.resolve(dir)) && !deny(p);
+    try { ok = ok && statSync(file).isFile(); } catch { ok = false; }
+    if (!ok) { res.writeHead(404, hdrs); res.end('not found'); return; }
+    res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store', ...hdrs });
+    if (req.method === 'HEAD') { res.end(); return; }
+    createReadStream(file).pipe(res);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/`, requests,
+    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }),
+  };
+}

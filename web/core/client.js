@@ -91,8 +91,8 @@ export class EngineClient extends Emitter {
     else p.reject(toError(msg.error));
   }
 
-  async init({ base, threads = 'auto' } = {}) {
-    this.info = await this.request({ type: 'init', base, threads });
+  async init({ base, threads = 'auto', files = null } = {}) {
+    this.info = await this.request({ type: 'init', base, threads, files });
     return this.info;
   }
 
@@ -134,16 +134,32 @@ export async function connectEngine(port, opts = {}) {
   return client;
 }
 
-// Starts the Worker and loads the engine in it; threads: 'auto' uses the pthread build when
-// the page is cross-origin isolated. engine.info.build says which build loaded.
+// A module Worker running `url`. From another origin (a CDN, a course platform's file store) a
+// Worker script is refused, so the Worker is a same-origin Blob that imports it (CORS applies).
+export function moduleWorker(url) {
+  const href = new URL(url, globalThis.location?.href).href;
+  const here = globalThis.location?.origin;
+  if (!here || here === 'null' || new URL(href).origin === here) return new Worker(href, { type: 'module' });
+  const blob = URL.createObjectURL(new Blob([`import ${JSON.stringify(href)};`], { type: 'text/javascript' }));
+  const w = new Worker(blob, { type: 'module' });
+  setTimeout(() => URL.revokeObjectURL(blob), 60000);
+  return w;
+}
+
+// Starts a Worker and loads the engine in it; threads: 'auto' uses the pthread build when the
+// page is cross-origin isolated. engine.info.build says which build loaded. `worker` makes the
+// Worker (web/core/index.js and the page pass one for web/core/worker.js; the widget script an
+// inline one); `files` maps engine file names to URLs (see engine.js).
 export async function createEngine({ base = globalThis.document?.baseURI ?? globalThis.location?.href,
-  threads = 'auto' } = {}) {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-  const client = new EngineClient(worker, { terminate: () => worker.terminate() });
-  worker.addEventListener('error', (e) => {
-    for (const p of client.pending.values()) p.reject(new Error(`engine worker failed: ${e.message}`));
+  threads = 'auto', files = null, worker } = {}) {
+  if (typeof worker !== 'function') throw new TypeError('createEngine: worker must be a function returning a Worker running web/core/worker.js');
+  const w = worker();
+  const client = new EngineClient(w, { terminate: () => w.terminate() });
+  w.addEventListener('error', (e) => {
+    const reason = new Error(`engine worker failed: ${e.message || 'its script did not load'}`);
+    for (const p of client.pending.values()) p.reject(reason);
     client.pending.clear();
   });
-  await client.init({ base, threads });
+  await client.init({ base, threads, files });
   return client;
 }

@@ -178,8 +178,19 @@ export declare class EngineClient {
   terminate(): void;
 }
 
-export declare function createEngine(opts?: { base?: string; threads?: 'auto' | boolean }): Promise<EngineClient>;
-export declare function connectEngine(port: MessagePort, opts?: { base?: string; threads?: 'auto' | boolean }): Promise<EngineClient>;
+// Engine file name ('attnlab.mjs', 'attnlab.wasm', 'attnlab-relaxed.mjs', ...) -> URL to load it
+// from, instead of engine/<name> under `base`.
+export type EngineFiles = Record<string, string>;
+export interface CreateEngineOptions {
+  base?: string;                  // the folder holding engine/ (default: the page's base URL)
+  threads?: 'auto' | boolean;
+  files?: EngineFiles | null;
+  worker?: () => Worker;          // starts a Worker running the package's worker module
+}
+export declare function createEngine(opts?: CreateEngineOptions): Promise<EngineClient>;
+export declare function connectEngine(port: MessagePort, opts?: { base?: string; threads?: 'auto' | boolean; files?: EngineFiles | null }): Promise<EngineClient>;
+// A module Worker for `url`; from another origin, a same-origin Blob Worker that imports it.
+export declare function moduleWorker(url: string | URL): Worker;
 
 // ---- Direct engine (sync, this thread) ----
 
@@ -227,7 +238,7 @@ export interface Engine {
   lmScore(checkpoint: Uint8Array, sentences: string[]): SentenceScore[];
 }
 
-export declare function loadEngine(base?: string, opts?: { threads?: 'auto' | boolean; relaxed?: 'auto' | false }): Promise<Engine>;
+export declare function loadEngine(base?: string, opts?: { threads?: 'auto' | boolean; relaxed?: 'auto' | false; files?: EngineFiles | null }): Promise<Engine>;
 export declare function pickBuild(threads?: 'auto' | boolean, relaxed?: 'auto' | false): Build;
 export declare function threadsAvailable(): boolean;
 // WebAssembly.validate of a one-instruction f32x4.relaxed_madd module.

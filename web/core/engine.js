@@ -7,6 +7,10 @@
 // Worker passes the URL its page gave it, since its own location is elsewhere. The result is
 // the synchronous engine API of api.js; its info() names the build that loaded and, for the
 // threaded one, its pool size (poolSize: navigator.hardwareConcurrency capped at 8).
+// `files` (optional) maps engine file names ('attnlab.mjs', 'attnlab.wasm', ...) to the URLs to
+// load them from instead of engine/<name> under `base` (the npm package passes bundler-visible
+// URLs). The files may live on another origin (a CDN): the module and the wasm are then fetched
+// with CORS, and the pthread build's worker script is started through a same-origin Blob.
 import { wrapModule } from './api.js';
 
 export const MAX_POOL = 8;
@@ -55,18 +59,31 @@ export function pickBuild(threads = 'auto', relaxed = 'auto') {
 
 const MODULE_NAMES = { wasm: 'attnlab', 'wasm-mt': 'attnlab-mt', 'wasm-relaxed': 'attnlab-relaxed' };
 
-export function loadEngine(base = globalThis.document?.baseURI ?? globalThis.location.href, { threads = 'auto', relaxed = 'auto' } = {}) {
+// A URL of another origin (pthread workers are classic scripts: `new Worker(url)` refuses them).
+function crossOrigin(url) {
+  const here = globalThis.location?.origin;
+  return Boolean(here) && here !== 'null' && new URL(url).origin !== here;
+}
+
+// The pthread build's worker script as something `new Worker()` accepts from this origin.
+function pthreadWorkerUrl(url) {
+  if (!crossOrigin(url) || typeof Blob !== 'function') return url;
+  return URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(url)});`], { type: 'text/javascript' }));
+}
+
+export function loadEngine(base = globalThis.document?.baseURI ?? globalThis.location.href, { threads = 'auto', relaxed = 'auto', files = null } = {}) {
   const build = pickBuild(threads, relaxed);
-  const key = `${build} ${base}`;
+  const fileUrl = (file) => (files?.[file] ? new URL(files[file], base).href : new URL(`engine/${file}`, base).href);
+  const key = `${build} ${fileUrl(`${MODULE_NAMES[build]}.mjs`)}`;
   if (!pending.has(key)) {
     const load = (which) => {
       const name = MODULE_NAMES[which];
-      const moduleUrl = new URL(`engine/${name}.mjs`, base).href;
+      const moduleUrl = fileUrl(`${name}.mjs`);
       const threads = poolSize();
       const started = performance.now();
       return import(/* @vite-ignore */ moduleUrl).then(async (ns) => {
         const mod = await ns.default({
-          locateFile: (file) => new URL(`engine/${file}`, base).href,
+          locateFile: (file) => (file.endsWith('.worker.js') ? pthreadWorkerUrl(fileUrl(file)) : fileUrl(file)),
           mainScriptUrlOrBlob: moduleUrl,
           threads,
         });

@@ -6,6 +6,6 @@ import { Runtime } from './runtime.js';
 
 const runtime = new Runtime(
   (msg, transfer) => self.postMessage(msg, transfer),
-  ({ base, threads, relaxed }) => loadEngine(base, { threads: threads ?? 'auto', relaxed: relaxed ?? 'auto' }),
+  ({ base, threads, relaxed, files }) => loadEngine(base, { threads: threads ?? 'auto', relaxed: relaxed ?? 'auto', files }),
 );
 self.onmessage = (e) => runtime.handle(e.data);

@@ -1,13 +1,10 @@
-// Scaled dot-product attention from node with the WebAssembly engine.
-//   npm run build:engine && node examples/attention.mjs
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
+// Scaled dot-product attention from Node.js with attnlab's npm package (the WebAssembly engine).
+//   npm install attnlab && node attention.mjs
+// In this repository, after `npm run build && npm pack` (or `node scripts/package.mjs`), the
+// package resolves to the repository itself, so `node examples/node/attention.mjs` runs too.
+import { loadEngine } from 'attnlab';
 
-const require = createRequire(import.meta.url);
-const dir = new URL('../build/wasm/', import.meta.url);
-const engine = await require(new URL('attnlab-node.cjs', dir).pathname)({
-  wasmBinary: readFileSync(new URL('attnlab-node.wasm', dir)),
-});
+const engine = await loadEngine();  // synchronous calls on this thread
 
 // Three tokens with d_k = 2: the third query points the same way as the first key.
 const q = new Float32Array([1, 0, 0, 1, 2, 0]);

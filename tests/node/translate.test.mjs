@@ -23,7 +23,12 @@ after(() => { session.dispose(); releaseEngine(engine); });
 test('the shipped translator is the one index.json describes, and small enough for the page', () => {
   const info = session.info();
   assert.deepEqual(info.vocabulary, { kind: 'bpe', size: info.srcVocab });
-  assert.equal(info.params, index.params);
+  const n = Number(model.readBigUInt64LE(0));
+  const header = JSON.parse(model.subarray(8, 8 + n).toString('utf8'));
+  const stored = Object.entries(header).filter(([k]) => k !== '__metadata__')
+    .reduce((sum, [, t]) => sum + t.shape.reduce((a, c) => a * c, 1), 0);
+  assert.equal(stored, index.params, 'index.json counts the parameters the file holds');
+  assert.equal(header['generator.weight'], undefined, 'the tied generator is stored once');
   assert.equal(model.length, index.bytes);
   assert.ok(model.length <= 16 * 2 ** 20, `${model.length} bytes`);
   assert.equal(fixture.length, 100);
@@ -76,7 +81,8 @@ test('the text API round-trips and refuses what it cannot do with a clear error'
   assert.throws(() => session.encodeText(''), /no words/);
   assert.throws(() => session.encodeText('wort '.repeat(400)), /at most/);
   assert.throws(() => session.decodeText([1e9]), /out of range/);
-  assert.throws(() => session.pieces([-1]), /out of range/);
+  assert.throws(() => session.pieces([-1]), RangeError);
+  assert.throws(() => session.pieces([5000]), /out of range/);
   const plain = engine.createSession({ model: 'transformer', task: 'reverse' });
   try {
     assert.throws(() => plain.encodeText('Hallo'), /no text vocabulary/);

@@ -29,7 +29,7 @@ const NAME = 'translate-de-en';
 const DATA = path.join(root, 'build', 'data', 'de-en');
 const OUT = path.resolve(opt('out', path.join(root, 'build', 'translate')));
 const RUN = path.join(OUT, 'de-en.safetensors');
-const STEPS = Number(opt('steps', 2400));
+const STEPS = Number(opt('steps', 2000));
 const THREADS = String(opt('threads', 2));
 const SAVE_EVERY = 200, KEEP = 12, AVERAGE = 5, EXAMPLES = 40, PARITY = 100, VALID = 100;
 // The recipe: a 3+3-layer Transformer (d_model 256, 4 heads, d_ff 1024) with a shared 5,000-token
@@ -159,7 +159,8 @@ const params = Number(JSON.parse(must('node', ['-e', `
 const indexFile = path.join(MODELS, 'index.json');
 const index = JSON.parse(readFileSync(indexFile, 'utf8'));
 index[NAME] = {
-  file: `models/${NAME}.safetensors`, examples: `models/${NAME}.examples.json`, section: '§7',
+  file: `models/${NAME}.safetensors`, examples: `models/${NAME}.examples.json`,
+  licenceFile: `models/${NAME}.LICENSE.txt`, section: '§7',
   bytes: statSync(file).size, steps: STEPS, seconds: Math.round(wall.seconds), params,
   bleu: Number(rows.average.bleu.toFixed(2)), testPairs: rows.average.sentences, trainPairs,
   command: `npm run reproduce -- --only ${NAME}  (attn train --task parallel ${RECIPE.join(' ')} --steps ${STEPS} --threads ${THREADS}; attn average --last ${AVERAGE}; attn export --half)`,

@@ -91,7 +91,7 @@ export function writeEmbedManifest(root) {
   const users = (file) => Object.keys(widgets).filter((w) => widgets[w].models.some((m) => m.file === file));
   if (existsSync(path.join(dist, 'models'))) {
     add('models/index.json', 'widgets with a model');
-    for (const f of readdirSync(path.join(dist, 'models')).filter((x) => x.endsWith('.safetensors')).sort())
+    for (const f of readdirSync(path.join(dist, 'models')).filter((x) => x !== 'index.json').sort())
       add(`models/${f}`, `widgets: ${users(`models/${f}`).join(', ') || 'none'}`);
   }
   const manifest = {

@@ -21,6 +21,8 @@ function sources(dir) {
 
 function uniqueSorted(xs) { return [...new Set(xs)].sort(); }
 
+const sizeOf = (file) => (existsSync(file) ? statSync(file).size : null);
+
 // The attribute keys read by one demo's code.
 export function attributeKeys(code) {
   const keys = [];
@@ -49,9 +51,12 @@ export function widgetManifest(root, names = null) {
   const out = {};
   for (const name of uniqueSorted([...(names ?? folders.filter((d) => d !== 'common' && d !== 'pending'))])) {
     const code = sources(path.join(demos, name)).join('\n');
+    // a model's checkpoint, and the files that travel with it (held-out examples, licence)
     const models = Object.entries(index)
       .filter(([key]) => new RegExp(`['"\`]${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"\`]`).test(code))
-      .map(([key, meta]) => ({ key, file: meta.file, bytes: meta.bytes ?? null }));
+      .flatMap(([key, meta]) => [meta.file, meta.examples, meta.licenceFile].filter(Boolean).map((file) => ({
+        key, file, bytes: file === meta.file ? meta.bytes ?? null : sizeOf(path.join(root, 'web', 'public', file)),
+      })));
     out[name] = { attributes: attributeKeys(code), properties: elementProperties(code), models };
   }
   return out;

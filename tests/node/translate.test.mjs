@@ -32,7 +32,6 @@ test('the shipped translator is the one index.json describes, and small enough f
   assert.equal(model.length, index.bytes);
   assert.ok(model.length <= 16 * 2 ** 20, `${model.length} bytes`);
   assert.equal(fixture.length, 100);
-  assert.ok(index.bleu >= 10, `BLEU ${index.bleu}`);  // the recipe's measured test BLEU
 });
 
 test('wasm beam search (4) gives native attn translate\'s tokens for the first 100 test sentences', () => {

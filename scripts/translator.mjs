@@ -151,11 +151,11 @@ writeFileSync(FIXTURE, must(attn, ['translate', '--checkpoint', file, '--input',
   '--limit', String(PARITY), '--beam', '4', '--threads', THREADS]));
 
 const trainPairs = readFileSync(path.join(DATA, 'train.tsv'), 'utf8').split('\n').filter(Boolean).length;
-const params = Number(JSON.parse(must('node', ['-e', `
-  const b = require('fs').readFileSync(${JSON.stringify(file)}); const n = Number(b.readBigUInt64LE(0));
-  const h = JSON.parse(b.subarray(8, 8 + n)); let p = 0;
-  for (const [k, v] of Object.entries(h)) if (k !== '__metadata__') p += v.shape.reduce((a, c) => a * c, 1);
-  console.log(JSON.stringify(p));`])));
+// the parameters the exported file holds: the element counts of its tensors (safetensors header)
+const exported = readFileSync(file);
+const header = JSON.parse(exported.subarray(8, 8 + Number(exported.readBigUInt64LE(0))).toString('utf8'));
+const params = Object.entries(header).filter(([k]) => k !== '__metadata__')
+  .reduce((sum, [, t]) => sum + t.shape.reduce((a, c) => a * c, 1), 0);
 const indexFile = path.join(MODELS, 'index.json');
 const index = JSON.parse(readFileSync(indexFile, 'utf8'));
 index[NAME] = {

@@ -70,7 +70,7 @@ test('section numbers follow web/sections.js: table of contents, headings and cr
   await page.close();
 });
 
-test('an old positional anchor (#s04) lands on its section, and the URL gets its key', async () => {
+test('an old positional anchor (#s10) lands on its section, and the URL gets its key', async () => {
   assert.equal(LEGACY_IDS.s04, 'bahdanau');
   assert.equal(LEGACY_IDS.s10, 'relatives');
   const page = await browser.newPage();

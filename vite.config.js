@@ -1,12 +1,12 @@
 // The guide page: sources in web/, static output in dist/ (relative URLs, so any static host
 // or a plain folder serves it). The embeddable widget script (dist/embed.js, one file) has its
-// own build, web/embed-build.mjs, run after this one. The dev server sends COOP/COEP so the
+// own build, scripts/web/embed-build.mjs, run after this one. The dev server sends COOP/COEP so the
 // threaded engine can load (and serves web/embed.js too).
 import { defineConfig } from 'vite';
 import { fileURLToPath } from 'node:url';
-import { codePlugin } from './web/demos/code/extract.mjs';
-import { embedExamplePlugin } from './web/embed-example.mjs';
-import { widgetsPlugin } from './web/widgets-manifest.mjs';
+import { codePlugin } from './scripts/web/code-extract.mjs';
+import { embedExamplePlugin } from './scripts/web/embed-example.mjs';
+import { widgetsPlugin } from './scripts/web/widgets-manifest.mjs';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const isolation = {

@@ -93,7 +93,7 @@ export async function buildEngine({ pageOnly = false } = {}) {
   }
 }
 
-// The page into dist/, then the widget script beside it (dist/embed.js, web/embed-build.mjs).
+// The page into dist/, then the widget script beside it (dist/embed.js, scripts/web/embed-build.mjs).
 export async function buildPage() {
   const { build } = await import('vite');
   await build({ configFile: path.join(root, 'vite.config.js'), logLevel: 'warn' });
@@ -102,7 +102,7 @@ export async function buildPage() {
 
 export async function buildEmbed() {
   const { build } = await import('vite');
-  const { embedConfig, writeEmbedManifest } = await import('../web/embed-build.mjs');
+  const { embedConfig, writeEmbedManifest } = await import('./web/embed-build.mjs');
   await build(embedConfig(root));
   writeEmbedManifest(root);
 }

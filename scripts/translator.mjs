@@ -160,7 +160,7 @@ const indexFile = path.join(MODELS, 'index.json');
 const index = JSON.parse(readFileSync(indexFile, 'utf8'));
 index[NAME] = {
   file: `models/${NAME}.safetensors`, examples: `models/${NAME}.examples.json`,
-  licenceFile: `models/${NAME}.LICENSE.txt`, section: '§7',
+  licenceFile: `models/${NAME}.LICENSE.txt`, section: 'decoder',
   bytes: statSync(file).size, steps: STEPS, seconds: Math.round(wall.seconds), params,
   bleu: Number(rows.average.bleu.toFixed(2)), testPairs: rows.average.sentences, trainPairs,
   command: `npm run reproduce -- --only ${NAME}  (attn train --task parallel ${RECIPE.join(' ')} --steps ${STEPS} --threads ${THREADS}; attn average --last ${AVERAGE}; attn export --half)`,

@@ -5,8 +5,8 @@
 // hash, e.g. <attnlab-demo name="sdpa" dk="64" scale="0">). Language is per widget: its `lang`
 // attribute, else the nearest ancestor's (the host page's <html lang>): "en…" is English, "ko…"
 // Korean, another language English, none Korean. Each language runs its own copy of the demo
-// code (the widget build duplicates it, web/embed-build.mjs), so widgets in two languages on
-// one page each render their own and the host page is never touched.
+// code (the widget build duplicates it, scripts/web/embed-build.mjs), so widgets in two
+// languages on one page each render their own and the host page is never touched.
 // Methods start(), pause() and reset() drive the demo's run; `progress` events carry
 // {step, loss, total, done}; `ready` fires once mounted; `error` ({message, url}) when the widget
 // cannot load what it needs, which it also says in its box (never a blank one).

@@ -1,10 +1,11 @@
-// Page entry: builds §1–§12 and the playground from the content fragments of the current
-// language, typesets their formulas, and mounts each demo into its placeholder when it nears
-// the viewport. A language switch swaps the prose only: live demo hosts (and any training in
-// them) move over into the new fragment's placeholders.
+// Page entry: builds the sections of web/sections.js, in its order, from the content fragments
+// of the current language, numbers them (headings, table of contents, cross-references),
+// typesets their formulas, and mounts each demo into its placeholder when it nears the viewport.
+// A language switch swaps the prose only: live demo hosts (and any training in them) move over
+// into the new fragment's placeholders.
 import 'katex/dist/katex.min.css';
 import './style.css';
-import { SECTIONS } from './sections.js';
+import { SECTIONS, sectionKey, sectionLabel } from './sections.js';
 import { applyI18n, getLang, setLang, t, onLangChange } from './i18n/index.js';
 import { loadEngine, expectedEngine, engineLabel } from './core/engine.js';
 import { crossOriginIsolate } from './core/coi.js';
@@ -46,23 +47,37 @@ function showEngine(info) {
   }
 }
 
-const heading = (s, i) => `<h2><span class="num">${s.id === 'playground' ? '◆' : `§${i + 1}`}</span> ${t(`${s.id}.title`)}</h2>`;
+// A section's number (§N) comes from its place in SECTIONS; fragments carry none.
+const num = (s) => `<span class="num">${sectionLabel(s.id) || '◆'}</span>`;
+const heading = (s) => `<h2>${num(s)} ${t(`section.${s.id}.title`)}</h2>`;
 
-function fallbackFragment(s, i) {
+function fallbackFragment(s) {
   const demos = s.demos.map((d) => `<div data-demo="${d}"></div>`).join('');
-  return `${heading(s, i)}<p>${t(`${s.id}.summary`)}</p>${demos}`;
+  return `${heading(s)}<p>${t(`section.${s.id}.summary`)}</p>${demos}`;
 }
 
-async function fragmentFor(s, i, lang) {
+async function fragmentFor(s, lang) {
   const load = fragments[`./i18n/content/${lang}/${s.id}.html`];
-  if (!load) return fallbackFragment(s, i);
+  if (!load) return fallbackFragment(s);
   const html = await load();
-  return /<h2[\s>]/i.test(html) ? html : `${heading(s, i)}${html}`;
+  if (!/<h2[\s>]/i.test(html)) return `${heading(s)}${html}`;
+  return sectionLabel(s.id) ? html.replace(/<h2>/i, `<h2>${num(s)} `) : html;
+}
+
+// Cross-references in the prose, <a class="ref" href="#key"></a>: the referenced section's
+// number, and a jump that keeps the demos' settings in the URL hash.
+function fillReferences(main) {
+  for (const a of main.querySelectorAll('a.ref')) {
+    const key = sectionKey(a.getAttribute('href').slice(1));
+    a.textContent = key ? sectionLabel(key) : a.getAttribute('href');
+    a.dataset.section = key ?? '';
+  }
 }
 
 function renderNav() {
   const nav = document.getElementById('toc');
-  nav.innerHTML = SECTIONS.map((s) => `<a href="#${s.id}" data-section="${s.id}">${t(`${s.id}.nav`)}</a>`).join('');
+  const label = (s) => [sectionLabel(s.id), t(`section.${s.id}.nav`)].filter(Boolean).join(' ');
+  nav.innerHTML = SECTIONS.map((s) => `<a href="#${s.id}" data-section="${s.id}">${label(s)}</a>`).join('');
   nav.querySelectorAll('a').forEach((a) => a.addEventListener('click', (e) => {
     e.preventDefault();
     scrollToSection(a.dataset.section);
@@ -124,7 +139,7 @@ async function mountHost(host) {
 
 async function renderSections() {
   const lang = getLang();
-  const html = await Promise.all(SECTIONS.map((s, i) => fragmentFor(s, i, lang)));
+  const html = await Promise.all(SECTIONS.map((s) => fragmentFor(s, lang)));
   const main = document.getElementById('sections');
   for (const host of hosts.values()) host.remove();
   main.innerHTML = SECTIONS.map((s, i) => `
@@ -141,9 +156,16 @@ async function renderSections() {
     hosts.set(name, ph);
     if (engine || engineError) observer.observe(ph);
   }
+  fillReferences(main);
   typeset(main);
 }
 
+document.getElementById('sections').addEventListener('click', (e) => {
+  const ref = e.target.closest?.('a.ref');
+  if (!ref?.dataset.section) return;
+  e.preventDefault();
+  scrollToSection(ref.dataset.section);
+});
 document.getElementById('lang-toggle').addEventListener('click', () => setLang(getLang() === 'ko' ? 'en' : 'ko'));
 onLangChange(async () => {
   renderNav();
@@ -178,5 +200,14 @@ try {
 performance.mark('attnlab:engine');
 for (const host of hosts.values()) observer.observe(host);
 document.body.dataset.ready = '1';
-const target = [...new URLSearchParams(location.hash.slice(1)).keys()].find((k) => SECTIONS.some((s) => s.id === k));
-if (target) document.getElementById(target).scrollIntoView();
+// A section named in the hash (#bahdanau, beside any demo settings) is scrolled to; one of the
+// old positional anchors (#s04) is rewritten to the section's key first.
+const anchor = [...new URLSearchParams(location.hash.slice(1)).keys()].find((k) => sectionKey(k));
+if (anchor) {
+  const target = sectionKey(anchor);
+  if (target !== anchor) {
+    const hash = location.hash.slice(1).split('&').map((p) => (p.split('=')[0] === anchor ? target : p)).join('&');
+    history.replaceState(history.state, '', `${location.pathname}${location.search}#${hash}`);
+  }
+  document.getElementById(target).scrollIntoView();
+}

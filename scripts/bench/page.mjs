@@ -1,7 +1,7 @@
 // Bench rows for the guide page, measured in headless Chromium on the built dist/ (served
 // by Vite's preview server on loopback, one cold load per sample, median of 3):
 //   first contentful paint; time until the first engine-backed demo (§5 sdpa, page opened at
-//   #s05) is interactive; total bytes transferred by then (HTML, JS, CSS, fonts, wasm).
+//   #dot-product) is interactive; total bytes transferred by then (HTML, JS, CSS, fonts, wasm).
 // Rows follow build/bench.json's shape {name, unit, attnlab, peer, peer_value, ratio}; there is
 // no peer for these, so peer fields are null. Run alone: `node scripts/bench/page.mjs` prints
 // the rows and merges them into build/bench.json.
@@ -35,7 +35,7 @@ export async function pageRows({ samples = 3 } = {}) {
   const browser = await launch();
   try {
     const runs = [];
-    for (let i = 0; i < samples; i++) runs.push(await sample(browser, `${server.url}#s05`));
+    for (let i = 0; i < samples; i++) runs.push(await sample(browser, `${server.url}#dot-product`));
     const row = (name, unit, value) => ({ name, unit, attnlab: Number(value.toFixed(unit === 'KiB' ? 0 : 1)), peer: null, peer_value: null, ratio: null });
     return [
       row('page: first contentful paint (headless Chromium, loopback)', 'ms', median(runs.map((r) => r.fcp))),

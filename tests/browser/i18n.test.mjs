@@ -1,11 +1,13 @@
-// The UI string tables: the same keys in Korean and English, the same {placeholders} in each
-// pair, no empty strings, and every key the page's code asks for exists.
+// The UI string tables: the same keys in Korean and English, the same {placeholders} and
+// {§section} references in each pair, no empty strings, every key the page's code asks for
+// exists, and every section of web/sections.js has its strings.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import ko from '../../web/i18n/ko.js';
 import en from '../../web/i18n/en.js';
+import { SECTIONS } from '../../web/sections.js';
 import { root } from './harness.mjs';
 
 test('ko and en have the same keys and placeholders', () => {
@@ -14,6 +16,16 @@ test('ko and en have the same keys and placeholders', () => {
   for (const k of Object.keys(ko)) {
     assert.ok(ko[k].trim() && en[k].trim(), `empty string for ${k}`);
     assert.deepEqual(vars(ko[k]), vars(en[k]), `placeholders of ${k}`);
+  }
+});
+
+test('every section has its strings, and references name sections by key', () => {
+  for (const s of SECTIONS) for (const f of ['nav', 'title', 'summary']) assert.ok(`section.${s.id}.${f}` in ko, `section.${s.id}.${f}`);
+  const refs = (s) => [...s.matchAll(/\{§([^}]*)\}/g)].map((m) => m[1]).sort();
+  for (const k of Object.keys(ko)) {
+    assert.doesNotMatch(ko[k] + en[k], /§\s*\d/, `${k}: a section number written out; use {§key}`);
+    assert.deepEqual(refs(ko[k]), refs(en[k]), `references of ${k}`);
+    for (const r of refs(ko[k])) assert.ok(SECTIONS.some((s) => s.id === r), `${k}: no section '${r}'`);
   }
 });
 

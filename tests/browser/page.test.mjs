@@ -5,8 +5,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { startServer, launch, shots } from './harness.mjs';
+import { SECTIONS } from '../../web/sections.js';
 
-const SECTION_IDS = ['s01', 's02', 's03', 's04', 's05', 's06', 's07', 's08', 's09', 's10', 's11', 's12', 'playground'];
+const SECTION_IDS = SECTIONS.map((s) => s.id);
 const HANGUL = /[\uac00-\ud7a3]/;
 
 let server, browser;

@@ -1,7 +1,10 @@
-// The guide's prose fragments (web/i18n/content/{ko,en}/*.html): each exists in both languages,
-// is well-formed HTML of the allowed kind, renders its formulas with KaTeX, carries the same demo
-// placeholders, formulas and quoted figures in ko and en as the README lists, and repeats no
-// sentence of the source documents (fingerprints in tests/fixtures/content/seed-sentences.json).
+// The guide's prose fragments (web/i18n/content/{ko,en}/<key>.html, one per section of
+// web/sections.js): each exists in both languages, is well-formed HTML of the allowed kind,
+// carries no section number of its own (the page numbers sections from their order) and refers
+// to other sections only by key, renders its formulas with KaTeX, carries the same demo
+// placeholders, cross-references, formulas and quoted figures in ko and en as the README and
+// web/sections.js list, and repeats no sentence of the source documents (fingerprints in
+// tests/fixtures/content/seed-sentences.json).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -9,11 +12,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import katex from 'katex';
 import { findFingerprints, fingerprint, flatten, readFixture, seedSentences } from './content-seeds.mjs';
+import { SECTIONS } from '../../web/sections.js';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = path.join(root, 'web', 'i18n', 'content');
 const LANGS = ['ko', 'en'];
-const FRAGMENTS = [...Array.from({ length: 12 }, (_, i) => `s${String(i + 1).padStart(2, '0')}`), 'playground'];
+const FRAGMENTS = SECTIONS.map((s) => s.id);
 const DEMOS = ['lm', 'bottleneck', 'reverse', 'bahdanau', 'sdpa', 'mixing', 'self-attention', 'decoder', 'translate',
   'multihead', 'positional', 'pointer', 'ntm', 'order', 'cost', 'code', 'playground'];
 const TAGS = new Set(['h2', 'h3', 'p', 'span', 'div', 'ul', 'ol', 'li', 'strong', 'em', 'code', 'a', 'table',
@@ -75,7 +79,13 @@ for (const lang of LANGS) {
         for (const a of Object.keys(n.attrs)) {
           assert.ok(['class', 'href', 'data-demo'].includes(a), `attribute ${a} on <${n.tag}> is not allowed`);
         }
-        if (n.tag === 'a') assert.match(n.attrs.href ?? '', /^https:\/\/arxiv\.org\/abs\/\d{4}\.\d{4,5}$/, 'links go to arXiv papers only');
+        if (n.tag === 'a' && hasClass(n, 'ref')) {
+          assert.ok(FRAGMENTS.includes((n.attrs.href ?? '').replace(/^#/, '')) && n.attrs.href.startsWith('#'),
+            `a cross-reference names a section of web/sections.js: ${n.attrs.href}`);
+          assert.equal(n.children.length, 0, 'a cross-reference is empty (the page writes the number)');
+        } else if (n.tag === 'a') {
+          assert.match(n.attrs.href ?? '', /^https:\/\/arxiv\.org\/abs\/\d{4}\.\d{4,5}$/, 'links go to arXiv papers only');
+        }
         if ('data-demo' in n.attrs) {
           assert.ok(DEMOS.includes(n.attrs['data-demo']), `unknown demo ${n.attrs['data-demo']}`);
           assert.equal(n.tag, 'div');
@@ -93,6 +103,8 @@ for (const lang of LANGS) {
         }
       }
       const all = text(tree);
+      assert.doesNotMatch(all, /§\s*\d/, 'no section number in the prose: refer to a section by key');
+      assert.ok(![...walk(tree)].some((n) => hasClass(n, 'num')), 'the page numbers the heading');
       const hangul = /[\uac00-\ud7a3]/.test(all);
       assert.equal(hangul, lang === 'ko', lang === 'ko' ? 'Korean text expected' : 'untranslated Korean left in English');
     });
@@ -122,10 +134,15 @@ function placeholders(tree) {
   return [...walk(tree)].filter((n) => 'data-demo' in n.attrs).map((n) => n.attrs['data-demo']);
 }
 
+function references(tree) {
+  return [...walk(tree)].filter((n) => n.tag === 'a' && hasClass(n, 'ref')).map((n) => n.attrs.href.slice(1));
+}
+
 test('ko and en carry the same placeholders, display formulas and quoted figures', () => {
   for (const name of FRAGMENTS) {
     const [ko, en] = LANGS.map((l) => parse(read(l, name)));
     assert.deepEqual(placeholders(en), placeholders(ko), `${name}: placeholders`);
+    assert.deepEqual(references(en).sort(), references(ko).sort(), `${name}: cross-references`);
     assert.deepEqual(texOf(en).block, texOf(ko).block, `${name}: display formulas`);
     assert.deepEqual(new Set(texOf(en).inline), new Set(texOf(ko).inline), `${name}: inline formulas`);
     const figures = (tree) => [...walk(tree)].filter((n) => n.tag === 'table' && hasClass(n, 'paper'))
@@ -137,9 +154,11 @@ test('ko and en carry the same placeholders, display formulas and quoted figures
 test('the README lists each fragment\'s placeholders, and every demo has one', () => {
   const readme = readFileSync(path.join(dir, 'README.md'), 'utf8');
   const listed = {};
-  for (const m of readme.matchAll(/^\| (s\d\d|playground) \| ([a-z, -]+) \|$/gm)) listed[m[1]] = m[2].split(/,\s*/);
-  assert.deepEqual(Object.keys(listed).sort(), [...FRAGMENTS].sort());
+  const table = readme.split(/^## Placeholders per section$/m)[1].split(/^## /m)[0].split(/^\| --- \| --- \|$/m)[1];
+  for (const m of table.matchAll(/^\| ([a-z][a-z-]*) \| ([a-z, -]+) \|$/gm)) listed[m[1]] = m[2].split(/,\s*/);
+  assert.deepEqual(Object.keys(listed), FRAGMENTS, 'the README lists the sections of web/sections.js, in order');
   for (const name of FRAGMENTS) assert.deepEqual(placeholders(parse(read('ko', name))), listed[name], name);
+  for (const s of SECTIONS) assert.deepEqual(s.demos, listed[s.id], `web/sections.js: demos of ${s.id}`);
   assert.deepEqual(Object.values(listed).flat().sort(), [...DEMOS].sort());
 });
 

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { widgetManifest, elementFacts } from '../../web/widgets-manifest.mjs';
+import { widgetManifest, elementFacts } from '../../scripts/web/widgets-manifest.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const doc = readFileSync(path.join(root, 'docs', 'widgets.md'), 'utf8');

@@ -1,9 +1,11 @@
 // Language state for the page: Korean by default, English by `?lang=en` or the toggle.
 // Every visible string comes from the tables in ko.js / en.js; elements carry
 // data-i18n="key" (text) or data-i18n-aria="key" (aria-label) and are refilled on a switch,
-// without a reload.
+// without a reload. A string refers to a guide section by its key, `{§bahdanau}`, which t()
+// fills in with the section's number from web/sections.js.
 import ko from './ko.js';
 import en from './en.js';
+import { sectionLabel } from '../sections.js';
 
 const tables = { ko, en };
 const listeners = new Set();
@@ -14,7 +16,8 @@ export function getLang() { return lang; }
 export function t(key, vars = {}) {
   const s = tables[lang][key] ?? tables.ko[key];
   if (s === undefined) throw new Error(`i18n: no string for key '${key}'`);
-  return s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
+  return s.replace(/\{§([a-z][a-z-]*)\}/g, (_, id) => sectionLabel(id))
+    .replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
 }
 
 export function applyI18n(root = document, { updateDocument = true } = {}) {

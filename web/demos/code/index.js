@@ -1,6 +1,7 @@
 // §12 demo: the engine's own source for attention, the causal mask, the multi-head split and
-// the positional encoding, as cut from cpp/ when this page was built (web/demos/code/extract.mjs),
-// so what is shown is what runs. A snippet whose code is not in this build says so.
+// the positional encoding, as cut from cpp/ when this page was built
+// (scripts/web/code-extract.mjs), so what is shown is what runs. A snippet whose code is not in
+// this build says so.
 import snippets from 'virtual:attnlab-code';
 import { t } from '../../i18n/index.js';
 import { escapeHtml } from '../../viz/bars.js';

@@ -1,6 +1,7 @@
-// Build-time (Node) half of the §12 demo: a Vite plugin serving `virtual:attnlab-code`, the
-// engine's own C++ for attention, the causal mask, the multi-head split and the positional
-// encoding, cut out of cpp/ when the page is built (doc comment above + the balanced body).
+// Build-time (Node) half of the `code` demo (web/demos/code/index.js): a Vite plugin serving
+// `virtual:attnlab-code`, the engine's own C++ for attention, the causal mask, the multi-head
+// split and the positional encoding, cut out of cpp/ when the page is built (doc comment above +
+// the balanced body).
 // Each snippet lists candidate locations; the first one present in the tree is used.
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';

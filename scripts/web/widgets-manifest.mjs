@@ -1,6 +1,6 @@
 // Build-time (Node) facts about the <attnlab-demo> widgets, read from the demos' own code so the
 // widget script, its manifest and the widget reference (docs/widgets.md, checked by
-// tests/node/widgets-doc.test.mjs) cannot drift from it:
+// tests/package/widgets-doc.test.mjs) cannot drift from it:
 //   attributes  every key a demo reads from its element (ctx.read.num/str/bool('key', ...),
 //               ctx.store.get('key')); a key built from a template (`s${i}`) is reported as
 //               its pattern ('s${i}')

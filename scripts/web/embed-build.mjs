@@ -12,7 +12,7 @@
 // state (the language tables, the engine client, the charts and the styles stay shared).
 import { readFileSync, writeFileSync, existsSync, statSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { codePlugin } from './demos/code/extract.mjs';
+import { codePlugin } from './code-extract.mjs';
 import { widgetsPlugin, widgetManifest } from './widgets-manifest.mjs';
 
 const TAG = /[?&]lang=(ko|en)(?=&|$)/;

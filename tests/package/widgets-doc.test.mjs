@@ -14,6 +14,7 @@ import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { widgetManifest, elementFacts } from '../../scripts/web/widgets-manifest.mjs';
+import { SECTIONS, sectionLabel } from '../../web/sections.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const doc = readFileSync(path.join(root, 'docs', 'widgets.md'), 'utf8');
@@ -79,6 +80,17 @@ test('every registered widget is documented, and every documented one is registe
   const unknown = documented.filter((n) => !registered.includes(n) && !DOCUMENTED_AHEAD.includes(n));
   assert.deepEqual(unknown, [], `docs/widgets.md documents widgets the registry does not have: ${unknown.join(', ')}`);
   for (const n of DOCUMENTED_AHEAD) assert.ok(documented.includes(n) || registered.includes(n), `${n}: neither documented nor registered`);
+});
+
+test('each widget\'s section label is the number the page gives its section', () => {
+  const parts = doc.split(/^### `([^`]+)`\s*$/m);
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = parts[i];
+    const label = parts[i + 1].trim().match(/^(§\d+):/)?.[1];
+    const section = SECTIONS.find((s) => s.demos.includes(name));
+    assert.ok(section, `widget ${name} is in no section of web/sections.js`);
+    assert.equal(label ?? '', sectionLabel(section.id), `widget ${name} (section ${section.id})`);
+  }
 });
 
 test('each widget\'s attributes, models and properties are those its code uses', () => {

@@ -1,4 +1,4 @@
-// §4 demo settings, shared by the page and its tests: the tasks offered, the RNNsearch and
+// `bahdanau` section demo settings, shared by the page and its tests: the tasks offered, the RNNsearch and
 // optimizer the page trains, and the held-out draw the engine scores (alignment error rate on
 // dates and phrases, whose gold alignments the engine knows).
 export const TASKS = {

@@ -1,4 +1,4 @@
-// §4 demo: RNNsearch (Bahdanau, Cho & Bengio 2015: bi-GRU encoder, GRU decoder, additive
+// `bahdanau` section demo: RNNsearch (Bahdanau, Cho & Bengio 2015: bi-GRU encoder, GRU decoder, additive
 // attention α_ij = softmax_j(vᵀ tanh(W s_{i-1} + U h_j))) trained live in the engine's Worker.
 // The heatmap is the model's own α on one held-out example, refreshed while it trains. On the
 // `reverse` task the gold alignment is known exactly (output i copies input L-1-i, an

@@ -1,4 +1,4 @@
-// §2 demo: the fixed-size bottleneck, measured. An encoder–decoder without attention
+// `bottleneck` section demo: the fixed-size bottleneck, measured. An encoder–decoder without attention
 // (RNNencdec) and one with it (RNNsearch) — same sizes, data, seed and steps — learn to copy
 // symbol sequences of 3 to 16 tokens. Afterwards the engine decodes 200 held-out sequences
 // with each model and the page plots exact-match accuracy per source length: the shape of

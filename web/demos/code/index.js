@@ -1,4 +1,4 @@
-// §12 demo: the engine's own source for attention, the causal mask, the multi-head split and
+// `code` section demo: the engine's own source for attention, the causal mask, the multi-head split and
 // the positional encoding, as cut from cpp/ when this page was built
 // (scripts/web/code-extract.mjs), so what is shown is what runs. A snippet whose code is not in
 // this build says so.

@@ -1,6 +1,6 @@
 // Checkpoints trained natively by `npm run models` and shipped in models/ (index.json names
 // each one's command, data and licence). Loaded on demand into the engine's Worker, once per
-// page: the §6–§8 demos share one session (they only inspect and decode it).
+// page: the self-attention, decoder and multihead demos share one session (they only inspect and decode it).
 import { t } from '../../i18n/index.js';
 import { escapeHtml } from '../../viz/bars.js';
 

@@ -1,4 +1,4 @@
-// §11 demo: the n² cost of self-attention, measured. The engine runs softmax(QKᵀ/√d_k)V for
+// `results` section demo: the n² cost of self-attention, measured. The engine runs softmax(QKᵀ/√d_k)V for
 // n = 64 … n_max tokens (d_k = 64) and the page plots the median wall time per call beside a
 // least-squares fit c·n². One n per step, so the run can be paused and the page stays live.
 // State: cost.max (n_max) in the URL hash. Measurements on the element: el.timings.

@@ -1,4 +1,4 @@
-// §7 demo: the decoder of the shipped Transformer at work. The engine decodes a held-out
+// `decoder` section demo: the decoder of the shipped Transformer at work. The engine decodes a held-out
 // source greedily, then one teacher-forced pass over its own output yields the decoder's
 // masked self-attention (the causal mask leaves every weight above the diagonal at exactly 0)
 // and the cross-attention; the step slider shows which source tokens output step i reads.

@@ -1,4 +1,4 @@
-// §1 demo: sentence probabilities under the shipped word-level language model (a decoder-only
+// `language-model` section demo: sentence probabilities under the shipped word-level language model (a decoder-only
 // Transformer trained natively on Moby-Dick). The engine (lmScore, a few milliseconds per
 // sentence, so on the page's own module like the other small computations) scores each one,
 // log p(w_1..w_n </s>) = Σ_t log p(w_t | w_<t); the bars show that total, hovering or focusing

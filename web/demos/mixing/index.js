@@ -1,4 +1,4 @@
-// §5 demo: one token's new representation as a softmax mixture. The query is "are" in
+// `dot-product` section demo: one token's new representation as a softmax mixture. The query is "are" in
 // "How are you"; the reader sets its score against each key, the engine's attention turns
 // the scores into weights (d_k = 1, so the scores reach the softmax unchanged) and mixes the
 // three value vectors (seeded random, V = 4 dims). State: mixing.s0…s2 in the URL hash.

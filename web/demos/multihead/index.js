@@ -1,4 +1,4 @@
-// §8 demo: multi-head attention. Top: every head of one sublayer of the shipped Transformer on
+// `multihead` section demo: multi-head attention. Top: every head of one sublayer of the shipped Transformer on
 // a held-out example, side by side (the engine's own per-head maps). Bottom: the head-count
 // ablation in small (Vaswani et al. 2017, Table 3 (A)): the same task trained in the engine's
 // Worker with h = 1, 2, 4, 8 at a fixed d_model = 32, then each model's held-out loss.

@@ -1,4 +1,4 @@
-// §10 demo: content-based addressing of a Neural Turing Machine (Graves et al. 2014, eq. 5–6):
+// `relatives` section demo: content-based addressing of a Neural Turing Machine (Graves et al. 2014, eq. 5–6):
 // w_i = softmax_i(β · cos(k, M_i)), by the engine's contentAddress. The read vector Σ w_i M_i
 // comes from the engine's attention run as the same lookup: keys are the memory rows scaled to
 // unit length, the query is β·k/‖k‖·√M (cancelling its 1/√d_k), the values are the rows.

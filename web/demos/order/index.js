@@ -1,4 +1,4 @@
-// §10 demo: order matters (Vinyals, Bengio & Kudlur 2016). Three identical RNNsearch models
+// `relatives` section demo: order matters (Vinyals, Bengio & Kudlur 2016). Three identical RNNsearch models
 // learn to sort the same symbol sequences; only the order in which the input is presented
 // differs: as drawn (random), already ascending, or descending. Each run step trains every
 // model on the same batch drawn from the engine's sort task (trainBatch with the input

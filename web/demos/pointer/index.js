@@ -1,4 +1,4 @@
-// §10 demo: a pointer network (Vinyals, Fortunato & Jaitly 2015) answers for the reader's own
+// `relatives` section demo: a pointer network (Vinyals, Fortunato & Jaitly 2015) answers for the reader's own
 // points. A small Ptr-Net trains live in the engine's Worker on the convex-hull task (5–10
 // points in the unit square); clicking adds points, "point" asks the engine for its answer
 // (positions chosen one by one from its attention over the inputs, with each step's

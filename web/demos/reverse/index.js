@@ -1,4 +1,4 @@
-// §3 demo: Sutskever et al.'s reversal trick, live. Two attention-free encoder–decoders
+// `reversal` section demo: Sutskever et al.'s reversal trick, live. Two attention-free encoder–decoders
 // (RNNencdec: the decoder sees only the final encoder state) learn to output a sequence of
 // symbols; one reads its input in the same order as the output (the `copy` task), the other
 // reads it reversed (the `reverse` task: the output's first symbol is the last one read).

@@ -1,4 +1,4 @@
-// §5 demo: why softmax(QKᵀ/√d_k) divides by √d_k. For random q, k with unit-variance entries
+// `dot-product` section demo: why softmax(QKᵀ/√d_k) divides by √d_k. For random q, k with unit-variance entries
 // the engine computes the attention weights at the chosen d_k, with the scaling on or off
 // ("off" feeds the engine q·√d_k, so its 1/√d_k cancels and the scores are raw dot products).
 // A sweep over d_k = 1…512 plots the mean largest weight and the mean entropy both ways.

@@ -1,4 +1,4 @@
-// §6 demo: self-attention of a trained encoder. The shipped Transformer (trained natively by
+// `self-attention` section demo: self-attention of a trained encoder. The shipped Transformer (trained natively by
 // `npm run models`) encodes a held-out source; clicking a token shows the weights its query
 // gives every key, per layer and head (or their mean), read from the engine's own maps. The
 // block diagram lists the model's real configuration. State: self-attention.ex, .layer,

@@ -1,4 +1,4 @@
-// §7 demo: a German→English Transformer trained natively on a real corpus (the example
+// `decoder` section demo: a German→English Transformer trained natively on a real corpus (the example
 // sentences of the Ding dictionary, `npm run reproduce -- --only translate-de-en`) translates
 // in the page's Worker. The model (models/translate-de-en.safetensors, float16) loads only when
 // the reader opens the translator. Each translation decodes twice, greedy and with beam search

@@ -31,7 +31,8 @@ fail() {
 }
 
 run sums
-{ [ $rc -eq 0 ] && grep -q "rank 0: sums ok" "$DIR/out" && grep -q "rank 1: sums ok" "$DIR/out"; } ||
+{ [ $rc -eq 0 ] && grep -q "rank 0: sums ok" "$DIR/out" &&
+  grep -q "rank 1: sums ok" "$DIR/out"; } ||
   fail "sums: every rank checks its sums"
 
 run mismatch

@@ -10,7 +10,8 @@
 # Users: find_package(attnlab CONFIG REQUIRED) and target_link_libraries(app attnlab::attnlab);
 # the target brings C++17, both include folders, the instruction-set flags the library was
 # compiled with (ATTNLAB_ARCH_FLAGS), threads, and xtensor, xsimd and nlohmann_json through
-# their own CMake packages. Nothing of the tests, benchmarks, bindings or CUDA is installed.
+# their own CMake packages (and MPI's, when the library was built with it). Nothing of the
+# tests, benchmarks, bindings or CUDA is installed.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -39,7 +40,7 @@ endif()
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/cpp/attnlab/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/attnlab
   FILES_MATCHING PATTERN "*.hpp")
 install(FILES ${ATTNLAB_GENERATED}/attnlab/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/attnlab)
-foreach(module core kernels layers models train io api)
+foreach(module core kernels layers models train io api dist)
   install(DIRECTORY ${CMAKE_SOURCE_DIR}/cpp/${module} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/attnlab
     FILES_MATCHING PATTERN "*.hpp" PATTERN "bench.hpp" EXCLUDE PATTERN "rnn_bench.hpp" EXCLUDE)
 endforeach()

@@ -24,6 +24,19 @@ target_link_libraries(attnlab_cuda PUBLIC CUDA::cudart_static CUDA::cublas)
 target_compile_definitions(attnlab PUBLIC ATTNLAB_WITH_CUDA)
 target_link_libraries(attnlab PUBLIC attnlab_cuda)
 
+# NCCL from the CUDA toolkit: the GPU backend of data-parallel training (cpp/dist/nccl_*).
+find_library(ATTNLAB_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+find_path(ATTNLAB_NCCL_INCLUDE nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+if(ATTNLAB_NCCL_LIBRARY AND ATTNLAB_NCCL_INCLUDE)
+  set_property(SOURCE ${CMAKE_SOURCE_DIR}/cpp/dist/nccl_communicator.cpp APPEND PROPERTY
+               COMPILE_DEFINITIONS ATTNLAB_WITH_NCCL)
+  set_property(SOURCE ${CMAKE_SOURCE_DIR}/cpp/dist/nccl_communicator.cpp APPEND PROPERTY
+               INCLUDE_DIRECTORIES ${ATTNLAB_NCCL_INCLUDE})
+  target_link_libraries(attnlab PUBLIC ${ATTNLAB_NCCL_LIBRARY})
+else()
+  message(STATUS "attnlab: NCCL not found in ${CUDAToolkit_LIBRARY_DIR}: no multi-GPU training")
+endif()
+
 # Kernel timings at base-model shapes (bench/cuda/), run by scripts/gpu-check.sh.
 add_executable(attnlab_cuda_bench ${CMAKE_SOURCE_DIR}/bench/cuda/kernels_bench.cpp)
 target_link_libraries(attnlab_cuda_bench PRIVATE attnlab)

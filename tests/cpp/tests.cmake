@@ -1,8 +1,8 @@
 # The Catch2 (v2) suite: every tests/cpp/test_*.cpp in one executable, registered with CTest
 # one test case at a time. The same sources build natively and to WebAssembly; the wasm
 # executable runs under node through CMAKE_CROSSCOMPILING_EMULATOR.
-# Tags: [kernels] [grad] [torch] [model] [cuda]; ATTNLAB_TEST_SPEC narrows what CTest runs
-# (the sanitizer build skips the slow training tests, the Release build runs them).
+# Tags: [kernels] [grad] [torch] [model] [cuda] [dist]; ATTNLAB_TEST_SPEC narrows what CTest
+# runs (the sanitizer build skips the slow training tests, the Release build runs them).
 file(GLOB ATTNLAB_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/cpp/*.cpp)
 add_executable(attnlab_tests ${ATTNLAB_TEST_SOURCES})
 target_link_libraries(attnlab_tests PRIVATE attnlab)
@@ -21,4 +21,14 @@ if(NOT EMSCRIPTEN AND TARGET attn)
   add_test(NAME attn_cli COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/attn_cli_test.sh $<TARGET_FILE:attn>)
   add_test(NAME attn_cli_rnn COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/rnn_cli_test.sh $<TARGET_FILE:attn>)
   add_test(NAME attn_cli_robust COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/robust_cli_test.sh $<TARGET_FILE:attn>)
+endif()
+# Data-parallel collectives across processes (native builds with MPI): a small program of its
+# own under `mpirun -np 2`, so the Catch2 binary never needs mpirun. LeakSanitizer off there:
+# Open MPI keeps allocations until exit.
+if(NOT EMSCRIPTEN AND ATTNLAB_WITH_MPI)
+  add_executable(attnlab_dist_test ${CMAKE_SOURCE_DIR}/tests/dist/dist_mpi_test.cpp)
+  target_link_libraries(attnlab_dist_test PRIVATE attnlab)
+  add_test(NAME dist_mpi COMMAND ${CMAKE_SOURCE_DIR}/tests/dist/mpi_test.sh ${MPIEXEC_EXECUTABLE}
+                                 $<TARGET_FILE:attnlab_dist_test>)
+  set_tests_properties(dist_mpi PROPERTIES TIMEOUT 180 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
 endif()

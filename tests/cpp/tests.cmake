@@ -22,3 +22,8 @@ if(NOT EMSCRIPTEN AND TARGET attn)
   add_test(NAME attn_cli_rnn COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/rnn_cli_test.sh $<TARGET_FILE:attn>)
   add_test(NAME attn_cli_robust COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/robust_cli_test.sh $<TARGET_FILE:attn>)
 endif()
+# No include runs back up the layering core <- kernels <- layers <- models (a text check).
+if(NOT EMSCRIPTEN)
+  add_test(NAME include_layering COMMAND ${CMAKE_COMMAND} -DROOT=${CMAKE_SOURCE_DIR}
+                                         -P ${CMAKE_CURRENT_LIST_DIR}/layering.cmake)
+endif()

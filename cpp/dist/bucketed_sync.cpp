@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "attnlab/error.hpp"
-#include "core/arena.hpp"
+#include "layers/arena.hpp"
 
 namespace attnlab {
 

@@ -5,7 +5,7 @@
 // Rows are split across threads; the dbias sum over rows is split by columns (fixed order).
 #include <algorithm>
 
-#include "core/threads.hpp"
+#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/reference.hpp"
 #include "kernels/simd.hpp"

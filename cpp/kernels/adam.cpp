@@ -4,7 +4,7 @@
 // Elementwise; contiguous chunks across threads.
 #include <cmath>
 
-#include "core/threads.hpp"
+#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
 

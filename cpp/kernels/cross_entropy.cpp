@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "core/check.hpp"
-#include "core/threads.hpp"
+#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
 

@@ -2,7 +2,7 @@
 //   forward out[r,:] = scale * W[ids[r],:];  backward dW[ids[r],:] += scale * dout[r,:].
 // The gather splits rows across threads. The scatter splits columns, and each thread adds the
 // rows in index order, so repeated ids accumulate in a fixed order for any thread count.
-#include "core/threads.hpp"
+#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
 

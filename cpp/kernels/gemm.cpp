@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/threads.hpp"
+#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
 

@@ -28,10 +28,10 @@ void BiGru::forward(const KernelTable& K, const BiGruParams& P, float* h, const 
     dxr_ = c.take(sb * Ci);
     if (pass == 0 && c.used() > buf_.size()) buf_ = Buffer(K, c.used());
   }
-  f_.forward(K, P.fwd, hf_, x, nullptr, S, B, Ci, C);
+  fwd_.forward(K, P.fwd, hf_, x, nullptr, S, B, Ci, C);
   if (both_) {
     reverse(K, xr_, x, Ci);
-    r_.forward(K, P.bwd, hr_, xr_, nullptr, S, B, Ci, C);
+    bwd_.forward(K, P.bwd, hr_, xr_, nullptr, S, B, Ci, C);
   } else {
     K.zero(hr_, sb * C * sizeof(float));
   }
@@ -59,9 +59,10 @@ void BiGru::backward(const KernelTable& K, const BiGruParams& P, const BiGruPara
       K.copy(dhf_ + (size_t(s) * B + b) * C, g, row);
       K.copy(dhr_ + (size_t(from) * B + b) * C, g + C, row);
     }
-  f_.backward(K, P.fwd, dP.fwd, dx, nullptr, dhf_, hf_, x, S, B, Ci, C);
+  fwd_.backward(K, P.fwd, dP.fwd, dx, nullptr, dhf_, hf_, x, S, B, Ci, C);
   if (!both_) return;
-  r_.backward(K, P.bwd, dP.bwd, dx ? dxr_ : nullptr, nullptr, dhr_, hr_, xr_, S, B, Ci, C);
+  if (dx) K.zero(dxr_, size_t(S) * B * Ci * sizeof(float));
+  bwd_.backward(K, P.bwd, dP.bwd, dx ? dxr_ : nullptr, nullptr, dhr_, hr_, xr_, S, B, Ci, C);
   if (!dx) return;
   // dx[s] += dxr[L-1-s]: reverse into the spare buffer, then add.
   float* tmp = xr_;  // the reversed input is no longer needed

@@ -2,7 +2,7 @@
 // backward GRU reads x_L..x_1, and annotation h_j = [h->_j ; h<-_j]. Sequences in a batch have
 // their own lengths L_b <= S (time-major, padded at the end): the backward GRU reads each one
 // reversed within its length, so h<-_1 summarizes exactly x_1..x_L. Positions past L_b hold
-// values the caller must mask. Parameter gradients accumulate; dx is assigned.
+// values the caller must mask. Every gradient accumulates (+=), dx included.
 // With the backward direction off (set_bidirectional(false)) only the forward GRU runs and the
 // h<- half of every annotation is 0: a one-way encoder as in Sutskever et al. (2014).
 #pragma once
@@ -37,7 +37,7 @@ class BiGru {
   // h [S,B,2C] from x [S,B,Ci]; lengths (host) [B], 1 <= L_b <= S.
   void forward(const KernelTable& K, const BiGruParams& P, float* h, const float* x,
                const std::vector<int>& lengths, int S, int B, int Ci, int C);
-  // dh [S,B,2C] gradient on h (read only); dx [S,B,Ci] assigned (may be null).
+  // dh [S,B,2C] gradient on h (read only); dx [S,B,Ci] += the gradient on x (may be null).
   void backward(const KernelTable& K, const BiGruParams& P, const BiGruParams& dP, float* dx,
                 const float* dh, const float* x);
   // Whether the backward GRU runs (default); when off it is skipped and its parameters
@@ -51,8 +51,9 @@ class BiGru {
  private:
   // dst[s,b] = src[L_b-1-s, b] for s < L_b, rows of width W; padding rows copied as they are.
   void reverse(const KernelTable& K, float* dst, const float* src, int W) const;
-  GruSeq f_, r_;
+  GruSeq fwd_, bwd_;  // the forward and the backward (reversed-input) GRU
   Buffer buf_;
+  // [S,B,*] time-major; the r suffix: in the backward GRU's reversed time order
   float *xr_ = nullptr, *hf_ = nullptr, *hr_ = nullptr, *dhf_ = nullptr, *dhr_ = nullptr,
         *dxr_ = nullptr;
   std::vector<int> len_;

@@ -23,14 +23,17 @@ float* EncoderLayer::forward(const Ctx& c, EncoderLayerCache& m, const float* x,
   return res2.leave(c, m.r2, R);
 }
 
-float* EncoderLayer::backward(const Ctx& c, EncoderLayerCache& m, const float* dy) const {
+float* EncoderLayer::backward(const Ctx& c, EncoderLayerCache& m, float* dx,
+                              const float* dy) const {
   const int R = m.B * m.T;
   const float* dsub = res2.back_enter(c, m.r2, dy, R);
   ff.backward(c, m.ff, m.r2.din, dsub, R);
-  const float* dh = res2.back_leave(c, m.r2, R);
+  float* dh = zeroed(c, size_t(R) * res2.C);  // [B,T,C] gradient between the sublayers
+  res2.back_leave(c, m.r2, dh, R);
   dsub = res1.back_enter(c, m.r1, dh, R);
   self_attn.backward(c, m.sa, m.r1.din, nullptr, dsub);
-  return res1.back_leave(c, m.r1, R);
+  res1.back_leave(c, m.r1, dx, R);
+  return dx;
 }
 
 void DecoderLayer::declare(ParamArena& P, const std::string& prefix, const LayerOptions& o) {
@@ -60,18 +63,22 @@ float* DecoderLayer::forward(const Ctx& c, DecoderLayerCache& m, const float* x,
   return res3.leave(c, m.r3, R);
 }
 
-float* DecoderLayer::backward(const Ctx& c, DecoderLayerCache& m, float* dmemory,
+float* DecoderLayer::backward(const Ctx& c, DecoderLayerCache& m, float* dx, float* dmemory,
                               const float* dy) const {
   const int R = m.B * m.T;
+  const size_t n = size_t(R) * res3.C;
   const float* dsub = res3.back_enter(c, m.r3, dy, R);
   ff.backward(c, m.ff, m.r3.din, dsub, R);
-  const float* dh = res3.back_leave(c, m.r3, R);
-  dsub = res2.back_enter(c, m.r2, dh, R);
+  float* dh2 = zeroed(c, n);  // [B,T,C] gradient between cross-attention and FFN
+  res3.back_leave(c, m.r3, dh2, R);
+  dsub = res2.back_enter(c, m.r2, dh2, R);
   multihead_attn.backward(c, m.ca, m.r2.din, dmemory, dsub);
-  dh = res2.back_leave(c, m.r2, R);
-  dsub = res1.back_enter(c, m.r1, dh, R);
+  float* dh1 = zeroed(c, n);  // [B,T,C] gradient between self- and cross-attention
+  res2.back_leave(c, m.r2, dh1, R);
+  dsub = res1.back_enter(c, m.r1, dh1, R);
   self_attn.backward(c, m.sa, m.r1.din, nullptr, dsub);
-  return res1.back_leave(c, m.r1, R);
+  res1.back_leave(c, m.r1, dx, R);
+  return dx;
 }
 
 }  // namespace attnlab

@@ -34,8 +34,8 @@ struct EncoderLayer {
   // Returns the output [B,T,C] (workspace). causal: for decoder-only language models.
   float* forward(const Ctx& c, EncoderLayerCache& m, const float* x, const uint8_t* pad,
                  bool causal, int B, int T) const;
-  // Returns dx [B,T,C] (workspace, assigned).
-  float* backward(const Ctx& c, EncoderLayerCache& m, const float* dy) const;
+  // dx [B,T,C] += the gradient on x; returns dx.
+  float* backward(const Ctx& c, EncoderLayerCache& m, float* dx, const float* dy) const;
 };
 
 struct DecoderLayerCache {
@@ -54,8 +54,9 @@ struct DecoderLayer {
   float* forward(const Ctx& c, DecoderLayerCache& m, const float* x, const float* memory,
                  const uint8_t* tgt_pad, const uint8_t* mem_pad, bool causal, int B, int T,
                  int S) const;
-  // Returns dx (assigned); adds the memory gradient into dmemory.
-  float* backward(const Ctx& c, DecoderLayerCache& m, float* dmemory, const float* dy) const;
+  // dx [B,T,C] += the gradient on x, dmemory [B,S,C] += the gradient on memory; returns dx.
+  float* backward(const Ctx& c, DecoderLayerCache& m, float* dx, float* dmemory,
+                  const float* dy) const;
 };
 
 }  // namespace attnlab

@@ -68,7 +68,7 @@ GruStep GruSeq::step(int t, int B, int C) const {
 }
 
 const float* GruSeq::prev(const float* h, int t, int B, int C) const {
-  return t == 0 ? h0_in_ : h + size_t(t - 1) * B * C;
+  return t == 0 ? h0_ : h + size_t(t - 1) * B * C;
 }
 
 void GruSeq::forward(const KernelTable& K, const GruParams& P, float* h, const float* x,
@@ -82,13 +82,13 @@ void GruSeq::forward(const KernelTable& K, const GruParams& P, float* h, const f
     rh_ = c.take(T * bc);
     cand_ = c.take(T * bc);
     scratch_ = c.take(3 * bc);
-    h0_ = c.take(bc);
+    zero_ = c.take(bc);
     carry_ = c.take(bc);
     if (pass == 0 && c.used() > cache_.size()) cache_ = Buffer(K, c.used());
   }
   T_ = T, B_ = B, C_ = C;
-  h0_in_ = h0 ? h0 : h0_;
-  if (!h0) K.zero(h0_, bc * sizeof(float));
+  h0_ = h0 ? h0 : zero_;
+  if (!h0) K.zero(zero_, bc * sizeof(float));
   gru_input_forward(K, P, xg_, x, T * B, Ci, C);
   for (int t = 0; t < T; ++t)
     gru_step_forward(K, P, h + t * bc, step(t, B, C), scratch_, xg_ + t * 3 * bc,
@@ -106,8 +106,10 @@ void GruSeq::backward(const KernelTable& K, const GruParams& P, const GruParams&
     gru_step_backward(K, P, dP, xg_ + t * 3 * bc, carry_, step(t, B, C), scratch_, dh + t * bc,
                       prev(h, t, B, C), B, C);
   }
-  gru_input_backward(K, P, dP, dx, xg_, x, T * B, Ci, C);
-  if (dh0) K.copy(dh0, carry_, bc * sizeof(float));
+  // dx += dxg W^T here (gru_input_backward would assign it), then the parameter gradients.
+  if (dx) K.gemm(false, true, T * B, Ci, 3 * C, 1.f, xg_, 3 * C, P.W, 3 * C, 1.f, dx, Ci);
+  gru_input_backward(K, P, dP, nullptr, xg_, x, T * B, Ci, C);
+  if (dh0) K.axpy(dh0, 1.f, carry_, long(bc));
 }
 
 }  // namespace attnlab

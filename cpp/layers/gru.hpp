@@ -2,12 +2,13 @@
 //   z = sigmoid(x Wz + h Uz + bz), r = sigmoid(x Wr + h Ur + br),
 //   u = tanh(x Wu + (r * h) Uu + bu), h' = (1 - z) h + z u.
 // Sequences are time-major: x [T,B,Ci], h [T,B,C]. Forward saves a cache; backward is exact
-// backprop through time. Parameter gradients accumulate (+=); dx and dh0 are assigned.
+// backprop through time. GruSeq accumulates (+=) every gradient; the single-step functions
+// below, the pieces of a recurrence, assign dx, dxg and dh_prev (see layers/context.hpp).
 #pragma once
 #include <string>
 
-#include "core/arena.hpp"
 #include "kernels/kernels.hpp"
+#include "layers/arena.hpp"
 #include "layers/buffer.hpp"
 
 namespace attnlab {
@@ -58,8 +59,9 @@ class GruSeq {
   // h [T,B,C] from x [T,B,Ci] and h0 [B,C] (null: zeros).
   void forward(const KernelTable& K, const GruParams& P, float* h, const float* x,
                const float* h0, int T, int B, int Ci, int C);
-  // dh [T,B,C] gradient on the outputs (used as scratch: overwritten). dx [T,B,Ci] and
-  // dh0 [B,C] assigned (either may be null). Needs the forward's h and x.
+  // dh [T,B,C] gradient on the outputs (used as scratch: overwritten). dx [T,B,Ci] += the
+  // gradient on x, dh0 [B,C] += the gradient on h0 (either may be null). Needs the forward's
+  // h and x.
   void backward(const KernelTable& K, const GruParams& P, const GruParams& dP, float* dx,
                 float* dh0, float* dh, const float* h, const float* x, int T, int B, int Ci,
                 int C);
@@ -69,8 +71,8 @@ class GruSeq {
   const float* prev(const float* h, int t, int B, int C) const;
   Buffer cache_;
   float *xg_ = nullptr, *zr_ = nullptr, *rh_ = nullptr, *cand_ = nullptr, *scratch_ = nullptr,
-        *h0_ = nullptr, *carry_ = nullptr;
-  const float* h0_in_ = nullptr;
+        *zero_ = nullptr, *carry_ = nullptr;  // zero_: [B,C] zeros, h0 when none is given
+  const float* h0_ = nullptr;                 // the initial state the forward used
   int T_ = 0, B_ = 0, C_ = 0;
 };
 

@@ -104,9 +104,12 @@ void LstmSeq::backward(const KernelTable& K, const LstmParams& P, const LstmPara
     lstm_step_backward(K, P, dP, xg_ + t * 4 * bc, carry_h_, carry_c_, step(t), dh + t * bc, dc,
                        hp, cp, B, C);
   }
-  lstm_input_backward(K, P, dP, dx, xg_, x, T * B, Ci, C);
-  if (dh0) K.copy(dh0, carry_h_, bc * sizeof(float));
-  if (dc0) K.copy(dc0, carry_c_, bc * sizeof(float));
+  // dx += dxg W^T here (lstm_input_backward would assign it), then the parameter gradients.
+  if (dx && Ci > 0 && x)
+    K.gemm(false, true, T * B, Ci, 4 * C, 1.f, xg_, 4 * C, P.W, 4 * C, 1.f, dx, Ci);
+  lstm_input_backward(K, P, dP, nullptr, xg_, x, T * B, Ci, C);
+  if (dh0) K.axpy(dh0, 1.f, carry_h_, long(bc));
+  if (dc0) K.axpy(dc0, 1.f, carry_c_, long(bc));
 }
 
 }  // namespace attnlab

@@ -1,13 +1,14 @@
 // Long short-term memory (Hochreiter & Schmidhuber 1997; the cell of Vinyals et al. 2015):
 //   [i f g o] = [sigmoid sigmoid tanh sigmoid](x W + h U + b),
 //   c' = f c + i g,  h' = o tanh(c').
-// Time-major sequences x [T,B,Ci], h and c [T,B,C]; exact backprop through time.
-// Parameter gradients accumulate (+=); dx, dh0, dc0 are assigned.
+// Time-major sequences x [T,B,Ci], h and c [T,B,C]; exact backprop through time. LstmSeq
+// accumulates (+=) every gradient; the single-step functions below, the pieces of a recurrence,
+// assign dx, dxg, dh_prev and dc_prev (see layers/context.hpp).
 #pragma once
 #include <string>
 
-#include "core/arena.hpp"
 #include "kernels/kernels.hpp"
+#include "layers/arena.hpp"
 #include "layers/buffer.hpp"
 
 namespace attnlab {
@@ -55,7 +56,7 @@ class LstmSeq {
   void forward(const KernelTable& K, const LstmParams& P, float* h, const float* x,
                const float* h0, const float* c0, int T, int B, int Ci, int C);
   // dh [T,B,C] (overwritten), dc_last [B,C] gradient on the final cell (may be null).
-  // dx, dh0, dc0 assigned (each may be null).
+  // dx, dh0, dc0 += the gradients on x, h0, c0 (each may be null).
   void backward(const KernelTable& K, const LstmParams& P, const LstmParams& dP, float* dx,
                 float* dh0, float* dc0, float* dh, const float* dc_last, const float* h,
                 const float* x, int T, int B, int Ci, int C);

@@ -3,13 +3,13 @@
 //   process: q_t = LSTM(r_{t-1}, q_{t-1}),  a_tj = softmax_j(score(q_t, m_j)),
 //            r_t = sum_j a_tj m_j,  for t = 1..P (no input but the previous read)
 // The write block is the pointer decoder, initialised with (q_P, c_P) and attending over M.
-// Memories M [S,B,C] time-major; score is the dot-product variant of layers/additive_attention.
+// Memories M [S,B,C] time-major; score is the dot-product one of layers/recurrent_attention.
 // Parameter gradients accumulate; the gradient on M is consumed by backward.
 #pragma once
 #include <string>
 
-#include "layers/additive_attention.hpp"
 #include "layers/lstm.hpp"
+#include "layers/recurrent_attention.hpp"
 
 namespace attnlab {
 
@@ -34,7 +34,7 @@ class ProcessBlock {
 
  private:
   LstmStep step(int t) const;
-  AdditiveAttention att_;
+  RecurrentAttention att_;
   Buffer buf_;
   const float* x_ = nullptr;
   float *M_ = nullptr, *q_ = nullptr, *c_ = nullptr, *r_ = nullptr, *act_ = nullptr, *tc_ = nullptr,

@@ -40,30 +40,33 @@ float* Residual::leave(const Ctx& c, ResidualCache& m, int R) const {
   return m.y;
 }
 
+// pre-LN:  y = x + drop(sub(LN(x)))  =>  dx += dy + LN'(din), din = sub'(dy ⊙ mask)
+// post-LN: y = LN(x + drop(sub(x)))  =>  dr = LN'(dy), dx += dr + din, din = sub'(dr ⊙ mask)
 const float* Residual::back_enter(const Ctx& c, ResidualCache& m, const float* dy, int R) const {
   const size_t n = size_t(R) * C;
-  m.dx = c.ws.floats(n);
+  m.dy = dy;
   m.dsub = c.ws.floats(n);
-  if (norm_first) {  // dx = dy (identity path) ; dsub = dy ⊙ mask
-    c.kt.copy(m.dx, dy, n * sizeof(float));
-  } else {  // dr = LN'(dy) ; dx = dr ; dsub = dr ⊙ mask
-    c.kt.zero(m.dx, n * sizeof(float));
-    norm.backward(c, m.ln, m.dx, dy, R);
-  }
-  c.kt.copy(m.dsub, m.dx, n * sizeof(float));
-  dropout_backward(c, m.drop, m.dsub, n);
   if (norm_first) {
-    m.din = c.ws.floats(n);
-    c.kt.zero(m.din, n * sizeof(float));
+    c.kt.copy(m.dsub, dy, n * sizeof(float));
+    m.din = zeroed(c, n);
   } else {
-    m.din = m.dx;  // the sublayer's input is x itself: its gradient adds onto dx
+    m.dr = zeroed(c, n);
+    norm.backward(c, m.ln, m.dr, dy, R);
+    c.kt.copy(m.dsub, m.dr, n * sizeof(float));
+    m.din = m.dr;  // the sublayer's input is x itself: its gradient adds onto dr
   }
+  dropout_backward(c, m.drop, m.dsub, n);
   return m.dsub;
 }
 
-float* Residual::back_leave(const Ctx& c, ResidualCache& m, int R) const {
-  if (norm_first) norm.backward(c, m.ln, m.dx, m.din, R);  // dx += LN'(din)
-  return m.dx;
+void Residual::back_leave(const Ctx& c, ResidualCache& m, float* dx, int R) const {
+  const size_t n = size_t(R) * C;
+  if (norm_first) {
+    c.kt.axpy(dx, 1.f, m.dy, long(n));     // identity path
+    norm.backward(c, m.ln, dx, m.din, R);  // dx += LN'(din)
+  } else {
+    c.kt.axpy(dx, 1.f, m.dr, long(n));
+  }
 }
 
 }  // namespace attnlab

@@ -2,8 +2,9 @@
 //   post-LN (the paper):  y = LN(x + Dropout(Sublayer(x)))
 //   pre-LN (norm_first):  y = x + Dropout(Sublayer(LN(x)))
 // Used in two halves around the sublayer call: `in = r.enter(x)`, run the sublayer on `in`
-// into `r.sub_out()`, then `y = r.leave()`. Backward mirrors it: `dsub = r.back_enter(dy)`,
-// the sublayer accumulates its input gradient into `r.dsub_in()`, then `dx = r.back_leave()`.
+// into `cache.sub`, then `y = r.leave()`. Backward mirrors it: `dsub = r.back_enter(dy)`, the
+// sublayer accumulates its input gradient into `cache.din`, then `r.back_leave(dx)` adds the
+// block's input gradient to the caller's dx.
 #pragma once
 #include <string>
 
@@ -23,7 +24,7 @@ struct ResidualCache {
   // backward
   float* dsub = nullptr;  // [R,C]
   float* din = nullptr;   // [R,C] sublayer input gradient (accumulated by the sublayer)
-  float* dx = nullptr;    // [R,C]
+  float* dr = nullptr;    // [R,C] post-LN: gradient on x + sub (LN input)
   const float* dy = nullptr;
 };
 
@@ -36,10 +37,10 @@ struct Residual {
                float dropout);
   const float* enter(const Ctx& c, ResidualCache& m, const float* x, int R) const;
   float* leave(const Ctx& c, ResidualCache& m, int R) const;
-  // dsub: the gradient of the sublayer output; the sublayer then adds its input gradient to
-  // m.din (zeroed here) and back_leave() returns dx (assigned, owned by the workspace).
+  // Returns dsub, the gradient on the sublayer output; the sublayer then adds its input
+  // gradient to m.din (prepared here), and back_leave() adds the block's input gradient to dx.
   const float* back_enter(const Ctx& c, ResidualCache& m, const float* dy, int R) const;
-  float* back_leave(const Ctx& c, ResidualCache& m, int R) const;
+  void back_leave(const Ctx& c, ResidualCache& m, float* dx, int R) const;
 };
 
 }  // namespace attnlab

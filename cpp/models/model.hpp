@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/arena.hpp"
+#include "layers/arena.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attnlab {

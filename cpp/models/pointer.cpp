@@ -260,6 +260,7 @@ void PointerNet::backward() {
     return;
   }
   kt_.axpy(dEo + size_t(S - 1) * bc, 1.f, carry_h, long(bc));
+  if (emb) kt_.zero(dxe, size_t(S) * B * E * sizeof(float));
   enc_.backward(kt_, enc_ids_.val(params_), enc_ids_.grad(params_), dxe, nullptr, nullptr, dEo,
                 carry_c, Eo_, xe_, S, B, E, C);
   if (emb)

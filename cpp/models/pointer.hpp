@@ -11,7 +11,7 @@
 #pragma once
 #include <vector>
 
-#include "layers/additive_attention.hpp"
+#include "layers/recurrent_attention.hpp"
 #include "layers/lstm.hpp"
 #include "layers/process_block.hpp"
 #include "models/model.hpp"
@@ -83,7 +83,7 @@ class PointerNet : public Model {
   int emb_W_ = -1, emb_b_ = -1;
   LstmSeq enc_;
   ProcessBlock process_;
-  AdditiveAttention ptr_, glimpse_;
+  RecurrentAttention ptr_, glimpse_;
   int B_ = 0, S_ = 0, T_ = 0, Ci_ = 0;
   const float* Eo_ = nullptr;  // [S,B,C] encoder states (rpw: memories)
   const float* xe_ = nullptr;  // embedded encoder inputs [S,B,E] (xin_ without an embedding)

@@ -225,7 +225,7 @@ void RnnSearch::backward() {
   tgt_embed_.backward(c, dxe, tgt_in_tm_.data(), int(tb));
   if (attends()) att_.finish_backward(kt_, ap, dap, dH);
   enc_.summary_backward(kt_, dH, dsum);
-  float* dxs = ws_.floats(size_t(S) * B * E);
+  float* dxs = zeroed(c, size_t(S) * B * E);
   enc_.backward(kt_, enc_ids_.val(params_), enc_ids_.grad(params_), dxs, dH, xs_);
   src_embed_.backward(c, dxs, src_tm_.data(), S * B);
 }

@@ -11,7 +11,7 @@
 #pragma once
 #include <vector>
 
-#include "layers/additive_attention.hpp"
+#include "layers/recurrent_attention.hpp"
 #include "layers/bigru.hpp"
 #include "layers/embedding.hpp"
 #include "models/model.hpp"
@@ -59,7 +59,7 @@ class RnnSearch : public Model {
   AttnIds att_ids_;
   int init_W_ = -1, init_b_ = -1, out_W_ = -1, out_b_ = -1;
   BiGru enc_;
-  AdditiveAttention att_;
+  RecurrentAttention att_;
   // Last forward (time-major).
   int B_ = 0, S_ = 0, T_ = 0;
   std::vector<int32_t> src_tm_, tgt_in_tm_, tgt_out_tm_;

@@ -166,24 +166,28 @@ void Transformer::backward() {
   kt_.zero(dy, size_t(R) * C * sizeof(float));
   if (cfg_.model == "encoder") {
     enc_norm_.backward(c, enc_norm_c_, dy, dh, R);
-    for (size_t l = enc_.size(); l-- > 0;) dy = enc_[l].backward(c, enc_c_[l], dy);
+    for (size_t l = enc_.size(); l-- > 0;)
+      dy = enc_[l].backward(c, enc_c_[l], zeroed(c, size_t(R) * C), dy);
     embed_backward(c, src_embed_, src_pos_, src_drop_, src_ids_, dy, B, L_);
     return;
   }
   dec_norm_.backward(c, dec_norm_c_, dy, dh, R);
   if (cfg_.model == "lm") {
-    for (size_t l = lm_.size(); l-- > 0;) dy = lm_[l].backward(c, lm_c_[l], dy);
+    for (size_t l = lm_.size(); l-- > 0;)
+      dy = lm_[l].backward(c, lm_c_[l], zeroed(c, size_t(R) * C), dy);
     embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, dy, B, L_);
     return;
   }
   float* dmem = ws_.floats(size_t(B) * S_ * C);  // [B,S,C] summed over decoder layers
   kt_.zero(dmem, size_t(B) * S_ * C * sizeof(float));
-  for (size_t l = dec_.size(); l-- > 0;) dy = dec_[l].backward(c, dec_c_[l], dmem, dy);
+  for (size_t l = dec_.size(); l-- > 0;)
+    dy = dec_[l].backward(c, dec_c_[l], zeroed(c, size_t(R) * C), dmem, dy);
   embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, dy, B, T_);
   float* dx = ws_.floats(size_t(B) * S_ * C);
   kt_.zero(dx, size_t(B) * S_ * C * sizeof(float));
   enc_norm_.backward(c, enc_norm_c_, dx, dmem, B * S_);
-  for (size_t l = enc_.size(); l-- > 0;) dx = enc_[l].backward(c, enc_c_[l], dx);
+  for (size_t l = enc_.size(); l-- > 0;)
+    dx = enc_[l].backward(c, enc_c_[l], zeroed(c, size_t(B) * S_ * C), dx);
   embed_backward(c, src_embed_, src_pos_, src_drop_, src_ids_, dx, B, S_);
 }
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "core/arena.hpp"
+#include "layers/arena.hpp"
 
 namespace attnlab {
 

@@ -8,7 +8,7 @@
 #include <functional>
 #include <string>
 
-#include "core/arena.hpp"
+#include "layers/arena.hpp"
 #include "models/model.hpp"
 #include "tolerances.hpp"
 

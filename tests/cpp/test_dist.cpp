@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "attnlab/error.hpp"
-#include "core/arena.hpp"
+#include "layers/arena.hpp"
 #include "core/rng.hpp"
 #include "dist/bucketed_sync.hpp"
 #include "dist/communicator.hpp"

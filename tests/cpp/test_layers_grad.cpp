@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <functional>
 
+#include "accumulate_check.hpp"
 #include "core/tensor.hpp"
 #include "gradcheck.hpp"
 #include "layers/attention.hpp"
@@ -13,7 +14,9 @@
 #include "layers/loss.hpp"
 
 using namespace attnlab;
+using attnlab::test::check_accumulates;
 using attnlab::test::check_grad;
+using attnlab::test::GradBuffers;
 
 namespace {
 
@@ -179,12 +182,60 @@ TEST_CASE("grad: encoder and decoder layers, post-LN and pre-LN residuals", "[gr
             [&](const float* dout) {
               float* dmem = h.ws.floats(size_t(B * S * C));
               h.kt.zero(dmem, size_t(B * S * C) * sizeof(float));
-              const float* d = dec.backward(h.ctx(), dc, dmem, dout);
-              for (size_t i = 0; i < dy_in.size(); ++i) dy_in.data()[i] = d[i];
-              const float* dxe = enc.backward(h.ctx(), ec, dmem);
-              for (size_t i = 0; i < dx.size(); ++i) dx.data()[i] = dxe[i];
+              dec.backward(h.ctx(), dc, dy_in.data(), dmem, dout);
+              enc.backward(h.ctx(), ec, dx.data(), dmem);
             },
             {{&x, &dx}, {&y, &dy_in}});
+  }
+}
+
+// The convention of layers/context.hpp: backward adds the input gradient to the caller's dx.
+TEST_CASE("accumulate: a residual block's backward adds dx into the caller's buffer", "[grad]") {
+  for (bool norm_first : {false, true}) {
+    Harness h;
+    Residual r;
+    r.declare(h.P, "norm", 4, norm_first, 0.f);
+    h.ready();
+    const int R = 3, n = R * 4;
+    Tensor x = h.input({3, 4}), w = h.input({3, 4});
+    ResidualCache m;
+    check_accumulates({"dx"}, {size_t(n)}, [&](GradBuffers& g) {
+      h.ws.reset();
+      const float* in = r.enter(h.ctx(), m, x.data(), R);
+      for (int i = 0; i < n; ++i) m.sub[i] = 2.f * in[i];  // the sublayer: sub = 2 in
+      r.leave(h.ctx(), m, R);
+      const float* dsub = r.back_enter(h.ctx(), m, w.data(), R);
+      h.kt.axpy(m.din, 2.f, dsub, n);  // its input gradient, added to din
+      r.back_leave(h.ctx(), m, g[0].data(), R);
+    });
+  }
+}
+
+TEST_CASE("accumulate: encoder and decoder layers add into dx and dmemory", "[grad]") {
+  for (bool norm_first : {false, true}) {
+    Harness h;
+    const LayerOptions o{8, 2, 12, 0.f, norm_first, Act::ReLU};
+    EncoderLayer enc;
+    DecoderLayer dec;
+    enc.declare(h.P, "enc", o);
+    dec.declare(h.P, "dec", o);
+    h.ready();
+    const int B = 2, S = 3, T = 4, C = 8;
+    const size_t ns = size_t(B * S * C), nt = size_t(B * T * C);
+    Tensor x = h.input({size_t(B * S), size_t(C)}), mem = h.input({size_t(B * S), size_t(C)});
+    Tensor y = h.input({size_t(B * T), size_t(C)});
+    Tensor wx = h.input({size_t(B * S), size_t(C)}), wy = h.input({size_t(B * T), size_t(C)});
+    EncoderLayerCache ec;
+    DecoderLayerCache dc;
+    h.ws.reset();
+    enc.forward(h.ctx(), ec, x.data(), nullptr, false, B, S);
+    dec.forward(h.ctx(), dc, y.data(), mem.data(), nullptr, nullptr, true, B, T, S);
+    check_accumulates({"encoder dx"}, {ns}, [&](GradBuffers& g) {
+      CHECK(enc.backward(h.ctx(), ec, g[0].data(), wx.data()) == g[0].data());
+    });
+    check_accumulates({"decoder dx", "decoder dmemory"}, {nt, ns}, [&](GradBuffers& g) {
+      CHECK(dec.backward(h.ctx(), dc, g[0].data(), g[1].data(), wy.data()) == g[0].data());
+    });
   }
 }
 

@@ -1,12 +1,12 @@
 // Recurrent layers against central finite differences: GRU, LSTM, bidirectional GRU with ragged
 // lengths, additive and dot-product attention with padding, and the pointer loss.
 #include <catch2/catch.hpp>
-
 #include <vector>
 
-#include "layers/additive_attention.hpp"
+#include "accumulate_check.hpp"
 #include "layers/bigru.hpp"
 #include "layers/lstm.hpp"
+#include "layers/recurrent_attention.hpp"
 #include "rnn_fd.hpp"
 
 using namespace attnlab;
@@ -109,6 +109,69 @@ TEST_CASE("bidirectional GRU with ragged lengths matches finite differences", "[
            rng, 20);
 }
 
+// The convention of layers/context.hpp: a sequence's backward adds its input gradients to the
+// caller's buffers. Each run repeats the forward, since backward consumes the cache and dh.
+TEST_CASE("accumulate: GRU backward adds into dx and dh0", "[grad]") {
+  Rng rng(21);
+  const int T = 3, B = 2, Ci = 4, C = 5;
+  Carver count;
+  GruParams::carve(count, Ci, C);
+  std::vector<float> p = normal_vec(count.used(), rng, 0.5f), dp(count.used());
+  Carver cp(p.data()), cd(dp.data());
+  GruParams P = GruParams::carve(cp, Ci, C), dP = GruParams::carve(cd, Ci, C);
+  auto x = normal_vec(size_t(T) * B * Ci, rng), h0 = normal_vec(size_t(B) * C, rng, 0.5f);
+  auto w = normal_vec(size_t(T) * B * C, rng);
+  std::vector<float> h(w.size());
+  GruSeq g;
+  check_accumulates({"dx", "dh0"}, {x.size(), h0.size()}, [&](GradBuffers& d) {
+    g.forward(K, P, h.data(), x.data(), h0.data(), T, B, Ci, C);
+    std::vector<float> dh = w;
+    g.backward(K, P, dP, d[0].data(), d[1].data(), dh.data(), h.data(), x.data(), T, B, Ci, C);
+  });
+}
+
+TEST_CASE("accumulate: LSTM backward adds into dx, dh0 and dc0", "[grad]") {
+  Rng rng(22);
+  const int T = 3, B = 2, Ci = 4, C = 5;
+  Carver count;
+  LstmParams::carve(count, Ci, C);
+  std::vector<float> p = normal_vec(count.used(), rng, 0.5f), dp(count.used());
+  Carver cp(p.data()), cd(dp.data());
+  LstmParams P = LstmParams::carve(cp, Ci, C), dP = LstmParams::carve(cd, Ci, C);
+  auto x = normal_vec(size_t(T) * B * Ci, rng);
+  auto h0 = normal_vec(size_t(B) * C, rng, 0.5f), c0 = normal_vec(size_t(B) * C, rng, 0.5f);
+  auto w = normal_vec(size_t(T) * B * C, rng), wc = normal_vec(size_t(B) * C, rng);
+  std::vector<float> h(w.size());
+  LstmSeq l;
+  check_accumulates({"dx", "dh0", "dc0"}, {x.size(), h0.size(), c0.size()}, [&](GradBuffers& d) {
+    l.forward(K, P, h.data(), x.data(), h0.data(), c0.data(), T, B, Ci, C);
+    std::vector<float> dh = w;
+    l.backward(K, P, dP, d[0].data(), d[1].data(), d[2].data(), dh.data(), wc.data(), h.data(),
+               x.data(), T, B, Ci, C);
+  });
+}
+
+TEST_CASE("accumulate: bidirectional GRU backward adds into dx", "[grad]") {
+  Rng rng(23);
+  const int S = 4, B = 2, Ci = 3, C = 4;
+  const std::vector<int> len = {4, 2};
+  Carver count;
+  BiGruParams::carve(count, Ci, C);
+  std::vector<float> p = normal_vec(count.used(), rng, 0.5f), dp(count.used());
+  Carver cp(p.data()), cd(dp.data());
+  BiGruParams P = BiGruParams::carve(cp, Ci, C), dP = BiGruParams::carve(cd, Ci, C);
+  auto x = normal_vec(size_t(S) * B * Ci, rng), w = normal_vec(size_t(S) * B * 2 * C, rng);
+  std::vector<float> h(w.size());
+  for (bool both : {true, false}) {
+    BiGru enc;
+    enc.set_bidirectional(both);
+    check_accumulates({both ? "dx (two-way)" : "dx (one-way)"}, {x.size()}, [&](GradBuffers& d) {
+      enc.forward(K, P, h.data(), x.data(), len, S, B, Ci, C);
+      enc.backward(K, P, dP, d[0].data(), w.data(), x.data());
+    });
+  }
+}
+
 static void attention_grad(Score score) {
   Rng rng(14 + int(score));
   const int S = 4, B = 2, D = 6, C = 3, A = 5, T = 2;
@@ -120,7 +183,7 @@ static void attention_grad(Score score) {
   auto Hs = normal_vec(size_t(S) * B * D, rng), q = normal_vec(size_t(T) * B * C, rng);
   std::vector<uint8_t> pad = {0, 0, 0, 1, 0, 0, 0, 0};  // batch 0 has length 3
   auto wc = normal_vec(size_t(T) * B * D, rng), wa = normal_vec(size_t(T) * B * S, rng);
-  AdditiveAttention att;
+  RecurrentAttention att;
   std::vector<float> alpha(size_t(T) * B * S), e(alpha.size()), ctx(wc.size());
   std::vector<float> cache;
   auto loss = [&] {

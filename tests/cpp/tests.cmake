@@ -32,3 +32,8 @@ if(NOT EMSCRIPTEN AND ATTNLAB_WITH_MPI)
                                  $<TARGET_FILE:attnlab_dist_test>)
   set_tests_properties(dist_mpi PROPERTIES TIMEOUT 180 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
 endif()
+# No include runs back up the layering core <- kernels <- layers <- models (a text check).
+if(NOT EMSCRIPTEN)
+  add_test(NAME include_layering COMMAND ${CMAKE_COMMAND} -DROOT=${CMAKE_SOURCE_DIR}
+                                         -P ${CMAKE_CURRENT_LIST_DIR}/layering.cmake)
+endif()

@@ -21,6 +21,10 @@ constexpr double kFdAbsLayer = 5e-3;
 // (h^2 f'''/6 on smooth layers) stays far below 1e-4, so builds that round differently (-O1
 // with sanitizers vs -O3) no longer sit at the edge of the bound.
 constexpr double kFdStepLayer = 3e-3;
+// A backward into a pre-filled buffer vs. pre + the backward into zeros: one extra float32
+// rounding of the sum (a GEMM with beta = 1 may add the old value before its last partial sum).
+constexpr float kAccumRel = 1e-6f;
+constexpr float kAccumAbs = 1e-6f;
 // CUDA table vs. CPU table on the same inputs: fp32 kernels on both sides, different summation
 // order and device exp/tanh (a few ulp).
 constexpr float kCudaRel = 1e-4f;

@@ -1,5 +1,5 @@
 // ParamArena and Workspace (see arena.hpp).
-#include "core/arena.hpp"
+#include "layers/arena.hpp"
 
 #include <algorithm>
 #include <cmath>

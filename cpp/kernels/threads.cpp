@@ -5,7 +5,7 @@
 // before it sleeps on the completion count. A Transformer step is hundreds of sub-millisecond
 // products: a condition-variable wake-up per product (tens of microseconds, more on a VM) made
 // two threads slower than one (config S: 12.6 ms at one thread, 14.6 ms at two).
-#include "core/threads.hpp"
+#include "kernels/threads.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -2,6 +2,7 @@
 // num_threads() contiguous chunks (chunk t always goes to worker t, so a kernel that writes each
 // output from one chunk is deterministic for a given thread count) and blocks until all are done.
 // Single-threaded WebAssembly (no __EMSCRIPTEN_PTHREADS__) runs every chunk on the caller.
+// threads.cpp also defines set_num_threads()/num_threads() of kernels.hpp.
 #pragma once
 #include <functional>
 

@@ -1,4 +1,5 @@
-// Attention of a recurrent decoder over encoder annotations, two scores:
+// RecurrentAttention: the attention of a recurrent decoder over encoder annotations, one class
+// for both scores (the Score chosen in prepare()):
 //   additive (Bahdanau et al. 2015, eq. 6): e_bs = v^T tanh(W q_b + U h_sb)
 //   dot (Luong et al. 2015, "general"):     e_bs = (q_b W) . (h_sb U) / sqrt(A)
 // then alpha = masked softmax_s(e) (padded source positions get weight 0). Keys U h are computed
@@ -6,11 +7,10 @@
 // Annotations are time-major Hs [S,B,D]; queries q [B,C]; A is the attention width.
 #pragma once
 #include <cstdint>
-
 #include <string>
 
-#include "core/arena.hpp"
 #include "kernels/kernels.hpp"
+#include "layers/arena.hpp"
 #include "layers/buffer.hpp"
 
 namespace attnlab {
@@ -32,7 +32,9 @@ struct AttnIds {
   AttnParams grad(const ParamArena& P) const { return {P.grad(W), P.grad(U), P.grad(v)}; }
 };
 
-class AdditiveAttention {
+// The scores share the keys, the masked softmax, the per-step cache and the key gradient; they
+// differ in the score function and its backward only.
+class RecurrentAttention {
  public:
   // Keys Uh [S,B,A] = Hs U; clears the key gradient. key_pad [B,S] (nonzero = padding) or null
   // is kept by pointer, so it must outlive the steps.

@@ -4,6 +4,7 @@
 // values on the host. A parameter is an integer id; val(id)/grad(id) are pointers into the
 // blocks. list() is the named-parameter list the optimizer, checkpoints and gradient checks use.
 // Workspace: a bump allocator for activations and scratch, reset at the start of each forward.
+// It lives with the layers (not in core/) because it allocates through the kernel table.
 #pragma once
 #include <cstddef>
 #include <string>

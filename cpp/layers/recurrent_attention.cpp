@@ -1,5 +1,6 @@
-// Additive and dot-product attention scores, masked softmax and context (see the header).
-#include "layers/additive_attention.hpp"
+// Recurrent attention: additive and dot-product scores, masked softmax and context (see the
+// header).
+#include "layers/recurrent_attention.hpp"
 
 #include <cmath>
 
@@ -19,9 +20,9 @@ void AttnIds::declare(ParamArena& P, const std::string& prefix, int C, int D, in
   v = P.add(prefix + ".v", {A}, Init::Uniform, 1.f / std::sqrt(float(A)));
 }
 
-void AdditiveAttention::prepare(const KernelTable& K, const AttnParams& P, const float* Hs,
-                                const uint8_t* key_pad, Score score, int S, int B, int D, int C,
-                                int A) {
+void RecurrentAttention::prepare(const KernelTable& K, const AttnParams& P, const float* Hs,
+                                 const uint8_t* key_pad, Score score, int S, int B, int D, int C,
+                                 int A) {
   Hs_ = Hs, pad_ = key_pad, score_ = score;
   S_ = S, B_ = B, D_ = D, C_ = C, A_ = A;
   const size_t sba = size_t(S) * B * A;
@@ -38,12 +39,12 @@ void AdditiveAttention::prepare(const KernelTable& K, const AttnParams& P, const
   K.zero(dUh_, sba * sizeof(float));
 }
 
-size_t AdditiveAttention::step_cache_floats() const {
+size_t RecurrentAttention::step_cache_floats() const {
   return score_ == Score::Additive ? size_t(S_) * B_ * A_ : size_t(B_) * A_;
 }
 
-void AdditiveAttention::forward(const KernelTable& K, const AttnParams& P, float* alpha, float* e,
-                                float* cache, const float* q, const uint8_t* mask) {
+void RecurrentAttention::forward(const KernelTable& K, const AttnParams& P, float* alpha, float* e,
+                                 float* cache, const float* q, const uint8_t* mask) {
   const int S = S_, B = B_, A = A_;
   const float* Uh = Uh_;
   if (score_ == Score::Additive) {
@@ -62,8 +63,8 @@ void AdditiveAttention::forward(const KernelTable& K, const AttnParams& P, float
 // additive: de -> dt_sb = de_bs v, dv += sum de_bs t_sb, dpre = dt (1 - t^2),
 //           dqa_b = sum_s dpre_sb, dUh += dpre, dW += q^T dqa, dq += dqa W^T
 // dot:      dqa_b = sum_s de_bs Uh_sb / sqrt(A), dUh_sb += de_bs qa_b / sqrt(A)
-void AdditiveAttention::backward(const KernelTable& K, const AttnParams& P, const AttnParams& dP,
-                                 float* dq, const float* de, const float* cache, const float* q) {
+void RecurrentAttention::backward(const KernelTable& K, const AttnParams& P, const AttnParams& dP,
+                                  float* dq, const float* de, const float* cache, const float* q) {
   const int S = S_, B = B_, A = A_;
   if (score_ == Score::Additive) {
     const float* t = cache;
@@ -82,8 +83,8 @@ void AdditiveAttention::backward(const KernelTable& K, const AttnParams& P, cons
 }
 
 // Uh = Hs U  =>  dHs += dUh U^T, dU += Hs^T dUh
-void AdditiveAttention::finish_backward(const KernelTable& K, const AttnParams& P,
-                                        const AttnParams& dP, float* dHs) {
+void RecurrentAttention::finish_backward(const KernelTable& K, const AttnParams& P,
+                                         const AttnParams& dP, float* dHs) {
   const int R = S_ * B_;
   K.gemm(false, true, R, D_, A_, 1.f, dUh_, A_, P.U, A_, 1.f, dHs, D_);
   K.gemm(true, false, D_, A_, R, 1.f, Hs_, D_, dUh_, A_, 1.f, dP.U, A_);

@@ -12,6 +12,7 @@
 #include "models/transformer.hpp"
 #include "train/align_eval.hpp"
 #include "train/decode.hpp"
+#include "train/step.hpp"
 
 namespace attnlab::api {
 
@@ -222,15 +223,15 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
   for (size_t i = 0; i < src.size(); ++i) ex.push_back({src[i], tgt[i]});
   const Batch b = make_batch(ex);
   if (!batch_adam_) batch_adam_ = std::make_unique<Adam>(model_->params());
+  const int step = steps_ + 1;
+  const StepInfo s = train_step(*model_, *batch_adam_, b,
+                                {step, opts_.schedule.at(step), opts_.clip, opts_.label_smoothing},
+                                &batch_dropout_);
   TrainChunk r;
-  for (int32_t t : b.tgt_out) r.tokens += t != model_->pad_id();
-  model_->params().zero_grad();
-  r.losses.push_back(float(model_->forward(b, true, &batch_dropout_, opts_.label_smoothing)));
-  model_->backward();
-  r.grad_norm = clip_grad_norm(model_->params(), opts_.clip);
-  r.lr = opts_.schedule.at(steps_ + 1);
-  check_step_finite(steps_ + 1, r.losses.back(), r.grad_norm, r.lr);
-  batch_adam_->step(r.lr);
+  r.losses.push_back(float(s.loss));
+  r.tokens = s.tokens;
+  r.grad_norm = s.grad_norm;
+  r.lr = s.lr;
   r.step = ++steps_;
   return r;
 }

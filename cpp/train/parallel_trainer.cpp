@@ -35,7 +35,7 @@ ParallelTrainer::ParallelTrainer(Model& m, const ParallelCorpus& corpus, const B
       o_(o),
       batcher_(batch_costs(corpus), o.max_tokens, o.seed),
       adam_(m.params()) {
-  AL_CHECK(bpe.size() <= m.out_vocab() && bpe.size() <= m.config().value("src_vocab", 0),
+  AL_CHECK(bpe.size() <= m.out_vocab() && bpe.size() <= m.src_vocab(),
            "the vocabulary (" << bpe.size() << " tokens) does not fit the model's");
 }
 

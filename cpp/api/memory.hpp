@@ -1,7 +1,7 @@
-// Size estimates for model sessions, so a model that would not fit is refused with a clear
-// error before anything is allocated. The estimate counts parameters from the config (values,
-// gradients, Adam's two moments: 16 bytes each) and the activations of one training batch
-// (what forward saves for backward, attention maps included). The budget is what the engine
+// Size checks for model sessions, so a model that would not fit is refused with a clear error
+// before anything is allocated. The estimate is the model kind's own (its registry row,
+// models/model.hpp: parameters, gradients, Adam's moments and one batch's activations), an
+// unknown kind an attnlab::Error. The budget is what the engine
 // may still allocate: in WebAssembly the heap's growth limit minus what is in use; natively
 // ATTNLAB_MAX_BYTES when set, else the machine's physical memory.
 #pragma once
@@ -9,14 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "models/model.hpp"
+
 namespace attnlab::api {
 
-struct SizeEstimate {
-  double params = 0;       // parameter count
-  double param_bytes = 0;  // values + gradients + Adam moments
-  double activation_bytes = 0;
-  double total() const { return param_bytes + activation_bytes; }
-};
+using attnlab::SizeEstimate;
 
 // `model`: a complete model config (vocabularies filled in); B, S, T: one batch's sizes.
 SizeEstimate estimate_size(const nlohmann::json& model, int B, int S, int T);

@@ -8,10 +8,9 @@
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "io/safetensors.hpp"
-#include "models/rnnsearch.hpp"
-#include "models/transformer.hpp"
 #include "train/align_eval.hpp"
 #include "train/decode.hpp"
+#include "train/step.hpp"
 
 namespace attnlab::api {
 
@@ -113,7 +112,7 @@ std::unique_ptr<Session> Session::load(const std::vector<uint8_t>& bytes, const 
     AL_CHECK(state.contains("vocab") && state["vocab"].is_string(),
              "load: this corpus-trained checkpoint lacks its BPE vocabulary (\"vocab\")");
     s->bpe_ = std::make_unique<Bpe>(Bpe::from_json(state["vocab"].get<std::string>()));
-    AL_CHECK(s->bpe_->size() <= s->model_->config().value("src_vocab", 0) &&
+    AL_CHECK(s->bpe_->size() <= s->model_->src_vocab() &&
                  s->bpe_->size() <= s->model_->out_vocab(),
              "load: the checkpoint's BPE vocabulary (" << s->bpe_->size()
                                                        << " tokens) does not fit its model");
@@ -127,7 +126,7 @@ std::unique_ptr<Session> Session::load(const std::vector<uint8_t>& bytes, const 
   }
   if (!task.empty()) {
     s->set_task(task, task_opts);
-    AL_CHECK(s->task_->src_vocab() <= s->model_->config().value("src_vocab", 0) &&
+    AL_CHECK(s->task_->src_vocab() <= s->model_->src_vocab() &&
                  s->task_->tgt_vocab() <= s->model_->out_vocab(),
              "task " << task << " does not fit the checkpoint's vocabularies");
   }
@@ -148,7 +147,7 @@ void Session::set_train_options(const json& t) {
   opts_.schedule.lr = t.value("lr", 1e-3f);
   opts_.schedule.factor = t.value("lr_factor", 1.f);
   opts_.schedule.warmup = t.value("warmup", 400);
-  opts_.schedule.d_model = model_->config().value("d_model", 64);
+  opts_.schedule.d_model = model_->schedule_width();
   opts_.schedule.at(1);  // rejects an unknown schedule now
   AL_CHECK(opts_.schedule.warmup >= 1, "train.warmup must be at least 1");
   opts_.clip = t.value("clip", 1.f);
@@ -184,7 +183,7 @@ json Session::info() const {
           {"step", steps_},
           {"seed", seed_},
           {"train", train_config_},
-          {"srcVocab", c.value("src_vocab", 0)},
+          {"srcVocab", model_->src_vocab()},
           {"tgtVocab", model_->out_vocab()},
           {"autoregressive", model_->autoregressive()},
           {"vocabulary", bpe_ ? json({{"kind", "bpe"}, {"size", bpe_->size()}}) : json(nullptr)},
@@ -216,21 +215,21 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
   AL_CHECK(!src.empty() && src.size() == tgt.size(),
            "trainBatch: need as many target rows as source rows (got " << src.size() << " and "
                                                                        << tgt.size() << ")");
-  check_rows(src, model_->config().value("src_vocab", 0), "trainBatch: source");
+  check_rows(src, model_->src_vocab(), "trainBatch: source");
   check_rows(tgt, model_->out_vocab(), "trainBatch: target");
   std::vector<Example> ex;
   for (size_t i = 0; i < src.size(); ++i) ex.push_back({src[i], tgt[i]});
   const Batch b = make_batch(ex);
   if (!batch_adam_) batch_adam_ = std::make_unique<Adam>(model_->params());
+  const int step = steps_ + 1;
+  const StepInfo s = train_step(*model_, *batch_adam_, b,
+                                {step, opts_.schedule.at(step), opts_.clip, opts_.label_smoothing},
+                                &batch_dropout_);
   TrainChunk r;
-  for (int32_t t : b.tgt_out) r.tokens += t != model_->pad_id();
-  model_->params().zero_grad();
-  r.losses.push_back(float(model_->forward(b, true, &batch_dropout_, opts_.label_smoothing)));
-  model_->backward();
-  r.grad_norm = clip_grad_norm(model_->params(), opts_.clip);
-  r.lr = opts_.schedule.at(steps_ + 1);
-  check_step_finite(steps_ + 1, r.losses.back(), r.grad_norm, r.lr);
-  batch_adam_->step(r.lr);
+  r.losses.push_back(float(s.loss));
+  r.tokens = s.tokens;
+  r.grad_norm = s.grad_norm;
+  r.lr = s.lr;
   r.step = ++steps_;
   return r;
 }
@@ -240,18 +239,17 @@ EvalResult Session::evaluate(int samples, uint64_t seed) {
   const Task& task = need_task("evaluate");
   // The recurrent models on tasks with gold alignments add the alignment error rate and
   // per-length accuracy, from the same pass.
-  auto* rnn = dynamic_cast<RnnSearch*>(model_.get());
   const auto* seq = dynamic_cast<const SeqTask*>(&task);
-  if (rnn && seq) return evaluate_with_alignment(*rnn, *seq, samples, seed);
+  if (model_->decodes_stepwise() && seq)
+    return evaluate_with_alignment(*model_, *seq, samples, seed);
   return attnlab::evaluate(*model_, task, samples, seed);
 }
 
 int Session::decode_limit(size_t src_len, int max_len) const {
-  const json& c = model_->config();
-  const int model_max = c.value("max_len", 1 << 16);
+  const int model_max = model_->max_len();
   int limit = max_len > 0 ? max_len : task_ ? task_->max_tgt_len() + 1 : std::min(model_max - 1, 256);
   limit = std::min(limit, model_max - 1);
-  if (c.value("model", std::string()) == "lm") limit = std::min(limit, model_max - int(src_len) - 1);
+  if (model_->packs_source()) limit = std::min(limit, model_max - int(src_len) - 1);
   AL_CHECK(limit >= 1, "decode: no room left to generate within max_len " << model_max);
   return limit;
 }
@@ -259,8 +257,8 @@ int Session::decode_limit(size_t src_len, int max_len) const {
 Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {
   AL_CHECK(!src.empty(), "decode: no source rows");
   AL_CHECK(beam >= 1 && beam <= 64, "decode: beam must be in [1, 64], got " << beam);
-  check_rows(src, model_->config().value("src_vocab", 0), "decode: source");
-  const int model_max = model_->config().value("max_len", 1 << 16);
+  check_rows(src, model_->src_vocab(), "decode: source");
+  const int model_max = model_->max_len();
   size_t longest = 0;
   for (const auto& r : src) longest = std::max(longest, r.size());
   AL_CHECK(int(longest) <= model_max, "decode: a source of length " << longest
@@ -274,10 +272,10 @@ Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {
 
 namespace {
 
-// Lifts a Transformer's causal mask while alive; restores it on every exit path.
+// Lifts a model's causal mask while alive; restores it on every exit path.
 class Unmasked {
  public:
-  explicit Unmasked(Transformer* t) : t_(t) {
+  explicit Unmasked(Model* t) : t_(t) {
     if (t_) t_->set_causal(false);
   }
   ~Unmasked() {
@@ -287,25 +285,25 @@ class Unmasked {
   Unmasked& operator=(const Unmasked&) = delete;
 
  private:
-  Transformer* t_;
+  Model* t_;
 };
 
 }  // namespace
 
 Inspection Session::inspect(const Rows& src, const Rows& tgt, bool causal) {
   AL_CHECK(!src.empty(), "inspect: no source rows");
-  Transformer* unmask = nullptr;
+  Model* unmask = nullptr;
   if (!causal) {
-    unmask = dynamic_cast<Transformer*>(model_.get());
+    unmask = model_.get();
     const std::string kind = model_->config().value("model", std::string());
-    AL_CHECK(unmask && kind != "encoder",
+    AL_CHECK(model_->has_causal_mask(),
              "inspect: causal = false applies to a Transformer decoder (\"transformer\" or "
              "\"lm\"), not to a \"" << kind << "\" model");
   }
   Inspection r;
   r.tgt = tgt.empty() ? decode(src, 1, 0, 0.6f) : tgt;
   AL_CHECK(r.tgt.size() == src.size(), "inspect: need as many target rows as source rows");
-  check_rows(src, model_->config().value("src_vocab", 0), "inspect: source");
+  check_rows(src, model_->src_vocab(), "inspect: source");
   check_rows(r.tgt, model_->out_vocab(), "inspect: target");
   std::vector<Example> ex;
   for (size_t i = 0; i < src.size(); ++i) ex.push_back({src[i], r.tgt[i]});
@@ -344,7 +342,7 @@ const Bpe& Session::need_bpe(const char* what) const {
 
 std::vector<int32_t> Session::encode_text(const std::string& text) const {
   std::vector<int32_t> ids = need_bpe("encodeText").encode(text);
-  const int model_max = model_->config().value("max_len", 1 << 16);
+  const int model_max = model_->max_len();
   AL_CHECK(!ids.empty(), "encodeText: the text has no words");
   AL_CHECK(int(ids.size()) <= model_max,
            "encodeText: the text is " << ids.size() << " tokens long; this model reads at most "

@@ -30,7 +30,7 @@ int cmd_eval(Args& a) {
   if (!a.has("task-options") && state.value("task", "") == task_name && state.contains("task_options"))
     opts = state["task_options"];
   const auto task = make_task(task_name, opts);
-  AL_CHECK(task->src_vocab() <= model->config().value("src_vocab", 0) &&
+  AL_CHECK(task->src_vocab() <= model->src_vocab() &&
                task->tgt_vocab() <= model->out_vocab(),
            "task " << task_name << " does not fit the checkpoint's vocabularies");
   const EvalResult r = evaluate(*model, *task, samples, seed);

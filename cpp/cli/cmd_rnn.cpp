@@ -154,7 +154,7 @@ int cmd_train_rnn(Args& a) {
     nlohmann::json r = pointer ? evaluate_points(dynamic_cast<PointerNet&>(*model), *ptask,
                                                  eval_samples, n.lo, n.hi, seed + 1000003, 250, beam)
                                      .to_json(ptask->kind())
-                               : evaluate_aligned(dynamic_cast<RnnSearch&>(*model), *stask,
+                               : evaluate_aligned(*model, *stask,
                                                   eval_samples, seed + 1000003)
                                      .to_json();
     r["steps"] = steps;
@@ -188,9 +188,9 @@ int cmd_eval_rnn(Args& a) {
     nlohmann::json opts = state.value("task_options", nlohmann::json::object());
     if (task_name == "phrases" && (a.has("n") || a.has("n-min"))) opts = {{"n_min", n.lo}, {"n_max", n.hi}};
     const auto task = make_seq_task(task_name, opts);
-    AL_CHECK(task->src_vocab() <= model->config().value("src_vocab", 0),
+    AL_CHECK(task->src_vocab() <= model->src_vocab(),
              "task " << task_name << " does not fit the checkpoint's vocabularies");
-    r = evaluate_aligned(dynamic_cast<RnnSearch&>(*model), *task, samples, seed).to_json();
+    r = evaluate_aligned(*model, *task, samples, seed).to_json();
   }
   std::printf("%s\n", r.dump().c_str());
   return 0;
@@ -202,12 +202,12 @@ int cmd_align(Args& a) {
   const std::string src = a.need("src");
   const int max_len = a.integer("max-len", 64, 1, 10000);
   a.finish();
-  auto* rs = dynamic_cast<RnnSearch*>(model.get());
-  AL_CHECK(rs && rs->attends(), "attn align needs an rnnsearch checkpoint");
+  AL_CHECK(model->decodes_stepwise() && model->aligns(),
+           "attn align needs an rnnsearch checkpoint");
   const auto task = make_seq_task(state.value("task", std::string("dates")),
                                   state.value("task_options", nlohmann::json::object()));
   const std::vector<int32_t> ids = task->encode(src);
-  const RnnDecoded d = rs->greedy({ids}, max_len);
+  const GreedyDecoded d = model->greedy_stepwise({ids}, max_len);
   nlohmann::json st = nlohmann::json::array(), tt = nlohmann::json::array();
   for (int32_t t : ids) st.push_back(task->src_token(t));
   for (int32_t t : d.tokens[0]) tt.push_back(task->tgt_token(t));

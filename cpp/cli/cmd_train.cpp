@@ -73,7 +73,7 @@ int cmd_train(Args& a) {
     nlohmann::json state;
     model = load_checkpoint(a.str("resume"), cpu_kernels(), &state);
     first = state.value("step", 0) + 1;
-    AL_CHECK(task->src_vocab() <= model->config().value("src_vocab", 0) &&
+    AL_CHECK(task->src_vocab() <= model->src_vocab() &&
                  task->tgt_vocab() <= model->out_vocab(),
              "task " << task_name << " does not fit the vocabularies of " << a.str("resume"));
   } else {
@@ -104,7 +104,7 @@ int cmd_train(Args& a) {
   o.schedule.lr = float(a.number("lr", 1e-3, 0, FLT_MAX));
   o.schedule.factor = float(a.number("lr-factor", 1.0, 0, 1000));
   o.schedule.warmup = a.integer("warmup", 400, 1, 10000000);
-  o.schedule.d_model = model->config().value("d_model", 64);
+  o.schedule.d_model = model->schedule_width();
   o.schedule.at(1);  // rejects an unknown schedule before training starts
   o.clip = float(a.number("clip", 1.0, 0, 1e9));
   o.label_smoothing = float(a.number("label-smoothing", 0.0, 0, 0.99));

@@ -9,9 +9,6 @@
 #include "api/memory.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
-#include "models/config.hpp"
-#include "models/pointer.hpp"
-#include "models/rnnsearch.hpp"
 
 namespace attnlab {
 
@@ -51,15 +48,6 @@ void check_size_before_building(const nlohmann::json& cfg, const SafeTensors& st
 }
 
 }  // namespace
-
-void check_model_config(const nlohmann::json& cfg) {
-  AL_CHECK(cfg.is_object(), "model config must be a JSON object");
-  AL_CHECK(cfg.contains("model") && cfg["model"].is_string(), "model config needs a string \"model\"");
-  const std::string kind = cfg["model"].get<std::string>();
-  if (kind == "transformer" || kind == "lm" || kind == "encoder") TransformerConfig::from_json(cfg);
-  if (kind == "rnnsearch" || kind == "rnnencdec") RnnSearchConfig::from_json(cfg);
-  if (kind == "pointer") PointerConfig::from_json(cfg);
-}
 
 SafeTensors model_tensors(Model& m, bool grads, const nlohmann::json& train_state) {
   ParamArena& P = m.params();

@@ -33,10 +33,6 @@ std::unique_ptr<Model> load_checkpoint(const std::string& path, const KernelTabl
                                        nlohmann::json* train_state = nullptr,
                                        bool allow_nonfinite = false);
 
-// Checks a model config as make_model would (its kind's parser, every field) without building
-// or allocating anything; an unknown kind is left to make_model. Size estimates
-// (api::estimate_size) expect a config that passed this check.
-void check_model_config(const nlohmann::json& cfg);
 // The "attnlab" model config of a checkpoint (an Error when absent or not a JSON object).
 nlohmann::json checkpoint_config(const SafeTensors& st);
 // The first architecture key on which two model configs disagree ("dropout" and other

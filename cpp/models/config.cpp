@@ -39,6 +39,11 @@ std::string json_string(const nlohmann::json& j, const char* key, const std::str
   return j[key].get<std::string>();
 }
 
+double json_number(const nlohmann::json& j, const char* key, double def) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : def;
+}
+
 TransformerConfig TransformerConfig::from_json(const nlohmann::json& j) {
   AL_CHECK(j.is_object(), "model config must be a JSON object");
   TransformerConfig c;

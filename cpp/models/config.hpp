@@ -32,5 +32,8 @@ int json_int(const nlohmann::json& j, const char* key, int def, int lo, int hi);
 float json_float(const nlohmann::json& j, const char* key, float def, float lo, float hi);
 bool json_bool(const nlohmann::json& j, const char* key, bool def);
 std::string json_string(const nlohmann::json& j, const char* key, const std::string& def);
+// The unchecked reader of size estimates (they run before validation, so that a config too
+// large for memory is refused as such): the number at `key`, `def` when absent or not a number.
+double json_number(const nlohmann::json& j, const char* key, double def);
 
 }  // namespace attnlab

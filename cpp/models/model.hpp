@@ -25,6 +25,26 @@ struct Batch {
   std::vector<int32_t> tgt_out;  // [B,T]
 };
 
+// A model's size for one training batch, from its config before anything is allocated:
+// parameters (values, gradients, Adam's two moments: 16 bytes each) and the activations one
+// batch [B, S, T] keeps for backward (attention maps included).
+struct SizeEstimate {
+  double params = 0;       // parameter count
+  double param_bytes = 0;  // values + gradients + Adam moments
+  double activation_bytes = 0;
+  double total() const { return param_bytes + activation_bytes; }
+  static SizeEstimate of(double params, double activation_floats) {
+    return {params, 16 * params, 4 * activation_floats};
+  }
+};
+
+// Greedy decoding with one decoder step per output token: tokens (no <s>/</s>) and, for models
+// that align (Model::aligns), each output step's attention over the source, alignment[b][i][j].
+struct GreedyDecoded {
+  std::vector<std::vector<int32_t>> tokens;
+  std::vector<std::vector<std::vector<float>>> alignment;
+};
+
 // One attention map of the last forward pass, copied to the host: weights [B,H,T,S].
 struct AttentionMap {
   std::string name;  // e.g. "decoder.layers.0.multihead_attn"
@@ -60,6 +80,30 @@ class Model {
   // The attention weights of the last forward, one map per attention sublayer.
   virtual std::vector<AttentionMap> attention() const = 0;
 
+  // The source vocabulary (0: the model reads no token ids) and the longest sequence the model
+  // takes (models without position limits: 65536), from the model's typed config.
+  virtual int src_vocab() const { return 0; }
+  virtual int max_len() const { return 1 << 16; }
+  // d_model of Noam's learning-rate schedule: the Transformer's width; 64 for the models that
+  // have no such width (the value `attn train` and sessions have always used for them).
+  virtual int schedule_width() const { return 64; }
+  // Whether each row is its source then its target in one sequence (the decoder-only LM), so
+  // that max_len bounds both together.
+  virtual bool packs_source() const { return false; }
+
+  // Recurrent decoders carry their state forward: they decode greedily with one decoder step
+  // per token (decodes_stepwise, greedy_stepwise) instead of a re-run of the whole prefix.
+  virtual bool decodes_stepwise() const { return false; }
+  virtual GreedyDecoded greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs,
+                                        int max_len);
+  // Whether attention().at(0) of a forward pass is the target-to-source alignment [B,1,T,S]
+  // (and greedy_stepwise reports it): RNNsearch, not RNNencdec or the Transformers.
+  virtual bool aligns() const { return false; }
+  // Whether the target-side self-attention masks later positions (Transformer decoder, LM), a
+  // mask set_causal(false) lifts; only an inspection does, to show what the mask prevents.
+  virtual bool has_causal_mask() const { return false; }
+  virtual void set_causal(bool on);
+
   int pad_id() const { return config_.value("pad_id", 0); }
   int bos_id() const { return config_.value("bos_id", 1); }
   int eos_id() const { return config_.value("eos_id", 2); }
@@ -71,10 +115,18 @@ class Model {
   nlohmann::json config_;
 };
 
-// Builds a registered model kind from its config (config["model"]); parameters are
-// initialised from `seed`. Throws attnlab::Error for an unknown kind or a bad config.
+// The model registry (registry.cpp), one row per kind: its name, its factory, its config check
+// and its size estimate, the last two built from the kind's typed config. Every function
+// throws attnlab::Error for a config without a string "model" or of an unknown kind.
+// make_model builds the kind with parameters initialised from `seed` (throws for a bad config).
 std::unique_ptr<Model> make_model(const nlohmann::json& config, const KernelTable& kt,
                                   uint64_t seed);
+// Parses the kind's typed config: throws for any bad value, allocates nothing.
+void check_model_config(const nlohmann::json& config);
+// The size of the kind for one batch [B, S, T]. Fields are read without range checks (a config
+// too large for memory is refused as such, before its values are validated); absent ones take
+// the typed config's defaults.
+SizeEstimate estimate_model(const nlohmann::json& config, int B, int S, int T);
 // The registered kinds, for help text.
 std::vector<std::string> model_kinds();
 

@@ -443,4 +443,16 @@ std::unique_ptr<Model> make_pointer(const nlohmann::json& config, const KernelTa
   return std::make_unique<PointerNet>(PointerConfig::from_json(config), kt, seed);
 }
 
+void check_pointer_config(const nlohmann::json& config) { PointerConfig::from_json(config); }
+
+SizeEstimate estimate_pointer(const nlohmann::json& m, int B, int S, int T) {
+  const PointerConfig d;  // the defaults of absent keys (attn: hidden)
+  const double Hd = json_number(m, "hidden", d.hidden), A = json_number(m, "attn", Hd);
+  const double D = json_number(m, "dim", d.dim), Em = json_number(m, "embed", d.embed);
+  const double In = Em > 0 ? Em : D + 1;
+  const double P = 2 * 4 * (In * Hd + Hd * Hd + 2 * Hd) + 3 * (Hd * A) + A + 2 * Hd + Em * (D + 2);
+  const double act = B * (S + T) * Hd * 12 + B * T * S * (A + 2);
+  return SizeEstimate::of(P, act);
+}
+
 }  // namespace attnlab

@@ -254,7 +254,8 @@ std::vector<AttentionMap> RnnSearch::attention() const {
   return {m};
 }
 
-RnnDecoded RnnSearch::greedy(const std::vector<std::vector<int32_t>>& srcs, int max_len) {
+GreedyDecoded RnnSearch::greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs,
+                                         int max_len) {
   AL_CHECK(!srcs.empty() && max_len >= 1, "greedy: need sources and max_len >= 1");
   const int B = int(srcs.size());
   int S = 0;
@@ -265,7 +266,7 @@ RnnDecoded RnnSearch::greedy(const std::vector<std::vector<int32_t>>& srcs, int 
   encode(bm, B, S);
   alloc_decoder(max_len);
   const int V = cfg_.tgt_vocab;
-  RnnDecoded out;
+  GreedyDecoded out;
   out.tokens.resize(size_t(B));
   out.alignment.resize(size_t(B));
   std::vector<int32_t> prev(size_t(B), cfg_.bos_id);
@@ -300,6 +301,22 @@ RnnDecoded RnnSearch::greedy(const std::vector<std::vector<int32_t>>& srcs, int 
 std::unique_ptr<Model> make_rnnsearch(const nlohmann::json& config, const KernelTable& kt,
                                       uint64_t seed) {
   return std::make_unique<RnnSearch>(RnnSearchConfig::from_json(config), kt, seed);
+}
+
+void check_rnnsearch_config(const nlohmann::json& config) { RnnSearchConfig::from_json(config); }
+
+SizeEstimate estimate_rnnsearch(const nlohmann::json& m, int B, int S, int T) {
+  const RnnSearchConfig d;  // the defaults of absent keys (attn: hidden)
+  const double Vs = json_number(m, "src_vocab", d.src_vocab);
+  const double Vt = json_number(m, "tgt_vocab", d.tgt_vocab);
+  const double E = json_number(m, "emb", d.emb), Hd = json_number(m, "hidden", d.hidden);
+  const double A = json_number(m, "attn", Hd);
+  double P = (Vs + Vt) * E + 2 * 3 * (E * Hd + Hd * Hd + 2 * Hd);     // embeddings, bi-GRU
+  P += 3 * ((E + 2 * Hd) * Hd + Hd * Hd + 2 * Hd) + 2 * Hd * Hd + Hd;  // decoder GRU, init
+  P += 2 * Hd * A + Hd * A + A + (Hd + 2 * Hd + E) * Vt + Vt;         // attention, output
+  const double act =
+      B * S * (2 * Hd * 8 + A) + B * T * (Hd * 10 + 2 * Hd + S + 3 * Vt) + B * T * S * A;
+  return SizeEstimate::of(P, act);
 }
 
 }  // namespace attnlab

@@ -29,13 +29,6 @@ struct RnnSearchConfig {
   nlohmann::json to_json() const;
 };
 
-// Result of greedy decoding one batch: tokens (no <s>/</s>) and, for RNNsearch, each output
-// step's attention over the source, alignment[b][i][j].
-struct RnnDecoded {
-  std::vector<std::vector<int32_t>> tokens;
-  std::vector<std::vector<std::vector<float>>> alignment;
-};
-
 class RnnSearch : public Model {
  public:
   RnnSearch(const RnnSearchConfig& cfg, const KernelTable& kt, uint64_t seed);
@@ -44,8 +37,13 @@ class RnnSearch : public Model {
   std::vector<float> logits() const override;
   int out_vocab() const override { return cfg_.tgt_vocab; }
   std::vector<AttentionMap> attention() const override;
-  // Greedy decoding with one decoder step per output token (stops at </s> or max_len).
-  RnnDecoded greedy(const std::vector<std::vector<int32_t>>& srcs, int max_len);
+  int src_vocab() const override { return cfg_.src_vocab; }
+  // Greedy decoding with one decoder step per output token (stops at </s> or max_len); the
+  // alignment of each step for RNNsearch.
+  bool decodes_stepwise() const override { return true; }
+  GreedyDecoded greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs,
+                                int max_len) override;
+  bool aligns() const override { return attends(); }
   bool attends() const { return cfg_.model == "rnnsearch"; }
 
  private:

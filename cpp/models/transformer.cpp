@@ -227,4 +227,30 @@ std::unique_ptr<Model> make_transformer(const nlohmann::json& config, const Kern
   return std::make_unique<Transformer>(TransformerConfig::from_json(config), kt, seed);
 }
 
+void check_transformer_config(const nlohmann::json& config) {
+  TransformerConfig::from_json(config);
+}
+
+SizeEstimate estimate_transformer(const nlohmann::json& m, int B, int S, int T) {
+  const TransformerConfig d;  // the defaults of absent keys
+  const std::string kind = m.value("model", d.model);
+  const double Vs = json_number(m, "src_vocab", d.src_vocab);
+  const double Vt = json_number(m, "tgt_vocab", d.tgt_vocab);
+  const double C = json_number(m, "d_model", d.d_model), F = json_number(m, "d_ff", d.d_ff);
+  const double H = json_number(m, "heads", d.heads), L = json_number(m, "max_len", d.max_len);
+  const double Le = kind == "lm" ? 0 : json_number(m, "enc_layers", d.enc_layers);
+  const double Ld = kind == "encoder" ? 0 : json_number(m, "dec_layers", d.dec_layers);
+  const double attn = 4 * C * C + 4 * C, ffn = 2 * C * F + F + C, ln = 2 * C;
+  double P = Le * (attn + ffn + 2 * ln) + Ld * ((kind == "lm" ? 1 : 2) * attn + ffn + 3 * ln);
+  P += 2 * ln;
+  P += (Vs + Vt) * C + Vt * C + Vt;  // embeddings and the output projection
+  if (m.value("pos_encoding", d.pos_encoding) == "learned") P += L * C;
+  const double Tx = kind == "encoder" ? S : T;
+  // per layer: ~12 C-wide buffers and the FFN's hidden twice, per token; the attention maps
+  double act = Le * B * S * (12 * C + 2 * F) + Le * B * H * S * S * 2;  // floats
+  act += Ld * B * Tx * (18 * C + 2 * F) + Ld * B * H * Tx * (Tx + S) * 2;
+  act += 3.0 * B * Tx * Vt;  // logits, their gradient, softmax
+  return SizeEstimate::of(P, act);
+}
+
 }  // namespace attnlab

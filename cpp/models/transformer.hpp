@@ -28,11 +28,16 @@ class Transformer : public Model {
   bool autoregressive() const override { return cfg_.model != "encoder"; }
   std::vector<AttentionMap> attention() const override;
   std::vector<std::pair<std::string, int>> aliases() const override;
+  int src_vocab() const override { return cfg_.src_vocab; }
+  int max_len() const override { return cfg_.max_len; }
+  int schedule_width() const override { return cfg_.d_model; }
+  bool packs_source() const override { return cfg_.model == "lm"; }
   const TransformerConfig& cfg() const { return cfg_; }
   // Whether the target-side self-attention (decoder / LM) masks later positions. Only an
   // inspection turns it off, to show what the mask prevents; training and decoding need it on.
+  bool has_causal_mask() const override { return cfg_.model != "encoder"; }
   bool causal() const { return causal_; }
-  void set_causal(bool on) { causal_ = on; }
+  void set_causal(bool on) override { causal_ = on; }
 
  private:
   // One embedded, encoded stack: src side (encoder) or tgt side (decoder / LM). `dev_ids`

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/check.hpp"
+#include "train/decode.hpp"
 
 namespace attnlab {
 
@@ -48,7 +49,7 @@ struct Tally {
   std::vector<std::vector<std::vector<float>>> attn;
   std::vector<std::vector<std::vector<int>>> gold;
 
-  void add(RnnSearch& m, const std::vector<SeqExample>& ex, size_t i, size_t end) {
+  void add(Model& m, const std::vector<SeqExample>& ex, size_t i, size_t end) {
     std::vector<Example> part;
     std::vector<std::vector<int32_t>> srcs;
     int max_tgt = 0;
@@ -58,7 +59,7 @@ struct Tally {
       max_tgt = std::max(max_tgt, int(ex[k].tgt.size()));
     }
     forced.add(m, make_batch(part));
-    if (m.attends()) {  // forced alignment: attention while reading the reference
+    if (m.aligns()) {  // forced alignment: attention while reading the reference
       const AttentionMap map = m.attention().at(0);
       for (size_t k = i; k < end; ++k) {
         const int r = int(k - i);
@@ -71,9 +72,9 @@ struct Tally {
         gold.push_back(ex[k].gold);
       }
     }
-    const RnnDecoded d = m.greedy(srcs, max_tgt + 2);
+    const std::vector<std::vector<int32_t>> d = greedy_decode(m, srcs, max_tgt + 2);
     for (size_t k = i; k < end; ++k) {
-      const auto& out = d.tokens[k - i];
+      const auto& out = d[k - i];
       const auto& ref = ex[k].tgt;
       const bool ok = out == ref;
       exact += ok;
@@ -86,7 +87,7 @@ struct Tally {
     }
   }
 
-  static Tally over(RnnSearch& m, const SeqTask& task, int samples, uint64_t seed,
+  static Tally over(Model& m, const SeqTask& task, int samples, uint64_t seed,
                     const std::vector<SeqExample>* examples, int batch) {
     std::vector<SeqExample> drawn;
     if (!examples) {
@@ -105,7 +106,7 @@ struct Tally {
 
 }  // namespace
 
-AlignEval evaluate_aligned(RnnSearch& m, const SeqTask& task, int samples, uint64_t seed,
+AlignEval evaluate_aligned(Model& m, const SeqTask& task, int samples, uint64_t seed,
                            const std::vector<SeqExample>* examples, int batch) {
   const Tally t = Tally::over(m, task, samples, seed, examples, batch);
   AlignEval r;
@@ -113,11 +114,11 @@ AlignEval evaluate_aligned(RnnSearch& m, const SeqTask& task, int samples, uint6
   r.per_length = t.per_length;
   r.sequence_accuracy = double(t.exact) / double(std::max(1L, t.samples));
   r.token_accuracy = double(t.tok_hit) / double(std::max(1L, t.tok_all));
-  if (m.attends()) r.aer = alignment_error_rate(t.attn, t.gold);
+  if (m.aligns()) r.aer = alignment_error_rate(t.attn, t.gold);
   return r;
 }
 
-EvalResult evaluate_with_alignment(RnnSearch& m, const SeqTask& task, int samples, uint64_t seed,
+EvalResult evaluate_with_alignment(Model& m, const SeqTask& task, int samples, uint64_t seed,
                                    int batch) {
   const Tally t = Tally::over(m, task, samples, seed, nullptr, batch);
   EvalResult r;
@@ -125,7 +126,7 @@ EvalResult evaluate_with_alignment(RnnSearch& m, const SeqTask& task, int sample
   r.loss = t.forced.loss();
   r.token_accuracy = t.forced.accuracy();
   r.sequence_accuracy = double(t.exact) / double(samples);
-  if (m.attends()) r.aer = alignment_error_rate(t.attn, t.gold);
+  if (m.aligns()) r.aer = alignment_error_rate(t.attn, t.gold);
   for (const auto& [len, ct] : t.per_length)
     r.per_length[len] = ct.second ? double(ct.first) / double(ct.second) : 0.0;
   return r;

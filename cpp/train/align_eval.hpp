@@ -1,4 +1,5 @@
-// Held-out metrics of the recurrent sequence models on tasks with gold alignments:
+// Held-out metrics of sequence models on tasks with gold alignments (the recurrent models;
+// any Model decodes, only one that aligns, Model::aligns, has an alignment error rate):
 //   sequence_accuracy  exact match of greedy decoding;
 //   token_accuracy     share of reference positions the greedy output gets right;
 //   per_length         source length -> sequence accuracy (Bahdanau et al.'s length figure);
@@ -10,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "models/rnnsearch.hpp"
+#include "models/model.hpp"
 #include "train/seq_task.hpp"
 #include "train/trainer.hpp"
 
@@ -29,13 +30,13 @@ double alignment_error_rate(const std::vector<std::vector<std::vector<float>>>& 
 
 // Evaluates on held-out examples drawn from rng(seed). `examples` may be given instead
 // (e.g. one source length at a time); otherwise `samples` are drawn from the task.
-AlignEval evaluate_aligned(RnnSearch& m, const SeqTask& task, int samples, uint64_t seed,
+AlignEval evaluate_aligned(Model& m, const SeqTask& task, int samples, uint64_t seed,
                            const std::vector<SeqExample>* examples = nullptr, int batch = 100);
 
 // Session::evaluate for these models in one pass over the same draw as evaluate_aligned:
 // trainer.hpp's metrics (teacher-forced loss and token accuracy, exact match of greedy
 // decoding) plus `aer` (-1 for RNNencdec) and `per_length`, each batch decoded once.
-EvalResult evaluate_with_alignment(RnnSearch& m, const SeqTask& task, int samples, uint64_t seed,
+EvalResult evaluate_with_alignment(Model& m, const SeqTask& task, int samples, uint64_t seed,
                                    int batch = 100);
 
 }  // namespace attnlab

@@ -7,7 +7,6 @@
 #include <numeric>
 
 #include "core/check.hpp"
-#include "models/rnnsearch.hpp"
 
 namespace attnlab {
 
@@ -72,7 +71,8 @@ int argmax(const float* z, int V) {
 }  // namespace
 
 void check_source(const Model& m, const std::vector<int32_t>& src, const char* what) {
-  const int V = m.config().value("src_vocab", 0), L = m.config().value("max_len", 0);
+  // L: the config's max_len (none for models without one, whatever their Model::max_len)
+  const int V = m.src_vocab(), L = m.config().value("max_len", 0);
   if (V > 0)
     for (int32_t t : src)
       AL_CHECK(t >= 0 && t < V, what << ": token id " << t << " out of range [0, " << V << ")");
@@ -90,7 +90,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
   for (const auto& s : srcs) check_source(m, s);
   // Recurrent models carry their state forward: one decoder step per token instead of a
   // re-run of the whole prefix (dates, 200 sources: ~11 full passes -> one).
-  if (auto* rnn = dynamic_cast<RnnSearch*>(&m)) return rnn->greedy(srcs, max_len).tokens;
+  if (m.decodes_stepwise()) return m.greedy_stepwise(srcs, max_len).tokens;
   if (!m.autoregressive()) {  // tag each source position (plus one for </s>) in one pass
     std::vector<std::vector<int32_t>> pre(srcs.size());
     for (size_t r = 0; r < srcs.size(); ++r) pre[r].assign(srcs[r].size() + 1, pad);

@@ -9,6 +9,7 @@
 #include "core/json.hpp"
 #include "io/checkpoint.hpp"
 #include "train/decode.hpp"
+#include "train/step.hpp"
 #include "train/task.hpp"
 
 namespace attnlab {
@@ -34,7 +35,7 @@ ParallelTrainer::ParallelTrainer(Model& m, const ParallelCorpus& corpus, const B
       o_(o),
       batcher_(batch_costs(corpus), o.max_tokens, o.seed),
       adam_(m.params()) {
-  AL_CHECK(bpe.size() <= m.out_vocab() && bpe.size() <= m.config().value("src_vocab", 0),
+  AL_CHECK(bpe.size() <= m.out_vocab() && bpe.size() <= m.src_vocab(),
            "the vocabulary (" << bpe.size() << " tokens) does not fit the model's");
 }
 
@@ -45,17 +46,9 @@ StepInfo ParallelTrainer::step() {
     ex.push_back({std::move(src), std::move(tgt)});
   }
   const Batch b = make_batch(ex);
-  StepInfo s;
-  s.step = step_;
-  for (int32_t t : b.tgt_out) s.tokens += t != m_.pad_id();
   Rng dropout(o_.seed * 0x9E3779B97F4A7C15ull ^ (uint64_t(step_) * 0xD1B54A32D192ED03ull));
-  m_.params().zero_grad();
-  s.loss = m_.forward(b, true, &dropout, o_.label_smoothing);
-  m_.backward();
-  s.grad_norm = clip_grad_norm(m_.params(), o_.clip);
-  s.lr = o_.schedule.at(step_);
-  check_step_finite(step_, s.loss, s.grad_norm, s.lr);
-  adam_.step(s.lr);
+  const StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing};
+  const StepInfo s = train_step(m_, adam_, b, so, &dropout);
   ++step_;
   return s;
 }

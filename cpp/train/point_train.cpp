@@ -6,6 +6,7 @@
 
 #include "core/check.hpp"
 #include "train/geometry.hpp"
+#include "train/step.hpp"
 
 namespace attnlab {
 
@@ -48,14 +49,14 @@ float PointTrainer::lr_at(int step) const {
 double PointTrainer::step() {
   const int n = o_.n_min + int(rng_.below(uint32_t(o_.n_max - o_.n_min + 1)));
   const PointBatch b = make_point_batch(task_, rng_, Split::Train, o_.batch, n);
-  m_.params().zero_grad();
-  const double loss = m_.forward_points(b);
-  m_.backward();
-  const float norm = clip_grad_norm(m_.params(), o_.clip);
-  const float lr = lr_at(adam_.steps() + 1);
-  check_step_finite(adam_.steps() + 1, loss, norm, lr);
-  adam_.step(lr);
-  return loss;
+  long targets = 0;  // pointer targets the loss averages over: each output and the end symbol
+  for (const auto& tg : b.targets) targets += long(tg.size()) + 1;
+  const int step = adam_.steps() + 1;
+  return train_step(m_.params(), adam_, [&] {
+           const double loss = m_.forward_points(b);
+           m_.backward();
+           return loss;
+         }, targets, {step, lr_at(step), o_.clip, 0.f}).loss;
 }
 
 nlohmann::json PointEval::to_json(PointKind kind) const {

@@ -17,25 +17,17 @@ Trainer::Trainer(Model& m, const Task& task, TrainOptions o)
       adam_(m.params()),
       step_(std::max(1, o.first_step)) {
   AL_CHECK(o.batch >= 1, "batch size must be at least 1");
-  AL_CHECK(task.src_vocab() <= m.config().value("src_vocab", 0) &&
+  AL_CHECK(task.src_vocab() <= m.src_vocab() &&
                task.tgt_vocab() <= m.out_vocab(),
            "task " << task.name() << " needs vocabularies " << task.src_vocab() << "/"
-                   << task.tgt_vocab() << ", the model has " << m.config().value("src_vocab", 0)
+                   << task.tgt_vocab() << ", the model has " << m.src_vocab()
                    << "/" << m.out_vocab());
 }
 
 StepInfo Trainer::step() {
   const Batch b = make_batch(sample_many(task_, data_, Split::Train, o_.batch));
-  StepInfo s;
-  s.step = step_;
-  for (int32_t t : b.tgt_out) s.tokens += t != m_.pad_id();
-  m_.params().zero_grad();
-  s.loss = m_.forward(b, true, &dropout_, o_.label_smoothing);
-  m_.backward();
-  s.grad_norm = clip_grad_norm(m_.params(), o_.clip);
-  s.lr = o_.schedule.at(step_);
-  check_step_finite(step_, s.loss, s.grad_norm, s.lr);
-  adam_.step(s.lr);
+  const StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing};
+  const StepInfo s = train_step(m_, adam_, b, so, &dropout_);
   ++step_;
   return s;
 }

@@ -8,6 +8,7 @@
 
 #include "models/model.hpp"
 #include "train/optim.hpp"
+#include "train/step.hpp"
 #include "train/task.hpp"
 
 namespace attnlab {
@@ -19,13 +20,6 @@ struct TrainOptions {
   float label_smoothing = 0.f;
   uint64_t seed = 1;
   int first_step = 1;  // > 1 when resuming (the schedule continues from there)
-};
-
-struct StepInfo {
-  int step = 0;
-  double loss = 0;
-  float lr = 0, grad_norm = 0;
-  long tokens = 0;  // non-pad target tokens in the batch
 };
 
 class Trainer {

@@ -30,8 +30,7 @@ TEST_CASE("session: rnnsearch on dates reports a held-out alignment error rate t
   CHECK(before.aer <= 1.0);
   CHECK(!before.per_length.empty());
   // the same draw scored by align_eval directly
-  const AlignEval direct = evaluate_aligned(dynamic_cast<RnnSearch&>(s->model()),
-                                            *make_seq_task("dates"), 100, 41);
+  const AlignEval direct = evaluate_aligned(s->model(), *make_seq_task("dates"), 100, 41);
   CHECK(before.aer == Approx(direct.aer).margin(1e-12));
   CHECK(before.sequence_accuracy == Approx(direct.sequence_accuracy).margin(1e-12));
   s->train(120);

@@ -105,8 +105,8 @@ TEST_CASE("RNNsearch: alignment rows are distributions over the real source", "[
       }
       CHECK(sum == Approx(1.0).epsilon(1e-5));
     }
-  auto& rs = dynamic_cast<RnnSearch&>(*model);
-  const RnnDecoded d = rs.greedy({{3, 4, 5}, {7}}, 6);
+  REQUIRE(model->decodes_stepwise());
+  const GreedyDecoded d = model->greedy_stepwise({{3, 4, 5}, {7}}, 6);
   REQUIRE(d.tokens.size() == 2);
   for (size_t r = 0; r < 2; ++r) {
     CHECK(d.tokens[r].size() <= 6);

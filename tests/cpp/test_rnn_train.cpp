@@ -27,7 +27,7 @@ TEST_CASE("RNNsearch learns dates: held-out accuracy and alignment error rate", 
   o.clip = 5.f;
   o.seed = 7;
   Trainer tr(*model, *task, o);
-  auto& rs = dynamic_cast<RnnSearch&>(*model);
+  Model& rs = *model;
   const AlignEval before = evaluate_aligned(rs, *task, 200, 99);
   for (int s = 0; s < 400; ++s) tr.step();
   const AlignEval after = evaluate_aligned(rs, *task, 200, 99);

@@ -1,0 +1,35 @@
+// The one training step (see step.hpp).
+#include "train/step.hpp"
+
+namespace attnlab {
+
+StepInfo train_step(ParamArena& P, Adam& adam, const std::function<double()>& forward_backward,
+                    long tokens, const StepOptions& o, GradientSync* sync) {
+  StepInfo s;
+  s.step = o.step;
+  s.tokens = tokens;
+  P.zero_grad();
+  s.loss = forward_backward();
+  if (sync) s.loss = sync->reduce(P, s.loss, int64_t(tokens));
+  s.grad_norm = clip_grad_norm(P, o.clip);
+  s.lr = o.lr;
+  check_step_finite(o.step, s.loss, s.grad_norm, s.lr);
+  adam.step(s.lr);
+  return s;
+}
+
+StepInfo train_step(Model& m, Adam& adam, const Batch& b, const StepOptions& o, Rng* dropout,
+                    GradientSync* sync) {
+  long tokens = 0;
+  for (int32_t t : b.tgt_out) tokens += t != m.pad_id();
+  return train_step(
+      m.params(), adam,
+      [&] {
+        const double loss = m.forward(b, true, dropout, o.label_smoothing);
+        m.backward();
+        return loss;
+      },
+      tokens, o, sync);
+}
+
+}  // namespace attnlab

@@ -1,0 +1,39 @@
+// The one training step every trainer and the session take:
+//   zero_grad -> forward/backward -> [GradientSync::reduce] -> clip -> finite check -> Adam.
+// The token-batch form runs Model::forward/backward on a Batch; the general form takes the
+// forward/backward pass as a callable (the pointer network's point batches). The learning rate
+// is the caller's (its schedule at this step); with sync == nullptr it is the single-process step.
+#pragma once
+#include <cstdint>
+#include <functional>
+
+#include "models/model.hpp"
+#include "train/grad_sync.hpp"
+#include "train/optim.hpp"
+
+namespace attnlab {
+
+struct StepOptions {
+  int step = 1;                // 1-based step number (error messages)
+  float lr = 0.f;              // this step's learning rate
+  float clip = 1.f;            // global gradient-norm bound (<= 0: none)
+  float label_smoothing = 0.f;  // token batches only
+};
+
+struct StepInfo {
+  int step = 0;
+  double loss = 0;  // mean loss of the step (the global one under a GradientSync)
+  float lr = 0, grad_norm = 0;
+  long tokens = 0;  // local non-pad target tokens in the batch
+};
+
+// zero_grad, forward_backward() (fills P's gradients, returns the mean loss over `tokens`
+// targets), sync, clip, check_step_finite, adam.step(o.lr).
+StepInfo train_step(ParamArena& P, Adam& adam, const std::function<double()>& forward_backward,
+                    long tokens, const StepOptions& o, GradientSync* sync = nullptr);
+
+// The step on a token batch: forward(b, train = true, dropout, label smoothing), backward.
+StepInfo train_step(Model& m, Adam& adam, const Batch& b, const StepOptions& o, Rng* dropout,
+                    GradientSync* sync = nullptr);
+
+}  // namespace attnlab

@@ -1,0 +1,84 @@
+// The model registry is the only place a kind lives: every registered kind builds, checks its
+// config and estimates its size from its row; an unknown kind is an error everywhere (the size
+// estimate too); the capabilities front ends used to find by casting are virtuals of Model.
+#include <catch2/catch.hpp>
+
+#include "api/memory.hpp"
+#include "core/check.hpp"
+#include "models/model.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+nlohmann::json small(const std::string& kind) {
+  if (kind == "pointer") return {{"model", kind}, {"hidden", 16}};
+  if (kind == "rnnsearch" || kind == "rnnencdec")
+    return {{"model", kind}, {"src_vocab", 12}, {"tgt_vocab", 12}, {"emb", 8}, {"hidden", 16}};
+  return {{"model", kind}, {"src_vocab", 12}, {"tgt_vocab", 12}, {"d_model", 16}, {"heads", 2},
+          {"d_ff", 32}, {"enc_layers", 1}, {"dec_layers", 1}, {"max_len", 20}};
+}
+
+}  // namespace
+
+TEST_CASE("registry: every kind builds, checks and estimates itself from its row", "[train]") {
+  for (const std::string& kind : model_kinds()) {
+    INFO(kind);
+    const nlohmann::json cfg = small(kind);
+    CHECK_NOTHROW(check_model_config(cfg));
+    const SizeEstimate e = estimate_model(cfg, 4, 8, 8);
+    const double held = double(make_model(cfg, cpu_kernels(), 1)->params().total());
+    CHECK(e.params > 0.5 * held);
+    CHECK(e.params < 2.0 * held);
+    CHECK(e.param_bytes == 16 * e.params);
+    CHECK(e.activation_bytes > 0);
+    CHECK(api::estimate_size(cfg, 4, 8, 8).total() == e.total());
+  }
+  // larger batches need more activations, not more parameters
+  const SizeEstimate one = estimate_model(small("transformer"), 1, 8, 8);
+  const SizeEstimate many = estimate_model(small("transformer"), 64, 8, 8);
+  CHECK(many.params == one.params);
+  CHECK(many.activation_bytes > 32 * one.activation_bytes);
+}
+
+TEST_CASE("registry: an unknown or missing kind is an error, not a zero estimate", "[train]") {
+  const nlohmann::json unknown = {{"model", "luong"}, {"hidden", 16}};
+  CHECK_THROWS_WITH(estimate_model(unknown, 1, 1, 1), Catch::Contains("unknown model \"luong\""));
+  CHECK_THROWS_WITH(api::estimate_size(unknown, 1, 1, 1), Catch::Contains("known: transformer"));
+  CHECK_THROWS_WITH(check_model_config(unknown), Catch::Contains("unknown model \"luong\""));
+  CHECK_THROWS_WITH(make_model(unknown, cpu_kernels(), 1), Catch::Contains("unknown model \"luong\""));
+  CHECK_THROWS_WITH(estimate_model({{"hidden", 16}}, 1, 1, 1), Catch::Contains("needs a string \"model\""));
+  // a config too large for memory is estimated before its values are range-checked
+  nlohmann::json huge = small("transformer");
+  huge["d_model"] = 65536;
+  CHECK_THROWS_AS(check_model_config(huge), Error);
+  CHECK(estimate_model(huge, 1, 8, 8).params > 1e9);
+}
+
+TEST_CASE("model capabilities: stepwise decoding, alignment and the causal mask", "[train]") {
+  struct Want {
+    const char* kind;
+    bool stepwise, aligns, causal;
+  };
+  for (const Want& w : {Want{"transformer", false, false, true}, Want{"lm", false, false, true},
+                        Want{"encoder", false, false, false}, Want{"rnnsearch", true, true, false},
+                        Want{"rnnencdec", true, false, false}, Want{"pointer", false, false, false}}) {
+    INFO(w.kind);
+    auto m = make_model(small(w.kind), cpu_kernels(), 1);
+    CHECK(m->decodes_stepwise() == w.stepwise);
+    CHECK(m->aligns() == w.aligns);
+    CHECK(m->has_causal_mask() == w.causal);
+    CHECK(m->src_vocab() == (std::string(w.kind) == "pointer" ? 0 : 12));
+    if (!w.stepwise)
+      CHECK_THROWS_WITH(m->greedy_stepwise({{3, 4}}, 4), Catch::Contains("no stepwise decoder"));
+    if (!w.causal && std::string(w.kind) != "encoder")
+      CHECK_THROWS_WITH(m->set_causal(false), Catch::Contains("no causal mask"));
+    CHECK_NOTHROW(m->set_causal(true));
+  }
+  auto t = make_model(small("transformer"), cpu_kernels(), 1);
+  CHECK(t->max_len() == 20);
+  CHECK(t->schedule_width() == 16);
+  auto r = make_model(small("rnnsearch"), cpu_kernels(), 1);
+  CHECK(r->max_len() == 1 << 16);
+  CHECK(r->schedule_width() == 64);  // what sessions and `attn train` have always used
+}

@@ -35,14 +35,14 @@ if(TARGET attn)
   install(TARGETS attn RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
-# Headers: the public API, its generated version header, the engine's modules (benchmark
-# helpers left out).
+# Headers: the public API, its generated version header and the engine's modules (not the
+# benchmarks, cpp/bench).
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/cpp/attnlab/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/attnlab
   FILES_MATCHING PATTERN "*.hpp")
 install(FILES ${ATTNLAB_GENERATED}/attnlab/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/attnlab)
-foreach(module core kernels layers models train io api dist)
+foreach(module core kernels layers models data train eval io api dist)
   install(DIRECTORY ${CMAKE_SOURCE_DIR}/cpp/${module} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/attnlab
-    FILES_MATCHING PATTERN "*.hpp" PATTERN "bench.hpp" EXCLUDE PATTERN "rnn_bench.hpp" EXCLUDE)
+    FILES_MATCHING PATTERN "*.hpp")
 endforeach()
 
 install(EXPORT attnlabTargets NAMESPACE attnlab:: DESTINATION ${ATTNLAB_CMAKE_DIR})

@@ -21,7 +21,7 @@ command -v "$CXX" >/dev/null || CXX=clang++
 FLAGS=(-std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
        -Icpp -isystem "$OUT/tp")
 SRCS=$(ls cpp/core/*.cpp cpp/kernels/*.cpp cpp/layers/*.cpp cpp/models/*.cpp cpp/io/*.cpp \
-       cpp/train/*.cpp cpp/api/memory.cpp 2>/dev/null)
+       cpp/data/*.cpp cpp/train/*.cpp cpp/eval/*.cpp cpp/models/memory.cpp 2>/dev/null)
 stale=()
 for src in $SRCS; do
   obj="$OUT/obj/$(echo "$src" | tr / _).o"

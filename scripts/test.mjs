@@ -1,5 +1,6 @@
 // `npm test`: installs what is missing, builds everything, runs every suite, and ends with one
 // line "N passed, M failed" (exit 1 on any failure). Suites:
+//   the C++ style check                                (scripts/format.mjs --check, .clang-format)
 //   native Catch2 via CTest, ASan/UBSan Debug build   (all but [model])
 //   native Catch2 via CTest, Release build             (everything, incl. [model] training)
 //   the CUDA build, compiled wherever nvcc is present  ([cuda] tests; they skip without a GPU)
@@ -67,6 +68,10 @@ async function nodeTests(dir) {
 const build = await import('./build.mjs');
 const setupOk = await stage('set-up', async () => { await must('bash', [path.join(root, 'scripts', 'setup.sh')]); return [0, 0]; });
 if (setupOk) {
+  await stage('C++ style (clang-format)', async () => {
+    const r = await run(process.execPath, [path.join(root, 'scripts', 'format.mjs'), '--check'], { echo: true, cwd: root });
+    return r.code === 0 ? [1, 0] : [0, 1];
+  });
   const debugBuilt = await stage('build: native Debug + sanitizers', async () => { await build.buildDebug(); return [0, 0]; });
   if (debugBuilt) await stage('native tests (ASan/UBSan)', () => ctest('debug'));
   const nativeBuilt = await stage('build: native Release', async () => { await build.buildNative(); return [0, 0]; });

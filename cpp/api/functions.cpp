@@ -10,8 +10,8 @@
 namespace attnlab::api {
 
 std::vector<float> softmax(const std::vector<float>& x, int R, int C, float temperature) {
-  AL_CHECK(R > 0 && C > 0, "softmax: rows and columns must be positive (R=" << R << " C=" << C
-                                                                             << ")");
+  AL_CHECK(R > 0 && C > 0,
+           "softmax: rows and columns must be positive (R=" << R << " C=" << C << ")");
   AL_CHECK(uint64_t(x.size()) == uint64_t(R) * uint64_t(C),
            "softmax: got " << x.size() << " scores, expected R*C = " << uint64_t(R) * uint64_t(C));
   AL_CHECK(std::isfinite(temperature) && temperature > 0,
@@ -36,11 +36,11 @@ std::vector<float> positional_encoding(int L, int C) {
 
 ContentAddress content_address(const std::vector<float>& memory, const std::vector<float>& key,
                                int N, int W, float beta) {
-  AL_CHECK(N > 0 && W > 0, "content_address: N and W must be positive (N=" << N << " W=" << W
-                                                                            << ")");
+  AL_CHECK(N > 0 && W > 0,
+           "content_address: N and W must be positive (N=" << N << " W=" << W << ")");
   AL_CHECK(uint64_t(memory.size()) == uint64_t(N) * uint64_t(W),
-           "content_address: memory has " << memory.size() << " values, expected N*W = "
-                                          << uint64_t(N) * uint64_t(W));
+           "content_address: memory has "
+               << memory.size() << " values, expected N*W = " << uint64_t(N) * uint64_t(W));
   AL_CHECK(key.size() == size_t(W),
            "content_address: key has " << key.size() << " values, expected W = " << W);
   AL_CHECK(std::isfinite(beta) && beta >= 0,

@@ -5,21 +5,25 @@
 #include <cmath>
 
 #include "core/check.hpp"
+#include "data/text_task.hpp"
 #include "io/checkpoint.hpp"
-#include "train/text_task.hpp"
 
 namespace attnlab::api {
 
-SentenceScore score_sentence(Model& m, const std::vector<std::string>& vocab, const std::string& text) {
-  AL_CHECK(m.config().value("model", std::string()) == "lm", "scoring needs a language model (kind \"lm\")");
-  AL_CHECK(int(vocab.size()) == m.out_vocab(),
-           "vocabulary of " << vocab.size() << " tokens does not match the model's " << m.out_vocab());
+SentenceScore score_sentence(Model& m, const std::vector<std::string>& vocab,
+                             const std::string& text) {
+  AL_CHECK(m.config().value("model", std::string()) == "lm",
+           "scoring needs a language model (kind \"lm\")");
+  AL_CHECK(
+      int(vocab.size()) == m.out_vocab(),
+      "vocabulary of " << vocab.size() << " tokens does not match the model's " << m.out_vocab());
   SentenceScore r;
   r.ids = text_ids(text_words(text), vocab);
   const int max_len = m.config().value("max_len", 0);
   AL_CHECK(!r.ids.empty(), "nothing to score: the text has no words");
-  AL_CHECK(int(r.ids.size()) + 1 <= 2 * max_len,
-           "the text has " << r.ids.size() << " tokens, the model reads at most " << 2 * max_len - 1);
+  AL_CHECK(
+      int(r.ids.size()) + 1 <= 2 * max_len,
+      "the text has " << r.ids.size() << " tokens, the model reads at most " << 2 * max_len - 1);
   // tgt_in = <s> w_1..w_n, tgt_out = w_1..w_n </s>: [1,T] with T = n + 1.
   Batch b;
   b.B = 1;

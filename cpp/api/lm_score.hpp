@@ -19,7 +19,8 @@ struct SentenceScore {
 };
 
 // Scores `text` with model m (kind "lm") over `vocab` (token names by id).
-SentenceScore score_sentence(Model& m, const std::vector<std::string>& vocab, const std::string& text);
+SentenceScore score_sentence(Model& m, const std::vector<std::string>& vocab,
+                             const std::string& text);
 
 // Loads an LM checkpoint (.safetensors bytes with a "vocab" in its training metadata) and
 // scores each sentence.

@@ -6,10 +6,10 @@
 #include <cmath>
 
 #include "core/check.hpp"
+#include "eval/align_eval.hpp"
+#include "eval/decode.hpp"
 #include "io/checkpoint.hpp"
 #include "io/safetensors.hpp"
-#include "train/align_eval.hpp"
-#include "train/decode.hpp"
 #include "train/step.hpp"
 
 namespace attnlab::api {
@@ -37,7 +37,8 @@ json resolve_model(const json& config, const Task* task) {
   AL_CHECK(config.is_object(), "session config must be a JSON object");
   json cfg = json::object();
   const auto it = config.find("model");
-  if (it != config.end() && it->is_string()) cfg["model"] = *it;
+  if (it != config.end() && it->is_string())
+    cfg["model"] = *it;
   else if (it != config.end()) {
     AL_CHECK(it->is_object(), "session config: \"model\" must be a model kind or a model config");
     cfg = *it;
@@ -68,7 +69,8 @@ SizeEstimate estimate_for(const json& model_cfg, const Task* task, int B) {
 
 std::string join(const std::vector<int32_t>& ids, const Task& t, bool src) {
   std::string s;
-  for (size_t i = 0; i < ids.size(); ++i) s += (i ? " " : "") + (src ? t.src_token(ids[i]) : t.tgt_token(ids[i]));
+  for (size_t i = 0; i < ids.size(); ++i)
+    s += (i ? " " : "") + (src ? t.src_token(ids[i]) : t.tgt_token(ids[i]));
   return s;
 }
 
@@ -77,7 +79,8 @@ std::string join(const std::vector<int32_t>& ids, const Task& t, bool src) {
 SizeEstimate Session::estimate(const json& config) {
   const std::string task = string_or_empty(config, "task");
   const auto t = task.empty() ? nullptr : make_task(task, object_or_empty(config, "task_options"));
-  return estimate_for(resolve_model(config, t.get()), t.get(), batch_of(object_or_empty(config, "train")));
+  return estimate_for(resolve_model(config, t.get()), t.get(),
+                      batch_of(object_or_empty(config, "train")));
 }
 
 std::unique_ptr<Session> Session::create(const json& config) {
@@ -87,7 +90,8 @@ std::unique_ptr<Session> Session::create(const json& config) {
   if (!task.empty()) s->set_task(task, object_or_empty(config, "task_options"));
   const json model_cfg = resolve_model(config, s->task_.get());
   const long seed = config.value("seed", 1L);
-  AL_CHECK(seed >= 0 && seed <= 2147483647L, "session config: seed must be in [0, 2^31), got " << seed);
+  AL_CHECK(seed >= 0 && seed <= 2147483647L,
+           "session config: seed must be in [0, 2^31), got " << seed);
   s->seed_ = uint64_t(seed);
   const json train = object_or_empty(config, "train");
   check_fits(estimate_for(model_cfg, s->task_.get(), batch_of(train)), "this model");
@@ -112,8 +116,7 @@ std::unique_ptr<Session> Session::load(const std::vector<uint8_t>& bytes, const 
     AL_CHECK(state.contains("vocab") && state["vocab"].is_string(),
              "load: this corpus-trained checkpoint lacks its BPE vocabulary (\"vocab\")");
     s->bpe_ = std::make_unique<Bpe>(Bpe::from_json(state["vocab"].get<std::string>()));
-    AL_CHECK(s->bpe_->size() <= s->model_->src_vocab() &&
-                 s->bpe_->size() <= s->model_->out_vocab(),
+    AL_CHECK(s->bpe_->size() <= s->model_->src_vocab() && s->bpe_->size() <= s->model_->out_vocab(),
              "load: the checkpoint's BPE vocabulary (" << s->bpe_->size()
                                                        << " tokens) does not fit its model");
     s->corpus_state_ = {{"task", "parallel"}, {"vocab", state["vocab"]}};
@@ -151,7 +154,8 @@ void Session::set_train_options(const json& t) {
   opts_.schedule.at(1);  // rejects an unknown schedule now
   AL_CHECK(opts_.schedule.warmup >= 1, "train.warmup must be at least 1");
   opts_.clip = t.value("clip", 1.f);
-  AL_CHECK(std::isfinite(opts_.clip) && opts_.clip >= 0, "train.clip must be a non-negative number (0: no clipping)");
+  AL_CHECK(std::isfinite(opts_.clip) && opts_.clip >= 0,
+           "train.clip must be a non-negative number (0: no clipping)");
   opts_.label_smoothing = t.value("label_smoothing", 0.f);
   AL_CHECK(opts_.label_smoothing >= 0 && opts_.label_smoothing < 1,
            "train.label_smoothing must be in [0, 1)");
@@ -193,8 +197,9 @@ json Session::info() const {
 TrainChunk Session::train(int steps) {
   AL_CHECK(steps >= 1 && steps <= 100000, "train: steps must be in [1, 100000], got " << steps);
   const Task& task = need_task("train");
-  AL_CHECK(!batch_adam_, "this session trains on given batches (trainBatch); create another "
-                         "session to train on its task");
+  AL_CHECK(!batch_adam_,
+           "this session trains on given batches (trainBatch); create another "
+           "session to train on its task");
   if (!trainer_) trainer_ = std::make_unique<Trainer>(*model_, task, opts_);
   TrainChunk r;
   for (int i = 0; i < steps; ++i) {
@@ -210,8 +215,9 @@ TrainChunk Session::train(int steps) {
 }
 
 TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
-  AL_CHECK(!trainer_, "this session trains on its task (train); create another session to "
-                      "train on given batches");
+  AL_CHECK(!trainer_,
+           "this session trains on its task (train); create another session to "
+           "train on given batches");
   AL_CHECK(!src.empty() && src.size() == tgt.size(),
            "trainBatch: need as many target rows as source rows (got " << src.size() << " and "
                                                                        << tgt.size() << ")");
@@ -247,7 +253,9 @@ EvalResult Session::evaluate(int samples, uint64_t seed) {
 
 int Session::decode_limit(size_t src_len, int max_len) const {
   const int model_max = model_->max_len();
-  int limit = max_len > 0 ? max_len : task_ ? task_->max_tgt_len() + 1 : std::min(model_max - 1, 256);
+  int limit = max_len > 0 ? max_len
+              : task_     ? task_->max_tgt_len() + 1
+                          : std::min(model_max - 1, 256);
   limit = std::min(limit, model_max - 1);
   if (model_->packs_source()) limit = std::min(limit, model_max - int(src_len) - 1);
   AL_CHECK(limit >= 1, "decode: no room left to generate within max_len " << model_max);
@@ -261,8 +269,9 @@ Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {
   const int model_max = model_->max_len();
   size_t longest = 0;
   for (const auto& r : src) longest = std::max(longest, r.size());
-  AL_CHECK(int(longest) <= model_max, "decode: a source of length " << longest
-                                          << " is longer than the model's max_len " << model_max);
+  AL_CHECK(int(longest) <= model_max, "decode: a source of length "
+                                          << longest << " is longer than the model's max_len "
+                                          << model_max);
   const int limit = decode_limit(longest, max_len);
   if (beam == 1) return greedy_decode(*model_, src, limit);
   Rows out;
@@ -298,7 +307,8 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, bool causal) {
     const std::string kind = model_->config().value("model", std::string());
     AL_CHECK(model_->has_causal_mask(),
              "inspect: causal = false applies to a Transformer decoder (\"transformer\" or "
-             "\"lm\"), not to a \"" << kind << "\" model");
+             "\"lm\"), not to a \""
+                 << kind << "\" model");
   }
   Inspection r;
   r.tgt = tgt.empty() ? decode(src, 1, 0, 0.6f) : tgt;

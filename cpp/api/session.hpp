@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "api/memory.hpp"
+#include "data/bpe.hpp"
+#include "data/task.hpp"
+#include "models/memory.hpp"
 #include "models/model.hpp"
-#include "train/bpe.hpp"
-#include "train/task.hpp"
 #include "train/trainer.hpp"
 
 namespace attnlab::api {
@@ -51,7 +51,7 @@ class Session {
   static SizeEstimate estimate(const nlohmann::json& config);
 
   nlohmann::json info() const;
-  TrainChunk train(int steps);                         // on the task
+  TrainChunk train(int steps);                               // on the task
   TrainChunk train_batch(const Rows& src, const Rows& tgt);  // on given ids (no bos/eos)
   // Held-out loss and accuracies; for RNNsearch/RNNencdec on a SeqTask also per-length
   // accuracy and (RNNsearch) the alignment error rate of the same draw.
@@ -83,8 +83,8 @@ class Session {
   const Bpe& need_bpe(const char* what) const;
 
   std::unique_ptr<Task> task_;
-  std::unique_ptr<Bpe> bpe_;        // text models: the shared source/target vocabulary
-  nlohmann::json corpus_state_;     // text models: the training state kept for save()
+  std::unique_ptr<Bpe> bpe_;     // text models: the shared source/target vocabulary
+  nlohmann::json corpus_state_;  // text models: the training state kept for save()
   std::string task_name_;
   nlohmann::json task_options_ = nlohmann::json::object();
   nlohmann::json train_config_ = nlohmann::json::object();

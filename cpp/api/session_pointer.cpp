@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "api/memory.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "io/safetensors.hpp"
+#include "models/memory.hpp"
 
 namespace attnlab::api {
 
@@ -25,14 +25,15 @@ json object_or_empty(const json& j, const char* key) {
 }  // namespace
 
 void PointerSession::set_task(const std::string& name, const json& options) {
-  AL_CHECK(is_point_task(name), "pointer session: \"" << name
-                                    << "\" is not a pointer task (convex-hull, tsp, sort)");
+  AL_CHECK(is_point_task(name),
+           "pointer session: \"" << name << "\" is not a pointer task (convex-hull, tsp, sort)");
   task_ = make_point_task(name);
   task_name_ = name;
   n_min_ = options.value("n_min", options.value("n", 5));
   n_max_ = options.value("n_max", std::max(n_min_, options.value("n", n_min_)));
-  AL_CHECK(n_min_ >= 1 && n_max_ >= n_min_ && n_max_ <= 1000,
-           "pointer session: need 1 <= n_min <= n_max <= 1000 (got " << n_min_ << ", " << n_max_ << ")");
+  AL_CHECK(
+      n_min_ >= 1 && n_max_ >= n_min_ && n_max_ <= 1000,
+      "pointer session: need 1 <= n_min <= n_max <= 1000 (got " << n_min_ << ", " << n_max_ << ")");
   AL_CHECK(task_->kind() != PointKind::Tsp || n_max_ <= 10, "tsp: n_max must be at most 10");
 }
 
@@ -101,9 +102,15 @@ std::unique_ptr<PointerSession> PointerSession::load(const std::vector<uint8_t>&
 
 json PointerSession::info() const {
   const json& c = model_->config();
-  return {{"config", c}, {"model", "pointer"}, {"task", task_name_},
-          {"task_options", {{"n_min", n_min_}, {"n_max", n_max_}}}, {"params", model_->params().total()},
-          {"step", steps_}, {"seed", seed_}, {"train", train_config_}, {"dim", task_->dim()},
+  return {{"config", c},
+          {"model", "pointer"},
+          {"task", task_name_},
+          {"task_options", {{"n_min", n_min_}, {"n_max", n_max_}}},
+          {"params", model_->params().total()},
+          {"step", steps_},
+          {"seed", seed_},
+          {"train", train_config_},
+          {"dim", task_->dim()},
           {"autoregressive", true}};
 }
 
@@ -147,8 +154,8 @@ PointerExamples PointerSession::examples(int count, int n, Split split, uint64_t
 }
 
 std::vector<uint8_t> PointerSession::save() {
-  const json state = {{"step", steps_}, {"task", task_name_},
-                      {"task_options", json::object()}, {"n_min", n_min_}, {"n_max", n_max_}, {"seed", seed_}};
+  const json state = {{"step", steps_},  {"task", task_name_}, {"task_options", json::object()},
+                      {"n_min", n_min_}, {"n_max", n_max_},    {"seed", seed_}};
   return serialize_safetensors(model_tensors(*model_, false, state));
 }
 

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "data/point_task.hpp"
 #include "models/pointer.hpp"
-#include "train/point_task.hpp"
 #include "train/point_train.hpp"
 
 namespace attnlab::api {
@@ -25,7 +25,7 @@ struct PointerChunk {
 
 struct PointerExamples {
   int n = 0, dim = 0;
-  std::vector<float> x;               // [count, n, dim]
+  std::vector<float> x;                  // [count, n, dim]
   std::vector<std::vector<int>> target;  // exact answers (0-based positions)
 };
 

@@ -1,14 +1,14 @@
-// attnlab's public C++ API: a session (one model and what trains it) you create from a config or load from a .safetensors
-// checkpoint, train on one of the engine's tasks, run, inspect and save. Everything that
-// crosses this boundary is an xtensor (token ids, logits, attention weights) or a plain
-// standard type; the engine behind it works on raw buffers and stays out of sight (pimpl).
+// attnlab's public C++ API: a session (one model and what trains it) you create from a config or
+// load from a .safetensors checkpoint, train on one of the engine's tasks, run, inspect and save.
+// Everything that crosses this boundary is an xtensor (token ids, logits, attention weights) or a
+// plain standard type; the engine behind it works on raw buffers and stays out of sight (pimpl).
 //
 //   #include <attnlab/attnlab.hpp>
 //   auto m = attnlab::Session::create(R"({"model": {"model": "transformer", "d_model": 32,
 //       "heads": 4, "d_ff": 64, "enc_layers": 2, "dec_layers": 1, "dropout": 0},
 //       "task": "reverse", "seed": 1})");
-//   m.train(300, [](const attnlab::Progress& p) { std::printf("%d %.3f\n", p.step, p.loss); return true; });
-//   std::printf("%.3f\n", m.evaluate(500).sequence_accuracy);
+//   m.train(300, [](const attnlab::Progress& p) { std::printf("%d %.3f\n", p.step, p.loss); return
+//   true; }); std::printf("%.3f\n", m.evaluate(500).sequence_accuracy);
 //   m.save("reverse.safetensors");
 //
 // Token ids: 0 is <pad>, 1 <s>, 2 </s>; a task's symbols start at 3. Sequences passed in and
@@ -22,7 +22,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
 #include <xtensor/xtensor.hpp>
 
 #include "attnlab/error.hpp"
@@ -55,12 +54,12 @@ struct AttentionWeights {
 };
 
 struct Progress {
-  int step = 0;           // optimizer steps taken so far (the model's count, across calls)
+  int step = 0;             // optimizer steps taken so far (the model's count, across calls)
   int done = 0, total = 0;  // steps done / asked in this train() call
-  double loss = 0;        // this step's training loss
+  double loss = 0;          // this step's training loss
   double lr = 0, grad_norm = 0;
-  long tokens = 0;        // target tokens seen in this call
-  double seconds = 0;     // since this call started
+  long tokens = 0;     // target tokens seen in this call
+  double seconds = 0;  // since this call started
 };
 // Called after every `every` steps (and after the last); return false to stop early.
 using ProgressCallback = std::function<bool(const Progress&)>;
@@ -70,7 +69,7 @@ struct TrainReport {
   int steps = 0;            // taken in this call
   int step = 0;             // the model's step count afterwards
   long tokens = 0;
-  bool stopped = false;     // the callback returned false
+  bool stopped = false;  // the callback returned false
   double seconds = 0;
 };
 
@@ -82,21 +81,21 @@ struct Evaluation {
 };
 
 struct Translation {
-  tokens source, output;                     // ids, no <s>/</s>
-  std::vector<std::string> source_tokens;    // readable tokens (task symbols or subwords)
+  tokens source, output;                   // ids, no <s>/</s>
+  std::vector<std::string> source_tokens;  // readable tokens (task symbols or subwords)
   std::vector<std::string> output_tokens;
-  std::string text;                          // the output as text (subwords joined for models
-                                             // with a vocabulary, else tokens with spaces)
+  std::string text;  // the output as text (subwords joined for models
+                     // with a vocabulary, else tokens with spaces)
   // The last decoder layer's cross-attention, heads averaged: [output.size() + 1, S], row i
   // is what the decoder looked at when it produced output token i (the last row: </s>).
   tensor<float, 2> cross_attention;
 };
 
 struct ModelInfo {
-  std::string kind;        // "transformer", "lm", "encoder", "rnnsearch", ...
-  std::string task;        // "" when the model has none
+  std::string kind;  // "transformer", "lm", "encoder", "rnnsearch", ...
+  std::string task;  // "" when the model has none
   long parameters = 0;
-  int step = 0;            // optimizer steps the weights have seen
+  int step = 0;  // optimizer steps the weights have seen
   int src_vocab = 0, tgt_vocab = 0;
   int max_len = 0;
   bool has_vocabulary = false;  // a subword vocabulary travels with the checkpoint (text in/out)
@@ -119,7 +118,8 @@ class Session {
   // A checkpoint written by `attn train`, the page or save(). `overrides_json` may set "task",
   // "task_options" and "train" (e.g. to train a checkpoint on another task).
   static Session load(const std::string& path, const std::string& overrides_json = "{}");
-  static Session load_bytes(const std::vector<std::uint8_t>& bytes, const std::string& overrides_json = "{}");
+  static Session load_bytes(const std::vector<std::uint8_t>& bytes,
+                            const std::string& overrides_json = "{}");
 
   Session(Session&&) noexcept;
   Session& operator=(Session&&) noexcept;
@@ -163,7 +163,8 @@ class Session {
     return decode(tokens(src), beam, max_len, alpha);
   }
   template <class E>
-  Translation translate(const xt::xexpression<E>& src, int beam = 1, int max_len = 0, float alpha = 0.6f) {
+  Translation translate(const xt::xexpression<E>& src, int beam = 1, int max_len = 0,
+                        float alpha = 0.6f) {
     return translate(tokens(src), beam, max_len, alpha);
   }
   template <class E1, class E2>

@@ -1,4 +1,4 @@
-// Embind registration of the wasm benchmarks (cpp/api/bench.hpp), timed inside WebAssembly:
+// Embind registration of the wasm benchmarks (cpp/bench/bench.hpp), timed inside WebAssembly:
 //   benchGemm(M, N, K, transA, transB, batch, minSeconds) -> GFLOP/s
 //   benchSimdPeak(minSeconds) -> GFLOP/s of SIMD128 mul+add chains
 //   benchAttention(B, H, T, S, D, causal, minSeconds) -> ms per call
@@ -6,9 +6,9 @@
 // memory budget, at most 60 s) before a buffer is allocated; errors arrive as JS Errors.
 #include <emscripten/bind.h>
 
-#include "api/bench.hpp"
-#include "api/memory.hpp"
+#include "bench/bench.hpp"
 #include "bindings/convert.hpp"
+#include "models/memory.hpp"
 
 using emscripten::val;
 using namespace attnlab::bind;
@@ -21,9 +21,12 @@ double seconds_arg(const val& x, const char* what) { return number_arg(x, what, 
 
 double bench_gemm(val M, val N, val K, val transA, val transB, val batch, val min_seconds) {
   return guarded([&] {
-    const int m = int_arg(M, "benchGemm: M", 1, kMaxDim), n = int_arg(N, "benchGemm: N", 1, kMaxDim),
-              k = int_arg(K, "benchGemm: K", 1, kMaxDim), b = int_arg(batch, "benchGemm: batch", 1, 4096);
-    attnlab::api::check_alloc(4.0 * b * (double(m) * k + double(k) * n + double(m) * n), "benchGemm: the operands");
+    const int m = int_arg(M, "benchGemm: M", 1, kMaxDim),
+              n = int_arg(N, "benchGemm: N", 1, kMaxDim),
+              k = int_arg(K, "benchGemm: K", 1, kMaxDim),
+              b = int_arg(batch, "benchGemm: batch", 1, 4096);
+    attnlab::check_alloc(4.0 * b * (double(m) * k + double(k) * n + double(m) * n),
+                         "benchGemm: the operands");
     return attnlab::api::bench_gemm(m, n, k, bool_arg(transA, "benchGemm: transA", false),
                                     bool_arg(transB, "benchGemm: transB", false), b,
                                     seconds_arg(min_seconds, "benchGemm: minSeconds"));
@@ -31,16 +34,22 @@ double bench_gemm(val M, val N, val K, val transA, val transB, val batch, val mi
 }
 
 double bench_simd_peak(val min_seconds) {
-  return guarded([&] { return attnlab::api::bench_simd_peak(seconds_arg(min_seconds, "benchSimdPeak: minSeconds")); });
+  return guarded([&] {
+    return attnlab::api::bench_simd_peak(seconds_arg(min_seconds, "benchSimdPeak: minSeconds"));
+  });
 }
 
 double bench_attention(val B, val H, val T, val S, val D, val causal, val min_seconds) {
   return guarded([&] {
-    const int b = int_arg(B, "benchAttention: B", 1, kMaxDim), h = int_arg(H, "benchAttention: H", 1, kMaxDim),
-              t = int_arg(T, "benchAttention: T", 1, kMaxDim), s = int_arg(S, "benchAttention: S", 1, kMaxDim),
+    const int b = int_arg(B, "benchAttention: B", 1, kMaxDim),
+              h = int_arg(H, "benchAttention: H", 1, kMaxDim),
+              t = int_arg(T, "benchAttention: T", 1, kMaxDim),
+              s = int_arg(S, "benchAttention: S", 1, kMaxDim),
               d = int_arg(D, "benchAttention: D", 1, kMaxDim);
-    attnlab::api::check_alloc(4.0 * b * h * (2.0 * t * d + 2.0 * s * d + double(t) * s), "benchAttention: the operands");
-    return attnlab::api::bench_attention(b, h, t, s, d, bool_arg(causal, "benchAttention: causal", false),
+    attnlab::check_alloc(4.0 * b * h * (2.0 * t * d + 2.0 * s * d + double(t) * s),
+                         "benchAttention: the operands");
+    return attnlab::api::bench_attention(b, h, t, s, d,
+                                         bool_arg(causal, "benchAttention: causal", false),
                                          seconds_arg(min_seconds, "benchAttention: minSeconds"));
   });
 }

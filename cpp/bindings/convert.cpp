@@ -12,9 +12,8 @@
 #include <sstream>
 
 // Records a binding's error for wasm-build/errors.js, which throws it once the call returns.
-EM_JS(void, attnlab_js_record_error, (int type, const char* message), {
-  Module['__attnlabError'] = {type : type, message : UTF8ToString(message)};
-});
+EM_JS(void, attnlab_js_record_error, (int type, const char* message),
+      { Module['__attnlabError'] = {type : type, message : UTF8ToString(message)}; });
 
 // Checks the elements of an Array or (non-BigInt) typed array. mode 0: finite numbers (a float
 // typed array passes here and is checked after the copy);
@@ -23,17 +22,18 @@ EM_JS(void, attnlab_js_record_error, (int type, const char* message), {
 EM_JS(double, attnlab_js_check_elements, (emscripten::EM_VAL handle, int mode), {
   try {
     var a = Emval.toValue(handle);
-    if (typeof BigInt64Array !== 'undefined' && (a instanceof BigInt64Array || a instanceof BigUint64Array))
+    if (typeof BigInt64Array != = 'undefined' &&
+                                  (a instanceof BigInt64Array || a instanceof BigUint64Array))
       return a.length ? 1 : -1;
     // A float typed array holds only numbers: its finiteness is checked after the copy, in C++.
     if (mode == 0 && (a instanceof Float32Array || a instanceof Float64Array)) return -1;
     var hi = mode == 1 ? 2147483648 : 256;
     for (var i = 0, n = a.length; i < n; ++i) {
       var x = a[i];
-      if (typeof x !== 'number') return 4 * i + 1;
+      if (typeof x != = 'number') return 4 * i + 1;
       if (mode == 0) {
         if (!isFinite(x)) return 4 * i + 2;
-      } else if (!(Math.floor(x) === x && x >= 0 && x < hi)) {
+      } else if (!(Math.floor(x) == = x && x >= 0 && x < hi)) {
         return 4 * i + 2;
       }
     }
@@ -63,7 +63,8 @@ void check_elements(const val& a, const std::string& what, int mode) {
   const int kind = int(r - 4 * index);
   if (kind == 1) type_error(at(what, index) + " is not a number");
   if (mode == 0) range_error(at(what, index) + " is not a finite number");
-  range_error(at(what, index) + (mode == 1 ? " is not an integer in [0, 2^31)" : " is not a byte (an integer in [0, 255])"));
+  range_error(at(what, index) + (mode == 1 ? " is not an integer in [0, 2^31)"
+                                           : " is not a byte (an integer in [0, 255])"));
 }
 
 std::string type_name(const val& x) { return x.typeOf().as<std::string>(); }
@@ -77,14 +78,18 @@ std::string num(double d) {
 
 }  // namespace
 
-void record_error(ErrorType type, const char* message) { attnlab_js_record_error(int(type), message); }
+void record_error(ErrorType type, const char* message) {
+  attnlab_js_record_error(int(type), message);
+}
 
 size_t array_length(const val& a, const std::string& what, double max_len) {
   if (!a.isArray() && !is_typed_array(a))
-    type_error(what + ": expected an array or typed array, got " + (a.isNull() ? std::string("null") : type_name(a)));
+    type_error(what + ": expected an array or typed array, got " +
+               (a.isNull() ? std::string("null") : type_name(a)));
   const double n = a["length"].as<double>();
   if (!(n >= 0 && n <= max_len))
-    range_error(what + ": " + std::to_string(static_cast<long long>(n)) + " elements, more than the limit of " +
+    range_error(what + ": " + std::to_string(static_cast<long long>(n)) +
+                " elements, more than the limit of " +
                 std::to_string(static_cast<long long>(max_len)));
   return size_t(n);
 }
@@ -100,8 +105,9 @@ std::vector<float> to_floats(const val& a, const std::string& what, bool allow_e
 }
 
 std::vector<uint8_t> to_bytes(const val& a, const std::string& what) {
-  if (a.instanceof(val::global("ArrayBuffer"))) return to_bytes(val::global("Uint8Array").new_(a), what);
-  if (a.instanceof(val::global("Uint8Array"))) {
+  if (a.instanceof (val::global("ArrayBuffer")))
+    return to_bytes(val::global("Uint8Array").new_(a), what);
+  if (a.instanceof (val::global("Uint8Array"))) {
     array_length(a, what, double(std::numeric_limits<int32_t>::max()));
     return emscripten::convertJSArrayToNumberVector<uint8_t>(a);
   }
@@ -146,7 +152,8 @@ int int_arg(const val& x, const std::string& what, int lo, int hi) {
   if (!x.isNumber()) type_error(what + " must be an integer, got " + type_name(x));
   const double d = x.as<double>();
   if (!(d >= lo && d <= hi && std::floor(d) == d))
-    range_error(what + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + num(d));
+    range_error(what + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                "], got " + num(d));
   return int(d);
 }
 
@@ -166,7 +173,9 @@ bool bool_arg(const val& x, const std::string& what, bool fallback) {
 }
 
 std::string string_arg(const val& x, const std::string& what, size_t max_bytes) {
-  if (!x.isString()) type_error(what + " must be a string, got " + (x.isNull() ? std::string("null") : type_name(x)));
+  if (!x.isString())
+    type_error(what + " must be a string, got " +
+               (x.isNull() ? std::string("null") : type_name(x)));
   // A UTF-16 code unit becomes at most 3 UTF-8 bytes: refuse before the copy into the heap.
   const double units = x["length"].as<double>();
   if (units > double(max_bytes))
@@ -174,7 +183,8 @@ std::string string_arg(const val& x, const std::string& what, size_t max_bytes) 
                 " characters, more than the limit of " + std::to_string(max_bytes));
   std::string s = x.as<std::string>();
   if (s.size() > max_bytes)
-    range_error(what + ": " + std::to_string(s.size()) + " bytes, more than the limit of " + std::to_string(max_bytes));
+    range_error(what + ": " + std::to_string(s.size()) + " bytes, more than the limit of " +
+                std::to_string(max_bytes));
   return s;
 }
 
@@ -194,7 +204,8 @@ val option(const val& o, const std::string& fn, const char* key) {
 
 }  // namespace
 
-double num_field(const val& o, const std::string& fn, const char* key, double fallback, double lo, double hi) {
+double num_field(const val& o, const std::string& fn, const char* key, double fallback, double lo,
+                 double hi) {
   const val x = option(o, fn, key);
   return x.isUndefined() ? fallback : number_arg(x, fn + ": option '" + key + "'", lo, hi);
 }

@@ -35,16 +35,21 @@ struct JsError : attnlab::Error {
 };
 
 [[noreturn]] inline void type_error(const std::string& msg) { throw JsError(ErrorType::Type, msg); }
-[[noreturn]] inline void range_error(const std::string& msg) { throw JsError(ErrorType::Range, msg); }
+[[noreturn]] inline void range_error(const std::string& msg) {
+  throw JsError(ErrorType::Range, msg);
+}
 
 // Records the error for the JS wrapper (see wasm-build/errors.js).
 void record_error(ErrorType type, const char* message);
 
 template <class R>
 R empty_result() {
-  if constexpr (std::is_same_v<R, val>) return val::undefined();
-  else if constexpr (std::is_void_v<R>) return;
-  else return R{};
+  if constexpr (std::is_same_v<R, val>)
+    return val::undefined();
+  else if constexpr (std::is_void_v<R>)
+    return;
+  else
+    return R{};
 }
 
 template <class F>
@@ -100,7 +105,8 @@ std::string string_arg(const val& x, const std::string& what, size_t max_bytes);
 nlohmann::json json_arg(const val& x, const std::string& what);
 
 // Option fields of an options object (undefined/null object or field: the fallback).
-double num_field(const val& o, const std::string& fn, const char* key, double fallback, double lo, double hi);
+double num_field(const val& o, const std::string& fn, const char* key, double fallback, double lo,
+                 double hi);
 int int_field(const val& o, const std::string& fn, const char* key, int fallback, int lo, int hi);
 
 // A copy (not a view) so that later heap growth cannot detach it.

@@ -3,7 +3,6 @@
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <emscripten/val.h>
-
 #include <malloc.h>
 
 #include <thread>
@@ -30,9 +29,9 @@ val attention(val q, val k, val v, val opts) {
     d.Dk = int_field(opts, "attention", "Dk", 0, 1, kMaxDim);
     d.Dv = int_field(opts, "attention", "Dv", d.Dk, 1, kMaxDim);
     d.causal = bool_arg(opts["causal"], "attention: option 'causal'", false);
-    auto r = attnlab::api::attention(to_floats(q, "attention: q", false), to_floats(k, "attention: k", false),
-                                     to_floats(v, "attention: v", false), to_mask(opts["keyPad"], "attention: keyPad"),
-                                     d);
+    auto r = attnlab::api::attention(
+        to_floats(q, "attention: q", false), to_floats(k, "attention: k", false),
+        to_floats(v, "attention: v", false), to_mask(opts["keyPad"], "attention: keyPad"), d);
     val res = val::object();
     res.set("out", to_f32(r.out));
     res.set("weights", to_f32(r.weights));

@@ -1,10 +1,11 @@
 // Embind registration of the guide's small computations (cpp/api/functions.hpp): softmax of
 // given scores, the positional-encoding table, NTM content addressing.
+#include "api/functions.hpp"
+
 #include <emscripten/bind.h>
 
 #include <algorithm>
 
-#include "api/functions.hpp"
 #include "bindings/convert.hpp"
 
 using emscripten::val;
@@ -28,8 +29,9 @@ val softmax(val scores, val opts) {
 // positionalEncoding(L, C) -> Float32Array [L, C]
 val positional_encoding(val L, val C) {
   return guarded([&] {
-    return to_f32(attnlab::api::positional_encoding(int_arg(L, "positionalEncoding: L", 1, 1 << 24),
-                                                    int_arg(C, "positionalEncoding: C", 1, 1 << 24)));
+    return to_f32(
+        attnlab::api::positional_encoding(int_arg(L, "positionalEncoding: L", 1, 1 << 24),
+                                          int_arg(C, "positionalEncoding: C", 1, 1 << 24)));
   });
 }
 

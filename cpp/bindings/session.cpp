@@ -1,14 +1,15 @@
 // Embind registration of model sessions (cpp/api/session.hpp): conversion of token rows,
 // results copied out of the heap as typed arrays, C++ errors as JS Errors.
+#include "api/session.hpp"
+
 #include <emscripten/bind.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "api/memory.hpp"
-#include "api/session.hpp"
-#include "core/check.hpp"
 #include "bindings/convert.hpp"
+#include "core/check.hpp"
+#include "models/memory.hpp"
 
 using emscripten::val;
 using namespace attnlab::bind;
@@ -32,7 +33,9 @@ class JsSession {
   explicit JsSession(std::unique_ptr<attnlab::api::Session> s) : s_(std::move(s)) {}
 
   static JsSession* create(val config) {
-    return guarded([&] { return new JsSession(attnlab::api::Session::create(json_arg(config, "session config"))); });
+    return guarded([&] {
+      return new JsSession(attnlab::api::Session::create(json_arg(config, "session config")));
+    });
   }
   static JsSession* load(val bytes, val overrides) {
     return guarded([&] {
@@ -41,21 +44,27 @@ class JsSession {
     });
   }
 
-  std::string info() const { return guarded([&] { return s_->info().dump(); }); }
+  std::string info() const {
+    return guarded([&] { return s_->info().dump(); });
+  }
   val train(val steps) {
-    return guarded([&] { return chunk_to_js(s_->train(int_arg(steps, "train: steps", 1, 100000))); });
+    return guarded(
+        [&] { return chunk_to_js(s_->train(int_arg(steps, "train: steps", 1, 100000))); });
   }
   val train_batch(val src, val tgt) {
     return guarded([&] {
-      return chunk_to_js(s_->train_batch(to_rows(src, "trainBatch: src"), to_rows(tgt, "trainBatch: tgt")));
+      return chunk_to_js(
+          s_->train_batch(to_rows(src, "trainBatch: src"), to_rows(tgt, "trainBatch: tgt")));
     });
   }
   std::string evaluate(val samples, val seed) {
     return guarded([&] {
       const attnlab::EvalResult r = s_->evaluate(int_arg(samples, "evaluate: samples", 1, 100000),
                                                  seed_arg(seed, "evaluate: seed"));
-      json j = {{"loss", r.loss}, {"tokenAccuracy", r.token_accuracy},
-                {"sequenceAccuracy", r.sequence_accuracy}, {"samples", r.samples}};
+      json j = {{"loss", r.loss},
+                {"tokenAccuracy", r.token_accuracy},
+                {"sequenceAccuracy", r.sequence_accuracy},
+                {"samples", r.samples}};
       if (r.aer >= 0) j["aer"] = r.aer;
       if (!r.per_length.empty()) {
         json pl = json::object();
@@ -67,7 +76,8 @@ class JsSession {
   }
   val decode(val src, val beam, val max_len, val alpha) {
     return guarded([&] {
-      return rows_to_js(s_->decode(to_rows(src, "decode: src"), int_arg(beam, "decode: beam", 1, 64),
+      return rows_to_js(s_->decode(to_rows(src, "decode: src"),
+                                   int_arg(beam, "decode: beam", 1, 64),
                                    int_arg(max_len, "decode: maxLen", 0, 1 << 20),
                                    float(number_arg(alpha, "decode: alpha", 0, 100))));
     });
@@ -75,7 +85,8 @@ class JsSession {
   val inspect(val src, val tgt, val causal) {
     return guarded([&] {
       const attnlab::api::Inspection in =
-          s_->inspect(to_rows(src, "inspect: src"), to_rows(tgt, "inspect: tgt"), bool_arg(causal, "inspect: causal", true));
+          s_->inspect(to_rows(src, "inspect: src"), to_rows(tgt, "inspect: tgt"),
+                      bool_arg(causal, "inspect: causal", true));
       val o = val::object();
       o.set("B", in.B);
       o.set("T", in.T);
@@ -101,10 +112,12 @@ class JsSession {
   val examples(val n, val split_arg, val seed) {
     return guarded([&] {
       const std::string split = string_arg(split_arg, "examples: split", 16);
-      if (split != "train" && split != "test") range_error("examples: split must be 'train' or 'test'");
-      const attnlab::api::Examples e = s_->examples(int_arg(n, "examples: n", 1, 10000),
-                                                    split == "train" ? attnlab::Split::Train : attnlab::Split::Test,
-                                                    seed_arg(seed, "examples: seed"));
+      if (split != "train" && split != "test")
+        range_error("examples: split must be 'train' or 'test'");
+      const attnlab::api::Examples e =
+          s_->examples(int_arg(n, "examples: n", 1, 10000),
+                       split == "train" ? attnlab::Split::Train : attnlab::Split::Test,
+                       seed_arg(seed, "examples: seed"));
       val o = val::object();
       o.set("src", rows_to_js(e.src));
       o.set("tgt", rows_to_js(e.tgt));
@@ -118,9 +131,12 @@ class JsSession {
       return o;
     });
   }
-  val save() { return guarded([&] { return to_u8(s_->save()); }); }
+  val save() {
+    return guarded([&] { return to_u8(s_->save()); });
+  }
   val encode_text(val text) {
-    return guarded([&] { return to_i32(s_->encode_text(string_arg(text, "encodeText: text", 1 << 16))); });
+    return guarded(
+        [&] { return to_i32(s_->encode_text(string_arg(text, "encodeText: text", 1 << 16))); });
   }
   std::string decode_text(val ids) {
     return guarded([&] { return s_->decode_text(to_ids(ids, "decodeText: ids")); });
@@ -139,11 +155,14 @@ class JsSession {
 };
 
 double estimate_bytes(val config) {
-  return guarded([&] { return attnlab::api::Session::estimate(json_arg(config, "session config")).total(); });
+  return guarded(
+      [&] { return attnlab::api::Session::estimate(json_arg(config, "session config")).total(); });
 }
 
 std::string registry() {
-  return guarded([&] { return json({{"models", attnlab::model_kinds()}, {"tasks", attnlab::task_names()}}).dump(); });
+  return guarded([&] {
+    return json({{"models", attnlab::model_kinds()}, {"tasks", attnlab::task_names()}}).dump();
+  });
 }
 
 }  // namespace

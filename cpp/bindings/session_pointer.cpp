@@ -1,11 +1,12 @@
 // Embind registration of pointer-network sessions (cpp/api/session_pointer.hpp): point sets in
 // and pointer distributions out as typed arrays, C++ errors as JS Errors.
+#include "api/session_pointer.hpp"
+
 #include <emscripten/bind.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "api/session_pointer.hpp"
 #include "bindings/convert.hpp"
 #include "core/check.hpp"
 
@@ -21,17 +22,20 @@ class JsPointerSession {
 
   static JsPointerSession* create(val config) {
     return guarded([&] {
-      return new JsPointerSession(attnlab::api::PointerSession::create(json_arg(config, "session config")));
+      return new JsPointerSession(
+          attnlab::api::PointerSession::create(json_arg(config, "session config")));
     });
   }
   static JsPointerSession* load(val bytes, val overrides) {
     return guarded([&] {
-      return new JsPointerSession(attnlab::api::PointerSession::load(to_bytes(bytes, "load: bytes"),
-                                                                     json_arg(overrides, "load overrides")));
+      return new JsPointerSession(attnlab::api::PointerSession::load(
+          to_bytes(bytes, "load: bytes"), json_arg(overrides, "load overrides")));
     });
   }
 
-  std::string info() const { return guarded([&] { return s_->info().dump(); }); }
+  std::string info() const {
+    return guarded([&] { return s_->info().dump(); });
+  }
   val train(val steps) {
     return guarded([&] {
       const attnlab::api::PointerChunk c = s_->train(int_arg(steps, "train: steps", 1, 100000));
@@ -46,7 +50,10 @@ class JsPointerSession {
   }
   std::string evaluate(val samples, val seed) {
     return guarded([&] {
-      return s_->evaluate(int_arg(samples, "evaluate: samples", 1, 100000), seed_arg(seed, "evaluate: seed")).dump();
+      return s_
+          ->evaluate(int_arg(samples, "evaluate: samples", 1, 100000),
+                     seed_arg(seed, "evaluate: seed"))
+          .dump();
     });
   }
   // decode(x [n*dim], n) -> {n, order, probs [steps, n+1]}
@@ -65,10 +72,12 @@ class JsPointerSession {
   val examples(val count, val n, val split_arg, val seed) {
     return guarded([&] {
       const std::string split = string_arg(split_arg, "examples: split", 16);
-      if (split != "train" && split != "test") range_error("examples: split must be 'train' or 'test'");
-      const attnlab::api::PointerExamples e =
-          s_->examples(int_arg(count, "examples: count", 1, 10000), int_arg(n, "examples: n", 0, 1000),
-                       split == "train" ? attnlab::Split::Train : attnlab::Split::Test, seed_arg(seed, "examples: seed"));
+      if (split != "train" && split != "test")
+        range_error("examples: split must be 'train' or 'test'");
+      const attnlab::api::PointerExamples e = s_->examples(
+          int_arg(count, "examples: count", 1, 10000), int_arg(n, "examples: n", 0, 1000),
+          split == "train" ? attnlab::Split::Train : attnlab::Split::Test,
+          seed_arg(seed, "examples: seed"));
       val o = val::object();
       o.set("n", e.n);
       o.set("dim", e.dim);
@@ -79,7 +88,9 @@ class JsPointerSession {
       return o;
     });
   }
-  val save() { return guarded([&] { return to_u8(s_->save()); }); }
+  val save() {
+    return guarded([&] { return to_u8(s_->save()); });
+  }
 
  private:
   std::unique_ptr<attnlab::api::PointerSession> s_;

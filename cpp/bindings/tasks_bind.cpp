@@ -12,8 +12,8 @@
 
 #include "bindings/convert.hpp"
 #include "core/check.hpp"
-#include "train/date_task.hpp"
-#include "train/geometry.hpp"
+#include "data/date_task.hpp"
+#include "data/geometry.hpp"
 
 using emscripten::val;
 

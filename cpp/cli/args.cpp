@@ -1,9 +1,10 @@
 // Argument parsing for the attn command (see args.hpp).
 #include "cli/args.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <sstream>
-#include <unistd.h>
 
 #include "core/check.hpp"
 
@@ -12,7 +13,8 @@ namespace attnlab::cli {
 Args::Args(int argc, char** argv, int first) {
   for (int i = first; i < argc; ++i) {
     std::string a = argv[i];
-    AL_CHECK(a.size() > 2 && a.rfind("--", 0) == 0, "unexpected argument \"" << a << "\" (flags start with --)");
+    AL_CHECK(a.size() > 2 && a.rfind("--", 0) == 0,
+             "unexpected argument \"" << a << "\" (flags start with --)");
     std::string key = a.substr(2), value;
     const size_t eq = key.find('=');
     if (eq != std::string::npos) {
@@ -56,7 +58,8 @@ int Args::integer(const std::string& f, int def, int lo, int hi) {
     pos = 0;
   }
   AL_CHECK(pos == s.size() && pos > 0, "flag --" << f << " needs an integer, got \"" << s << "\"");
-  AL_CHECK(v >= lo && v <= hi, "flag --" << f << " = " << v << " is outside [" << lo << ", " << hi << "]");
+  AL_CHECK(v >= lo && v <= hi,
+           "flag --" << f << " = " << v << " is outside [" << lo << ", " << hi << "]");
   return int(v);
 }
 
@@ -71,7 +74,8 @@ double Args::number(const std::string& f, double def, double lo, double hi) {
     pos = 0;
   }
   AL_CHECK(pos == s.size() && pos > 0, "flag --" << f << " needs a number, got \"" << s << "\"");
-  AL_CHECK(v >= lo && v <= hi, "flag --" << f << " = " << v << " is outside [" << lo << ", " << hi << "]");
+  AL_CHECK(v >= lo && v <= hi,
+           "flag --" << f << " = " << v << " is outside [" << lo << ", " << hi << "]");
   return v;
 }
 
@@ -84,8 +88,7 @@ bool Args::flag(const std::string& f) {
 }
 
 void Args::finish() const {
-  for (const auto& kv : values_)
-    AL_CHECK(used_.count(kv.first), "unknown flag --" << kv.first);
+  for (const auto& kv : values_) AL_CHECK(used_.count(kv.first), "unknown flag --" << kv.first);
 }
 
 std::vector<int32_t> parse_ids(const std::string& s, const std::string& what) {

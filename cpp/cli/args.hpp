@@ -12,13 +12,13 @@ namespace attnlab::cli {
 class Args {
  public:
   Args(int argc, char** argv, int first);
-  bool has(const std::string& flag);                  // consumes a value-less or valued flag
+  bool has(const std::string& flag);  // consumes a value-less or valued flag
   std::string str(const std::string& flag, const std::string& def = "");
-  std::string need(const std::string& flag);          // required
+  std::string need(const std::string& flag);  // required
   int integer(const std::string& flag, int def, int lo, int hi);
   double number(const std::string& flag, double def, double lo, double hi);
-  bool flag(const std::string& flag);                  // --x or --x true/false
-  void finish() const;                                 // errors on unconsumed flags
+  bool flag(const std::string& flag);  // --x or --x true/false
+  void finish() const;                 // errors on unconsumed flags
 
  private:
   std::map<std::string, std::string> values_;

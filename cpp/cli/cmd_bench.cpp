@@ -13,8 +13,8 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <vector>
 
 #include "cli/commands.hpp"
@@ -32,15 +32,25 @@ int cmd_bench(Args& a) {
   const double seconds = a.number("seconds", 2.0, 0.01, 3600);
   a.finish();
   set_num_threads(threads);
-  struct Shape { int C, L, B, V, H, N; bool tied; };
+  struct Shape {
+    int C, L, B, V, H, N;
+    bool tied;
+  };
   const Shape sh = size == "S"      ? Shape{64, 16, 32, 32, 4, 2, false}
                    : size == "M"    ? Shape{128, 32, 32, 32, 4, 2, false}
                    : size == "base" ? Shape{512, 32, 16, 8000, 8, 6, false}
                                     : Shape{256, 32, 128, 5000, 4, 3, true};
   const int C = sh.C, L = sh.L, B = sh.B, V = sh.V, H = sh.H, N = sh.N;
-  const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", V}, {"tgt_vocab", V},
-                              {"d_model", C}, {"heads", H}, {"d_ff", 4 * C}, {"enc_layers", N},
-                              {"dec_layers", N}, {"dropout", 0.0}, {"max_len", L + 1},
+  const nlohmann::json cfg = {{"model", "transformer"},
+                              {"src_vocab", V},
+                              {"tgt_vocab", V},
+                              {"d_model", C},
+                              {"heads", H},
+                              {"d_ff", 4 * C},
+                              {"enc_layers", N},
+                              {"dec_layers", N},
+                              {"dropout", 0.0},
+                              {"max_len", L + 1},
                               {"tie_embeddings", sh.tied}};
   auto m = make_model(cfg, cpu_kernels(), 1);
   Rng rng(2);
@@ -93,8 +103,8 @@ int cmd_bench(Args& a) {
                                       {"steps", ms[0].size()},
                                       {"tokens_per_step", B * L},
                                       {"params", m->params().total()}})
-                           .dump()
-                           .c_str());
+                          .dump()
+                          .c_str());
   return 0;
 }
 

@@ -27,16 +27,19 @@ int cmd_eval(Args& a) {
   a.finish();
   nlohmann::json state;
   auto model = load_checkpoint(path, cpu_kernels(), &state, allow_nonfinite);
-  if (!a.has("task-options") && state.value("task", "") == task_name && state.contains("task_options"))
+  if (!a.has("task-options") && state.value("task", "") == task_name &&
+      state.contains("task_options"))
     opts = state["task_options"];
   const auto task = make_task(task_name, opts);
-  AL_CHECK(task->src_vocab() <= model->src_vocab() &&
-               task->tgt_vocab() <= model->out_vocab(),
+  AL_CHECK(task->src_vocab() <= model->src_vocab() && task->tgt_vocab() <= model->out_vocab(),
            "task " << task_name << " does not fit the checkpoint's vocabularies");
   const EvalResult r = evaluate(*model, *task, samples, seed);
-  std::printf("%s\n", nlohmann::json({{"loss", r.loss}, {"token_accuracy", r.token_accuracy},
+  std::printf("%s\n", nlohmann::json({{"loss", r.loss},
+                                      {"token_accuracy", r.token_accuracy},
                                       {"sequence_accuracy", r.sequence_accuracy},
-                                      {"samples", r.samples}}).dump().c_str());
+                                      {"samples", r.samples}})
+                          .dump()
+                          .c_str());
   return 0;
 }
 

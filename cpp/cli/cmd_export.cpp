@@ -24,7 +24,8 @@ int cmd_export(Args& a) {
   a.finish();
   check_writable(out);
   const SafeTensors src = read_safetensors(in);
-  const auto model = model_from_safetensors(src, cpu_kernels(), nullptr);  // one the engine can load
+  const auto model =
+      model_from_safetensors(src, cpu_kernels(), nullptr);  // one the engine can load
   std::set<std::string> aliases;
   for (const auto& [name, id] : model->aliases()) aliases.insert(name);
   SafeTensors dst;
@@ -47,7 +48,8 @@ int cmd_export(Args& a) {
     }
   }
   write_safetensors_atomic(out, dst);
-  const double before = double(std::filesystem::file_size(in)), after = double(std::filesystem::file_size(out));
+  const double before = double(std::filesystem::file_size(in)),
+               after = double(std::filesystem::file_size(out));
   std::fprintf(stderr, "wrote %s: %zu tensors%s, %.1f KiB (from %.1f KiB%s%s)\n", out.c_str(),
                dst.tensors.size(), half ? " in float16" : "", after / 1024.0, before / 1024.0,
                dropped ? ", optimizer state left out" : "",

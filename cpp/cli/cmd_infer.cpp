@@ -11,9 +11,9 @@
 
 #include "cli/commands.hpp"
 #include "core/check.hpp"
+#include "data/bpe.hpp"
+#include "eval/decode.hpp"
 #include "io/checkpoint.hpp"
-#include "train/bpe.hpp"
-#include "train/decode.hpp"
 #include "train/parallel_trainer.hpp"
 
 namespace attnlab::cli {
@@ -22,7 +22,8 @@ namespace {
 
 void check_ids(const std::vector<int32_t>& ids, int vocab, const char* what) {
   for (int32_t t : ids)
-    AL_CHECK(t >= 0 && t < vocab, what << ": token id " << t << " out of range [0, " << vocab << ")");
+    AL_CHECK(t >= 0 && t < vocab,
+             what << ": token id " << t << " out of range [0, " << vocab << ")");
 }
 
 Batch one(const Model& m, const std::vector<int32_t>& src, const std::vector<int32_t>& tin,
@@ -88,7 +89,8 @@ int cmd_grad(Args& a) {
 int cmd_translate(Args& a) {
   const std::string path = a.need("checkpoint");
   const bool text_mode = a.has("text") || a.has("input");
-  AL_CHECK(text_mode || a.has("src"), "attn translate: give --src \"ids\", --text \"sentence\" or --input FILE");
+  AL_CHECK(text_mode || a.has("src"),
+           "attn translate: give --src \"ids\", --text \"sentence\" or --input FILE");
   AL_CHECK(int(a.has("text")) + int(a.has("input")) + int(a.has("src")) == 1,
            "attn translate: give only one of --src, --text and --input");
   const int beam = a.integer("beam", text_mode ? 4 : 1, 1, 64);
@@ -114,7 +116,8 @@ int cmd_translate(Args& a) {
   if (!text_mode) {
     check_ids(src_ids, m->config().value("src_vocab", 0), "--src");
     AL_CHECK(int(src_ids.size()) <= max_len, "source longer than the model's max_len " << max_len);
-    const std::vector<int32_t> toks = beam_decode(*m, src_ids, beam, limit_for(src_ids.size()), float(alpha));
+    const std::vector<int32_t> toks =
+        beam_decode(*m, src_ids, beam, limit_for(src_ids.size()), float(alpha));
     std::printf("%s\n", nlohmann::json({{"tokens", toks}}).dump().c_str());
     return 0;
   }
@@ -128,12 +131,18 @@ int cmd_translate(Args& a) {
   auto translate_one = [&](const std::string& sentence) {
     const std::vector<int32_t> ids = bpe.encode(sentence);
     AL_CHECK(!ids.empty(), "nothing to translate: the sentence has no words");
-    AL_CHECK(int(ids.size()) <= max_len,
-             "the sentence is " << ids.size() << " tokens long; the model reads at most " << max_len);
-    const int limit = max_len_flag ? limit_for(ids.size()) : translation_limit(ids.size(), limit_for(ids.size()));
+    AL_CHECK(
+        int(ids.size()) <= max_len,
+        "the sentence is " << ids.size() << " tokens long; the model reads at most " << max_len);
+    const int limit =
+        max_len_flag ? limit_for(ids.size()) : translation_limit(ids.size(), limit_for(ids.size()));
     const std::vector<int32_t> toks = beam_decode(*m, ids, beam, limit, float(alpha));
-    std::printf("%s\n", nlohmann::json({{"source", sentence}, {"text", bpe.decode(toks)}, {"tokens", toks}, {"src", ids}})
-                             .dump().c_str());
+    std::printf(
+        "%s\n",
+        nlohmann::json(
+            {{"source", sentence}, {"text", bpe.decode(toks)}, {"tokens", toks}, {"src", ids}})
+            .dump()
+            .c_str());
   };
   if (!text.empty() || a.has("text")) {
     translate_one(text);
@@ -151,9 +160,11 @@ int cmd_translate(Args& a) {
     translate_one(sentence);
     ++n;
   }
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::fprintf(stderr, "translated %ld sentences in %.1f ms (%.2f ms per sentence, beam %d, %d threads)\n", n,
-               ms, n ? ms / double(n) : 0.0, beam, num_threads());
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr,
+               "translated %ld sentences in %.1f ms (%.2f ms per sentence, beam %d, %d threads)\n",
+               n, ms, n ? ms / double(n) : 0.0, beam, num_threads());
   return 0;
 }
 

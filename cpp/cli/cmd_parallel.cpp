@@ -22,14 +22,14 @@ namespace {
 // The paper's configurations (Vaswani et al. 2017, Table 3) and a small one for CPUs.
 nlohmann::json preset(const std::string& name) {
   if (name == "base")
-    return {{"enc_layers", 6}, {"dec_layers", 6}, {"d_model", 512}, {"heads", 8}, {"d_ff", 2048},
-            {"dropout", 0.1}, {"max_tokens", 25000}, {"warmup", 4000}};
+    return {{"enc_layers", 6}, {"dec_layers", 6}, {"d_model", 512},      {"heads", 8},
+            {"d_ff", 2048},    {"dropout", 0.1},  {"max_tokens", 25000}, {"warmup", 4000}};
   if (name == "big")
-    return {{"enc_layers", 6}, {"dec_layers", 6}, {"d_model", 1024}, {"heads", 16}, {"d_ff", 4096},
-            {"dropout", 0.3}, {"max_tokens", 25000}, {"warmup", 4000}};
+    return {{"enc_layers", 6}, {"dec_layers", 6}, {"d_model", 1024},     {"heads", 16},
+            {"d_ff", 4096},    {"dropout", 0.3},  {"max_tokens", 25000}, {"warmup", 4000}};
   AL_CHECK(name == "small", "unknown preset \"" << name << "\" (base, big, small)");
-  return {{"enc_layers", 2}, {"dec_layers", 2}, {"d_model", 256}, {"heads", 4}, {"d_ff", 1024},
-          {"dropout", 0.1}, {"max_tokens", 4096}, {"warmup", 1000}};
+  return {{"enc_layers", 2}, {"dec_layers", 2}, {"d_model", 256},     {"heads", 4},
+          {"d_ff", 1024},    {"dropout", 0.1},  {"max_tokens", 4096}, {"warmup", 1000}};
 }
 
 const KernelTable& device_table(Args& a) {
@@ -95,11 +95,12 @@ void check_resumed_options(const nlohmann::json& opts, const nlohmann::json& mod
            "the checkpoint's training options lack the \"train\" corpus");
   for (const char* k : {"d_model", "heads", "d_ff", "enc_layers", "dec_layers"})
     AL_CHECK(num(k) == model_cfg.value(k, -1.0),
-             "the checkpoint's training options give " << k << " = " << opts[k].dump()
-                                                       << ", its model has " << model_cfg.value(k, -1));
+             "the checkpoint's training options give "
+                 << k << " = " << opts[k].dump() << ", its model has " << model_cfg.value(k, -1));
   AL_CHECK(num("max_len") + 2 == model_cfg.value("max_len", -1.0),
-           "the checkpoint's training options give max_len " << opts["max_len"].dump()
-               << ", its model has " << model_cfg.value("max_len", -1) << " (options + 2)");
+           "the checkpoint's training options give max_len "
+               << opts["max_len"].dump() << ", its model has " << model_cfg.value("max_len", -1)
+               << " (options + 2)");
 }
 
 // attn average: every checkpoint must hold the same model (config compared key by key).
@@ -163,9 +164,13 @@ int cmd_train_parallel(Args& a) {
     opts["vocab_size"] = a.integer("vocab-size", 8000, 300, 1 << 20);
     opts["max_len"] = a.integer("max-len", 128, 4, 4096);
     opts["seed"] = a.integer("seed", 1, 0, 2147483647);
-    const struct { const char* flag; const char* key; } ints[] = {
-        {"d-model", "d_model"}, {"heads", "heads"}, {"d-ff", "d_ff"}, {"enc-layers", "enc_layers"},
-        {"dec-layers", "dec_layers"}, {"max-tokens", "max_tokens"}, {"warmup", "warmup"}};
+    const struct {
+      const char* flag;
+      const char* key;
+    } ints[] = {
+        {"d-model", "d_model"},       {"heads", "heads"},           {"d-ff", "d_ff"},
+        {"enc-layers", "enc_layers"}, {"dec-layers", "dec_layers"}, {"max-tokens", "max_tokens"},
+        {"warmup", "warmup"}};
     for (const auto& k : ints)
       if (a.has(k.flag)) opts[k.key] = a.integer(k.flag, 0, 1, 1 << 24);
     if (a.has("layers")) opts["enc_layers"] = opts["dec_layers"] = a.integer("layers", 2, 1, 64);
@@ -173,17 +178,22 @@ int cmd_train_parallel(Args& a) {
     opts["label_smoothing"] = a.number("label-smoothing", 0.1, 0, 0.99);
     opts["lr_factor"] = a.number("lr-factor", 1.0, 0, 1000);
     opts["clip"] = a.number("clip", 0.0, 0, 1e9);
-    nlohmann::json cfg = {
-        {"model", "transformer"}, {"src_vocab", opts["vocab_size"]}, {"tgt_vocab", opts["vocab_size"]},
-        {"d_model", opts["d_model"]}, {"heads", opts["heads"]}, {"d_ff", opts["d_ff"]},
-        {"enc_layers", opts["enc_layers"]}, {"dec_layers", opts["dec_layers"]},
-        {"dropout", opts["dropout"]}, {"max_len", opts["max_len"].get<int>() + 2},
-        {"tie_embeddings", true}};
+    nlohmann::json cfg = {{"model", "transformer"},
+                          {"src_vocab", opts["vocab_size"]},
+                          {"tgt_vocab", opts["vocab_size"]},
+                          {"d_model", opts["d_model"]},
+                          {"heads", opts["heads"]},
+                          {"d_ff", opts["d_ff"]},
+                          {"enc_layers", opts["enc_layers"]},
+                          {"dec_layers", opts["dec_layers"]},
+                          {"dropout", opts["dropout"]},
+                          {"max_len", opts["max_len"].get<int>() + 2},
+                          {"tie_embeddings", true}};
     // the vocabulary size is an upper bound of the BPE vocabulary's: check before training it
     const int L = opts["max_len"].get<int>() + 2;
     check_model_fits(cfg, std::max(1, opts["max_tokens"].get<int>() / L), L, L);
-    std::fprintf(stderr, "training a %d-token BPE vocabulary on %s\n", opts["vocab_size"].get<int>(),
-                 opts["train"].get<std::string>().c_str());
+    std::fprintf(stderr, "training a %d-token BPE vocabulary on %s\n",
+                 opts["vocab_size"].get<int>(), opts["train"].get<std::string>().c_str());
     bpe = Bpe::train(ParallelCorpus::read_sentences(opts["train"]), opts["vocab_size"]);
     cfg["src_vocab"] = cfg["tgt_vocab"] = bpe.size();
     model = make_model(cfg, kt, opts["seed"].get<uint64_t>());
@@ -191,9 +201,11 @@ int cmd_train_parallel(Args& a) {
   a.finish();
 
   const ParallelCorpus train(opts["train"], bpe, opts["max_len"]);
-  std::fprintf(stderr, "%zu training pairs (%zu longer than %d tokens left out), %d-token vocabulary, "
-               "%ld parameters on %s\n", train.size(), train.skipped(), opts["max_len"].get<int>(),
-               bpe.size(), model->params().total(), kt.name);
+  std::fprintf(stderr,
+               "%zu training pairs (%zu longer than %d tokens left out), %d-token vocabulary, "
+               "%ld parameters on %s\n",
+               train.size(), train.skipped(), opts["max_len"].get<int>(), bpe.size(),
+               model->params().total(), kt.name);
   ParallelTrainOptions o;
   o.max_tokens = opts["max_tokens"];
   o.schedule.kind = "noam";
@@ -221,7 +233,8 @@ int cmd_train_parallel(Args& a) {
     const StepInfo s = tr.step();
     tokens += s.tokens;
     ++done_here;
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     progress(s, last, secs, tokens, done_here, tty, every);
     if (s.step % save_every == 0) checkpoint();
   }
@@ -233,16 +246,19 @@ int cmd_train_parallel(Args& a) {
   state["vocab"] = bpe.to_json();
   write_safetensors_atomic(out, model_tensors(*model, false, state));
   if (interrupted) {
-    std::fprintf(stderr, "interrupted: saved step %d to %s (resume from %s)\n",
-                 tr.next_step() - 1, out.c_str(), ckpt_path(out, tr.next_step() - 1).c_str());
+    std::fprintf(stderr, "interrupted: saved step %d to %s (resume from %s)\n", tr.next_step() - 1,
+                 out.c_str(), ckpt_path(out, tr.next_step() - 1).c_str());
     return kInterruptedExit;
   }
   if (eval_sentences > 0 && !opts.value("valid", std::string()).empty()) {
     const ParallelCorpus valid(opts["valid"], bpe, opts["max_len"]);
-    const BleuScore b = evaluate_bleu(*model, valid, bpe, 1, 0.6f, eval_sentences,
-                                      opts["max_len"].get<int>() + 1);
-    std::printf("%s\n", nlohmann::json({{"step", tr.next_step() - 1}, {"valid_bleu_greedy", b.score},
-                                        {"bleu", b.to_string()}}).dump().c_str());
+    const BleuScore b =
+        evaluate_bleu(*model, valid, bpe, 1, 0.6f, eval_sentences, opts["max_len"].get<int>() + 1);
+    std::printf("%s\n", nlohmann::json({{"step", tr.next_step() - 1},
+                                        {"valid_bleu_greedy", b.score},
+                                        {"bleu", b.to_string()}})
+                            .dump()
+                            .c_str());
   }
   return 0;
 }
@@ -264,9 +280,13 @@ int cmd_eval_parallel(Args& a) {
     AL_CHECK(!hyps.empty(), test_path << ": no test pairs");
     const BleuScore b = corpus_bleu(hyps, {refs});
     if (!hyp_path.empty()) write_lines(hyp_path, hyps);
-    std::printf("%s\n", nlohmann::json({{"bleu", b.score}, {"detail", b.to_string()},
-                                        {"sentences", hyps.size()}, {"baseline", "copy-source"},
-                                        {"tokenize", "13a"}}).dump().c_str());
+    std::printf("%s\n", nlohmann::json({{"bleu", b.score},
+                                        {"detail", b.to_string()},
+                                        {"sentences", hyps.size()},
+                                        {"baseline", "copy-source"},
+                                        {"tokenize", "13a"}})
+                            .dump()
+                            .c_str());
     return 0;
   }
   const SafeTensors st = read_safetensors(a.need("checkpoint"));
@@ -285,12 +305,19 @@ int cmd_eval_parallel(Args& a) {
   const int max_len = state.at("options").at("max_len").get<int>();
   const ParallelCorpus test(test_path, bpe, max_len);
   std::vector<std::string> hyps;
-  const BleuScore b = evaluate_bleu(*model, test, bpe, beam, float(alpha), limit, max_len + 1, &hyps);
+  const BleuScore b =
+      evaluate_bleu(*model, test, bpe, beam, float(alpha), limit, max_len + 1, &hyps);
   if (!hyp_path.empty()) write_lines(hyp_path, hyps);
-  std::printf("%s\n", nlohmann::json({{"bleu", b.score}, {"detail", b.to_string()},
-                                      {"sentences", hyps.size()}, {"skipped", test.skipped()},
-                                      {"beam", beam}, {"alpha", alpha}, {"tokenize", "13a"},
-                                      {"step", state.value("step", 0)}}).dump().c_str());
+  std::printf("%s\n", nlohmann::json({{"bleu", b.score},
+                                      {"detail", b.to_string()},
+                                      {"sentences", hyps.size()},
+                                      {"skipped", test.skipped()},
+                                      {"beam", beam},
+                                      {"alpha", alpha},
+                                      {"tokenize", "13a"},
+                                      {"step", state.value("step", 0)}})
+                          .dump()
+                          .c_str());
   return 0;
 }
 
@@ -307,7 +334,8 @@ int cmd_average(Args& a) {
     inputs.assign(all.end() - std::min<long>(long(all.size()), last), all.end());
   }
   a.finish();
-  AL_CHECK(!inputs.empty(), "attn average: no checkpoints given (--inputs a,b or --dir D --last K)");
+  AL_CHECK(!inputs.empty(),
+           "attn average: no checkpoints given (--inputs a,b or --dir D --last K)");
   check_writable(out);
   check_same_configs(inputs);
   write_safetensors_atomic(out, average_checkpoints(inputs));

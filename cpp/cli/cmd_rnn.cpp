@@ -1,7 +1,8 @@
 // The recurrent models on the command line:
 //   attn train --model rnnsearch|rnnencdec|pointer --task dates|phrases|convex-hull|tsp|sort
 //              [--n N | --n-min A --n-max B] [--hidden H --emb E --attn A --score additive|dot
-//              --glimpse --embed E --encoder lstm|rpw --process-steps P] --steps N --out ckpt.safetensors
+//              --glimpse --embed E --encoder lstm|rpw --process-steps P] --steps N --out
+//              ckpt.safetensors
 //              [--eval-samples N] [pointer: --lr-final X --decay-from S (lr held until step S, then
 //              exponential decay to X at the last step) --eval-every K --beam K]
 //   attn eval  on such a checkpoint: {sequence_accuracy, token_accuracy, per_length, aer} or
@@ -14,13 +15,13 @@
 #include <memory>
 #include <sstream>
 
+#include "bench/rnn_bench.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "core/check.hpp"
+#include "eval/align_eval.hpp"
 #include "io/checkpoint.hpp"
-#include "train/align_eval.hpp"
 #include "train/point_train.hpp"
-#include "train/rnn_bench.hpp"
 #include "train/trainer.hpp"
 
 namespace attnlab::cli {
@@ -124,8 +125,8 @@ int cmd_train_rnn(Args& a) {
     for (int s = 1; s <= steps && !SigintGuard::interrupted(); ++s, ++done) {
       log_step(s, steps, tr.step(), seconds_since(t0), every);
       if (eval_every > 0 && (s % eval_every == 0) && s < steps) {  // progress on held-out sets
-        nlohmann::json r =
-            evaluate_points(pm, *ptask, 500, n.lo, n.hi, seed + 7919, 250, beam).to_json(ptask->kind());
+        nlohmann::json r = evaluate_points(pm, *ptask, 500, n.lo, n.hi, seed + 7919, 250, beam)
+                               .to_json(ptask->kind());
         r.erase("per_length");
         r["step"] = s;
         r["lr"] = tr.lr_at(s);
@@ -144,19 +145,23 @@ int cmd_train_rnn(Args& a) {
   sigint.reset();
   const double secs = seconds_since(t0);
   save_checkpoint(*model, out,
-                  {{"step", done}, {"task", task_name}, {"task_options", task_opts},
-                   {"n_min", n.lo}, {"n_max", n.hi}, {"seed", seed}, {"train_seconds", secs}});
+                  {{"step", done},
+                   {"task", task_name},
+                   {"task_options", task_opts},
+                   {"n_min", n.lo},
+                   {"n_max", n.hi},
+                   {"seed", seed},
+                   {"train_seconds", secs}});
   if (done < steps) {
     std::fprintf(stderr, "interrupted: saved step %d of %d to %s\n", done, steps, out.c_str());
     return kInterruptedExit;
   }
   if (eval_samples > 0) {
-    nlohmann::json r = pointer ? evaluate_points(dynamic_cast<PointerNet&>(*model), *ptask,
-                                                 eval_samples, n.lo, n.hi, seed + 1000003, 250, beam)
-                                     .to_json(ptask->kind())
-                               : evaluate_aligned(*model, *stask,
-                                                  eval_samples, seed + 1000003)
-                                     .to_json();
+    nlohmann::json r =
+        pointer ? evaluate_points(dynamic_cast<PointerNet&>(*model), *ptask, eval_samples, n.lo,
+                                  n.hi, seed + 1000003, 250, beam)
+                      .to_json(ptask->kind())
+                : evaluate_aligned(*model, *stask, eval_samples, seed + 1000003).to_json();
     r["steps"] = steps;
     r["train_seconds"] = secs;
     std::printf("%s\n", r.dump().c_str());
@@ -170,9 +175,9 @@ int cmd_eval_rnn(Args& a) {
   auto model = load_checkpoint(path, cpu_kernels(), &state, a.flag("allow-nonfinite"));
   const std::string task_name = a.str("task", state.value("task", std::string()));
   const bool pointer = model->config().value("model", "") == "pointer";
-  AL_CHECK(pointer == is_point_task(task_name),
-           "task " << task_name << " does not fit a " << model->config().value("model", "")
-                   << " checkpoint");
+  AL_CHECK(pointer == is_point_task(task_name), "task " << task_name << " does not fit a "
+                                                        << model->config().value("model", "")
+                                                        << " checkpoint");
   const Range n = n_range(a, {state.value("n_min", 5), state.value("n_max", 5)});
   const int samples = a.integer("samples", 1000, 1, 1 << 22);
   const uint64_t seed = uint64_t(a.integer("seed", 12345, 0, 2147483647));
@@ -181,12 +186,14 @@ int cmd_eval_rnn(Args& a) {
   nlohmann::json r;
   if (pointer) {
     const auto task = make_point_task(task_name);
-    r = evaluate_points(dynamic_cast<PointerNet&>(*model), *task, samples, n.lo, n.hi, seed, 250, beam)
+    r = evaluate_points(dynamic_cast<PointerNet&>(*model), *task, samples, n.lo, n.hi, seed, 250,
+                        beam)
             .to_json(task->kind());
     r["beam"] = beam;
   } else {
     nlohmann::json opts = state.value("task_options", nlohmann::json::object());
-    if (task_name == "phrases" && (a.has("n") || a.has("n-min"))) opts = {{"n_min", n.lo}, {"n_max", n.hi}};
+    if (task_name == "phrases" && (a.has("n") || a.has("n-min")))
+      opts = {{"n_min", n.lo}, {"n_max", n.hi}};
     const auto task = make_seq_task(task_name, opts);
     AL_CHECK(task->src_vocab() <= model->src_vocab(),
              "task " << task_name << " does not fit the checkpoint's vocabularies");
@@ -211,8 +218,10 @@ int cmd_align(Args& a) {
   nlohmann::json st = nlohmann::json::array(), tt = nlohmann::json::array();
   for (int32_t t : ids) st.push_back(task->src_token(t));
   for (int32_t t : d.tokens[0]) tt.push_back(task->tgt_token(t));
-  std::printf("%s\n", nlohmann::json({{"src_tokens", st}, {"tgt_tokens", tt},
-                                      {"alignment", d.alignment[0]}}).dump().c_str());
+  std::printf("%s\n", nlohmann::json(
+                          {{"src_tokens", st}, {"tgt_tokens", tt}, {"alignment", d.alignment[0]}})
+                          .dump()
+                          .c_str());
   return 0;
 }
 
@@ -236,7 +245,8 @@ int cmd_point(Args& a) {
     while (std::getline(parts, v, ',')) {
       char* end = nullptr;
       const double d = std::strtod(v.c_str(), &end);
-      AL_CHECK(end && *end == 0 && !v.empty(), "--points: '" << item << "' is not a list of numbers");
+      AL_CHECK(end && *end == 0 && !v.empty(),
+               "--points: '" << item << "' is not a list of numbers");
       AL_CHECK(std::isfinite(d), "--points: coordinates must be finite numbers, got '" << v << "'");
       x.push_back(float(d));
       ++k;
@@ -249,13 +259,18 @@ int cmd_point(Args& a) {
     const auto task = make_point_task(task_name);
     const std::vector<int> exact = task->label(x, n);  // validates n and the values
     const PointDecoded d = pn->greedy(x, 1, n, constrained);
-    std::printf("%s\n", nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]},
-                                        {"exact", exact}}).dump().c_str());
+    std::printf(
+        "%s\n",
+        nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]}, {"exact", exact}})
+            .dump()
+            .c_str());
     return 0;
   }
   AL_CHECK(n >= 1, "--points: no points given");
   const PointDecoded d = pn->greedy(x, 1, n, constrained);
-  std::printf("%s\n", nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]}}).dump().c_str());
+  std::printf(
+      "%s\n",
+      nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]}}).dump().c_str());
   return 0;
 }
 
@@ -269,7 +284,8 @@ int cmd_bench_rnn(Args& a) {
   a.finish();
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : rnn_bench(cpu_kernels(), reps))
-    rows.push_back({{"name", r.name}, {"ms_per_step", r.ms_per_step}, {"reps", r.reps}, {"backend", "cpu"}});
+    rows.push_back(
+        {{"name", r.name}, {"ms_per_step", r.ms_per_step}, {"reps", r.reps}, {"backend", "cpu"}});
   std::printf("%s\n", rows.dump().c_str());
   return 0;
 }

@@ -13,8 +13,8 @@
 #include "cli/interrupt.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
+#include "data/text_task.hpp"
 #include "io/checkpoint.hpp"
-#include "train/text_task.hpp"
 #include "train/trainer.hpp"
 
 namespace attnlab::cli {
@@ -43,8 +43,8 @@ void progress(const StepInfo& s, int last, double secs, long tokens, bool tty, i
                  int(eta) / 60, int(eta) % 60);
     if (done == last) std::fprintf(stderr, "\n");
   } else if (done % every == 0 || done == last) {
-    std::fprintf(stderr, "step %d/%d loss %.4f lr %.3g grad_norm %.3g tok/s %.0f eta %.0fs\n",
-                 done, last, s.loss, s.lr, s.grad_norm, rate, eta);
+    std::fprintf(stderr, "step %d/%d loss %.4f lr %.3g grad_norm %.3g tok/s %.0f eta %.0fs\n", done,
+                 last, s.loss, s.lr, s.grad_norm, rate, eta);
   }
 }
 
@@ -73,17 +73,19 @@ int cmd_train(Args& a) {
     nlohmann::json state;
     model = load_checkpoint(a.str("resume"), cpu_kernels(), &state);
     first = state.value("step", 0) + 1;
-    AL_CHECK(task->src_vocab() <= model->src_vocab() &&
-                 task->tgt_vocab() <= model->out_vocab(),
+    AL_CHECK(task->src_vocab() <= model->src_vocab() && task->tgt_vocab() <= model->out_vocab(),
              "task " << task_name << " does not fit the vocabularies of " << a.str("resume"));
   } else {
-    nlohmann::json cfg = a.has("config") ? read_json_file(a.str("config")) : nlohmann::json::object();
+    nlohmann::json cfg =
+        a.has("config") ? read_json_file(a.str("config")) : nlohmann::json::object();
     cfg["model"] = a.str("model", cfg.value("model", std::string("transformer")));
     cfg["src_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
     cfg["tgt_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
-    const struct { const char* flag; const char* key; } ints[] = {
-        {"d-model", "d_model"}, {"heads", "heads"}, {"d-ff", "d_ff"}, {"enc-layers", "enc_layers"},
-        {"dec-layers", "dec_layers"}, {"max-len", "max_len"}};
+    const struct {
+      const char* flag;
+      const char* key;
+    } ints[] = {{"d-model", "d_model"},       {"heads", "heads"},           {"d-ff", "d_ff"},
+                {"enc-layers", "enc_layers"}, {"dec-layers", "dec_layers"}, {"max-len", "max_len"}};
     for (const auto& k : ints)
       if (a.has(k.flag)) cfg[k.key] = a.integer(k.flag, 0, 0, 1 << 20);
     if (a.has("layers")) cfg["enc_layers"] = cfg["dec_layers"] = a.integer("layers", 2, 1, 64);
@@ -124,13 +126,15 @@ int cmd_train(Args& a) {
     while (done < steps && !SigintGuard::interrupted()) {
       const StepInfo s = tr.step();
       tokens += s.tokens;
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double secs =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       StepInfo shown = s;
       shown.step = ++done;
       progress(shown, steps, secs, tokens, tty, every);
     }
   }
-  nlohmann::json state = {{"step", first + done - 1}, {"task", task_name}, {"task_options", task_opts}, {"seed", seed}};
+  nlohmann::json state = {
+      {"step", first + done - 1}, {"task", task_name}, {"task_options", task_opts}, {"seed", seed}};
   if (const auto* text = dynamic_cast<const TextTask*>(task.get())) state["vocab"] = text->tokens();
   save_checkpoint(*model, out, state);
   if (done < steps) {
@@ -140,8 +144,11 @@ int cmd_train(Args& a) {
   }
   if (eval_samples > 0) {
     const EvalResult r = evaluate(*model, *task, eval_samples, seed + 1000003);
-    std::printf("%s\n", nlohmann::json({{"loss", r.loss}, {"token_accuracy", r.token_accuracy},
-                                        {"sequence_accuracy", r.sequence_accuracy}}).dump().c_str());
+    std::printf("%s\n", nlohmann::json({{"loss", r.loss},
+                                        {"token_accuracy", r.token_accuracy},
+                                        {"sequence_accuracy", r.sequence_accuracy}})
+                            .dump()
+                            .c_str());
   }
   return 0;
 }

@@ -20,7 +20,7 @@ void print_usage();
 
 // Checks every command runs before building or training anything (commands.cpp):
 // the estimated memory of a model config with one batch of B x S / B x T tokens fits the
-// budget (api::check_fits: one line naming both sizes in MB);
+// budget (attnlab::check_fits: one line naming both sizes in MB);
 void check_model_fits(const nlohmann::json& model_cfg, int B, int S, int T);
 // a learning rate, schedule or regulariser value is a finite number in its range (`what`
 // names the flag or key).

@@ -8,11 +8,11 @@
 
 #include "attnlab/error.hpp"  // attnlab::Error, shared with the public API
 
-#define AL_CHECK(cond, msg)                   \
-  do {                                        \
-    if (!(cond)) {                            \
-      std::ostringstream al_check_stream_;    \
-      al_check_stream_ << msg;                \
+#define AL_CHECK(cond, msg)                           \
+  do {                                                \
+    if (!(cond)) {                                    \
+      std::ostringstream al_check_stream_;            \
+      al_check_stream_ << msg;                        \
       throw ::attnlab::Error(al_check_stream_.str()); \
-    }                                         \
+    }                                                 \
   } while (0)

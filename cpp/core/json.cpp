@@ -10,9 +10,12 @@ int json_depth(std::string_view text, int limit) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') {
@@ -29,7 +32,8 @@ int json_depth(std::string_view text, int limit) {
 
 nlohmann::json parse_json(std::string_view text, const std::string& what, bool empty_is_object) {
   if (text.empty() && empty_is_object) return nlohmann::json::object();
-  AL_CHECK(text.size() <= kMaxJsonBytes, what << ": JSON of " << text.size() << " bytes is larger than the limit of "
+  AL_CHECK(text.size() <= kMaxJsonBytes, what << ": JSON of " << text.size()
+                                              << " bytes is larger than the limit of "
                                               << kMaxJsonBytes << " bytes");
   AL_CHECK(json_depth(text) <= kMaxJsonDepth,
            what << ": JSON nested deeper than the limit of " << kMaxJsonDepth << " levels");
@@ -38,7 +42,8 @@ nlohmann::json parse_json(std::string_view text, const std::string& what, bool e
   return j;
 }
 
-nlohmann::json parse_json_object(std::string_view text, const std::string& what, bool empty_is_object) {
+nlohmann::json parse_json_object(std::string_view text, const std::string& what,
+                                 bool empty_is_object) {
   nlohmann::json j = parse_json(text, what, empty_is_object);
   AL_CHECK(j.is_object(), what << ": expected a JSON object");
   return j;

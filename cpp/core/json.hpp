@@ -18,7 +18,8 @@ constexpr int kMaxJsonDepth = 64;
 
 // Throws attnlab::Error("<what>: ...") when the text is too large, too deep or not valid JSON.
 // An empty text parses as {} when empty_is_object is set.
-nlohmann::json parse_json(std::string_view text, const std::string& what, bool empty_is_object = false);
+nlohmann::json parse_json(std::string_view text, const std::string& what,
+                          bool empty_is_object = false);
 // As parse_json, and the result must be a JSON object.
 nlohmann::json parse_json_object(std::string_view text, const std::string& what,
                                  bool empty_is_object = false);

@@ -4,7 +4,6 @@
 #pragma once
 #include <cstddef>
 #include <vector>
-
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
 #include <xtensor/xtensor.hpp>

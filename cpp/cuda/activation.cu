@@ -34,8 +34,7 @@ __global__ void bias_act_forward_kernel(float* y, float* pre, const float* x, co
   }
 }
 
-__global__ void act_backward_kernel(float* dx, const float* dy, const float* pre, Act act,
-                                    long n) {
+__global__ void act_backward_kernel(float* dx, const float* dy, const float* pre, Act act, long n) {
   for (long i = long(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += long(gridDim.x) * blockDim.x) {
     float d = dy[i];

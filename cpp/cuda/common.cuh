@@ -6,11 +6,11 @@
 
 #include "core/check.hpp"
 
-#define AL_CUDA_CHECK(expr)                                                              \
-  do {                                                                                   \
-    const cudaError_t al_cuda_err_ = (expr);                                             \
-    AL_CHECK(al_cuda_err_ == cudaSuccess,                                                \
-             "CUDA error: " << cudaGetErrorString(al_cuda_err_) << " (" #expr ")");      \
+#define AL_CUDA_CHECK(expr)                                                         \
+  do {                                                                              \
+    const cudaError_t al_cuda_err_ = (expr);                                        \
+    AL_CHECK(al_cuda_err_ == cudaSuccess,                                           \
+             "CUDA error: " << cudaGetErrorString(al_cuda_err_) << " (" #expr ")"); \
   } while (0)
 
 // After a launch: report a bad configuration at the call that made it.

@@ -37,9 +37,9 @@ else()
   message(STATUS "attnlab: NCCL not found in ${CUDAToolkit_LIBRARY_DIR}: no multi-GPU training")
 endif()
 
-# Kernel timings at base-model shapes (bench/cuda/), run by scripts/gpu-check.sh.
-add_executable(attnlab_cuda_bench ${CMAKE_SOURCE_DIR}/bench/cuda/kernels_bench.cpp)
+# Kernel timings at base-model shapes (cpp/bench/cuda/), run by scripts/gpu-check.sh.
+add_executable(attnlab_cuda_bench ${CMAKE_SOURCE_DIR}/cpp/bench/cuda/kernels_bench.cpp)
 target_link_libraries(attnlab_cuda_bench PRIVATE attnlab)
 # Base-model training-step throughput, compared with PyTorch by scripts/gpu-check.sh.
-add_executable(attnlab_model_bench ${CMAKE_SOURCE_DIR}/bench/cuda/model_bench.cpp)
+add_executable(attnlab_model_bench ${CMAKE_SOURCE_DIR}/cpp/bench/cuda/model_bench.cpp)
 target_link_libraries(attnlab_model_bench PRIVATE attnlab)

@@ -20,8 +20,8 @@ __global__ void embedding_forward_kernel(float* out, const float* W, const int32
 }
 
 // dW[ids[r],c] += scale * dout[r,c]
-__global__ void embedding_backward_kernel(float* dW, const float* dout, const int32_t* ids,
-                                          long n, int C, float scale) {
+__global__ void embedding_backward_kernel(float* dW, const float* dout, const int32_t* ids, long n,
+                                          int C, float scale) {
   for (long i = long(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += long(gridDim.x) * blockDim.x) {
     const long r = i / C, c = i - r * C;
@@ -29,9 +29,8 @@ __global__ void embedding_backward_kernel(float* dW, const float* dout, const in
   }
 }
 
-__global__ void dropout_forward_kernel(float* y, float* mask, const float* x, long n,
-                                       uint64_t seed, uint64_t offset, uint32_t threshold,
-                                       float keep) {
+__global__ void dropout_forward_kernel(float* y, float* mask, const float* x, long n, uint64_t seed,
+                                       uint64_t offset, uint32_t threshold, float keep) {
   for (long i = long(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += long(gridDim.x) * blockDim.x) {
     const float m = counter_hash::dropout_mask(seed, offset + uint64_t(i), threshold, keep);
@@ -48,8 +47,7 @@ __global__ void dropout_backward_kernel(float* dx, const float* mask, const floa
 
 }  // namespace
 
-void embedding_forward(float* out, const float* W, const int32_t* ids, int R, int C,
-                       float scale) {
+void embedding_forward(float* out, const float* W, const int32_t* ids, int R, int C, float scale) {
   const long n = long(R) * C;
   if (n == 0) return;
   embedding_forward_kernel<<<grid_for(n), kThreads>>>(out, W, ids, n, C, scale);

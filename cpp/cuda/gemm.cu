@@ -5,10 +5,10 @@
 #include "cuda/common.cuh"
 #include "cuda/gemm.cuh"
 
-#define AL_CUBLAS_CHECK(expr)                                                          \
-  do {                                                                                 \
-    const cublasStatus_t al_cublas_st_ = (expr);                                       \
-    AL_CHECK(al_cublas_st_ == CUBLAS_STATUS_SUCCESS,                                   \
+#define AL_CUBLAS_CHECK(expr)                                                             \
+  do {                                                                                    \
+    const cublasStatus_t al_cublas_st_ = (expr);                                          \
+    AL_CHECK(al_cublas_st_ == CUBLAS_STATUS_SUCCESS,                                      \
              "cuBLAS error: " << cublasGetStatusString(al_cublas_st_) << " (" #expr ")"); \
   } while (0)
 

@@ -101,8 +101,8 @@ void layernorm_backward(float* dx, float* dgamma, float* dbeta, const float* dy,
   const int col_blocks = (C + kColTile - 1) / kColTile;
   const int row_blocks = (R + kRowLanes * 16 - 1) / (kRowLanes * 16);  // ~16 rows per thread
   const dim3 grid(col_blocks, row_blocks < 1 ? 1 : (row_blocks > 1024 ? 1024 : row_blocks));
-  layernorm_dparams_kernel<<<grid, dim3(kColTile, kRowLanes)>>>(dgamma, dbeta, dy, x, mean, rstd,
-                                                                R, C);
+  layernorm_dparams_kernel<<<grid, dim3(kColTile, kRowLanes)>>>(dgamma, dbeta, dy, x, mean, rstd, R,
+                                                                C);
   AL_CUDA_LAUNCHED();
   const int blocks = (R + kRowsPerBlock - 1) / kRowsPerBlock;
   layernorm_dx_kernel<<<blocks, kThreads>>>(dx, dy, x, mean, rstd, gamma, R, C);

@@ -61,8 +61,8 @@ void adam(float* p, float* m, float* v, const float* g, long n, float lr, float 
           float eps, float wd, int t) {
   if (n == 0) return;
   const double bc1 = 1.0 - std::pow(double(beta1), t), bc2 = 1.0 - std::pow(double(beta2), t);
-  adam_kernel<<<grid_for(n), kThreads>>>(p, m, v, g, n, lr, beta1, beta2, eps, wd,
-                                         float(1.0 / bc1), float(1.0 / bc2));
+  adam_kernel<<<grid_for(n), kThreads>>>(p, m, v, g, n, lr, beta1, beta2, eps, wd, float(1.0 / bc1),
+                                         float(1.0 / bc2));
   AL_CUDA_LAUNCHED();
 }
 

@@ -11,8 +11,9 @@ namespace {
 
 __device__ __forceinline__ float sigm(float x) { return 1.f / (1.f + expf(-x)); }
 
-#define AL_FOR_EACH(i, n) \
-  for (long i = long(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); i += long(gridDim.x) * blockDim.x)
+#define AL_FOR_EACH(i, n)                                             \
+  for (long i = long(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
+       i += long(gridDim.x) * blockDim.x)
 
 __global__ void tanh_bias_fwd(float* y, const float* x, const float* bias, long n, int C) {
   AL_FOR_EACH(i, n) y[i] = tanhf(x[i] + (bias ? bias[i % C] : 0.f));
@@ -158,8 +159,8 @@ __global__ void additive_score_dv(float* dv, const float* de, const float* t, in
 }
 
 // dk = de v (1 - t^2), element-wise (dk may alias t).
-__global__ void additive_score_dk(float* dk, const float* de, const float* t, const float* v,
-                                  int S, int B, int A) {
+__global__ void additive_score_dk(float* dk, const float* de, const float* t, const float* v, int S,
+                                  int B, int A) {
   AL_FOR_EACH(i, long(S) * B * A) {
     const long r = i / A;
     const int a = int(i % A);
@@ -178,7 +179,6 @@ __global__ void additive_score_dq(float* dq, const float* dk, int S, int B, int 
 }
 
 #undef AL_FOR_EACH
-
 
 }  // namespace
 
@@ -235,8 +235,7 @@ void lstm_cell_forward(float* h, float* c, float* act, float* tc, const float* p
 void lstm_cell_backward(float* dpre, float* dc_prev, const float* dh, const float* dc,
                         const float* act, const float* c_prev, const float* tc, int B, int C) {
   if (long(B) * C == 0) return;
-  lstm_cell_bwd<<<grid_for(long(B) * C), kThreads>>>(dpre, dc_prev, dh, dc, act, c_prev, tc, B,
-                                                     C);
+  lstm_cell_bwd<<<grid_for(long(B) * C), kThreads>>>(dpre, dc_prev, dh, dc, act, c_prev, tc, B, C);
   AL_CUDA_LAUNCHED();
 }
 
@@ -245,7 +244,8 @@ void additive_score_forward(float* e, float* t, const float* k, const float* q, 
   const long rows = long(S) * B;
   if (rows == 0) return;
   const int per_block = kThreads / 32;
-  additive_score_fwd<<<unsigned((rows + per_block - 1) / per_block), kThreads>>>(e, t, k, q, v, S, B, A);
+  additive_score_fwd<<<unsigned((rows + per_block - 1) / per_block), kThreads>>>(e, t, k, q, v, S,
+                                                                                 B, A);
   AL_CUDA_CHECK(cudaGetLastError());
 }
 

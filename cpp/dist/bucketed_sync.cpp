@@ -14,9 +14,7 @@ namespace attnlab {
 
 namespace {
 
-bool on_device(const ParamArena& P) {
-  return std::strcmp(P.kernels().name, "cpu") != 0;
-}
+bool on_device(const ParamArena& P) { return std::strcmp(P.kernels().name, "cpu") != 0; }
 
 // A gradient/value block that lives where the communicator can't reach it.
 void check_reachable(Communicator& comm, const ParamArena& P) {

@@ -114,9 +114,7 @@ void MpiCommunicator::broadcast(void* p, size_t bytes, int root) {
   } while (i < bytes);
 }
 
-void MpiCommunicator::barrier() {
-  mpi_check(MPI_Barrier(impl_->comm), "MPI_Barrier");
-}
+void MpiCommunicator::barrier() { mpi_check(MPI_Barrier(impl_->comm), "MPI_Barrier"); }
 
 double MpiCommunicator::allreduce_double(double x, ReduceOp op) {
   mpi_check(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, mpi_op(op), impl_->comm),
@@ -146,12 +144,8 @@ void MpiCommunicator::progress() {}
 void MpiCommunicator::wait_all() {}
 void MpiCommunicator::broadcast(void*, size_t, int) {}
 void MpiCommunicator::barrier() {}
-double MpiCommunicator::allreduce_double(double x, ReduceOp) {
-  return x;
-}
-int64_t MpiCommunicator::allreduce_int64(int64_t x, ReduceOp) {
-  return x;
-}
+double MpiCommunicator::allreduce_double(double x, ReduceOp) { return x; }
+int64_t MpiCommunicator::allreduce_int64(int64_t x, ReduceOp) { return x; }
 
 #endif
 

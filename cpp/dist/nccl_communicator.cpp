@@ -21,9 +21,7 @@ namespace attnlab {
 
 #ifdef ATTNLAB_WITH_NCCL
 
-bool built_with_nccl() {
-  return true;
-}
+bool built_with_nccl() { return true; }
 
 namespace {
 
@@ -186,9 +184,7 @@ void NcclCommunicator::broadcast(void* p, size_t bytes, int root) {
   impl_->wait();
 }
 
-void NcclCommunicator::barrier() {
-  allreduce_int64(0, ReduceOp::Sum);
-}
+void NcclCommunicator::barrier() { allreduce_int64(0, ReduceOp::Sum); }
 
 double NcclCommunicator::allreduce_double(double x, ReduceOp op) {
   if (!impl_->comm) throw Error("NCCL communicator is broken after an earlier failure");
@@ -216,9 +212,7 @@ int64_t NcclCommunicator::allreduce_int64(int64_t x, ReduceOp op) {
 
 #else  // no NCCL in this build
 
-bool built_with_nccl() {
-  return false;
-}
+bool built_with_nccl() { return false; }
 
 struct NcclCommunicator::Impl {};
 
@@ -234,12 +228,8 @@ void NcclCommunicator::iallreduce_sum(float*, size_t) {}
 void NcclCommunicator::wait_all() {}
 void NcclCommunicator::broadcast(void*, size_t, int) {}
 void NcclCommunicator::barrier() {}
-double NcclCommunicator::allreduce_double(double x, ReduceOp) {
-  return x;
-}
-int64_t NcclCommunicator::allreduce_int64(int64_t x, ReduceOp) {
-  return x;
-}
+double NcclCommunicator::allreduce_double(double x, ReduceOp) { return x; }
+int64_t NcclCommunicator::allreduce_int64(int64_t x, ReduceOp) { return x; }
 
 #endif
 

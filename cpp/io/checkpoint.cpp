@@ -6,9 +6,9 @@
 #include <set>
 #include <vector>
 
-#include "api/memory.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
+#include "models/memory.hpp"
 
 namespace attnlab {
 
@@ -30,21 +30,21 @@ void check_finite(const std::string& name, const std::vector<float>& v) {
                                                " --allow-nonfinite / allow_nonfinite)");
 }
 
-// Refuses, before the model is allocated, a config that is invalid, that does not fit the memory budget, or that needs far
-// more values than the file holds (a header that claims a huge model).
+// Refuses, before the model is allocated, a config that is invalid, that does not fit the memory
+// budget, or that needs far more values than the file holds (a header that claims a huge model).
 void check_size_before_building(const nlohmann::json& cfg, const SafeTensors& st) {
   check_model_config(cfg);
-  const api::SizeEstimate e = api::estimate_size(cfg, 1, 1, 1);
-  api::check_fits(e, "the checkpoint's model");
+  const SizeEstimate e = estimate_size(cfg, 1, 1, 1);
+  attnlab::check_fits(e, "the checkpoint's model");
   double held = 0;  // values in model tensors, whatever their dtype
   for (const StTensor& t : st.tensors)
     if (!is_training_state(t.name)) held += double(t.numel());
   // The estimate is approximate (tied weights, norms): refuse only a file holding less than
   // half of what the config needs.
-  AL_CHECK(2 * held >= e.params, "the checkpoint's config needs about " << long(e.params)
-                                      << " parameters (" << long(e.params * 4 / (1 << 20))
-                                      << " MB as float32), but the file holds only " << long(held)
-                                      << " values");
+  AL_CHECK(2 * held >= e.params,
+           "the checkpoint's config needs about "
+               << long(e.params) << " parameters (" << long(e.params * 4 / (1 << 20))
+               << " MB as float32), but the file holds only " << long(held) << " values");
 }
 
 }  // namespace
@@ -104,9 +104,9 @@ void check_config_matches(const Model& m, const SafeTensors& st) {
     for (auto it = cfg.begin(); it != cfg.end(); ++it)
       if (!m.config().contains(it.key())) theirs.erase(it.key());
     const std::string k = config_difference(theirs, mine);
-    AL_CHECK(k.empty(), "the checkpoint's config differs from the model's at \"" << k << "\": "
-                            << (theirs.contains(k) ? theirs[k].dump() : "absent") << " vs "
-                            << (mine.contains(k) ? mine[k].dump() : "absent"));
+    AL_CHECK(k.empty(), "the checkpoint's config differs from the model's at \""
+                            << k << "\": " << (theirs.contains(k) ? theirs[k].dump() : "absent")
+                            << " vs " << (mine.contains(k) ? mine[k].dump() : "absent"));
   }
 }
 

@@ -2,6 +2,8 @@
 // ARM64, WebAssembly), so tensor bytes are copied as they are.
 #include "io/safetensors.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -10,9 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <string_view>
-#include <unistd.h>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "core/check.hpp"
 #include "core/json.hpp"
@@ -47,7 +48,7 @@ uint16_t f32_to_f16(float x) {
   if (absu >= 0x7f800000u)  // inf, NaN (a quiet NaN keeps its top payload bits)
     return uint16_t(sign | 0x7c00u | (absu > 0x7f800000u ? 0x200u | ((absu >> 13) & 0x3ffu) : 0u));
   if (absu >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // rounds past 65504: inf
-  if (absu < 0x38800000u) {  // below 2^-14: a half subnormal (or zero)
+  if (absu < 0x38800000u) {                         // below 2^-14: a half subnormal (or zero)
     if (absu < 0x33000000u) return uint16_t(sign);  // below half the smallest subnormal
     const uint32_t mant = (absu & 0x7fffffu) | 0x800000u;
     const int shift = 126 - int(absu >> 23);  // 14..24
@@ -109,8 +110,9 @@ void SafeTensors::add_f16(const std::string& name, std::vector<int64_t> shape,
   t.data.resize(size_t(t.numel()) * 2);
   for (size_t i = 0; i < size_t(t.numel()); ++i) {
     const uint16_t h = f32_to_f16(values[i]);
-    AL_CHECK(!std::isfinite(values[i]) || (h & 0x7c00u) != 0x7c00u,
-             "tensor " << name << " holds " << values[i] << ", beyond half precision's range (65504)");
+    AL_CHECK(
+        !std::isfinite(values[i]) || (h & 0x7c00u) != 0x7c00u,
+        "tensor " << name << " holds " << values[i] << ", beyond half precision's range (65504)");
     std::memcpy(t.data.data() + 2 * i, &h, 2);
   }
   tensors.push_back(std::move(t));
@@ -134,14 +136,16 @@ void SafeTensors::add_f32(const std::string& name, std::vector<int64_t> shape,
 }
 
 SafeTensors parse_safetensors(const uint8_t* bytes, size_t n) {
-  AL_CHECK(n >= 8, "not a safetensors file: " << n << " bytes, shorter than the 8-byte header length");
+  AL_CHECK(n >= 8,
+           "not a safetensors file: " << n << " bytes, shorter than the 8-byte header length");
   uint64_t hlen = 0;
   for (int i = 7; i >= 0; --i) hlen = (hlen << 8) | bytes[i];
   AL_CHECK(hlen <= kMaxHeader, "safetensors header length " << hlen << " is implausibly large");
-  AL_CHECK(hlen <= n - 8, "truncated safetensors file: header needs " << hlen << " bytes, "
-                                                                      << n - 8 << " present");
+  AL_CHECK(hlen <= n - 8, "truncated safetensors file: header needs " << hlen << " bytes, " << n - 8
+                                                                      << " present");
   const char* hb = reinterpret_cast<const char*>(bytes + 8);
-  const nlohmann::json h = parse_json_object(std::string_view(hb, size_t(hlen)), "safetensors header");
+  const nlohmann::json h =
+      parse_json_object(std::string_view(hb, size_t(hlen)), "safetensors header");
   const uint8_t* data = bytes + 8 + hlen;
   const uint64_t dlen = n - 8 - hlen;
   SafeTensors st;
@@ -160,9 +164,9 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t n) {
     AL_CHECK(e.is_object(), "tensor entry " << name << " is not an object");
     AL_CHECK(e.contains("dtype") && e["dtype"].is_string(), "tensor " << name << " lacks a dtype");
     AL_CHECK(e.contains("shape") && e["shape"].is_array(), "tensor " << name << " lacks a shape");
-    AL_CHECK(e.contains("data_offsets") && e["data_offsets"].is_array() &&
-                 e["data_offsets"].size() == 2,
-             "tensor " << name << " lacks data_offsets [begin, end]");
+    AL_CHECK(
+        e.contains("data_offsets") && e["data_offsets"].is_array() && e["data_offsets"].size() == 2,
+        "tensor " << name << " lacks data_offsets [begin, end]");
     StTensor t;
     t.name = name;
     t.dtype = e["dtype"].get<std::string>();
@@ -170,7 +174,8 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t n) {
     AL_CHECK(es, "tensor " << name << " has unknown dtype " << t.dtype);
     uint64_t count = 1;
     for (const auto& d : e["shape"]) {
-      AL_CHECK(d.is_number_unsigned(), "tensor " << name << " has a non-integer or negative dimension");
+      AL_CHECK(d.is_number_unsigned(),
+               "tensor " << name << " has a non-integer or negative dimension");
       const uint64_t v = d.get<uint64_t>();
       AL_CHECK(v == 0 || count <= dlen / v, "tensor " << name << " shape exceeds the file's data");
       count *= v;
@@ -182,8 +187,8 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t n) {
     const uint64_t b = off[0].get<uint64_t>(), en = off[1].get<uint64_t>();
     AL_CHECK(b <= en && en <= dlen, "tensor " << name << " data_offsets [" << b << ", " << en
                                               << "] fall outside the " << dlen << " data bytes");
-    AL_CHECK(en - b == count * es, "tensor " << name << " has " << en - b << " bytes, its shape needs "
-                                             << count * es);
+    AL_CHECK(en - b == count * es,
+             "tensor " << name << " has " << en - b << " bytes, its shape needs " << count * es);
     ranges.emplace_back(b, en);
     t.data.assign(data + b, data + en);
     st.tensors.push_back(std::move(t));
@@ -203,7 +208,8 @@ SafeTensors parse_safetensors(const uint8_t* bytes, size_t n) {
 SafeTensors read_safetensors(const std::string& path) {
   std::error_code ec;
   AL_CHECK(std::filesystem::exists(path, ec), "cannot open " << path << ": no such file");
-  AL_CHECK(std::filesystem::is_regular_file(path, ec), "cannot read " << path << ": not a regular file");
+  AL_CHECK(std::filesystem::is_regular_file(path, ec),
+           "cannot read " << path << ": not a regular file");
   std::ifstream f(path, std::ios::binary);
   AL_CHECK(f, "cannot open " << path);
   f.seekg(0, std::ios::end);
@@ -225,7 +231,8 @@ std::vector<uint8_t> serialize_safetensors(const SafeTensors& st) {
   if (!st.metadata.empty()) h["__metadata__"] = st.metadata;
   uint64_t off = 0;
   for (const StTensor& t : st.tensors) {
-    h[t.name] = {{"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {off, off + t.data.size()}}};
+    h[t.name] = {
+        {"dtype", t.dtype}, {"shape", t.shape}, {"data_offsets", {off, off + t.data.size()}}};
     off += t.data.size();
   }
   std::string js = h.dump();
@@ -264,11 +271,13 @@ std::string temp_name(const std::string& path) {
 
 void write_safetensors_atomic(const std::string& path, const SafeTensors& st) {
   std::error_code ec;
-  AL_CHECK(!std::filesystem::is_directory(path, ec), "cannot write " << path << ": it is a directory");
+  AL_CHECK(!std::filesystem::is_directory(path, ec),
+           "cannot write " << path << ": it is a directory");
   const std::string tmp = temp_name(path);
   try {
     write_safetensors(tmp, st);
-    AL_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename " << tmp << " to " << path);
+    AL_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0,
+             "cannot rename " << tmp << " to " << path);
   } catch (...) {
     std::remove(tmp.c_str());
     throw;
@@ -278,7 +287,8 @@ void write_safetensors_atomic(const std::string& path, const SafeTensors& st) {
 void check_writable(const std::string& path) {
   std::error_code ec;
   AL_CHECK(!path.empty(), "cannot write an empty path");
-  AL_CHECK(!std::filesystem::is_directory(path, ec), "cannot write " << path << ": it is a directory");
+  AL_CHECK(!std::filesystem::is_directory(path, ec),
+           "cannot write " << path << ": it is a directory");
   const std::string tmp = temp_name(path);
   const bool ok = std::ofstream(tmp, std::ios::binary | std::ios::trunc).good();
   std::remove(tmp.c_str());

@@ -5,10 +5,10 @@
 // Rows are split across threads; the dbias sum over rows is split by columns (fixed order).
 #include <algorithm>
 
-#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/reference.hpp"
 #include "kernels/simd.hpp"
+#include "kernels/threads.hpp"
 
 namespace attnlab::kernels::cpu {
 

@@ -4,9 +4,9 @@
 // Elementwise; contiguous chunks across threads.
 #include <cmath>
 
-#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
+#include "kernels/threads.hpp"
 
 namespace attnlab::kernels::cpu {
 

@@ -14,8 +14,8 @@ void attention_forward(float* out, float* att, const float* q, const float* k, c
                        int Dv);
 
 // The same computation as plain loops: the readable reference the SIMD version is tested against.
-void attention_forward_ref(float* out, float* att, const float* q, const float* k,
-                           const float* v, const uint8_t* key_pad, bool causal, int B, int H,
-                           int T, int S, int Dk, int Dv);
+void attention_forward_ref(float* out, float* att, const float* q, const float* k, const float* v,
+                           const uint8_t* key_pad, bool causal, int B, int H, int T, int S, int Dk,
+                           int Dv);
 
 }  // namespace attnlab::kernels

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
+#include "kernels/threads.hpp"
 
 namespace attnlab::kernels::cpu {
 
@@ -24,7 +24,8 @@ void axpy(float* y, float alpha, const float* x, long n) {
   threads::parallel_for(n, threads::chunks_for(double(n), kGrain), [&](long b, long e, int) {
     const fbatch a(alpha);
     long i = b;
-    for (; i + W <= e; i += W) simd::store(y + i, xsimd::fma(a, simd::load(x + i), simd::load(y + i)));
+    for (; i + W <= e; i += W)
+      simd::store(y + i, xsimd::fma(a, simd::load(x + i), simd::load(y + i)));
     for (; i < e; ++i) y[i] += alpha * x[i];
   });
 }

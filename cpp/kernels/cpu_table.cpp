@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "core/check.hpp"
-#include "kernels/kernels.hpp"
 #include "kernels/cpu.hpp"
+#include "kernels/kernels.hpp"
 #include "kernels/recurrent.hpp"
 
 namespace attnlab {

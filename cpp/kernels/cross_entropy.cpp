@@ -7,9 +7,9 @@
 #include <cmath>
 
 #include "core/check.hpp"
-#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
+#include "kernels/threads.hpp"
 
 namespace attnlab::kernels::cpu {
 
@@ -25,9 +25,9 @@ constexpr double kGrain = 16384;  // elements per thread
 void cross_entropy(float* loss, float* dlogits, const float* logits, const int32_t* targets,
                    float smoothing, int ignore_index, float grad_scale, int R, int V) {
   for (int r = 0; r < R; ++r)
-    AL_CHECK(targets[r] == ignore_index || (targets[r] >= 0 && targets[r] < V),
-             "cross_entropy: target " << targets[r] << " of row " << r << " outside [0, " << V
-                                      << ")");
+    AL_CHECK(
+        targets[r] == ignore_index || (targets[r] >= 0 && targets[r] < V),
+        "cross_entropy: target " << targets[r] << " of row " << r << " outside [0, " << V << ")");
   threads::parallel_for(R, threads::chunks_for(double(R) * V, kGrain), [&](long r0, long r1, int) {
     for (long r = r0; r < r1; ++r) {
       const float* l = logits + r * V;

@@ -2,10 +2,10 @@
 // 1/(1-p) from the hash of (seed, offset + i), y = x * mask; backward dx = dy * mask. Each
 // element depends only on its own index, so threads split the range freely and the CPU, CUDA
 // and WebAssembly masks are identical.
-#include "kernels/threads.hpp"
 #include "kernels/counter_hash.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
+#include "kernels/threads.hpp"
 
 namespace attnlab::kernels::cpu {
 

@@ -2,9 +2,9 @@
 //   forward out[r,:] = scale * W[ids[r],:];  backward dW[ids[r],:] += scale * dout[r,:].
 // The gather splits rows across threads. The scatter splits columns, and each thread adds the
 // rows in index order, so repeated ids accumulate in a fixed order for any thread count.
-#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
+#include "kernels/threads.hpp"
 
 namespace attnlab::kernels::cpu {
 
@@ -17,8 +17,7 @@ constexpr double kGrain = 65536;  // elements per thread
 
 }  // namespace
 
-void embedding_forward(float* out, const float* Wt, const int32_t* ids, int R, int C,
-                       float scale) {
+void embedding_forward(float* out, const float* Wt, const int32_t* ids, int R, int C, float scale) {
   threads::parallel_for(R, threads::chunks_for(double(R) * C, kGrain), [&](long r0, long r1, int) {
     const fbatch a(scale);
     for (long r = r0; r < r1; ++r) {

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
+#include "kernels/threads.hpp"
 
 namespace attnlab::kernels::cpu {
 
@@ -247,7 +247,8 @@ void gemm_blocked(bool transA, bool transB, int M, int N, int K, float alpha, co
 void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
                  int lda, const float* B, int ldb, float beta, float* C, int ldc) {
 #if !defined(__wasm_simd128__)
-  if (N <= W) return gemm_blocked<Narrow>(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  if (N <= W)
+    return gemm_blocked<Narrow>(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
   gemm_blocked<Wide>(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -255,14 +256,15 @@ void gemm_serial(bool transA, bool transB, int M, int N, int K, float alpha, con
 // C = beta * C (beta == 0: zeros) for the degenerate K == 0 or alpha == 0 products.
 void scale_c(int M, int N, float beta, float* C, int ldc) {
   for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) C[size_t(i) * ldc + j] = beta == 0.f ? 0.f : beta * C[size_t(i) * ldc + j];
+    for (int j = 0; j < N; ++j)
+      C[size_t(i) * ldc + j] = beta == 0.f ? 0.f : beta * C[size_t(i) * ldc + j];
 }
 
 constexpr double kGrainFlops = 2e6;  // below this much work per thread, stay on one thread
 
 // One GEMM on up to `chunks` threads: C split into row stripes (tall C) or column stripes.
-void gemm_split(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
-                int lda, const float* B, int ldb, float beta, float* C, int ldc, int chunks) {
+void gemm_split(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+                const float* B, int ldb, float beta, float* C, int ldc, int chunks) {
   if (chunks <= 1) {
     gemm_serial(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
@@ -271,8 +273,8 @@ void gemm_split(bool transA, bool transB, int M, int N, int K, float alpha, cons
     const int panels = (M + MR - 1) / MR;
     threads::parallel_for(panels, chunks, [&](long b, long e, int) {
       const int i0 = int(b) * MR, i1 = std::min(M, int(e) * MR);
-      gemm_serial(transA, transB, i1 - i0, N, K, alpha, transA ? A + i0 : A + size_t(i0) * lda,
-                  lda, B, ldb, beta, C + size_t(i0) * ldc, ldc);
+      gemm_serial(transA, transB, i1 - i0, N, K, alpha, transA ? A + i0 : A + size_t(i0) * lda, lda,
+                  B, ldb, beta, C + size_t(i0) * ldc, ldc);
     });
   } else {
     const int panels = (N + NR - 1) / NR;

@@ -1,14 +1,15 @@
 // LayerNorm over rows [R,C] (Ba et al. 2016): y = (x - mean) * rstd * gamma + beta,
 // rstd = 1/sqrt(var + eps). Backward, with xhat = (x - mean) * rstd and g = dy * gamma:
-//   dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),  dgamma += sum_r dy*xhat,  dbeta += sum_r dy.
+//   dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),  dgamma += sum_r dy*xhat,  dbeta += sum_r
+//   dy.
 // Rows are split across threads; the dgamma/dbeta sums over rows are split by columns instead,
 // so every sum runs in the same order whatever the thread count.
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
+#include "kernels/threads.hpp"
 
 namespace attnlab::kernels::cpu {
 

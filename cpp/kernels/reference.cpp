@@ -70,8 +70,7 @@ void layernorm_forward(float* y, float* mean, float* rstd, const float* x, const
     for (int c = 0; c < C; ++c) v += (xr[c] - m) * (xr[c] - m);
     v /= C;
     const double rs = 1.0 / std::sqrt(v + eps);
-    for (int c = 0; c < C; ++c)
-      y[size_t(r) * C + c] = float((xr[c] - m) * rs * gamma[c] + beta[c]);
+    for (int c = 0; c < C; ++c) y[size_t(r) * C + c] = float((xr[c] - m) * rs * gamma[c] + beta[c]);
     mean[r] = float(m);
     rstd[r] = float(rs);
   }

@@ -33,7 +33,9 @@ inline fbatch madd(const fbatch& a, const fbatch& b, const fbatch& c) {
   return fbatch(__builtin_wasm_fma_f32x4(__m128(a), __m128(b), __m128(c)));
 }
 #else
-inline fbatch madd(const fbatch& a, const fbatch& b, const fbatch& c) { return xsimd::fma(a, b, c); }
+inline fbatch madd(const fbatch& a, const fbatch& b, const fbatch& c) {
+  return xsimd::fma(a, b, c);
+}
 #endif
 
 // sum_i a[i] * b[i]

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/threads.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/simd.hpp"
+#include "kernels/threads.hpp"
 
 namespace attnlab::kernels::cpu {
 
@@ -57,8 +57,7 @@ void softmax_forward(float* y, const float* x, float scale, const uint8_t* key_p
       const int i = int(r % T), b = int(r / (long(H) * T));
       int len = S;
       if (causal) len = std::max(0, std::min(S, i + (S - T) + 1));
-      softmax_row(y + r * S, x + r * S, scale, key_pad ? key_pad + size_t(b) * S : nullptr, len,
-                  S);
+      softmax_row(y + r * S, x + r * S, scale, key_pad ? key_pad + size_t(b) * S : nullptr, len, S);
     }
   });
 }

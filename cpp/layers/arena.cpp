@@ -40,8 +40,8 @@ void ParamArena::set_limit(size_t floats) { g_param_limit = floats; }
 
 void ParamArena::allocate(Rng& rng) {
   AL_CHECK(!values_, "parameters allocated twice");
-  AL_CHECK(total_ <= g_param_limit, "the model needs " << total_ << " parameters, above the limit of "
-                                                       << g_param_limit);
+  AL_CHECK(total_ <= g_param_limit,
+           "the model needs " << total_ << " parameters, above the limit of " << g_param_limit);
   const size_t bytes = (total_ ? total_ : 1) * sizeof(float);
   values_ = static_cast<float*>(kt_->alloc(bytes));
   grads_ = static_cast<float*>(kt_->alloc(bytes));

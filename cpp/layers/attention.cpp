@@ -58,7 +58,7 @@ void MultiHeadAttention::forward(const Ctx& c, MhaCache& m, float* out, const fl
   const QkvView v = view(m, m.qkv, m.kv, C);
   const long TS = long(T) * S;
   m.att = c.ws.floats(size_t(B) * H * TS);  // [B,H,T,S]
-  for (int b = 0; b < B; ++b)  // scores[b,h] = Q_h K_hᵀ
+  for (int b = 0; b < B; ++b)               // scores[b,h] = Q_h K_hᵀ
     kt.gemm_batched(false, true, T, S, hs, 1.f, v.q + size_t(b) * T * v.ldq, v.ldq, hs,
                     v.k + size_t(b) * S * v.ldkv, v.ldkv, hs, 0.f, m.att + b * H * TS, S, TS, H);
   kt.softmax_forward(m.att, m.att, 1.f / std::sqrt(float(hs)), key_pad, causal, B, H, T, S);
@@ -68,10 +68,10 @@ void MultiHeadAttention::forward(const Ctx& c, MhaCache& m, float* out, const fl
     dropout_forward(c, m.drop, m.attd, m.att, size_t(B) * H * TS, p_drop);
   }
   m.ctx = c.ws.floats(size_t(B) * T * C);  // [B*T,C], head h in columns h*hs..
-  for (int b = 0; b < B; ++b)  // ctx[b,:,h] = A_h V_h
+  for (int b = 0; b < B; ++b)              // ctx[b,:,h] = A_h V_h
     kt.gemm_batched(false, false, T, hs, S, 1.f, m.attd + b * H * TS, S, TS,
-                    v.v + size_t(b) * S * v.ldkv, v.ldkv, hs, 0.f, m.ctx + size_t(b) * T * C, C,
-                    hs, H);
+                    v.v + size_t(b) * S * v.ldkv, v.ldkv, hs, 0.f, m.ctx + size_t(b) * T * C, C, hs,
+                    H);
   out_proj.forward(c, out, m.ctx, B * T);
 }
 
@@ -96,8 +96,8 @@ void MultiHeadAttention::backward(const Ctx& c, const MhaCache& m, float* dxq, f
   for (int b = 0; b < B; ++b) {
     const float* dctx_b = dctx + size_t(b) * T * C;
     // dA_h = dCtx_h V_hᵀ ; dV_h = A_hᵀ dCtx_h
-    kt.gemm_batched(false, true, T, S, hs, 1.f, dctx_b, C, hs, v.v + size_t(b) * S * v.ldkv,
-                    v.ldkv, hs, 0.f, datt + b * H * TS, S, TS, H);
+    kt.gemm_batched(false, true, T, S, hs, 1.f, dctx_b, C, hs, v.v + size_t(b) * S * v.ldkv, v.ldkv,
+                    hs, 0.f, datt + b * H * TS, S, TS, H);
     kt.gemm_batched(true, false, S, hs, T, 1.f, m.attd + b * H * TS, S, TS, dctx_b, C, hs, 0.f,
                     d.v + size_t(b) * S * d.ldkv, d.ldkv, hs, H);
   }
@@ -106,10 +106,10 @@ void MultiHeadAttention::backward(const Ctx& c, const MhaCache& m, float* dxq, f
   for (int b = 0; b < B; ++b) {
     const float* ds_b = datt + b * H * TS;
     // dQ_h = dS_h K_h ; dK_h = dS_hᵀ Q_h
-    kt.gemm_batched(false, false, T, hs, S, 1.f, ds_b, S, TS, v.k + size_t(b) * S * v.ldkv,
-                    v.ldkv, hs, 0.f, d.q + size_t(b) * T * d.ldq, d.ldq, hs, H);
-    kt.gemm_batched(true, false, S, hs, T, 1.f, ds_b, S, TS, v.q + size_t(b) * T * v.ldq, v.ldq,
-                    hs, 0.f, d.k + size_t(b) * S * d.ldkv, d.ldkv, hs, H);
+    kt.gemm_batched(false, false, T, hs, S, 1.f, ds_b, S, TS, v.k + size_t(b) * S * v.ldkv, v.ldkv,
+                    hs, 0.f, d.q + size_t(b) * T * d.ldq, d.ldq, hs, H);
+    kt.gemm_batched(true, false, S, hs, T, 1.f, ds_b, S, TS, v.q + size_t(b) * T * v.ldq, v.ldq, hs,
+                    0.f, d.k + size_t(b) * S * d.ldkv, d.ldkv, hs, H);
   }
   const float* W = c.P.val(in_w);
   float* dW = c.P.grad(in_w);
@@ -118,8 +118,8 @@ void MultiHeadAttention::backward(const Ctx& c, const MhaCache& m, float* dxq, f
     linear_backward(kt, dxq, dW, db, dqkv, m.xq, W, B * T, C, 3 * C);
   } else {
     linear_backward(kt, dxq, dW, db, dqkv, m.xq, W, B * T, C, C);
-    linear_backward(kt, dxkv, dW + size_t(C) * C, db + C, dkv, m.xkv, W + size_t(C) * C, B * S,
-                    C, 2 * C);
+    linear_backward(kt, dxkv, dW + size_t(C) * C, db + C, dkv, m.xkv, W + size_t(C) * C, B * S, C,
+                    2 * C);
   }
 }
 

@@ -1,5 +1,6 @@
 // Multi-head attention (Vaswani et al. 2017, §3.2.2), in PyTorch's nn.MultiheadAttention layout:
-//   MultiHead(Q, K, V) = Concat(head_1..head_H) W_O,  head_h = softmax(Q W_h^Q (K W_h^K)ᵀ / √hs) V W_h^V
+//   MultiHead(Q, K, V) = Concat(head_1..head_H) W_O,  head_h = softmax(Q W_h^Q (K W_h^K)ᵀ / √hs) V
+//   W_h^V
 // in_proj_weight [3C,C] stacks W^Q, W^K, W^V (rows), in_proj_bias [3C], out_proj.{weight,bias}.
 // Self-attention (xkv = null) or cross-attention (queries from x [B,T,C], keys/values from
 // memory [B,S,C]); causal and key-padding masks; the weights [B,H,T,S] stay in the cache.

@@ -15,7 +15,8 @@ void BiGru::reverse(const KernelTable& K, float* dst, const float* src, int W) c
 void BiGru::forward(const KernelTable& K, const BiGruParams& P, float* h, const float* x,
                     const std::vector<int>& lengths, int S, int B, int Ci, int C) {
   AL_CHECK(int(lengths.size()) == B, "BiGru: " << lengths.size() << " lengths for batch " << B);
-  for (int L : lengths) AL_CHECK(L >= 1 && L <= S, "BiGru: length " << L << " outside [1," << S << "]");
+  for (int L : lengths)
+    AL_CHECK(L >= 1 && L <= S, "BiGru: length " << L << " outside [1," << S << "]");
   S_ = S, B_ = B, Ci_ = Ci, C_ = C, len_ = lengths;
   const size_t sb = size_t(S) * B;
   for (int pass = 0; pass < 2; ++pass) {

@@ -10,8 +10,8 @@ void EncoderLayer::declare(ParamArena& P, const std::string& prefix, const Layer
   res2.declare(P, prefix + ".norm2", o.C, o.norm_first, o.dropout);
 }
 
-float* EncoderLayer::forward(const Ctx& c, EncoderLayerCache& m, const float* x,
-                             const uint8_t* pad, bool causal, int B, int T) const {
+float* EncoderLayer::forward(const Ctx& c, EncoderLayerCache& m, const float* x, const uint8_t* pad,
+                             bool causal, int B, int T) const {
   m.B = B;
   m.T = T;
   const int R = B * T;

@@ -17,7 +17,8 @@ inline void require_recurrent_kernels(const KernelTable& K) {
                K.gru_gates_backward && K.gru_cell_forward && K.gru_cell_backward &&
                K.lstm_cell_forward && K.lstm_cell_backward && K.additive_score_forward &&
                K.additive_score_backward && K.probs_xent,
-           "the " << K.name << " kernel table lacks the recurrent kernels (GRU/LSTM/additive attention)");
+           "the " << K.name
+                  << " kernel table lacks the recurrent kernels (GRU/LSTM/additive attention)");
 }
 
 class Buffer {

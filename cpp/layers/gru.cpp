@@ -39,7 +39,7 @@ void gru_input_backward(const KernelTable& K, const GruParams& P, const GruParam
 
 void gru_step_forward(const KernelTable& K, const GruParams& P, float* h, const GruStep& s,
                       float* scratch, const float* xg, const float* h_prev, int B, int C) {
-  float* hg = scratch;                  // [B, 2C] h_prev Uzr
+  float* hg = scratch;                      // [B, 2C] h_prev Uzr
   float* hc = scratch + size_t(B) * 2 * C;  // [B, C] (r * h_prev) U
   K.gemm(false, false, B, 2 * C, C, 1.f, h_prev, C, P.Uzr, 2 * C, 0.f, hg, 2 * C);
   K.gru_gates_forward(s.zr, s.rh, xg, hg, h_prev, B, C);
@@ -91,8 +91,8 @@ void GruSeq::forward(const KernelTable& K, const GruParams& P, float* h, const f
   if (!h0) K.zero(zero_, bc * sizeof(float));
   gru_input_forward(K, P, xg_, x, T * B, Ci, C);
   for (int t = 0; t < T; ++t)
-    gru_step_forward(K, P, h + t * bc, step(t, B, C), scratch_, xg_ + t * 3 * bc,
-                     prev(h, t, B, C), B, C);
+    gru_step_forward(K, P, h + t * bc, step(t, B, C), scratch_, xg_ + t * 3 * bc, prev(h, t, B, C),
+                     B, C);
 }
 
 void GruSeq::backward(const KernelTable& K, const GruParams& P, const GruParams& dP, float* dx,

@@ -57,14 +57,13 @@ void gru_step_backward(const KernelTable& K, const GruParams& P, const GruParams
 class GruSeq {
  public:
   // h [T,B,C] from x [T,B,Ci] and h0 [B,C] (null: zeros).
-  void forward(const KernelTable& K, const GruParams& P, float* h, const float* x,
-               const float* h0, int T, int B, int Ci, int C);
+  void forward(const KernelTable& K, const GruParams& P, float* h, const float* x, const float* h0,
+               int T, int B, int Ci, int C);
   // dh [T,B,C] gradient on the outputs (used as scratch: overwritten). dx [T,B,Ci] += the
   // gradient on x, dh0 [B,C] += the gradient on h0 (either may be null). Needs the forward's
   // h and x.
   void backward(const KernelTable& K, const GruParams& P, const GruParams& dP, float* dx,
-                float* dh0, float* dh, const float* h, const float* x, int T, int B, int Ci,
-                int C);
+                float* dh0, float* dh, const float* h, const float* x, int T, int B, int Ci, int C);
 
  private:
   GruStep step(int t, int B, int C) const;

@@ -20,8 +20,8 @@ void LayerNorm::forward(const Ctx& c, LayerNormCache& cache, float* y, const flo
 void LayerNorm::backward(const Ctx& c, const LayerNormCache& cache, float* dx, const float* dy,
                          int R) const {
   float* tmp = c.ws.floats(size_t(R) * C);  // [R,C] the kernel assigns; we accumulate
-  c.kt.layernorm_backward(tmp, c.P.grad(gamma), c.P.grad(beta), dy, cache.x, cache.mean,
-                          cache.rstd, c.P.val(gamma), R, C);
+  c.kt.layernorm_backward(tmp, c.P.grad(gamma), c.P.grad(beta), dy, cache.x, cache.mean, cache.rstd,
+                          c.P.val(gamma), R, C);
   c.kt.axpy(dx, 1.f, tmp, long(R) * C);
 }
 

@@ -20,8 +20,7 @@ struct LayerNorm {
   void declare(ParamArena& P, const std::string& prefix, int C_);
   void forward(const Ctx& c, LayerNormCache& cache, float* y, const float* x, int R) const;
   // dx += dy·∂y/∂x = rstd (g - mean(g) - x̂ mean(g x̂)), g = dy γ ; dγ += Σ dy x̂ ; dβ += Σ dy
-  void backward(const Ctx& c, const LayerNormCache& cache, float* dx, const float* dy,
-                int R) const;
+  void backward(const Ctx& c, const LayerNormCache& cache, float* dx, const float* dy, int R) const;
 };
 
 }  // namespace attnlab

@@ -3,16 +3,17 @@
 
 namespace attnlab {
 
-void linear_forward(const KernelTable& kt, float* y, const float* x, const float* W,
-                    const float* b, int R, int in, int out) {
+void linear_forward(const KernelTable& kt, float* y, const float* x, const float* W, const float* b,
+                    int R, int in, int out) {
   kt.gemm(false, true, R, out, in, 1.f, x, in, W, in, 0.f, y, out);  // y[R,out] = x Wᵀ
   if (b) kt.bias_act_forward(y, nullptr, y, b, Act::None, R, out);
 }
 
 void linear_backward(const KernelTable& kt, float* dx, float* dW, float* db, const float* dy,
                      const float* x, const float* W, int R, int in, int out, float dx_beta) {
-  if (dx) kt.gemm(false, false, R, in, out, 1.f, dy, out, W, in, dx_beta, dx, in);  // dx = dy W + β dx
-  kt.gemm(true, false, out, in, R, 1.f, dy, out, x, in, 1.f, dW, in);            // dW += dyᵀ x
+  if (dx)
+    kt.gemm(false, false, R, in, out, 1.f, dy, out, W, in, dx_beta, dx, in);  // dx = dy W + β dx
+  kt.gemm(true, false, out, in, R, 1.f, dy, out, x, in, 1.f, dW, in);         // dW += dyᵀ x
   // bias_act_backward with Act::None copies dy onto itself (values unchanged) and sums rows.
   if (db) kt.bias_act_backward(const_cast<float*>(dy), db, dy, nullptr, Act::None, R, out);
 }
@@ -30,8 +31,8 @@ void Linear::forward(const Ctx& c, float* y, const float* x, int R) const {
 
 void Linear::backward(const Ctx& c, float* dx, const float* dy, const float* x, int R,
                       float dx_beta) const {
-  linear_backward(c.kt, dx, c.P.grad(W), b >= 0 ? c.P.grad(b) : nullptr, dy, x, c.P.val(W), R,
-                  in, out, dx_beta);
+  linear_backward(c.kt, dx, c.P.grad(W), b >= 0 ? c.P.grad(b) : nullptr, dy, x, c.P.val(W), R, in,
+                  out, dx_beta);
 }
 
 }  // namespace attnlab

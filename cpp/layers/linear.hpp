@@ -8,8 +8,8 @@
 
 namespace attnlab {
 
-void linear_forward(const KernelTable& kt, float* y, const float* x, const float* W,
-                    const float* b, int R, int in, int out);
+void linear_forward(const KernelTable& kt, float* y, const float* x, const float* W, const float* b,
+                    int R, int in, int out);
 // y = x Wᵀ + b  =>  dx = dy W + dx_beta dx ; dW += dyᵀ x ; db += Σ_r dy[r,:]   (dx, db may
 // be null; dx_beta 1 accumulates, 0 overwrites dx without reading it)
 void linear_backward(const KernelTable& kt, float* dx, float* dW, float* db, const float* dy,

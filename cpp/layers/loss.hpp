@@ -10,8 +10,8 @@
 namespace attnlab {
 
 struct LossResult {
-  double loss = 0;   // mean over counted rows
-  long count = 0;    // rows whose target != ignore
+  double loss = 0;           // mean over counted rows
+  long count = 0;            // rows whose target != ignore
   float* dlogits = nullptr;  // [R,V] in the workspace
 };
 

@@ -30,8 +30,8 @@ void lstm_input_forward(const KernelTable& K, const LstmParams& P, float* xg, co
 }
 
 // xg = x W + b  =>  dx = dxg W^T, dW += x^T dxg, db += sum_rows dxg
-void lstm_input_backward(const KernelTable& K, const LstmParams& P, const LstmParams& dP,
-                         float* dx, const float* dxg, const float* x, int R, int Ci, int C) {
+void lstm_input_backward(const KernelTable& K, const LstmParams& P, const LstmParams& dP, float* dx,
+                         const float* dxg, const float* x, int R, int Ci, int C) {
   if (Ci > 0 && x) {
     if (dx) K.gemm(false, true, R, Ci, 4 * C, 1.f, dxg, 4 * C, P.W, 4 * C, 0.f, dx, Ci);
     K.gemm(true, false, Ci, 4 * C, R, 1.f, x, Ci, dxg, 4 * C, 1.f, dP.W, 4 * C);
@@ -49,10 +49,9 @@ void lstm_step_forward(const KernelTable& K, const LstmParams& P, float* h, cons
 }
 
 // pre = xg + h_prev U  =>  dxg = dpre, dh_prev = dpre U^T, dU += h_prev^T dpre
-void lstm_step_backward(const KernelTable& K, const LstmParams& P, const LstmParams& dP,
-                        float* dxg, float* dh_prev, float* dc_prev, const LstmStep& s,
-                        const float* dh, const float* dc, const float* h_prev,
-                        const float* c_prev, int B, int C) {
+void lstm_step_backward(const KernelTable& K, const LstmParams& P, const LstmParams& dP, float* dxg,
+                        float* dh_prev, float* dc_prev, const LstmStep& s, const float* dh,
+                        const float* dc, const float* h_prev, const float* c_prev, int B, int C) {
   K.lstm_cell_backward(dxg, dc_prev, dh, dc, s.act, c_prev, s.tc, B, C);
   K.gemm(false, true, B, C, 4 * C, 1.f, dxg, 4 * C, P.U, 4 * C, 0.f, dh_prev, C);
   K.gemm(true, false, C, 4 * C, B, 1.f, h_prev, C, dxg, 4 * C, 1.f, dP.U, 4 * C);
@@ -101,8 +100,8 @@ void LstmSeq::backward(const KernelTable& K, const LstmParams& P, const LstmPara
     const float* hp = t == 0 ? h0_ : h + (t - 1) * bc;
     const float* cp = t == 0 ? c0_ : c_ + (t - 1) * bc;
     // The input pre-activations are no longer needed: their gradient overwrites them.
-    lstm_step_backward(K, P, dP, xg_ + t * 4 * bc, carry_h_, carry_c_, step(t), dh + t * bc, dc,
-                       hp, cp, B, C);
+    lstm_step_backward(K, P, dP, xg_ + t * 4 * bc, carry_h_, carry_c_, step(t), dh + t * bc, dc, hp,
+                       cp, B, C);
   }
   // dx += dxg W^T here (lstm_input_backward would assign it), then the parameter gradients.
   if (dx && Ci > 0 && x)

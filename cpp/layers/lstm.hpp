@@ -37,24 +37,23 @@ struct LstmStep {
 // xg [R,4C] = x W + b ; and its backward (dx assigned or null, dW/db accumulated).
 void lstm_input_forward(const KernelTable& K, const LstmParams& P, float* xg, const float* x, int R,
                         int Ci, int C);
-void lstm_input_backward(const KernelTable& K, const LstmParams& P, const LstmParams& dP,
-                         float* dx, const float* dxg, const float* x, int R, int Ci, int C);
+void lstm_input_backward(const KernelTable& K, const LstmParams& P, const LstmParams& dP, float* dx,
+                         const float* dxg, const float* x, int R, int Ci, int C);
 
 // One step; scratch [B, 4C].
 void lstm_step_forward(const KernelTable& K, const LstmParams& P, float* h, const LstmStep& s,
                        float* scratch, const float* xg, const float* h_prev, const float* c_prev,
                        int B, int C);
 // dxg [B,4C], dh_prev, dc_prev assigned; dU accumulated. dc (gradient on the step's c) may be null.
-void lstm_step_backward(const KernelTable& K, const LstmParams& P, const LstmParams& dP,
-                        float* dxg, float* dh_prev, float* dc_prev, const LstmStep& s,
-                        const float* dh, const float* dc, const float* h_prev,
-                        const float* c_prev, int B, int C);
+void lstm_step_backward(const KernelTable& K, const LstmParams& P, const LstmParams& dP, float* dxg,
+                        float* dh_prev, float* dc_prev, const LstmStep& s, const float* dh,
+                        const float* dc, const float* h_prev, const float* c_prev, int B, int C);
 
 class LstmSeq {
  public:
   // h [T,B,C] from x [T,B,Ci] (null: no input, Ci must be 0) and h0, c0 [B,C] (null: zeros).
-  void forward(const KernelTable& K, const LstmParams& P, float* h, const float* x,
-               const float* h0, const float* c0, int T, int B, int Ci, int C);
+  void forward(const KernelTable& K, const LstmParams& P, float* h, const float* x, const float* h0,
+               const float* c0, int T, int B, int Ci, int C);
   // dh [T,B,C] (overwritten), dc_last [B,C] gradient on the final cell (may be null).
   // dx, dh0, dc0 += the gradients on x, h0, c0 (each may be null).
   void backward(const KernelTable& K, const LstmParams& P, const LstmParams& dP, float* dx,

@@ -24,9 +24,9 @@ void ProcessBlock::forward(const KernelTable& K, const ParamArena& P, const Proc
   for (int pass = 0; pass < 2; ++pass) {
     Carver c(pass ? buf_.data() : nullptr);
     M_ = c.take(sbc);
-    q_ = c.take((steps + 1) * bc);   // [P+1,B,C] q_0 = 0
-    c_ = c.take((steps + 1) * bc);   // cells
-    r_ = c.take((steps + 1) * bc);   // reads, r_0 = 0
+    q_ = c.take((steps + 1) * bc);  // [P+1,B,C] q_0 = 0
+    c_ = c.take((steps + 1) * bc);  // cells
+    r_ = c.take((steps + 1) * bc);  // reads, r_0 = 0
     act_ = c.take(steps * 4 * bc);
     tc_ = c.take(steps * bc);
     xg_ = c.take(4 * bc);
@@ -47,7 +47,8 @@ void ProcessBlock::forward(const KernelTable& K, const ParamArena& P, const Proc
   const LstmParams lp = ids.lstm.val(P);
   for (int t = 0; t < steps; ++t) {
     lstm_input_forward(K, lp, xg_, r_ + t * bc, B, C, C);
-    lstm_step_forward(K, lp, q_ + (t + 1) * bc, step(t), scratch_, xg_, q_ + t * bc, c_ + t * bc, B, C);
+    lstm_step_forward(K, lp, q_ + (t + 1) * bc, step(t), scratch_, xg_, q_ + t * bc, c_ + t * bc, B,
+                      C);
     float* alpha = alpha_ + size_t(t) * B * S;
     att_.forward(K, ids.att.val(P), alpha, e_ + size_t(t) * B * S,
                  cache_ + t * att_.step_cache_floats(), q_ + (t + 1) * bc, nullptr);
@@ -70,9 +71,11 @@ void ProcessBlock::backward(const KernelTable& K, const ParamArena& P, const Pro
     const float* alpha = alpha_ + size_t(t) * B * S;
     context_backward(K, dalpha_, dM, dr_, alpha, M_, S, B, C);
     K.softmax_backward(dalpha_, alpha, dalpha_, 1.f, B, S);
-    att_.backward(K, ap, dap, dh_, dalpha_, cache_ + t * att_.step_cache_floats(), q_ + (t + 1) * bc);
+    att_.backward(K, ap, dap, dh_, dalpha_, cache_ + t * att_.step_cache_floats(),
+                  q_ + (t + 1) * bc);
     // dh_ is read by the cell kernel before the step's gemm overwrites it with dq_t.
-    lstm_step_backward(K, lp, dlp, xg_, dh_, dc_, step(t), dh_, dc_, q_ + t * bc, c_ + t * bc, B, C);
+    lstm_step_backward(K, lp, dlp, xg_, dh_, dc_, step(t), dh_, dc_, q_ + t * bc, c_ + t * bc, B,
+                       C);
     lstm_input_backward(K, lp, dlp, dr_, xg_, r_ + t * bc, B, C, C);
   }
   att_.finish_backward(K, ap, dap, dM);

@@ -54,8 +54,8 @@ void RecurrentAttention::forward(const KernelTable& K, const AttnParams& P, floa
   } else {
     float* qa = cache;  // [B,A] q W
     K.gemm(false, false, B, A, C_, 1.f, q, C_, P.W, A, 0.f, qa, A);
-    K.gemm_batched(false, true, 1, S, A, 1.f / std::sqrt(float(A)), qa, A, A, Uh, B * A, A, 0.f,
-                   e, S, S, B);
+    K.gemm_batched(false, true, 1, S, A, 1.f / std::sqrt(float(A)), qa, A, A, Uh, B * A, A, 0.f, e,
+                   S, S, B);
   }
   K.softmax_forward(alpha, e, 1.f, mask ? mask : pad_, false, B, 1, 1, S);
 }

@@ -52,8 +52,7 @@ class RecurrentAttention {
   void backward(const KernelTable& K, const AttnParams& P, const AttnParams& dP, float* dq,
                 const float* de, const float* cache, const float* q);
   // dHs [S,B,D] += dUh U^T, dU += Hs^T dUh: call once after all steps' backward.
-  void finish_backward(const KernelTable& K, const AttnParams& P, const AttnParams& dP,
-                       float* dHs);
+  void finish_backward(const KernelTable& K, const AttnParams& P, const AttnParams& dP, float* dHs);
 
   const float* keys() const { return Uh_; }
   int S() const { return S_; }

@@ -12,8 +12,8 @@ int json_int(const nlohmann::json& j, const char* key, int def, int lo, int hi) 
   const auto& v = j[key];
   AL_CHECK(v.is_number_integer(), "config key \"" << key << "\" must be an integer");
   const long long x = v.get<long long>();
-  AL_CHECK(x >= lo && x <= hi, "config key \"" << key << "\" = " << x << " is outside [" << lo
-                                                << ", " << hi << "]");
+  AL_CHECK(x >= lo && x <= hi,
+           "config key \"" << key << "\" = " << x << " is outside [" << lo << ", " << hi << "]");
   return int(x);
 }
 
@@ -22,8 +22,8 @@ float json_float(const nlohmann::json& j, const char* key, float def, float lo, 
   const auto& v = j[key];
   AL_CHECK(v.is_number(), "config key \"" << key << "\" must be a number");
   const double x = v.get<double>();
-  AL_CHECK(x >= lo && x <= hi, "config key \"" << key << "\" = " << x << " is outside [" << lo
-                                                << ", " << hi << "]");
+  AL_CHECK(x >= lo && x <= hi,
+           "config key \"" << key << "\" = " << x << " is outside [" << lo << ", " << hi << "]");
   return float(x);
 }
 
@@ -76,9 +76,11 @@ TransformerConfig TransformerConfig::from_json(const nlohmann::json& j) {
   AL_CHECK(c.d_model % c.heads == 0,
            "d_model " << c.d_model << " is not divisible by heads " << c.heads);
   for (int id : {c.pad_id, c.bos_id, c.eos_id})
-    AL_CHECK(id < c.tgt_vocab, "special token id " << id << " is outside tgt_vocab " << c.tgt_vocab);
+    AL_CHECK(id < c.tgt_vocab,
+             "special token id " << id << " is outside tgt_vocab " << c.tgt_vocab);
   if (c.model == "transformer")
-    AL_CHECK(c.enc_layers >= 1 && c.dec_layers >= 1, "the encoder-decoder needs layers on both sides");
+    AL_CHECK(c.enc_layers >= 1 && c.dec_layers >= 1,
+             "the encoder-decoder needs layers on both sides");
   if (c.model == "lm") AL_CHECK(c.dec_layers >= 1, "the language model needs dec_layers >= 1");
   if (c.model == "encoder") AL_CHECK(c.enc_layers >= 1, "the encoder model needs enc_layers >= 1");
   if (c.model == "lm")
@@ -87,12 +89,23 @@ TransformerConfig TransformerConfig::from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json TransformerConfig::to_json() const {
-  return {{"model", model},           {"src_vocab", src_vocab},   {"tgt_vocab", tgt_vocab},
-          {"d_model", d_model},       {"heads", heads},           {"d_ff", d_ff},
-          {"enc_layers", enc_layers}, {"dec_layers", dec_layers}, {"dropout", std::round(double(dropout) * 1e6) / 1e6},
-          {"norm_first", norm_first}, {"activation", activation}, {"max_len", max_len},
-          {"pad_id", pad_id},         {"bos_id", bos_id},         {"eos_id", eos_id},
-          {"tie_embeddings", tie_embeddings}, {"pos_encoding", pos_encoding}};
+  return {{"model", model},
+          {"src_vocab", src_vocab},
+          {"tgt_vocab", tgt_vocab},
+          {"d_model", d_model},
+          {"heads", heads},
+          {"d_ff", d_ff},
+          {"enc_layers", enc_layers},
+          {"dec_layers", dec_layers},
+          {"dropout", std::round(double(dropout) * 1e6) / 1e6},
+          {"norm_first", norm_first},
+          {"activation", activation},
+          {"max_len", max_len},
+          {"pad_id", pad_id},
+          {"bos_id", bos_id},
+          {"eos_id", eos_id},
+          {"tie_embeddings", tie_embeddings},
+          {"pos_encoding", pos_encoding}};
 }
 
 }  // namespace attnlab

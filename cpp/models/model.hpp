@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "layers/arena.hpp"
 #include "kernels/kernels.hpp"
+#include "layers/arena.hpp"
 
 namespace attnlab {
 
@@ -94,8 +94,7 @@ class Model {
   // Recurrent decoders carry their state forward: they decode greedily with one decoder step
   // per token (decodes_stepwise, greedy_stepwise) instead of a re-run of the whole prefix.
   virtual bool decodes_stepwise() const { return false; }
-  virtual GreedyDecoded greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs,
-                                        int max_len);
+  virtual GreedyDecoded greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs, int max_len);
   // Whether attention().at(0) of a forward pass is the target-to-source alignment [B,1,T,S]
   // (and greedy_stepwise reports it): RNNsearch, not RNNencdec or the Transformers.
   virtual bool aligns() const { return false; }

@@ -22,18 +22,24 @@ PointerConfig PointerConfig::from_json(const nlohmann::json& j) {
   c.min_outputs = json_int(j, "min_outputs", c.min_outputs, 1, 1 << 20);
   c.permutation = json_bool(j, "permutation", c.permutation);
   c.encoder = json_string(j, "encoder", c.encoder);
-  AL_CHECK(c.encoder == "lstm" || c.encoder == "rpw", "encoder must be lstm or rpw, got " << c.encoder);
+  AL_CHECK(c.encoder == "lstm" || c.encoder == "rpw",
+           "encoder must be lstm or rpw, got " << c.encoder);
   c.process_steps = json_int(j, "process_steps", c.process_steps, 1, 100);
   c.embed = json_int(j, "embed", c.embed, 0, 4096);
   return c;
 }
 
 nlohmann::json PointerConfig::to_json() const {
-  return {{"model", model},     {"dim", dim},
-          {"hidden", hidden},   {"attn", attn},
-          {"glimpse", glimpse}, {"min_outputs", min_outputs},
-          {"permutation", permutation}, {"encoder", encoder},
-          {"process_steps", process_steps}, {"embed", embed}};
+  return {{"model", model},
+          {"dim", dim},
+          {"hidden", hidden},
+          {"attn", attn},
+          {"glimpse", glimpse},
+          {"min_outputs", min_outputs},
+          {"permutation", permutation},
+          {"encoder", encoder},
+          {"process_steps", process_steps},
+          {"embed", embed}};
 }
 
 PointerNet::PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t seed)
@@ -57,8 +63,9 @@ PointerNet::PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t
 }
 
 double PointerNet::forward(const Batch&, bool, Rng*, float) {
-  throw Error("the pointer model reads point sets, not token batches: use a pointer task "
-              "(convex-hull, tsp, sort)");
+  throw Error(
+      "the pointer model reads point sets, not token batches: use a pointer task "
+      "(convex-hull, tsp, sort)");
 }
 
 const float* PointerNet::embed(float* y, const float* x, int R) {
@@ -81,8 +88,8 @@ std::vector<float> PointerNet::features(const std::vector<float>& x, int b, int 
 
 void PointerNet::encode(const std::vector<float>& x, int B, int n) {
   AL_CHECK(B >= 1 && n >= 1, "pointer: need at least one set of at least one element");
-  AL_CHECK(x.size() == size_t(B) * n * cfg_.dim, "pointer: expected " << size_t(B) * n * cfg_.dim
-                                                  << " coordinates, got " << x.size());
+  AL_CHECK(x.size() == size_t(B) * n * cfg_.dim,
+           "pointer: expected " << size_t(B) * n * cfg_.dim << " coordinates, got " << x.size());
   for (float v : x) AL_CHECK(std::isfinite(v), "pointer: coordinates must be finite numbers");
   B_ = B, S_ = n + 1;
   const int S = S_, C = cfg_.hidden;
@@ -119,8 +126,8 @@ void PointerNet::alloc_decoder(int T) {
   tc_ = ws_.floats(tb * C);        // [T,B,C]
   xd_ = ws_.floats(tb * Ci_);      // [T,B,Ci] decoder inputs
   xde_ = cfg_.embed > 0 ? ws_.floats(tb * in_width()) : xd_;  // [T,B,E] embedded
-  xg_ = ws_.floats(tb * 4 * C);    // [T,B,4C]
-  qp_ = cfg_.glimpse ? ws_.floats(tb * C) : nullptr;  // [T,B,C] glimpse reads
+  xg_ = ws_.floats(tb * 4 * C);                               // [T,B,4C]
+  qp_ = cfg_.glimpse ? ws_.floats(tb * C) : nullptr;          // [T,B,C] glimpse reads
   alpha_g_ = cfg_.glimpse ? ws_.floats(tb * S) : nullptr;
   e_g_ = cfg_.glimpse ? ws_.floats(tb * S) : nullptr;
   cache_g_ = cfg_.glimpse ? ws_.floats(size_t(T) * glimpse_.step_cache_floats()) : nullptr;
@@ -145,8 +152,9 @@ void PointerNet::step(int t, const float* xin_host, const uint8_t* mask_host) {
   float* xg = xg_ + t * 4 * bc;
   const float* xde = embed(xde_ + size_t(t) * B * in_width(), xd, B);
   lstm_input_forward(kt_, dec, xg, xde, B, in_width(), C);
-  lstm_step_forward(kt_, dec, Dh_ + (t + 1) * bc, {act_ + t * 4 * bc, Dc_ + (t + 1) * bc, tc_ + t * bc},
-                    scratch_, xg, Dh_ + t * bc, Dc_ + t * bc, B, C);
+  lstm_step_forward(kt_, dec, Dh_ + (t + 1) * bc,
+                    {act_ + t * 4 * bc, Dc_ + (t + 1) * bc, tc_ + t * bc}, scratch_, xg,
+                    Dh_ + t * bc, Dc_ + t * bc, B, C);
   const float* q = Dh_ + (t + 1) * bc;
   if (cfg_.glimpse) {
     float* ag = alpha_g_ + size_t(t) * B * S;
@@ -160,8 +168,8 @@ void PointerNet::step(int t, const float* xin_host, const uint8_t* mask_host) {
 }
 
 double PointerNet::forward_points(const PointBatch& b) {
-  AL_CHECK(int(b.targets.size()) == b.B, "pointer: " << b.targets.size() << " targets for " << b.B
-                                                     << " sets");
+  AL_CHECK(int(b.targets.size()) == b.B,
+           "pointer: " << b.targets.size() << " targets for " << b.B << " sets");
   ws_.reset();
   encode(b.x, b.B, b.n);
   const int B = b.B, S = S_, n = b.n;
@@ -184,7 +192,8 @@ double PointerNet::forward_points(const PointBatch& b) {
       for (int s = 1; s < S; ++s) m[s] = used[size_t(s)];
       m[0] = t < cfg_.min_outputs || (cfg_.permutation && t < n);
       const int target = t < int(tg.size()) ? tg[size_t(t)] + 1 : 0;
-      AL_CHECK(target >= 0 && target < S, "pointer: target " << target - 1 << " outside 0.." << n - 1);
+      AL_CHECK(target >= 0 && target < S,
+               "pointer: target " << target - 1 << " outside 0.." << n - 1);
       targets_[size_t(t) * B + r] = target;
       ++count_;
       used[size_t(target)] = 1;
@@ -223,13 +232,14 @@ void PointerNet::backward() {
   for (int t = T - 1; t >= 0; --t) {
     const float* d = Dh_ + (t + 1) * bc;
     kt_.zero(dq, bc * sizeof(float));
-    ptr_.backward(kt_, pp, dpp, dq, dlogits_ + size_t(t) * B * S, cache_p_ + t * ptr_.step_cache_floats(),
-                  cfg_.glimpse ? qp_ + t * bc : d);
+    ptr_.backward(kt_, pp, dpp, dq, dlogits_ + size_t(t) * B * S,
+                  cache_p_ + t * ptr_.step_cache_floats(), cfg_.glimpse ? qp_ + t * bc : d);
     if (cfg_.glimpse) {
       const float* ag = alpha_g_ + size_t(t) * B * S;
       context_backward(kt_, dalpha, dEo, dq, ag, Eo_, S, B, C);
       kt_.softmax_backward(dalpha, ag, dalpha, 1.f, B, S);
-      glimpse_.backward(kt_, gp, dgp, dD + t * bc, dalpha, cache_g_ + t * glimpse_.step_cache_floats(), d);
+      glimpse_.backward(kt_, gp, dgp, dD + t * bc, dalpha,
+                        cache_g_ + t * glimpse_.step_cache_floats(), d);
     } else {
       kt_.axpy(dD + t * bc, 1.f, dq, long(bc));
     }
@@ -328,8 +338,8 @@ PointDecoded PointerNet::beam_search(const std::vector<float>& x, int B, int n, 
   AL_CHECK(beam >= 1 && beam <= 1024, "beam size must be in 1..1024, got " << beam);
   if (beam == 1) return greedy(x, B, n, true);
   AL_CHECK(B >= 1 && n >= 1, "pointer: need at least one set of at least one element");
-  AL_CHECK(x.size() == size_t(B) * n * cfg_.dim, "pointer: expected " << size_t(B) * n * cfg_.dim
-                                                  << " coordinates, got " << x.size());
+  AL_CHECK(x.size() == size_t(B) * n * cfg_.dim,
+           "pointer: expected " << size_t(B) * n * cfg_.dim << " coordinates, got " << x.size());
   const int K = beam, R = B * K, S = n + 1, T = n + 1, C = cfg_.hidden, D = cfg_.dim;
   std::vector<float> xr(size_t(R) * n * D);  // each set repeated K times: row b*K + k
   for (int b = 0; b < B; ++b)
@@ -351,7 +361,8 @@ PointDecoded PointerNet::beam_search(const std::vector<float>& x, int B, int n, 
     for (auto& h : hs) h.used.assign(size_t(S), 0);
     hs[0].logp = 0;  // one live hypothesis to start
   }
-  std::vector<float> xd(size_t(R) * Ci_), p(size_t(R) * S), hbuf(size_t(R) * C), cbuf(size_t(R) * C);
+  std::vector<float> xd(size_t(R) * Ci_), p(size_t(R) * S), hbuf(size_t(R) * C),
+      cbuf(size_t(R) * C);
   std::vector<float> hnew(hbuf.size()), cnew(cbuf.size());
   std::vector<uint8_t> mask(size_t(R) * S);
   const size_t rc = size_t(R) * C;
@@ -392,7 +403,8 @@ PointDecoded PointerNet::beam_search(const std::vector<float>& x, int B, int n, 
           if (!m[s] && pr[s] > 0.f && (s == 0 || t < T - 1))
             cand.push_back({h.logp + std::log(double(pr[s])), k, s});
       }
-      std::stable_sort(cand.begin(), cand.end(), [](const Cand& a, const Cand& c) { return a.logp > c.logp; });
+      std::stable_sort(cand.begin(), cand.end(),
+                       [](const Cand& a, const Cand& c) { return a.logp > c.logp; });
       std::vector<Hyp> next(static_cast<size_t>(K));
       for (auto& h : next) h.used.assign(size_t(S), 0);
       for (int k = 0; k < K && k < int(cand.size()); ++k) {
@@ -428,8 +440,8 @@ PointDecoded PointerNet::beam_search(const std::vector<float>& x, int B, int n, 
   for (int b = 0; b < B; ++b) {
     const Hyp* best = nullptr;
     for (const Hyp& h : hyp[size_t(b)])
-      if (h.logp > -INFINITY && (!best || (h.done && !best->done) ||
-                                 (h.done == best->done && h.logp > best->logp)))
+      if (h.logp > -INFINITY &&
+          (!best || (h.done && !best->done) || (h.done == best->done && h.logp > best->logp)))
         best = &h;
     if (!best) continue;
     out.order[size_t(b)] = best->order;

@@ -11,20 +11,20 @@
 #pragma once
 #include <vector>
 
-#include "layers/recurrent_attention.hpp"
 #include "layers/lstm.hpp"
 #include "layers/process_block.hpp"
+#include "layers/recurrent_attention.hpp"
 #include "models/model.hpp"
 
 namespace attnlab {
 
 struct PointerConfig {
   std::string model = "pointer";
-  int dim = 2;            // input features per element (2: points, 1: numbers)
+  int dim = 2;  // input features per element (2: points, 1: numbers)
   int hidden = 128, attn = 128;
   bool glimpse = false;
-  int min_outputs = 1;    // the end symbol opens after this many outputs (hull: 3)
-  bool permutation = false;  // every input exactly once (tsp, sort)
+  int min_outputs = 1;           // the end symbol opens after this many outputs (hull: 3)
+  bool permutation = false;      // every input exactly once (tsp, sort)
   std::string encoder = "lstm";  // "lstm" | "rpw" (read-process-write)
   int process_steps = 5;         // rpw: P
   // embed > 0: a learned linear embedding [x ; flag] -> R^embed feeds the decoder LSTM and the
@@ -43,8 +43,8 @@ struct PointBatch {
 };
 
 struct PointDecoded {
-  std::vector<std::vector<int>> order;                    // 0-based inputs, end excluded
-  std::vector<std::vector<std::vector<float>>> probs;     // per step: [n inputs..., end]
+  std::vector<std::vector<int>> order;                 // 0-based inputs, end excluded
+  std::vector<std::vector<std::vector<float>>> probs;  // per step: [n inputs..., end]
 };
 
 class PointerNet : public Model {
@@ -88,11 +88,11 @@ class PointerNet : public Model {
   const float* Eo_ = nullptr;  // [S,B,C] encoder states (rpw: memories)
   const float* xe_ = nullptr;  // embedded encoder inputs [S,B,E] (xin_ without an embedding)
   float* xde_ = nullptr;       // embedded decoder inputs [T,B,E] (xd_ without an embedding)
-  float *xin_ = nullptr, *Dh_ = nullptr, *Dc_ = nullptr, *act_ = nullptr,
-        *tc_ = nullptr, *xd_ = nullptr, *xg_ = nullptr, *qp_ = nullptr, *alpha_g_ = nullptr,
-        *e_g_ = nullptr, *cache_g_ = nullptr, *probs_ = nullptr, *e_p_ = nullptr,
-        *cache_p_ = nullptr, *scratch_ = nullptr;
-  uint8_t* mask_ = nullptr;  // [T,B,S]
+  float *xin_ = nullptr, *Dh_ = nullptr, *Dc_ = nullptr, *act_ = nullptr, *tc_ = nullptr,
+        *xd_ = nullptr, *xg_ = nullptr, *qp_ = nullptr, *alpha_g_ = nullptr, *e_g_ = nullptr,
+        *cache_g_ = nullptr, *probs_ = nullptr, *e_p_ = nullptr, *cache_p_ = nullptr,
+        *scratch_ = nullptr;
+  uint8_t* mask_ = nullptr;       // [T,B,S]
   std::vector<int32_t> targets_;  // [T,B], -1 ignored
   float* dlogits_ = nullptr;
   long count_ = 0;

@@ -100,8 +100,8 @@ void RnnSearch::alloc_decoder(int T) {
   alpha_ = ws_.floats(tb * S);    // [T,B,S]
   e_ = ws_.floats(tb * S);        // [T,B,S]
   acache_ = attends() ? ws_.floats(size_t(T) * att_.step_cache_floats()) : nullptr;
-  ctx_ = ws_.floats(tb * 2 * C);    // [T,B,2C]
-  logits_ = ws_.floats(tb * V);     // [T,B,V]
+  ctx_ = ws_.floats(tb * 2 * C);  // [T,B,2C]
+  logits_ = ws_.floats(tb * V);   // [T,B,V]
   scratch_ = ws_.floats(size_t(B) * 3 * C);
   // s_0 = tanh(sum Wi + bi)
   kt_.gemm(false, false, B, C, 2 * C, 1.f, sum_, 2 * C, params_.val(init_W_), C, 0.f, s_, C);
@@ -177,9 +177,9 @@ void RnnSearch::backward() {
   kt_.gemm(true, false, 2 * C, V, int(tb), 1.f, ctx_, 2 * C, dl, V, 1.f, dWo + size_t(C) * V, V);
   kt_.gemm(true, false, E, V, int(tb), 1.f, xe_, E, dl, V, 1.f, dWo + size_t(3 * C) * V, V);
   kt_.bias_act_backward(dlogits_, params_.grad(out_b_), dl, nullptr, Act::None, int(tb), V);
-  float* ds = ws_.floats(tb * C);         // [T,B,C] gradient on s_1..s_T
-  float* dctx = ws_.floats(tb * 2 * C);   // [T,B,2C]
-  float* dxe = ws_.floats(tb * E);        // [T,B,E]
+  float* ds = ws_.floats(tb * C);        // [T,B,C] gradient on s_1..s_T
+  float* dctx = ws_.floats(tb * 2 * C);  // [T,B,2C]
+  float* dxe = ws_.floats(tb * E);       // [T,B,E]
   kt_.gemm(false, true, int(tb), C, V, 1.f, dl, V, Wo, V, 0.f, ds, C);
   kt_.gemm(false, true, int(tb), 2 * C, V, 1.f, dl, V, Wo + size_t(C) * V, V, 0.f, dctx, 2 * C);
   kt_.gemm(false, true, int(tb), E, V, 1.f, dl, V, Wo + size_t(3 * C) * V, V, 0.f, dxe, E);
@@ -201,8 +201,8 @@ void RnnSearch::backward() {
     const float* ctx = ctx_ + t * 2 * bc;
     float* dctx_t = dctx + t * 2 * bc;
     kt_.axpy(ds_t, 1.f, carry, long(bc));
-    gru_step_backward(kt_, dec, ddec, dxg, carry,
-                      {zr_ + t * 2 * bc, rh_ + t * bc, cand_ + t * bc}, scratch_, ds_t, q, B, C);
+    gru_step_backward(kt_, dec, ddec, dxg, carry, {zr_ + t * 2 * bc, rh_ + t * bc, cand_ + t * bc},
+                      scratch_, ds_t, q, B, C);
     kt_.gemm(false, true, B, 2 * C, 3 * C, 1.f, dxg, 3 * C, Wc, 3 * C, 1.f, dctx_t, 2 * C);
     kt_.gemm(true, false, 2 * C, 3 * C, B, 1.f, ctx, 2 * C, dxg, 3 * C, 1.f, dWc, 3 * C);
     float* dxe_t = dxe + t * size_t(B) * E;
@@ -261,7 +261,8 @@ GreedyDecoded RnnSearch::greedy_stepwise(const std::vector<std::vector<int32_t>>
   int S = 0;
   for (const auto& s : srcs) S = std::max(S, int(s.size()));
   std::vector<int32_t> bm(size_t(B) * S, cfg_.pad_id);
-  for (int b = 0; b < B; ++b) std::copy(srcs[size_t(b)].begin(), srcs[size_t(b)].end(), bm.begin() + long(b) * S);
+  for (int b = 0; b < B; ++b)
+    std::copy(srcs[size_t(b)].begin(), srcs[size_t(b)].end(), bm.begin() + long(b) * S);
   ws_.reset();
   encode(bm, B, S);
   alloc_decoder(max_len);
@@ -288,8 +289,8 @@ GreedyDecoded RnnSearch::greedy_stepwise(const std::vector<std::vector<int32_t>>
       }
       out.tokens[size_t(b)].push_back(prev[size_t(b)]);
       if (attends())
-        out.alignment[size_t(b)].emplace_back(a.begin() + long(b) * S,
-                                              a.begin() + long(b) * S + int(srcs[size_t(b)].size()));
+        out.alignment[size_t(b)].emplace_back(
+            a.begin() + long(b) * S, a.begin() + long(b) * S + int(srcs[size_t(b)].size()));
     }
     for (int b = 0; b < B; ++b) all = all && done[size_t(b)];
     if (all) break;
@@ -311,9 +312,9 @@ SizeEstimate estimate_rnnsearch(const nlohmann::json& m, int B, int S, int T) {
   const double Vt = json_number(m, "tgt_vocab", d.tgt_vocab);
   const double E = json_number(m, "emb", d.emb), Hd = json_number(m, "hidden", d.hidden);
   const double A = json_number(m, "attn", Hd);
-  double P = (Vs + Vt) * E + 2 * 3 * (E * Hd + Hd * Hd + 2 * Hd);     // embeddings, bi-GRU
+  double P = (Vs + Vt) * E + 2 * 3 * (E * Hd + Hd * Hd + 2 * Hd);      // embeddings, bi-GRU
   P += 3 * ((E + 2 * Hd) * Hd + Hd * Hd + 2 * Hd) + 2 * Hd * Hd + Hd;  // decoder GRU, init
-  P += 2 * Hd * A + Hd * A + A + (Hd + 2 * Hd + E) * Vt + Vt;         // attention, output
+  P += 2 * Hd * A + Hd * A + A + (Hd + 2 * Hd + E) * Vt + Vt;          // attention, output
   const double act =
       B * S * (2 * Hd * 8 + A) + B * T * (Hd * 10 + 2 * Hd + S + 3 * Vt) + B * T * S * A;
   return SizeEstimate::of(P, act);

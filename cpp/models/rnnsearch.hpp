@@ -11,9 +11,9 @@
 #pragma once
 #include <vector>
 
-#include "layers/recurrent_attention.hpp"
 #include "layers/bigru.hpp"
 #include "layers/embedding.hpp"
+#include "layers/recurrent_attention.hpp"
 #include "models/model.hpp"
 
 namespace attnlab {
@@ -65,8 +65,7 @@ class RnnSearch : public Model {
   uint8_t* key_pad_ = nullptr;  // [B,S]
   float *xs_ = nullptr, *H_ = nullptr, *sum_ = nullptr, *s_ = nullptr, *zr_ = nullptr,
         *rh_ = nullptr, *cand_ = nullptr, *xe_ = nullptr, *xg_ = nullptr, *alpha_ = nullptr,
-        *e_ = nullptr, *acache_ = nullptr, *ctx_ = nullptr, *logits_ = nullptr,
-        *scratch_ = nullptr;
+        *e_ = nullptr, *acache_ = nullptr, *ctx_ = nullptr, *logits_ = nullptr, *scratch_ = nullptr;
   float* dlogits_ = nullptr;
 };
 

@@ -16,7 +16,9 @@ Transformer::Transformer(const TransformerConfig& cfg, const KernelTable& kt, ui
   if (has_src) src_embed_.declare(P, "src_embed.weight", cfg.src_vocab, C, true);
   if (has_tgt) tgt_embed_.declare(P, "tgt_embed.weight", cfg.tgt_vocab, C, true);
   if (has_src) src_pos_.declare(P, "src_pos_embed.weight", learned, cfg.max_len, C);
-  if (has_tgt) tgt_pos_.declare(P, "tgt_pos_embed.weight", learned, cfg.max_len + (cfg.model == "lm" ? cfg.max_len : 0), C);
+  if (has_tgt)
+    tgt_pos_.declare(P, "tgt_pos_embed.weight", learned,
+                     cfg.max_len + (cfg.model == "lm" ? cfg.max_len : 0), C);
   if (has_src) {
     enc_.resize(size_t(cfg.enc_layers));
     for (int l = 0; l < cfg.enc_layers; ++l)
@@ -59,8 +61,8 @@ uint8_t* Transformer::pad_mask(const Ctx& c, const std::vector<int32_t>& ids) co
 }
 
 float* Transformer::embed(const Ctx& c, const Embedding& e, const PositionalEncoding& pe,
-                          DropoutCache& d, const int32_t*& dev_ids,
-                          const std::vector<int32_t>& ids, int B, int L) {
+                          DropoutCache& d, const int32_t*& dev_ids, const std::vector<int32_t>& ids,
+                          int B, int L) {
   const size_t n = size_t(B) * L * cfg_.d_model;
   dev_ids = e.upload_ids(c, ids.data(), B * L);
   float* x = c.ws.floats(n);  // [B,L,C] = E[ids]·√C + PE
@@ -71,8 +73,8 @@ float* Transformer::embed(const Ctx& c, const Embedding& e, const PositionalEnco
 }
 
 void Transformer::embed_backward(const Ctx& c, const Embedding& e, const PositionalEncoding& pe,
-                                 const DropoutCache& d, const int32_t* dev_ids, float* dx,
-                                 int B, int L) {
+                                 const DropoutCache& d, const int32_t* dev_ids, float* dx, int B,
+                                 int L) {
   dropout_backward(c, d, dx, size_t(B) * L * cfg_.d_model);
   pe.backward(c, dx, B, L);
   e.backward_ids(c, dx, dev_ids, B * L);
@@ -118,7 +120,8 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
     for (int r = 0; r < B; ++r) {
       int n = 0;
       for (int s = 0; s < b.S; ++s)
-        if (b.src[size_t(r) * b.S + s] != pad) tgt_[size_t(r) * L_ + n++] = b.src[size_t(r) * b.S + s];
+        if (b.src[size_t(r) * b.S + s] != pad)
+          tgt_[size_t(r) * L_ + n++] = b.src[size_t(r) * b.S + s];
       offset_[size_t(r)] = n;
       for (int t = 0; t < b.T; ++t) {
         tgt_[size_t(r) * L_ + n + t] = b.tgt_in[size_t(r) * b.T + t];
@@ -197,7 +200,8 @@ std::vector<float> Transformer::logits() const {
   std::vector<float> out(size_t(B_) * T_ * V);
   for (int b = 0; b < B_; ++b) {
     const size_t first = size_t(b) * L_ + (cfg_.model == "lm" ? size_t(offset_[size_t(b)]) : 0);
-    kt_.download(out.data() + size_t(b) * T_ * V, logits_ + first * V, size_t(T_) * V * sizeof(float));
+    kt_.download(out.data() + size_t(b) * T_ * V, logits_ + first * V,
+                 size_t(T_) * V * sizeof(float));
   }
   return out;
 }

@@ -11,10 +11,10 @@
 #include "api/session.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
+#include "data/bpe.hpp"
+#include "data/task.hpp"
 #include "io/safetensors.hpp"
 #include "kernels/kernels.hpp"
-#include "train/bpe.hpp"
-#include "train/task.hpp"
 
 namespace attnlab {
 
@@ -57,7 +57,8 @@ token_batch to_batch(const Rows& rows) {
 }
 
 AttentionWeights to_map(const attnlab::AttentionMap& m) {
-  AttentionWeights a{m.name, tensor<float, 4>::from_shape({size_t(m.B), size_t(m.H), size_t(m.T), size_t(m.S)})};
+  AttentionWeights a{
+      m.name, tensor<float, 4>::from_shape({size_t(m.B), size_t(m.H), size_t(m.T), size_t(m.S)})};
   std::copy(m.weights.begin(), m.weights.end(), a.weights.begin());
   return a;
 }
@@ -68,7 +69,8 @@ tensor<float, 2> cross_attention(const std::vector<attnlab::AttentionMap>& maps)
   const attnlab::AttentionMap* pick = nullptr;
   for (const auto& m : maps) {
     const std::string& n = m.name;
-    const bool cross = n == "alignment" || (n.size() >= 14 && n.compare(n.size() - 14, 14, "multihead_attn") == 0);
+    const bool cross =
+        n == "alignment" || (n.size() >= 14 && n.compare(n.size() - 14, 14, "multihead_attn") == 0);
     if (cross) pick = &m;
   }
   if (!pick) return tensor<float, 2>::from_shape({0, 0});
@@ -94,15 +96,16 @@ std::vector<uint8_t> read_file(const std::string& path) {
 
 struct Session::Impl {
   std::unique_ptr<api::Session> session;
-  std::unique_ptr<Bpe> bpe;             // subword vocabulary of a corpus-trained checkpoint
-  json corpus_state;                    // its training state (options, task), kept for save()
-  std::unique_ptr<Task> names;          // the task, for readable token names
+  std::unique_ptr<Bpe> bpe;                 // subword vocabulary of a corpus-trained checkpoint
+  json corpus_state;                        // its training state (options, task), kept for save()
+  std::unique_ptr<Task> names;              // the task, for readable token names
   std::vector<attnlab::AttentionMap> maps;  // of the last forward / translate
 
   void name_task() {
     const json info = session->info();
     names.reset();
-    if (info["task"].is_string()) names = make_task(info["task"].get<std::string>(), info["task_options"]);
+    if (info["task"].is_string())
+      names = make_task(info["task"].get<std::string>(), info["task_options"]);
   }
 
   int max_len() const { return session->model().config().value("max_len", 0); }
@@ -110,9 +113,12 @@ struct Session::Impl {
   std::vector<std::string> names_of(const tokens& ids, bool src) const {
     std::vector<std::string> out;
     for (int32_t id : ids) {
-      if (bpe && id >= 0 && id < bpe->size()) out.push_back(bpe->token(id));
-      else if (names) out.push_back(src ? names->src_token(id) : names->tgt_token(id));
-      else out.push_back(std::to_string(id));
+      if (bpe && id >= 0 && id < bpe->size())
+        out.push_back(bpe->token(id));
+      else if (names)
+        out.push_back(src ? names->src_token(id) : names->tgt_token(id));
+      else
+        out.push_back(std::to_string(id));
     }
     return out;
   }
@@ -152,13 +158,15 @@ Session Session::load_bytes(const std::vector<uint8_t>& bytes, const std::string
       impl->bpe = std::make_unique<Bpe>(Bpe::from_json(state["vocab"].get<std::string>()));
     // A corpus run's state names a task the session cannot rebuild ("parallel"): the session
     // gets the weights alone and the state stays here.
-    if (state.contains("task") && state["task"].is_string() && !known_task(state["task"].get<std::string>())) {
+    if (state.contains("task") && state["task"].is_string() &&
+        !known_task(state["task"].get<std::string>())) {
       impl->corpus_state = state;
       st.metadata.erase("attnlab_train");
     }
   }
-  impl->session = impl->corpus_state.is_null() ? api::Session::load(bytes, overrides)
-                                               : api::Session::load(serialize_safetensors(st), overrides);
+  impl->session = impl->corpus_state.is_null()
+                      ? api::Session::load(bytes, overrides)
+                      : api::Session::load(serialize_safetensors(st), overrides);
   impl->name_task();
   return Session(std::move(impl));
 }
@@ -169,7 +177,8 @@ ModelInfo Session::info() const {
   m.kind = i.value("model", std::string());
   m.task = i.at("task").is_string() ? i.at("task").get<std::string>() : std::string();
   m.parameters = i.value("params", 0L);
-  m.step = i.value("step", 0) + (impl_->corpus_state.is_null() ? 0 : impl_->corpus_state.value("step", 0));
+  m.step = i.value("step", 0) +
+           (impl_->corpus_state.is_null() ? 0 : impl_->corpus_state.value("step", 0));
   m.src_vocab = i.value("srcVocab", 0);
   m.tgt_vocab = i.value("tgtVocab", 0);
   m.max_len = impl_->max_len();
@@ -228,7 +237,8 @@ tensor<float, 3> Session::forward(const token_batch& src, const token_batch& tgt
                                      << s.size() << " and " << t.size() << ")");
   api::Inspection in = impl_->session->inspect(s, t);
   impl_->maps = std::move(in.maps);
-  tensor<float, 3> logits = tensor<float, 3>::from_shape({size_t(in.B), size_t(in.T), size_t(in.V)});
+  tensor<float, 3> logits =
+      tensor<float, 3>::from_shape({size_t(in.B), size_t(in.T), size_t(in.V)});
   std::copy(in.logits.begin(), in.logits.end(), logits.begin());
   return logits;
 }
@@ -251,11 +261,14 @@ Translation Session::translate(const tokens& src, int beam, int max_len, float a
   tr.output = to_tokens(out.at(0));
   tr.source_tokens = impl_->names_of(tr.source, true);
   tr.output_tokens = impl_->names_of(tr.output, false);
-  if (impl_->bpe) tr.text = impl_->bpe->decode(out[0]);
+  if (impl_->bpe)
+    tr.text = impl_->bpe->decode(out[0]);
   else
-    for (size_t i = 0; i < tr.output_tokens.size(); ++i) tr.text += (i ? " " : "") + tr.output_tokens[i];
+    for (size_t i = 0; i < tr.output_tokens.size(); ++i)
+      tr.text += (i ? " " : "") + tr.output_tokens[i];
   // The attention behind this output: one teacher-forced pass over it.
-  if (impl_->session->model().autoregressive() && impl_->session->model().config().value("model", "") != "lm") {
+  if (impl_->session->model().autoregressive() &&
+      impl_->session->model().config().value("model", "") != "lm") {
     api::Inspection in = impl_->session->inspect(s, out);
     impl_->maps = std::move(in.maps);
     tr.cross_attention = cross_attention(impl_->maps);
@@ -270,13 +283,15 @@ Translation Session::translate(const std::string& text, int beam, int max_len, f
   AL_CHECK(ids.size() >= 1, "translate: the text is empty");
   const int limit = impl_->max_len();
   AL_CHECK(limit <= 0 || int(ids.size()) <= limit,
-           "translate: the text is " << ids.size() << " subwords, longer than the model's max_len " << limit);
+           "translate: the text is " << ids.size() << " subwords, longer than the model's max_len "
+                                     << limit);
   return translate(ids, beam, max_len, alpha);
 }
 
 tokens Session::encode(const std::string& text) const {
-  AL_CHECK(impl_->bpe, "this model has no vocabulary (only checkpoints trained on a corpus, attn train "
-                       "--task parallel, carry one): pass token ids");
+  AL_CHECK(impl_->bpe,
+           "this model has no vocabulary (only checkpoints trained on a corpus, attn train "
+           "--task parallel, carry one): pass token ids");
   return to_tokens(impl_->bpe->encode(text));
 }
 
@@ -285,8 +300,12 @@ std::string Session::detokenize(const tokens& ids) const {
   return impl_->bpe->decode(to_row(ids));
 }
 
-std::vector<std::string> Session::source_tokens(const tokens& ids) const { return impl_->names_of(ids, true); }
-std::vector<std::string> Session::target_tokens(const tokens& ids) const { return impl_->names_of(ids, false); }
+std::vector<std::string> Session::source_tokens(const tokens& ids) const {
+  return impl_->names_of(ids, true);
+}
+std::vector<std::string> Session::target_tokens(const tokens& ids) const {
+  return impl_->names_of(ids, false);
+}
 
 std::vector<uint8_t> Session::save_bytes() const {
   std::vector<uint8_t> bytes = impl_->session->save();

@@ -26,11 +26,14 @@ void Adam::step(float lr) {
 }
 
 void Schedule::validate() const {
-  AL_CHECK(kind == "noam" || kind == "constant", "unknown schedule \"" << kind << "\" (noam, constant)");
+  AL_CHECK(kind == "noam" || kind == "constant",
+           "unknown schedule \"" << kind << "\" (noam, constant)");
   if (kind == "constant")
-    AL_CHECK(std::isfinite(lr) && lr > 0, "the learning rate must be a positive number, got " << lr);
+    AL_CHECK(std::isfinite(lr) && lr > 0,
+             "the learning rate must be a positive number, got " << lr);
   else
-    AL_CHECK(std::isfinite(factor) && factor > 0, "the learning-rate factor must be a positive number, got " << factor);
+    AL_CHECK(std::isfinite(factor) && factor > 0,
+             "the learning-rate factor must be a positive number, got " << factor);
   AL_CHECK(warmup >= 1, "warmup must be at least 1 step, got " << warmup);
   AL_CHECK(d_model >= 1, "the schedule's d_model must be at least 1, got " << d_model);
 }
@@ -40,7 +43,8 @@ float Schedule::at(int step) const {
   validate();
   if (kind == "constant") return lr;
   const double s = step, w = std::max(1, warmup);
-  return float(factor / std::sqrt(double(d_model)) * std::min(1.0 / std::sqrt(s), s * std::pow(w, -1.5)));
+  return float(factor / std::sqrt(double(d_model)) *
+               std::min(1.0 / std::sqrt(s), s * std::pow(w, -1.5)));
 }
 
 void check_step_finite(int step, double loss, float grad_norm, float lr) {

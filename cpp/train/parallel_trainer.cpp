@@ -7,10 +7,10 @@
 
 #include "core/check.hpp"
 #include "core/json.hpp"
+#include "data/task.hpp"
+#include "eval/decode.hpp"
 #include "io/checkpoint.hpp"
-#include "train/decode.hpp"
 #include "train/step.hpp"
-#include "train/task.hpp"
 
 namespace attnlab {
 
@@ -74,11 +74,12 @@ void ParallelTrainer::restore(const SafeTensors& st) {
   const nlohmann::json state = train_state_of(st);
   const long n = m_.params().total();
   const KernelTable& kt = m_.kernels();
-  for (const auto& [name, dst] : {std::pair<const char*, float*>{kOptimM, adam_.first_moments()},
-                                  std::pair<const char*, float*>{kOptimV, adam_.second_moments()}}) {
+  for (const auto& [name, dst] :
+       {std::pair<const char*, float*>{kOptimM, adam_.first_moments()},
+        std::pair<const char*, float*>{kOptimV, adam_.second_moments()}}) {
     const StTensor* t = st.find(name);
-    AL_CHECK(t && t->numel() == n, "checkpoint has no optimizer state " << name << " of " << n
-                                                                       << " values: cannot resume");
+    AL_CHECK(t && t->numel() == n, "checkpoint has no optimizer state "
+                                       << name << " of " << n << " values: cannot resume");
     const std::vector<float> v = t->to_f32();
     kt.upload(dst, v.data(), v.size() * sizeof(float));
   }
@@ -97,8 +98,8 @@ int translation_limit(size_t src_len, int max_len) {
   return int(std::min<size_t>(size_t(std::max(1, max_len)), 2 * src_len + 10));
 }
 
-BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, int beam,
-                        float alpha, int limit, int max_len, std::vector<std::string>* hyps_out) {
+BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, int beam, float alpha,
+                        int limit, int max_len, std::vector<std::string>* hyps_out) {
   const size_t n = limit > 0 ? std::min(test.size(), size_t(limit)) : test.size();
   AL_CHECK(n > 0, "no test pairs to evaluate");
   std::vector<std::string> hyps, refs;
@@ -112,7 +113,8 @@ BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, in
     }
     if (beam > 1) {
       for (const auto& s : srcs)
-        hyps.push_back(bpe.decode(beam_decode(m, s, beam, translation_limit(s.size(), max_len), alpha)));
+        hyps.push_back(
+            bpe.decode(beam_decode(m, s, beam, translation_limit(s.size(), max_len), alpha)));
     } else {
       // greedy rows are independent: decode the chunk to its longest limit, cut each to its own
       size_t longest = 0;
@@ -133,9 +135,10 @@ BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, in
 SafeTensors average_checkpoints(const std::vector<std::string>& paths) {
   AL_CHECK(!paths.empty(), "nothing to average");
   SafeTensors avg = read_safetensors(paths.back());
-  avg.tensors.erase(std::remove_if(avg.tensors.begin(), avg.tensors.end(),
-                                   [](const StTensor& t) { return t.name.rfind("optimizer.", 0) == 0; }),
-                    avg.tensors.end());
+  avg.tensors.erase(
+      std::remove_if(avg.tensors.begin(), avg.tensors.end(),
+                     [](const StTensor& t) { return t.name.rfind("optimizer.", 0) == 0; }),
+      avg.tensors.end());
   std::vector<std::vector<double>> sum;
   for (const StTensor& t : avg.tensors) sum.emplace_back(size_t(t.numel()), 0.0);
   for (const std::string& p : paths) {

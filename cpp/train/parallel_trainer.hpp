@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "data/bpe.hpp"
+#include "data/parallel_corpus.hpp"
+#include "eval/bleu.hpp"
 #include "io/safetensors.hpp"
 #include "models/model.hpp"
-#include "train/bleu.hpp"
-#include "train/bpe.hpp"
 #include "train/optim.hpp"
-#include "train/parallel_corpus.hpp"
 #include "train/trainer.hpp"
 
 namespace attnlab {
@@ -63,9 +63,8 @@ int translation_limit(size_t src_len, int max_len);
 // greedy otherwise) of the first `limit` pairs of `test` (all when limit <= 0), each at most
 // translation_limit(source length, max_len) pieces. With `hyps`, also the detokenised
 // translations, one per pair in corpus order.
-BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, int beam,
-                        float alpha, int limit, int max_len,
-                        std::vector<std::string>* hyps = nullptr);
+BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, int beam, float alpha,
+                        int limit, int max_len, std::vector<std::string>* hyps = nullptr);
 
 // Element-wise mean of the model tensors of several checkpoints of one model (optimizer
 // tensors dropped); metadata from the last one.

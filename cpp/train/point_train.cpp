@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "core/check.hpp"
-#include "train/geometry.hpp"
+#include "data/geometry.hpp"
 #include "train/step.hpp"
 
 namespace attnlab {
@@ -33,10 +33,16 @@ PointBatch make_point_batch(const PointTask& task, Rng& rng, Split split, int B,
 }
 
 PointTrainer::PointTrainer(PointerNet& m, const PointTask& task, PointTrainOptions o)
-    : m_(m), task_(task), o_(o), rng_(o.seed), adam_(m.params(), AdamOptions{0.9f, 0.999f, 1e-8f, 0.f}) {
-  AL_CHECK(o.batch >= 1 && o.n_min >= 1 && o.n_max >= o.n_min, "pointer training: bad batch or n range");
+    : m_(m),
+      task_(task),
+      o_(o),
+      rng_(o.seed),
+      adam_(m.params(), AdamOptions{0.9f, 0.999f, 1e-8f, 0.f}) {
+  AL_CHECK(o.batch >= 1 && o.n_min >= 1 && o.n_max >= o.n_min,
+           "pointer training: bad batch or n range");
   AL_CHECK(m.cfg().dim == task.dim(), "pointer model has dim " << m.cfg().dim << ", task "
-                                                               << task.name() << " needs " << task.dim());
+                                                               << task.name() << " needs "
+                                                               << task.dim());
 }
 
 float PointTrainer::lr_at(int step) const {
@@ -52,15 +58,19 @@ double PointTrainer::step() {
   long targets = 0;  // pointer targets the loss averages over: each output and the end symbol
   for (const auto& tg : b.targets) targets += long(tg.size()) + 1;
   const int step = adam_.steps() + 1;
-  return train_step(m_.params(), adam_, [&] {
-           const double loss = m_.forward_points(b);
-           m_.backward();
-           return loss;
-         }, targets, {step, lr_at(step), o_.clip, 0.f}).loss;
+  return train_step(m_.params(), adam_,
+                    [&] {
+                      const double loss = m_.forward_points(b);
+                      m_.backward();
+                      return loss;
+                    },
+                    targets, {step, lr_at(step), o_.clip, 0.f})
+      .loss;
 }
 
 nlohmann::json PointEval::to_json(PointKind kind) const {
-  nlohmann::json j = {{"samples", samples}, {"accuracy", accuracy}, {"sequence_accuracy", accuracy}};
+  nlohmann::json j = {
+      {"samples", samples}, {"accuracy", accuracy}, {"sequence_accuracy", accuracy}};
   if (kind == PointKind::Hull) {
     j["area_coverage"] = area_coverage;
     j["invalid_rate"] = invalid_rate;

@@ -8,9 +8,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "data/point_task.hpp"
 #include "models/pointer.hpp"
 #include "train/optim.hpp"
-#include "train/point_task.hpp"
 
 namespace attnlab {
 
@@ -32,7 +32,7 @@ struct PointTrainOptions {
 class PointTrainer {
  public:
   PointTrainer(PointerNet& m, const PointTask& task, PointTrainOptions o);
-  double step();  // one Adam step; returns the batch loss
+  double step();                // one Adam step; returns the batch loss
   float lr_at(int step) const;  // the learning rate of step `step` (1-based)
   int steps() const { return adam_.steps(); }
 

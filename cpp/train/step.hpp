@@ -14,9 +14,9 @@
 namespace attnlab {
 
 struct StepOptions {
-  int step = 1;                // 1-based step number (error messages)
-  float lr = 0.f;              // this step's learning rate
-  float clip = 1.f;            // global gradient-norm bound (<= 0: none)
+  int step = 1;                 // 1-based step number (error messages)
+  float lr = 0.f;               // this step's learning rate
+  float clip = 1.f;             // global gradient-norm bound (<= 0: none)
   float label_smoothing = 0.f;  // token batches only
 };
 

@@ -1,10 +1,9 @@
-// Training loop and evaluation (see trainer.hpp).
+// The training loop (see trainer.hpp).
 #include "train/trainer.hpp"
 
 #include <algorithm>
 
 #include "core/check.hpp"
-#include "train/decode.hpp"
 
 namespace attnlab {
 
@@ -17,11 +16,10 @@ Trainer::Trainer(Model& m, const Task& task, TrainOptions o)
       adam_(m.params()),
       step_(std::max(1, o.first_step)) {
   AL_CHECK(o.batch >= 1, "batch size must be at least 1");
-  AL_CHECK(task.src_vocab() <= m.src_vocab() &&
-               task.tgt_vocab() <= m.out_vocab(),
+  AL_CHECK(task.src_vocab() <= m.src_vocab() && task.tgt_vocab() <= m.out_vocab(),
            "task " << task.name() << " needs vocabularies " << task.src_vocab() << "/"
-                   << task.tgt_vocab() << ", the model has " << m.src_vocab()
-                   << "/" << m.out_vocab());
+                   << task.tgt_vocab() << ", the model has " << m.src_vocab() << "/"
+                   << m.out_vocab());
 }
 
 StepInfo Trainer::step() {
@@ -30,43 +28,6 @@ StepInfo Trainer::step() {
   const StepInfo s = train_step(m_, adam_, b, so, &dropout_);
   ++step_;
   return s;
-}
-
-void ForcedScore::add(Model& m, const Batch& b) {
-  long n = 0;
-  for (int32_t t : b.tgt_out) n += t != m.pad_id();
-  loss_sum += m.forward(b, false, nullptr, 0.f) * double(n);
-  tokens += n;
-  const int V = m.out_vocab();
-  const std::vector<float> z = m.logits();
-  for (size_t k = 0; k < b.tgt_out.size(); ++k) {
-    if (b.tgt_out[k] == m.pad_id()) continue;
-    const float* zr = z.data() + k * size_t(V);
-    correct += int(std::max_element(zr, zr + V) - zr) == b.tgt_out[k];
-  }
-}
-
-EvalResult evaluate(Model& m, const Task& task, int samples, uint64_t seed, int batch) {
-  AL_CHECK(samples >= 1, "need at least one evaluation sample");
-  Rng rng(seed);
-  const std::vector<Example> ex = sample_many(task, rng, Split::Test, samples);
-  EvalResult r;
-  r.samples = samples;
-  ForcedScore forced;
-  long exact = 0;
-  for (size_t i = 0; i < ex.size(); i += size_t(batch)) {
-    const std::vector<Example> part(ex.begin() + long(i),
-                                    ex.begin() + long(std::min(ex.size(), i + size_t(batch))));
-    forced.add(m, make_batch(part));
-    std::vector<std::vector<int32_t>> srcs;
-    for (const Example& e : part) srcs.push_back(e.src);
-    const auto out = greedy_decode(m, srcs, task.max_tgt_len() + 1);
-    for (size_t k = 0; k < part.size(); ++k) exact += out[k] == part[k].tgt;
-  }
-  r.loss = forced.loss();
-  r.token_accuracy = forced.accuracy();
-  r.sequence_accuracy = double(exact) / double(samples);
-  return r;
 }
 
 }  // namespace attnlab

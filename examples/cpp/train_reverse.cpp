@@ -2,12 +2,11 @@
 // accuracy on held-out sequences (sources it never saw), shows one reversal, and saves it.
 //   train_reverse [steps = 400] [out = reverse.safetensors]
 #include <attnlab/attnlab.hpp>
-#include <xtensor/xmath.hpp>
-#include <xtensor/xview.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xview.hpp>
 
 int main(int argc, char** argv) {
   const int steps = argc > 1 ? std::atoi(argv[1]) : 400;
@@ -23,12 +22,16 @@ int main(int argc, char** argv) {
       "seed": 1,
       "train": {"batch": 64, "schedule": "constant", "lr": 0.003}})");
     const attnlab::ModelInfo info = s.info();
-    std::printf("model: %s, %ld parameters, task %s\n", info.kind.c_str(), info.parameters, info.task.c_str());
+    std::printf("model: %s, %ld parameters, task %s\n", info.kind.c_str(), info.parameters,
+                info.task.c_str());
 
-    const attnlab::TrainReport r = s.train(steps, [](const attnlab::Progress& p) {
-      std::printf("step %4d/%d  loss %.4f  lr %.4f\n", p.done, p.total, p.loss, p.lr);
-      return true;  // false would stop here
-    }, 50);
+    const attnlab::TrainReport r = s.train(
+        steps,
+        [](const attnlab::Progress& p) {
+          std::printf("step %4d/%d  loss %.4f  lr %.4f\n", p.done, p.total, p.loss, p.lr);
+          return true;  // false would stop here
+        },
+        50);
     std::printf("trained %d steps in %.1f s (%ld target tokens)\n", r.steps, r.seconds, r.tokens);
 
     const attnlab::Evaluation e = s.evaluate(500, 1234);

@@ -4,16 +4,15 @@
 //   translate <checkpoint.safetensors> ["5 6 7" | "some text"] [beam = 1]
 // Without a source it takes the first held-out example of the checkpoint's task.
 #include <attnlab/attnlab.hpp>
-#include <xtensor/xadapt.hpp>
-#include <xtensor/xmath.hpp>
-#include <xtensor/xsort.hpp>
-#include <xtensor/xview.hpp>
-
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xsort.hpp>
+#include <xtensor/xview.hpp>
 
 namespace {
 
@@ -36,15 +35,16 @@ std::string cell(const std::string& s) { return s.size() > 7 ? s.substr(0, 6) + 
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: translate <checkpoint.safetensors> [\"5 6 7\" | \"text\"] [beam]\n");
+    std::fprintf(stderr,
+                 "usage: translate <checkpoint.safetensors> [\"5 6 7\" | \"text\"] [beam]\n");
     return 2;
   }
   try {
     attnlab::Session s = attnlab::Session::load(argv[1]);
     const attnlab::ModelInfo info = s.info();
     const int beam = argc > 3 ? std::atoi(argv[3]) : 1;
-    std::printf("%s: %s, %ld parameters, step %d%s\n", argv[1], info.kind.c_str(), info.parameters, info.step,
-                info.has_vocabulary ? ", subword vocabulary" : "");
+    std::printf("%s: %s, %ld parameters, step %d%s\n", argv[1], info.kind.c_str(), info.parameters,
+                info.step, info.has_vocabulary ? ", subword vocabulary" : "");
 
     attnlab::Translation t;
     std::vector<std::int32_t> ids;
@@ -70,8 +70,9 @@ int main(int argc, char** argv) {
       std::printf("(this model has no cross-attention)\n");
       return 0;
     }
-    std::printf("cross-attention [%zu x %zu] (rows: output tokens then </s>; columns: source tokens)\n",
-                a.shape()[0], a.shape()[1]);
+    std::printf(
+        "cross-attention [%zu x %zu] (rows: output tokens then </s>; columns: source tokens)\n",
+        a.shape()[0], a.shape()[1]);
     std::printf("%8s", "");
     for (const auto& w : t.source_tokens) std::printf(" %7s", cell(w).c_str());
     std::printf("\n");

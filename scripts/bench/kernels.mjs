@@ -29,7 +29,7 @@ export async function rows(ctx) {
   const out = [];
   const seconds = ctx.quick ? 0.1 : 0.4;
 
-  // Peaks: the best of 8..24 independent chains (cpp/api/bench.cpp), so that latency x pipes is
+  // Peaks: the best of 8..24 independent chains (cpp/bench/bench.cpp), so that latency x pipes is
   // covered; every GEMM row's % of peak must stay <= 100 (scripts/bench.mjs flags it otherwise).
   const nativePeak = await ctx.peak('native');
   const wasmPeak = { gflops: await ctx.peak('wasm') };

@@ -1,6 +1,6 @@
 // Bench rows of the recurrent models: ms per training step (forward, backward, Adam) of
 // RNNsearch (hidden 64, lengths 20, batch 32) and Ptr-Net (hidden 128, n = 10, batch 128),
-// natively, median over the repetitions, measured by `attn bench-rnn` (cpp/train/rnn_bench.cpp).
+// natively, median over the repetitions, measured by `attn bench-rnn` (cpp/bench/rnn_bench.cpp).
 // Rows follow build/bench.json's shape {name, unit, attnlab, peer, peer_value, ratio}; there is
 // no peer for these. Run alone: `node scripts/bench/rnn.mjs` prints them.
 import { spawnSync } from 'node:child_process';

@@ -15,8 +15,8 @@
 namespace attnlab::test {
 
 inline void check_grad(const std::string& what, float* x, const float* g, long n,
-                       const std::function<double()>& f, int count = 12,
-                       double abs_tol = kFdAbs, double step_h = kFdStep) {
+                       const std::function<double()>& f, int count = 12, double abs_tol = kFdAbs,
+                       double step_h = kFdStep) {
   const long step = n > count ? n / count : 1;
   for (long i = 0; i < n; i += step) {
     const float saved = x[i];

@@ -2,7 +2,6 @@
 // central differences per checked coordinate, compared with the analytic gradient.
 #pragma once
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <functional>
 #include <string>
@@ -15,8 +14,8 @@ namespace attnlab::test {
 
 struct FdTarget {
   std::string name;
-  float* value;        // the parameter or input (host memory)
-  const float* grad;   // its analytic gradient
+  float* value;       // the parameter or input (host memory)
+  const float* grad;  // its analytic gradient
   size_t n;
 };
 

@@ -15,8 +15,8 @@ using nlohmann::json;
 namespace {
 
 json mask_config(const std::string& kind) {
-  json m = {{"model", kind}, {"d_model", 16}, {"heads", 2}, {"d_ff", 32}, {"enc_layers", 1},
-            {"dec_layers", 2}, {"dropout", 0.1}};
+  json m = {{"model", kind},   {"d_model", 16},   {"heads", 2},    {"d_ff", 32},
+            {"enc_layers", 1}, {"dec_layers", 2}, {"dropout", 0.1}};
   if (kind == "rnnsearch") m = {{"model", kind}, {"emb", 8}, {"hidden", 16}, {"attn", 8}};
   return {{"model", m},
           {"task", "reverse"},
@@ -70,8 +70,10 @@ TEST_CASE("inspect: the causal mask on and off in the decoder's self-attention",
               sum_on += w;
               sum_off += v;
               if (j > i) CHECK(w == 0.f);
-              if (j >= filled(kind, size_t(b))) CHECK(v == 0.f);  // key padding still applies
-              else if (j > i) CHECK(v > 0.f);                     // later tokens are seen
+              if (j >= filled(kind, size_t(b)))
+                CHECK(v == 0.f);  // key padding still applies
+              else if (j > i)
+                CHECK(v > 0.f);  // later tokens are seen
             }
             CHECK(sum_on == Approx(1).margin(test::kKernelAbs * L));
             CHECK(sum_off == Approx(1).margin(test::kKernelAbs * L));

@@ -16,8 +16,8 @@ using nlohmann::json;
 namespace {
 
 json small_config(const std::string& kind = "transformer") {
-  json m = {{"model", kind}, {"d_model", 16}, {"heads", 2}, {"d_ff", 32}, {"enc_layers", 1},
-            {"dec_layers", 1}, {"dropout", 0.1}};
+  json m = {{"model", kind},   {"d_model", 16},   {"heads", 2},    {"d_ff", 32},
+            {"enc_layers", 1}, {"dec_layers", 1}, {"dropout", 0.1}};
   if (kind == "rnnsearch") m = {{"model", kind}, {"emb", 8}, {"hidden", 16}, {"attn", 8}};
   return {{"model", m},
           {"task", "reverse"},
@@ -129,12 +129,14 @@ TEST_CASE("session: errors are clear and leave nothing half-built", "[api]") {
   CHECK_THROWS_WITH(s->train(0), Catch::Contains("steps"));
 
   std::vector<uint8_t> bytes = s->save();
-  CHECK_THROWS_AS(api::Session::load(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 7), {}), Error);
+  CHECK_THROWS_AS(api::Session::load(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 7), {}),
+                  Error);
   std::vector<uint8_t> cut(bytes.begin(), bytes.end() - 5);
   CHECK_THROWS_AS(api::Session::load(cut, {}), Error);
   std::vector<uint8_t> garbage(100, 0x41);
   CHECK_THROWS_AS(api::Session::load(garbage, {}), Error);
-  CHECK_THROWS_WITH(api::Session::load(bytes, {{"task", "dates"}}), Catch::Contains("vocabularies"));
+  CHECK_THROWS_WITH(api::Session::load(bytes, {{"task", "dates"}}),
+                    Catch::Contains("vocabularies"));
   // still usable
   CHECK(s->train(1).losses.size() == 1);
 }

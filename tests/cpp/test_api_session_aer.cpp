@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/session.hpp"
-#include "train/align_eval.hpp"
+#include "eval/align_eval.hpp"
 
 using namespace attnlab;
 using nlohmann::json;
@@ -22,9 +22,11 @@ json dates_config(const json& model) {
 
 }  // namespace
 
-TEST_CASE("session: rnnsearch on dates reports a held-out alignment error rate that training lowers",
-          "[api]") {
-  auto s = api::Session::create(dates_config({{"model", "rnnsearch"}, {"emb", 24}, {"hidden", 48}, {"attn", 48}}));
+TEST_CASE(
+    "session: rnnsearch on dates reports a held-out alignment error rate that training lowers",
+    "[api]") {
+  auto s = api::Session::create(
+      dates_config({{"model", "rnnsearch"}, {"emb", 24}, {"hidden", 48}, {"attn", 48}}));
   const EvalResult before = s->evaluate(100, 41);
   REQUIRE(before.aer >= 0.0);
   CHECK(before.aer <= 1.0);
@@ -41,8 +43,12 @@ TEST_CASE("session: rnnsearch on dates reports a held-out alignment error rate t
 }
 
 TEST_CASE("session: a transformer on dates reports no alignment error rate", "[api]") {
-  auto s = api::Session::create(dates_config({{"model", "transformer"}, {"d_model", 16}, {"heads", 2},
-                                              {"d_ff", 32}, {"enc_layers", 1}, {"dec_layers", 1}}));
+  auto s = api::Session::create(dates_config({{"model", "transformer"},
+                                              {"d_model", 16},
+                                              {"heads", 2},
+                                              {"d_ff", 32},
+                                              {"enc_layers", 1},
+                                              {"dec_layers", 1}}));
   const EvalResult r = s->evaluate(20, 41);
   CHECK(r.aer == -1);
   CHECK(r.per_length.empty());

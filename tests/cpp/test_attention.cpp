@@ -34,8 +34,8 @@ TEST_CASE("attention: causal mask zeroes the future, padding zeroes masked keys"
   const int T = 5, S = 5, D = 3;
   Tensor q = randn({1, 1, T, D}, rng), k = randn({1, 1, S, D}, rng), v = randn({1, 1, S, D}, rng);
   Tensor out = Tensor::from_shape({1, 1, T, D}), att = Tensor::from_shape({1, 1, T, S});
-  kernels::attention_forward(out.data(), att.data(), q.data(), k.data(), v.data(), nullptr, true,
-                             1, 1, T, S, D, D);
+  kernels::attention_forward(out.data(), att.data(), q.data(), k.data(), v.data(), nullptr, true, 1,
+                             1, T, S, D, D);
   for (int i = 0; i < T; ++i) {
     double sum = 0;
     for (int j = 0; j < S; ++j) {
@@ -67,9 +67,14 @@ TEST_CASE("attention: a fully masked row gives zeros, not NaN", "[kernels][atten
 }
 
 TEST_CASE("attention: SIMD matches the reference loop on odd sizes", "[kernels][attention]") {
-  struct Case { int B, H, T, S, Dk, Dv; bool causal, pad; };
-  const Case cases[] = {{1, 1, 1, 1, 1, 1, false, false}, {2, 3, 7, 7, 13, 5, true, false},
-                        {1, 2, 3, 9, 17, 33, false, true}, {3, 1, 16, 16, 64, 64, true, true},
+  struct Case {
+    int B, H, T, S, Dk, Dv;
+    bool causal, pad;
+  };
+  const Case cases[] = {{1, 1, 1, 1, 1, 1, false, false},
+                        {2, 3, 7, 7, 13, 5, true, false},
+                        {1, 2, 3, 9, 17, 33, false, true},
+                        {3, 1, 16, 16, 64, 64, true, true},
                         {1, 4, 5, 11, 8, 8, true, false}};
   Rng rng(42);
   for (const auto& c : cases) {

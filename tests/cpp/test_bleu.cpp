@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "core/check.hpp"
-#include "train/bleu.hpp"
+#include "eval/bleu.hpp"
 
 using namespace attnlab;
 

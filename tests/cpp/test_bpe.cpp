@@ -5,17 +5,21 @@
 #include <vector>
 
 #include "core/check.hpp"
-#include "train/bpe.hpp"
+#include "data/bpe.hpp"
 
 using namespace attnlab;
 
 namespace {
 
 const std::vector<std::string> kCorpus = {
-    "Die Katze schläft auf der Matte.",        "The cat sleeps on the mat.",
-    "Der Hund schläft nicht, er bellt laut!",  "The dog does not sleep, it barks loudly!",
-    "Y dijo Dios: Sea la luz; y fué la luz.",  "God said, “Let there be light,” and there was light.",
-    "Die Katzen und die Hunde spielen.",       "The cats and the dogs are playing.",
+    "Die Katze schläft auf der Matte.",
+    "The cat sleeps on the mat.",
+    "Der Hund schläft nicht, er bellt laut!",
+    "The dog does not sleep, it barks loudly!",
+    "Y dijo Dios: Sea la luz; y fué la luz.",
+    "God said, “Let there be light,” and there was light.",
+    "Die Katzen und die Hunde spielen.",
+    "The cats and the dogs are playing.",
 };
 
 }  // namespace
@@ -27,8 +31,12 @@ TEST_CASE("bpe: merges on a tiny corpus follow the pair counts", "[train][bpe]")
   REQUIRE(bpe.num_merges() == 2);
   const auto ids = bpe.encode("ab ac");
   REQUIRE(ids.size() == 3);
-  CHECK(bpe.token(ids[0]) == "\xE2\x96\x81" "ab");
-  CHECK(bpe.token(ids[1]) == "\xE2\x96\x81" "a");
+  CHECK(bpe.token(ids[0]) ==
+        "\xE2\x96\x81"
+        "ab");
+  CHECK(bpe.token(ids[1]) ==
+        "\xE2\x96\x81"
+        "a");
   CHECK(bpe.token(ids[2]) == "c");
   CHECK(bpe.decode(ids) == "ab ac");
 }
@@ -54,8 +62,7 @@ TEST_CASE("bpe: encode/decode round trips, unseen characters included", "[train]
   CHECK_THROWS_AS(bpe.decode({bpe.size()}), Error);
 }
 
-TEST_CASE("bpe: training is deterministic and JSON restores the same vocabulary",
-          "[train][bpe]") {
+TEST_CASE("bpe: training is deterministic and JSON restores the same vocabulary", "[train][bpe]") {
   const Bpe a = Bpe::train(kCorpus, 350, 2), b = Bpe::train(kCorpus, 350, 2);
   CHECK(a.to_json() == b.to_json());
   const Bpe c = Bpe::from_json(a.to_json());
@@ -75,12 +82,12 @@ TEST_CASE("bpe: any sequence of byte tokens decodes to valid UTF-8", "[train][bp
     return ids;
   };
   const std::string r = "\xEF\xBF\xBD";
-  CHECK(bpe.decode(bytes({0xC3, 0xA4})) == "\xC3\xA4");              // ä, well formed
-  CHECK(bpe.decode(bytes({0xF7})) == r);                              // no such lead byte
-  CHECK(bpe.decode(bytes({0xA4, 0x41})) == r + "A");                  // stray continuation
-  CHECK(bpe.decode(bytes({0xE2, 0x82})) == r + r);                    // cut short
-  CHECK(bpe.decode(bytes({0xC0, 0xAF})) == r + r);                    // overlong '/'
-  CHECK(bpe.decode(bytes({0xED, 0xA0, 0x80})) == r + r + r);          // a surrogate
+  CHECK(bpe.decode(bytes({0xC3, 0xA4})) == "\xC3\xA4");                 // ä, well formed
+  CHECK(bpe.decode(bytes({0xF7})) == r);                                // no such lead byte
+  CHECK(bpe.decode(bytes({0xA4, 0x41})) == r + "A");                    // stray continuation
+  CHECK(bpe.decode(bytes({0xE2, 0x82})) == r + r);                      // cut short
+  CHECK(bpe.decode(bytes({0xC0, 0xAF})) == r + r);                      // overlong '/'
+  CHECK(bpe.decode(bytes({0xED, 0xA0, 0x80})) == r + r + r);            // a surrogate
   CHECK(bpe.decode(bytes({0xF4, 0x90, 0x80, 0x80})) == r + r + r + r);  // past U+10FFFF
   CHECK(Bpe::valid_utf8("\xF0\x9F\x90\x88 ok") == "\xF0\x9F\x90\x88 ok");
 }

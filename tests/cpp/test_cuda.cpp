@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "core/rng.hpp"
+#include "data/task.hpp"
 #include "kernels/kernels.hpp"
 #include "models/model.hpp"
 #include "tolerances.hpp"
-#include "train/task.hpp"
 #include "train/trainer.hpp"
 
 using namespace attnlab;
@@ -20,10 +20,10 @@ using attnlab::test::kBf16LossRel;
 using attnlab::test::kCudaAbs;
 using attnlab::test::kCudaRel;
 
-#define REQUIRE_GPU_OR_SKIP()                                         \
-  if (!cuda_kernels()) {                                              \
-    SUCCEED("no CUDA build or no CUDA device: CUDA tests skipped");   \
-    return;                                                           \
+#define REQUIRE_GPU_OR_SKIP()                                       \
+  if (!cuda_kernels()) {                                            \
+    SUCCEED("no CUDA build or no CUDA device: CUDA tests skipped"); \
+    return;                                                         \
   }
 
 namespace {
@@ -125,7 +125,8 @@ TEST_CASE("cuda: gemm and gemm_batched match the CPU within the bf16 bound", "[c
             for (int n = 0; n < N; ++n) {
               double mag = 0;
               for (int k = 0; k < K; ++k)
-                mag += std::abs(double(at(A, ta, lda, m, k, i * sA)) * at(B, tb, ldb, k, n, i * sB));
+                mag +=
+                    std::abs(double(at(A, ta, lda, m, k, i * sA)) * at(B, tb, ldb, k, n, i * sB));
               const size_t o = i * sC + size_t(m) * ldc + n;
               const double bound = kBf16Gemm * 0.5 * mag + 1e-5;
               REQUIRE(std::abs(got[o] - want[o]) <= bound);
@@ -141,9 +142,14 @@ TEST_CASE("cuda: masked softmax forward and backward match the CPU", "[cuda]") {
   const KernelTable& g = *cuda_kernels();
   const KernelTable& c = cpu_kernels();
   Rng rng(3);
-  struct Case { int B, H, T, S; bool causal, pad; };
-  const Case cases[] = {{1, 1, 1, 1, false, false}, {2, 3, 7, 7, true, false},
-                        {2, 2, 5, 70, false, true}, {3, 1, 16, 40, true, true},
+  struct Case {
+    int B, H, T, S;
+    bool causal, pad;
+  };
+  const Case cases[] = {{1, 1, 1, 1, false, false},
+                        {2, 3, 7, 7, true, false},
+                        {2, 2, 5, 70, false, true},
+                        {3, 1, 16, 40, true, true},
                         {1, 2, 9, 300, true, false}};
   for (const auto& k : cases) {
     INFO("B " << k.B << " H " << k.H << " T " << k.T << " S " << k.S);
@@ -216,8 +222,8 @@ TEST_CASE("cuda: bias + ReLU/GELU forward and backward match the CPU", "[cuda]")
       const float* bp = with_bias ? bias.data() : nullptr;
       std::vector<float> y(n), pre(n), dx(n), db = db0;
       c.bias_act_forward(y.data(), pre.data(), x.data(), bp, act, R, C);
-      c.bias_act_backward(dx.data(), with_bias ? db.data() : nullptr, dy.data(), pre.data(), act,
-                          R, C);
+      c.bias_act_backward(dx.data(), with_bias ? db.data() : nullptr, dy.data(), pre.data(), act, R,
+                          C);
       DevBuf<float> dX(g, x), dPre(g, junk(n)), dBias(g, bias), dDy(g, dy), dDb(g, db0);
       g.bias_act_forward(dX.p, dPre.p, dX.p, with_bias ? dBias.p : nullptr, act, R, C);
       require_close(dX.get(), y);
@@ -286,8 +292,7 @@ TEST_CASE("cuda: adam, axpy, scale and sumsq match the CPU", "[cuda]") {
   CHECK(got == 0.f);
 }
 
-TEST_CASE("cuda: embedding gather and scatter-add match the CPU, repeated ids included",
-          "[cuda]") {
+TEST_CASE("cuda: embedding gather and scatter-add match the CPU, repeated ids included", "[cuda]") {
   REQUIRE_GPU_OR_SKIP();
   const KernelTable& g = *cuda_kernels();
   const KernelTable& c = cpu_kernels();
@@ -319,7 +324,8 @@ TEST_CASE("cuda: dropout masks equal the CPU's bit for bit", "[cuda]") {
   for (const float p : {0.1f, 0.5f}) {
     for (const uint64_t offset : {uint64_t(0), uint64_t(1) << 40}) {
       const uint64_t seed = 0x0123456789ABCDEFull + offset;
-      std::vector<float> y(static_cast<size_t>(n)), mask(static_cast<size_t>(n)), dx(static_cast<size_t>(n));
+      std::vector<float> y(static_cast<size_t>(n)), mask(static_cast<size_t>(n)),
+          dx(static_cast<size_t>(n));
       c.dropout_forward(y.data(), mask.data(), x.data(), n, p, seed, offset);
       c.dropout_backward(dx.data(), mask.data(), dy.data(), n);
       DevBuf<float> dX(g, x), dMask(g, junk(size_t(n))), dDy(g, dy);
@@ -338,10 +344,16 @@ TEST_CASE("cuda: a 20-step Transformer loss history matches the CPU within bf16 
   // Same config, seed, batches and dropout masks (the counter hash draws the same bits on
   // both tables): only the arithmetic differs.
   const auto task = make_task("reverse", {{"min_len", 2}, {"max_len", 8}, {"symbols", 12}});
-  const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", task->src_vocab()},
-                              {"tgt_vocab", task->tgt_vocab()}, {"d_model", 64}, {"heads", 4},
-                              {"d_ff", 128}, {"enc_layers", 2}, {"dec_layers", 2},
-                              {"dropout", 0.1}, {"max_len", 16}};
+  const nlohmann::json cfg = {{"model", "transformer"},
+                              {"src_vocab", task->src_vocab()},
+                              {"tgt_vocab", task->tgt_vocab()},
+                              {"d_model", 64},
+                              {"heads", 4},
+                              {"d_ff", 128},
+                              {"enc_layers", 2},
+                              {"dec_layers", 2},
+                              {"dropout", 0.1},
+                              {"max_len", 16}};
   TrainOptions o;
   o.batch = 32;
   o.schedule.kind = "constant";
@@ -406,9 +418,8 @@ TEST_CASE("cuda: recurrent-cell, additive-score and pointer-loss kernels match t
     const auto pre = randv(4 * n, rng), cp = randv(n, rng), dh = randv(n, rng), dc = randv(n, rng);
     std::vector<float> h(n), cc(n), act(4 * n), tc(n), dpre(4 * n), dcp(n);
     c.lstm_cell_forward(h.data(), cc.data(), act.data(), tc.data(), pre.data(), cp.data(), B, C);
-    DevBuf<float> dPre(g, pre), dCp(g, cp), dDh(g, dh), dDc(g, dc), dH(g, junk(n)),
-        dC(g, junk(n)), dAct(g, junk(4 * n)), dTc(g, junk(n)), dDpre(g, junk(4 * n)),
-        dDcp(g, junk(n));
+    DevBuf<float> dPre(g, pre), dCp(g, cp), dDh(g, dh), dDc(g, dc), dH(g, junk(n)), dC(g, junk(n)),
+        dAct(g, junk(4 * n)), dTc(g, junk(n)), dDpre(g, junk(4 * n)), dDcp(g, junk(n));
     g.lstm_cell_forward(dH.p, dC.p, dAct.p, dTc.p, dPre.p, dCp.p, B, C);
     require_close(dH.get(), h);
     require_close(dC.get(), cc);
@@ -425,12 +436,12 @@ TEST_CASE("cuda: recurrent-cell, additive-score and pointer-loss kernels match t
   }
   {  // additive attention scores (Bahdanau eq. 6), forward and backward with dk aliasing t
     const int S = 7, A = 45;
-    const auto k = randv(size_t(S) * B * A, rng), q = randv(size_t(B) * A, rng),
-               v = randv(A, rng), de = randv(size_t(B) * S, rng), dq0 = randv(size_t(B) * A, rng),
-               dv0 = randv(A, rng);
+    const auto k = randv(size_t(S) * B * A, rng), q = randv(size_t(B) * A, rng), v = randv(A, rng),
+               de = randv(size_t(B) * S, rng), dq0 = randv(size_t(B) * A, rng), dv0 = randv(A, rng);
     std::vector<float> e(size_t(B) * S), t(k.size()), dk(k.size()), dq = dq0, dv = dv0;
     c.additive_score_forward(e.data(), t.data(), k.data(), q.data(), v.data(), S, B, A);
-    c.additive_score_backward(dk.data(), dq.data(), dv.data(), de.data(), t.data(), v.data(), S, B, A);
+    c.additive_score_backward(dk.data(), dq.data(), dv.data(), de.data(), t.data(), v.data(), S, B,
+                              A);
     DevBuf<float> dK(g, k), dQ(g, q), dV(g, v), dDe(g, de), dE(g, junk(e.size())),
         dT(g, junk(t.size())), dDq(g, dq0), dDv(g, dv0);
     g.additive_score_forward(dE.p, dT.p, dK.p, dQ.p, dV.p, S, B, A);

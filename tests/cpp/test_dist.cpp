@@ -14,13 +14,13 @@
 #include <vector>
 
 #include "attnlab/error.hpp"
-#include "layers/arena.hpp"
 #include "core/rng.hpp"
 #include "dist/bucketed_sync.hpp"
 #include "dist/communicator.hpp"
 #include "dist/nccl_communicator.hpp"
 #include "dist/world.hpp"
 #include "kernels/kernels.hpp"
+#include "layers/arena.hpp"
 
 using namespace attnlab;
 

@@ -34,7 +34,8 @@ TEST_CASE("half: floats round to the nearest half, ties to even", "[io]") {
   Rng rng(5);
   for (int i = 0; i < 200000; ++i) {
     // magnitudes from 2^-26 to 2^16 (subnormal halves, normals, overflow), both signs
-    const float x = float((rng.uniform() < 0.5 ? -1 : 1) * std::ldexp(1.0 + rng.uniform(), int(rng.uniform() * 42) - 26));
+    const float x = float((rng.uniform() < 0.5 ? -1 : 1) *
+                          std::ldexp(1.0 + rng.uniform(), int(rng.uniform() * 42) - 26));
     const uint16_t h = f32_to_f16(x);
     const double err = std::fabs(double(f16_to_f32(h)) - x);
     if (std::isinf(f16_to_f32(h))) {
@@ -60,9 +61,9 @@ TEST_CASE("half: floats round to the nearest half, ties to even", "[io]") {
 }
 
 TEST_CASE("half: a Transformer stored in float16 loads and keeps its outputs", "[io]") {
-  const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", 9}, {"tgt_vocab", 9},
-                              {"d_model", 16}, {"heads", 2}, {"d_ff", 32}, {"enc_layers", 1},
-                              {"dec_layers", 1}, {"max_len", 12}};
+  const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", 9},  {"tgt_vocab", 9},
+                              {"d_model", 16},          {"heads", 2},      {"d_ff", 32},
+                              {"enc_layers", 1},        {"dec_layers", 1}, {"max_len", 12}};
   auto a = make_model(cfg, cpu_kernels(), 3);
   const SafeTensors full = model_tensors(*a);
   SafeTensors half;

@@ -27,10 +27,10 @@ void check_gemm(bool ta, bool tb, Case c, float alpha, float beta, Rng& rng, int
   auto C0 = randv(size_t(c.M) * ldc, rng);
   if (beta == 0.f) C0.assign(C0.size(), NAN);  // must not be read
   auto got = C0, want = C0;
-  cpu_kernels().gemm(ta, tb, c.M, c.N, c.K, alpha, A.data(), lda, B.data(), ldb, beta,
-                     got.data(), ldc);
-  kernels::ref::gemm(ta, tb, c.M, c.N, c.K, alpha, A.data(), lda, B.data(), ldb, beta,
-                     want.data(), ldc);
+  cpu_kernels().gemm(ta, tb, c.M, c.N, c.K, alpha, A.data(), lda, B.data(), ldb, beta, got.data(),
+                     ldc);
+  kernels::ref::gemm(ta, tb, c.M, c.N, c.K, alpha, A.data(), lda, B.data(), ldb, beta, want.data(),
+                     ldc);
   for (int i = 0; i < c.M; ++i)
     for (int j = 0; j < c.N; ++j) {
       double mag = 0;
@@ -44,8 +44,8 @@ void check_gemm(bool ta, bool tb, Case c, float alpha, float beta, Rng& rng, int
       const bool ok = std::fabs(double(got[o]) - want[o]) <= kKernelRel * mag + kKernelAbs;
       if (!ok) {
         INFO("gemm ta=" << ta << " tb=" << tb << " M=" << c.M << " N=" << c.N << " K=" << c.K
-                        << " alpha=" << alpha << " beta=" << beta << " pad=" << pad << " at ("
-                        << i << "," << j << "): got " << got[o] << " want " << want[o]);
+                        << " alpha=" << alpha << " beta=" << beta << " pad=" << pad << " at (" << i
+                        << "," << j << "): got " << got[o] << " want " << want[o]);
         REQUIRE(ok);
       }
     }
@@ -60,8 +60,8 @@ void check_gemm(bool ta, bool tb, Case c, float alpha, float beta, Rng& rng, int
 
 TEST_CASE("gemm: named odd sizes, all transposes", "[kernels][gemm]") {
   Rng rng(11);
-  const Case cases[] = {{1, 1, 1},  {7, 13, 5},  {1, 512, 1},   {512, 1, 1},
-                        {1, 1, 512}, {33, 65, 17}, {2, 3, 1}, {16, 16, 16}};
+  const Case cases[] = {{1, 1, 1},   {7, 13, 5},   {1, 512, 1}, {512, 1, 1},
+                        {1, 1, 512}, {33, 65, 17}, {2, 3, 1},   {16, 16, 16}};
   for (const Case& c : cases)
     for (int t = 0; t < 4; ++t) {
       check_gemm(t & 1, t & 2, c, 1.f, 0.f, rng);

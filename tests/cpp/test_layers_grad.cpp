@@ -77,8 +77,13 @@ TEST_CASE("grad: linear", "[grad]") {
   h.ready();
   Tensor x = h.input({4, 5}), dx = Tensor::from_shape({4, 5});
   Tensor y = Tensor::from_shape({4, 3});
-  h.check(12, [&] { lin.forward(h.ctx(), y.data(), x.data(), 4); return y.data(); },
-          [&](const float* dy) { lin.backward(h.ctx(), dx.data(), dy, x.data(), 4); }, {{&x, &dx}});
+  h.check(
+      12,
+      [&] {
+        lin.forward(h.ctx(), y.data(), x.data(), 4);
+        return y.data();
+      },
+      [&](const float* dy) { lin.backward(h.ctx(), dx.data(), dy, x.data(), 4); }, {{&x, &dx}});
 }
 
 TEST_CASE("grad: embedding scaled by sqrt(C) with learned positions", "[grad]") {
@@ -90,7 +95,9 @@ TEST_CASE("grad: embedding scaled by sqrt(C) with learned positions", "[grad]") 
   h.ready();
   const std::vector<int32_t> ids = {1, 5, 1, 0, 2, 3};  // B=2, T=3, a repeated id
   Tensor y = Tensor::from_shape({6, 4});
-  h.check(24, [&] {
+  h.check(
+      24,
+      [&] {
         e.forward(h.ctx(), y.data(), ids.data(), 6);
         pe.forward(h.ctx(), y.data(), 2, 3);
         return y.data();
@@ -98,7 +105,8 @@ TEST_CASE("grad: embedding scaled by sqrt(C) with learned positions", "[grad]") 
       [&](const float* dy) {
         pe.backward(h.ctx(), dy, 2, 3);
         e.backward(h.ctx(), dy, ids.data(), 6);
-      }, {});
+      },
+      {});
 }
 
 TEST_CASE("grad: layer norm", "[grad]") {
@@ -108,8 +116,13 @@ TEST_CASE("grad: layer norm", "[grad]") {
   h.ready();
   Tensor x = h.input({3, 6}), dx = Tensor::from_shape({3, 6}), y = Tensor::from_shape({3, 6});
   LayerNormCache c;
-  h.check(18, [&] { ln.forward(h.ctx(), c, y.data(), x.data(), 3); return y.data(); },
-          [&](const float* dy) { ln.backward(h.ctx(), c, dx.data(), dy, 3); }, {{&x, &dx}});
+  h.check(
+      18,
+      [&] {
+        ln.forward(h.ctx(), c, y.data(), x.data(), 3);
+        return y.data();
+      },
+      [&](const float* dy) { ln.backward(h.ctx(), c, dx.data(), dy, 3); }, {{&x, &dx}});
 }
 
 TEST_CASE("grad: multi-head self-attention, causal with key padding, dropout", "[grad]") {
@@ -119,13 +132,18 @@ TEST_CASE("grad: multi-head self-attention, causal with key padding, dropout", "
   mha.declare(h.P, "sa", 8, 2, 0.2f);
   h.ready();
   const int B = 2, T = 4, C = 8;
-  Tensor x = h.input({size_t(B * T), size_t(C)}), dx = Tensor::from_shape({size_t(B * T), size_t(C)});
+  Tensor x = h.input({size_t(B * T), size_t(C)}),
+         dx = Tensor::from_shape({size_t(B * T), size_t(C)});
   Tensor y = Tensor::from_shape({size_t(B * T), size_t(C)});
   const std::vector<uint8_t> pad = {0, 0, 0, 0, 0, 0, 1, 1};
   MhaCache m;
-  h.check(size_t(B * T * C),
-          [&] { mha.forward(h.ctx(), m, y.data(), x.data(), nullptr, pad.data(), true, B, T, T); return y.data(); },
-          [&](const float* dy) { mha.backward(h.ctx(), m, dx.data(), nullptr, dy); }, {{&x, &dx}});
+  h.check(
+      size_t(B * T * C),
+      [&] {
+        mha.forward(h.ctx(), m, y.data(), x.data(), nullptr, pad.data(), true, B, T, T);
+        return y.data();
+      },
+      [&](const float* dy) { mha.backward(h.ctx(), m, dx.data(), nullptr, dy); }, {{&x, &dx}});
 }
 
 TEST_CASE("grad: multi-head cross-attention with memory padding", "[grad]") {
@@ -134,15 +152,21 @@ TEST_CASE("grad: multi-head cross-attention with memory padding", "[grad]") {
   mha.declare(h.P, "ca", 8, 4, 0.f);
   h.ready();
   const int B = 2, T = 3, S = 5, C = 8;
-  Tensor x = h.input({size_t(B * T), size_t(C)}), dx = Tensor::from_shape({size_t(B * T), size_t(C)});
-  Tensor mem = h.input({size_t(B * S), size_t(C)}), dmem = Tensor::from_shape({size_t(B * S), size_t(C)});
+  Tensor x = h.input({size_t(B * T), size_t(C)}),
+         dx = Tensor::from_shape({size_t(B * T), size_t(C)});
+  Tensor mem = h.input({size_t(B * S), size_t(C)}),
+         dmem = Tensor::from_shape({size_t(B * S), size_t(C)});
   Tensor y = Tensor::from_shape({size_t(B * T), size_t(C)});
   const std::vector<uint8_t> pad = {0, 0, 0, 1, 1, 0, 0, 0, 0, 0};
   MhaCache m;
-  h.check(size_t(B * T * C),
-          [&] { mha.forward(h.ctx(), m, y.data(), x.data(), mem.data(), pad.data(), false, B, T, S); return y.data(); },
-          [&](const float* dy) { mha.backward(h.ctx(), m, dx.data(), dmem.data(), dy); },
-          {{&x, &dx}, {&mem, &dmem}});
+  h.check(
+      size_t(B * T * C),
+      [&] {
+        mha.forward(h.ctx(), m, y.data(), x.data(), mem.data(), pad.data(), false, B, T, S);
+        return y.data();
+      },
+      [&](const float* dy) { mha.backward(h.ctx(), m, dx.data(), dmem.data(), dy); },
+      {{&x, &dx}, {&mem, &dmem}});
 }
 
 TEST_CASE("grad: feed-forward, ReLU and GELU", "[grad]") {
@@ -153,8 +177,13 @@ TEST_CASE("grad: feed-forward, ReLU and GELU", "[grad]") {
     h.ready();
     Tensor x = h.input({3, 4}), dx = Tensor::from_shape({3, 4}), y = Tensor::from_shape({3, 4});
     FfnCache m;
-    h.check(12, [&] { ff.forward(h.ctx(), m, y.data(), x.data(), 3); return y.data(); },
-            [&](const float* dy) { ff.backward(h.ctx(), m, dx.data(), dy, 3); }, {{&x, &dx}});
+    h.check(
+        12,
+        [&] {
+          ff.forward(h.ctx(), m, y.data(), x.data(), 3);
+          return y.data();
+        },
+        [&](const float* dy) { ff.backward(h.ctx(), m, dx.data(), dy, 3); }, {{&x, &dx}});
   }
 }
 
@@ -169,23 +198,26 @@ TEST_CASE("grad: encoder and decoder layers, post-LN and pre-LN residuals", "[gr
     dec.declare(h.P, "dec", o);
     h.ready();
     const int B = 2, S = 3, T = 4, C = 8;
-    Tensor x = h.input({size_t(B * S), size_t(C)}), dx = Tensor::from_shape({size_t(B * S), size_t(C)});
-    Tensor y = h.input({size_t(B * T), size_t(C)}), dy_in = Tensor::from_shape({size_t(B * T), size_t(C)});
+    Tensor x = h.input({size_t(B * S), size_t(C)}),
+           dx = Tensor::from_shape({size_t(B * S), size_t(C)});
+    Tensor y = h.input({size_t(B * T), size_t(C)}),
+           dy_in = Tensor::from_shape({size_t(B * T), size_t(C)});
     const std::vector<uint8_t> spad = {0, 0, 0, 0, 0, 1}, tpad = {0, 0, 0, 0, 0, 0, 0, 1};
     EncoderLayerCache ec;
     DecoderLayerCache dc;
-    h.check(size_t(B * T * C),
-            [&] {
-              const float* mem = enc.forward(h.ctx(), ec, x.data(), spad.data(), false, B, S);
-              return dec.forward(h.ctx(), dc, y.data(), mem, tpad.data(), spad.data(), true, B, T, S);
-            },
-            [&](const float* dout) {
-              float* dmem = h.ws.floats(size_t(B * S * C));
-              h.kt.zero(dmem, size_t(B * S * C) * sizeof(float));
-              dec.backward(h.ctx(), dc, dy_in.data(), dmem, dout);
-              enc.backward(h.ctx(), ec, dx.data(), dmem);
-            },
-            {{&x, &dx}, {&y, &dy_in}});
+    h.check(
+        size_t(B * T * C),
+        [&] {
+          const float* mem = enc.forward(h.ctx(), ec, x.data(), spad.data(), false, B, S);
+          return dec.forward(h.ctx(), dc, y.data(), mem, tpad.data(), spad.data(), true, B, T, S);
+        },
+        [&](const float* dout) {
+          float* dmem = h.ws.floats(size_t(B * S * C));
+          h.kt.zero(dmem, size_t(B * S * C) * sizeof(float));
+          dec.backward(h.ctx(), dc, dy_in.data(), dmem, dout);
+          enc.backward(h.ctx(), ec, dx.data(), dmem);
+        },
+        {{&x, &dx}, {&y, &dy_in}});
   }
 }
 

@@ -1,17 +1,17 @@
 // Limits on input from outside: JSON size and depth (core/json), sizes whose 32-bit products
 // wrap (api functions), learning-rate validation, and the training step that stops on a
 // non-finite loss with the weights of the last finite step.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "api/functions.hpp"
-#include "api/memory.hpp"
 #include "api/standalone.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
+#include "models/memory.hpp"
 #include "models/model.hpp"
 #include "train/trainer.hpp"
 
@@ -19,7 +19,9 @@ using namespace attnlab;
 
 namespace {
 
-std::string nested(int levels) { return std::string(size_t(levels), '[') + std::string(size_t(levels), ']'); }
+std::string nested(int levels) {
+  return std::string(size_t(levels), '[') + std::string(size_t(levels), ']');
+}
 
 }  // namespace
 
@@ -30,12 +32,15 @@ TEST_CASE("json: depth counts brackets outside strings and stops past the limit"
   CHECK(json_depth(nested(1000000), 64) == 65);
 }
 
-TEST_CASE("json: documents too deep, too large or malformed are refused with the limit named", "[limits]") {
+TEST_CASE("json: documents too deep, too large or malformed are refused with the limit named",
+          "[limits]") {
   CHECK(parse_json(nested(64), "x").is_array());
-  CHECK_THROWS_WITH(parse_json(nested(65), "cfg"), Catch::Contains("cfg: JSON nested deeper than the limit of 64"));
+  CHECK_THROWS_WITH(parse_json(nested(65), "cfg"),
+                    Catch::Contains("cfg: JSON nested deeper than the limit of 64"));
   CHECK_THROWS_WITH(parse_json(nested(1000000), "cfg"), Catch::Contains("limit of 64"));
   const std::string big(kMaxJsonBytes + 1, ' ');
-  CHECK_THROWS_WITH(parse_json(big, "cfg"), Catch::Contains("larger than the limit of 16777216 bytes"));
+  CHECK_THROWS_WITH(parse_json(big, "cfg"),
+                    Catch::Contains("larger than the limit of 16777216 bytes"));
   CHECK_THROWS_WITH(parse_json("{\"a\":", "cfg"), Catch::Contains("not valid JSON"));
   CHECK_THROWS_WITH(parse_json_object("[1]", "cfg"), Catch::Contains("expected a JSON object"));
   CHECK(parse_json_object("", "cfg", true).empty());
@@ -52,15 +57,16 @@ TEST_CASE("api: sizes whose 32-bit product wraps are refused before allocation",
   d.T = d.S = 65536;
   const std::vector<float> q(65536, 0.f);
   d.Dk = d.Dv = 65536;
-  CHECK_THROWS_WITH(api::attention(q, q, q, {}, d), Catch::Contains("expected B*H*T*Dk = 4294967296"));
+  CHECK_THROWS_WITH(api::attention(q, q, q, {}, d),
+                    Catch::Contains("expected B*H*T*Dk = 4294967296"));
   CHECK(api::softmax({1.f, 1.f}, 1, 2, 1.f) == std::vector<float>{0.5f, 0.5f});
 }
 
 TEST_CASE("memory: sizes in messages are never negative", "[limits]") {
-  CHECK(api::megabytes(3.0 * (1ull << 40)) == "3145728 MB");
-  CHECK(api::megabytes(-5) == "0 MB");
-  CHECK_THROWS_WITH(api::check_alloc(1e30, "these buffers"), Catch::Contains("these buffers need ") &&
-                                                                   !Catch::Contains("-"));
+  CHECK(attnlab::megabytes(3.0 * (1ull << 40)) == "3145728 MB");
+  CHECK(attnlab::megabytes(-5) == "0 MB");
+  CHECK_THROWS_WITH(attnlab::check_alloc(1e30, "these buffers"),
+                    Catch::Contains("these buffers need ") && !Catch::Contains("-"));
 }
 
 TEST_CASE("optim: learning rates and factors must be positive numbers", "[limits]") {
@@ -78,13 +84,14 @@ TEST_CASE("optim: learning rates and factors must be positive numbers", "[limits
   CHECK_THROWS_WITH(s.at(1), Catch::Contains("warmup"));
 }
 
-TEST_CASE("train: a step whose loss is not finite stops before the optimizer moves the weights", "[limits]") {
+TEST_CASE("train: a step whose loss is not finite stops before the optimizer moves the weights",
+          "[limits]") {
   auto task = make_task("reverse", {{"min_len", 2}, {"max_len", 4}, {"symbols", 5}});
   const int V = std::max(task->src_vocab(), task->tgt_vocab());
-  const nlohmann::json cfg = {{"model", "transformer"}, {"d_model", 8},  {"heads", 2},
-                              {"d_ff", 16},             {"enc_layers", 1}, {"dec_layers", 1},
-                              {"dropout", 0.0},         {"src_vocab", V},
-                              {"tgt_vocab", V}, {"max_len", 16}};
+  const nlohmann::json cfg = {
+      {"model", "transformer"}, {"d_model", 8},    {"heads", 2},     {"d_ff", 16},
+      {"enc_layers", 1},        {"dec_layers", 1}, {"dropout", 0.0}, {"src_vocab", V},
+      {"tgt_vocab", V},         {"max_len", 16}};
   auto m = make_model(cfg, cpu_kernels(), 1);
   TrainOptions o;
   o.batch = 4;
@@ -111,7 +118,9 @@ TEST_CASE("train: a step whose loss is not finite stops before the optimizer mov
     REQUIRE(after[i] == before[i]);
     REQUIRE(std::isfinite(after[i]));
   }
-  CHECK_THROWS_WITH(check_step_finite(7, std::nan(""), 1.f, 0.1f), Catch::Contains("training step 7: the loss is not finite"));
-  CHECK_THROWS_WITH(check_step_finite(7, 1.0, INFINITY, 0.1f), Catch::Contains("gradient norm is not finite"));
+  CHECK_THROWS_WITH(check_step_finite(7, std::nan(""), 1.f, 0.1f),
+                    Catch::Contains("training step 7: the loss is not finite"));
+  CHECK_THROWS_WITH(check_step_finite(7, 1.0, INFINITY, 0.1f),
+                    Catch::Contains("gradient norm is not finite"));
   CHECK_NOTHROW(check_step_finite(7, 1.0, 2.f, 0.1f));
 }

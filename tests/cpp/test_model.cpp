@@ -12,10 +12,16 @@ TEST_CASE("model: Transformer reverses held-out sequences (lengths 1-10, 10 symb
   // The same run as: attn train --task reverse --d-model 32 --heads 4 --d-ff 64 --enc-layers 2
   //   --dec-layers 1 --dropout 0 --batch 64 --warmup 300 --steps 4000 --seed 1 --eval-samples 1000
   auto task = make_task("reverse");
-  const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", task->src_vocab()},
-                              {"tgt_vocab", task->tgt_vocab()}, {"d_model", 32}, {"heads", 4},
-                              {"d_ff", 64}, {"enc_layers", 2}, {"dec_layers", 1},
-                              {"dropout", 0.0}, {"max_len", 22}};
+  const nlohmann::json cfg = {{"model", "transformer"},
+                              {"src_vocab", task->src_vocab()},
+                              {"tgt_vocab", task->tgt_vocab()},
+                              {"d_model", 32},
+                              {"heads", 4},
+                              {"d_ff", 64},
+                              {"enc_layers", 2},
+                              {"dec_layers", 1},
+                              {"dropout", 0.0},
+                              {"max_len", 22}};
   const uint64_t seed = 1;
   auto m = make_model(cfg, cpu_kernels(), seed);
   TrainOptions o;
@@ -27,18 +33,25 @@ TEST_CASE("model: Transformer reverses held-out sequences (lengths 1-10, 10 symb
   const int steps = 4000;
   for (int i = 0; i < steps; ++i) tr.step();
   const EvalResult r = evaluate(*m, *task, 1000, seed + 1000003);
-  INFO("held-out loss " << r.loss << " token accuracy " << r.token_accuracy
-                        << " sequence accuracy " << r.sequence_accuracy);
+  INFO("held-out loss " << r.loss << " token accuracy " << r.token_accuracy << " sequence accuracy "
+                        << r.sequence_accuracy);
   CHECK(r.sequence_accuracy >= 0.99);
 }
 
 TEST_CASE("model: the paper's base configuration builds and trains", "[model]") {
   // N = 6, d_model 512, d_ff 2048, h 8, dropout 0.1, label smoothing 0.1, tied target
   // embedding and generator (a 1000-token vocabulary keeps the step small).
-  const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", 1000}, {"tgt_vocab", 1000},
-                              {"d_model", 512}, {"heads", 8}, {"d_ff", 2048},
-                              {"enc_layers", 6}, {"dec_layers", 6}, {"dropout", 0.1},
-                              {"max_len", 64}, {"tie_embeddings", true}};
+  const nlohmann::json cfg = {{"model", "transformer"},
+                              {"src_vocab", 1000},
+                              {"tgt_vocab", 1000},
+                              {"d_model", 512},
+                              {"heads", 8},
+                              {"d_ff", 2048},
+                              {"enc_layers", 6},
+                              {"dec_layers", 6},
+                              {"dropout", 0.1},
+                              {"max_len", 64},
+                              {"tie_embeddings", true}};
   auto m = make_model(cfg, cpu_kernels(), 7);
   CHECK(m->params().list().size() == 2 + 6 * 12 + 2 + 6 * 18 + 2 + 1);
   Batch b;

@@ -36,9 +36,8 @@ void check_model(nlohmann::json cfg, float dropout) {
 }
 
 nlohmann::json small(const std::string& kind) {
-  return {{"model", kind}, {"src_vocab", 9},  {"tgt_vocab", 9}, {"d_model", 8},
-          {"heads", 2},    {"d_ff", 12},      {"enc_layers", 1}, {"dec_layers", 1},
-          {"max_len", 16}};
+  return {{"model", kind}, {"src_vocab", 9},  {"tgt_vocab", 9},  {"d_model", 8}, {"heads", 2},
+          {"d_ff", 12},    {"enc_layers", 1}, {"dec_layers", 1}, {"max_len", 16}};
 }
 
 }  // namespace

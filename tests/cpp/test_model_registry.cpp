@@ -3,8 +3,8 @@
 // estimate too); the capabilities front ends used to find by casting are virtuals of Model.
 #include <catch2/catch.hpp>
 
-#include "api/memory.hpp"
 #include "core/check.hpp"
+#include "models/memory.hpp"
 #include "models/model.hpp"
 
 using namespace attnlab;
@@ -16,7 +16,7 @@ nlohmann::json small(const std::string& kind) {
   if (kind == "rnnsearch" || kind == "rnnencdec")
     return {{"model", kind}, {"src_vocab", 12}, {"tgt_vocab", 12}, {"emb", 8}, {"hidden", 16}};
   return {{"model", kind}, {"src_vocab", 12}, {"tgt_vocab", 12}, {"d_model", 16}, {"heads", 2},
-          {"d_ff", 32}, {"enc_layers", 1}, {"dec_layers", 1}, {"max_len", 20}};
+          {"d_ff", 32},    {"enc_layers", 1}, {"dec_layers", 1}, {"max_len", 20}};
 }
 
 }  // namespace
@@ -32,7 +32,7 @@ TEST_CASE("registry: every kind builds, checks and estimates itself from its row
     CHECK(e.params < 2.0 * held);
     CHECK(e.param_bytes == 16 * e.params);
     CHECK(e.activation_bytes > 0);
-    CHECK(api::estimate_size(cfg, 4, 8, 8).total() == e.total());
+    CHECK(attnlab::estimate_size(cfg, 4, 8, 8).total() == e.total());
   }
   // larger batches need more activations, not more parameters
   const SizeEstimate one = estimate_model(small("transformer"), 1, 8, 8);
@@ -44,10 +44,13 @@ TEST_CASE("registry: every kind builds, checks and estimates itself from its row
 TEST_CASE("registry: an unknown or missing kind is an error, not a zero estimate", "[train]") {
   const nlohmann::json unknown = {{"model", "luong"}, {"hidden", 16}};
   CHECK_THROWS_WITH(estimate_model(unknown, 1, 1, 1), Catch::Contains("unknown model \"luong\""));
-  CHECK_THROWS_WITH(api::estimate_size(unknown, 1, 1, 1), Catch::Contains("known: transformer"));
+  CHECK_THROWS_WITH(attnlab::estimate_size(unknown, 1, 1, 1),
+                    Catch::Contains("known: transformer"));
   CHECK_THROWS_WITH(check_model_config(unknown), Catch::Contains("unknown model \"luong\""));
-  CHECK_THROWS_WITH(make_model(unknown, cpu_kernels(), 1), Catch::Contains("unknown model \"luong\""));
-  CHECK_THROWS_WITH(estimate_model({{"hidden", 16}}, 1, 1, 1), Catch::Contains("needs a string \"model\""));
+  CHECK_THROWS_WITH(make_model(unknown, cpu_kernels(), 1),
+                    Catch::Contains("unknown model \"luong\""));
+  CHECK_THROWS_WITH(estimate_model({{"hidden", 16}}, 1, 1, 1),
+                    Catch::Contains("needs a string \"model\""));
   // a config too large for memory is estimated before its values are range-checked
   nlohmann::json huge = small("transformer");
   huge["d_model"] = 65536;
@@ -60,9 +63,10 @@ TEST_CASE("model capabilities: stepwise decoding, alignment and the causal mask"
     const char* kind;
     bool stepwise, aligns, causal;
   };
-  for (const Want& w : {Want{"transformer", false, false, true}, Want{"lm", false, false, true},
-                        Want{"encoder", false, false, false}, Want{"rnnsearch", true, true, false},
-                        Want{"rnnencdec", true, false, false}, Want{"pointer", false, false, false}}) {
+  for (const Want& w :
+       {Want{"transformer", false, false, true}, Want{"lm", false, false, true},
+        Want{"encoder", false, false, false}, Want{"rnnsearch", true, true, false},
+        Want{"rnnencdec", true, false, false}, Want{"pointer", false, false, false}}) {
     INFO(w.kind);
     auto m = make_model(small(w.kind), cpu_kernels(), 1);
     CHECK(m->decodes_stepwise() == w.stepwise);

@@ -11,7 +11,7 @@
 
 #include "core/check.hpp"
 #include "core/rng.hpp"
-#include "train/parallel_corpus.hpp"
+#include "data/parallel_corpus.hpp"
 
 using namespace attnlab;
 

@@ -9,9 +9,10 @@
 #include <vector>
 
 #ifndef __EMSCRIPTEN__
-#include <csignal>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <csignal>
 #endif
 
 #include "core/check.hpp"
@@ -55,9 +56,17 @@ struct Run {
 };
 
 nlohmann::json tiny_config(int vocab) {
-  return {{"model", "transformer"}, {"src_vocab", vocab}, {"tgt_vocab", vocab}, {"d_model", 16},
-          {"heads", 2}, {"d_ff", 32}, {"enc_layers", 1}, {"dec_layers", 1}, {"dropout", 0.1},
-          {"max_len", 12}, {"tie_embeddings", true}};
+  return {{"model", "transformer"},
+          {"src_vocab", vocab},
+          {"tgt_vocab", vocab},
+          {"d_model", 16},
+          {"heads", 2},
+          {"d_ff", 32},
+          {"enc_layers", 1},
+          {"dec_layers", 1},
+          {"dropout", 0.1},
+          {"max_len", 12},
+          {"tie_embeddings", true}};
 }
 
 ParallelTrainOptions tiny_options() {
@@ -127,7 +136,8 @@ TEST_CASE("parallel trainer: resume continues exactly", "[train][data]") {
   CHECK(params_of(*from_avg) == params_of(*first.model));
 
   // BLEU runs end to end on held-out pairs (a barely trained model scores low, not NaN).
-  const BleuScore b = evaluate_bleu(*straight.model, *straight.corpus, straight.bpe, 2, 0.6f, 8, 11);
+  const BleuScore b =
+      evaluate_bleu(*straight.model, *straight.corpus, straight.bpe, 2, 0.6f, 8, 11);
   CHECK(b.score >= 0.0);
   CHECK(b.score <= 100.0);
   CHECK(b.ref_len > 0);

@@ -13,9 +13,9 @@
 
 #include "api/session.hpp"
 #include "attnlab/attnlab.hpp"
+#include "data/bpe.hpp"
 #include "io/checkpoint.hpp"
 #include "io/safetensors.hpp"
-#include "train/bpe.hpp"
 
 namespace {
 
@@ -44,7 +44,13 @@ TEST_CASE("public api: version, kinds and tasks", "[public]") {
 TEST_CASE("public api: training reports progress and matches the engine's session", "[public]") {
   auto m = attnlab::Session::create(kConfig);
   std::vector<attnlab::Progress> seen;
-  const attnlab::TrainReport r = m.train(10, [&](const attnlab::Progress& p) { seen.push_back(p); return true; }, 4);
+  const attnlab::TrainReport r = m.train(
+      10,
+      [&](const attnlab::Progress& p) {
+        seen.push_back(p);
+        return true;
+      },
+      4);
   REQUIRE(r.losses.shape()[0] == 10);
   CHECK(r.steps == 10);
   CHECK(r.step == 10);
@@ -82,7 +88,8 @@ TEST_CASE("public api: forward, attention maps and translation as xtensor", "[pu
   CHECK(logits.shape()[2] == 11);
   // the same numbers as the engine's session on the same rows
   auto ref = attnlab::api::Session::load(attnlab::serialize_safetensors(attnlab::read_safetensors(
-                                             fixture("transformer_small.safetensors"))), nlohmann::json::object());
+                                             fixture("transformer_small.safetensors"))),
+                                         nlohmann::json::object());
   const auto in = ref->inspect({{5, 6, 7}, {3, 4, 5, 8}}, {{7, 6, 5}, {8, 5}});
   REQUIRE(in.logits.size() == logits.size());
   for (size_t i = 0; i < in.logits.size(); ++i) CHECK(logits.data()[i] == in.logits[i]);
@@ -130,12 +137,16 @@ TEST_CASE("public api: a trained session saves and loads back", "[public]") {
 TEST_CASE("public api: a corpus checkpoint translates text and keeps its vocabulary", "[public]") {
   const std::vector<std::string> texts = {"the cat sat", "the dog sat", "a cat ran", "the cat ran"};
   const attnlab::Bpe bpe = attnlab::Bpe::train(texts, 300);
-  const std::string cfg = R"({"model": "transformer", "d_model": 16, "heads": 2, "d_ff": 32, "enc_layers": 1,
-    "dec_layers": 1, "dropout": 0, "max_len": 24, "src_vocab": )" + std::to_string(bpe.size()) +
-                          R"(, "tgt_vocab": )" + std::to_string(bpe.size()) + "}";
+  const std::string cfg =
+      R"({"model": "transformer", "d_model": 16, "heads": 2, "d_ff": 32, "enc_layers": 1,
+    "dec_layers": 1, "dropout": 0, "max_len": 24, "src_vocab": )" +
+      std::to_string(bpe.size()) + R"(, "tgt_vocab": )" + std::to_string(bpe.size()) + "}";
   auto model = attnlab::make_model(nlohmann::json::parse(cfg), attnlab::cpu_kernels(), 3);
-  const nlohmann::json state = {{"task", "parallel"}, {"step", 40}, {"vocab", bpe.to_json()},
-                                {"options", {{"max_len", 20}}}, {"adam_steps", 40}};
+  const nlohmann::json state = {{"task", "parallel"},
+                                {"step", 40},
+                                {"vocab", bpe.to_json()},
+                                {"options", {{"max_len", 20}}},
+                                {"adam_steps", 40}};
   const auto bytes = attnlab::serialize_safetensors(attnlab::model_tensors(*model, false, state));
 
   auto m = attnlab::Session::load_bytes(bytes);
@@ -154,7 +165,8 @@ TEST_CASE("public api: a corpus checkpoint translates text and keeps its vocabul
   CHECK(kept["vocab"] == bpe.to_json());
   CHECK(kept["step"] == 40);
   CHECK_FALSE(kept.contains("adam_steps"));
-  const bool same_ids = attnlab::Session::load_bytes(saved).encode("the dog") == m.encode("the dog");
+  const bool same_ids =
+      attnlab::Session::load_bytes(saved).encode("the dog") == m.encode("the dog");
   CHECK(same_ids);
 }
 
@@ -166,7 +178,8 @@ TEST_CASE("public api: errors are attnlab::Error with one line", "[public]") {
   CHECK_THROWS_WITH(m.encode("hello"), Catch::Contains("no vocabulary"));
   CHECK_THROWS_AS(m.decode(attnlab::tokens{5, 99}), attnlab::Error);
   CHECK_THROWS_AS(m.train(5), attnlab::Error);  // no task
-  CHECK_THROWS_AS(m.forward(attnlab::token_batch{{5, 6}}, attnlab::token_batch{{5}, {6}}), attnlab::Error);
+  CHECK_THROWS_AS(m.forward(attnlab::token_batch{{5, 6}}, attnlab::token_batch{{5}, {6}}),
+                  attnlab::Error);
   CHECK(m.decode(attnlab::tokens{5, 6}).size() >= 1);  // still usable
 }
 #endif

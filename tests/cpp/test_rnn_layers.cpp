@@ -41,9 +41,12 @@ TEST_CASE("GRU: backprop through time matches finite differences", "[grad]") {
   dh = w;
   g.backward(K, P, dP, dx.data(), dh0.data(), dh.data(), h.data(), x.data(), T, B, Ci, C);
   fd_check(loss,
-           {{"W", P.W, dP.W, size_t(Ci) * 3 * C}, {"Uzr", P.Uzr, dP.Uzr, size_t(C) * 2 * C},
-            {"U", P.U, dP.U, size_t(C) * C}, {"b", P.b, dP.b, size_t(3) * C},
-            {"x", x.data(), dx.data(), x.size()}, {"h0", h0.data(), dh0.data(), h0.size()}},
+           {{"W", P.W, dP.W, size_t(Ci) * 3 * C},
+            {"Uzr", P.Uzr, dP.Uzr, size_t(C) * 2 * C},
+            {"U", P.U, dP.U, size_t(C) * C},
+            {"b", P.b, dP.b, size_t(3) * C},
+            {"x", x.data(), dx.data(), x.size()},
+            {"h0", h0.data(), dh0.data(), h0.size()}},
            rng);
 }
 
@@ -66,12 +69,15 @@ TEST_CASE("LSTM: backprop through time matches finite differences", "[grad]") {
   };
   loss();
   dh = w;
-  l.backward(K, P, dP, dx.data(), dh0.data(), dc0.data(), dh.data(), wc.data(), h.data(),
-             x.data(), T, B, Ci, C);
+  l.backward(K, P, dP, dx.data(), dh0.data(), dc0.data(), dh.data(), wc.data(), h.data(), x.data(),
+             T, B, Ci, C);
   fd_check(loss,
-           {{"W", P.W, dP.W, size_t(Ci) * 4 * C}, {"U", P.U, dP.U, size_t(C) * 4 * C},
-            {"b", P.b, dP.b, size_t(4) * C}, {"x", x.data(), dx.data(), x.size()},
-            {"h0", h0.data(), dh0.data(), h0.size()}, {"c0", c0.data(), dc0.data(), c0.size()}},
+           {{"W", P.W, dP.W, size_t(Ci) * 4 * C},
+            {"U", P.U, dP.U, size_t(C) * 4 * C},
+            {"b", P.b, dP.b, size_t(4) * C},
+            {"x", x.data(), dx.data(), x.size()},
+            {"h0", h0.data(), dh0.data(), h0.size()},
+            {"c0", c0.data(), dc0.data(), c0.size()}},
            rng);
 }
 
@@ -191,8 +197,9 @@ static void attention_grad(Score score) {
     cache.resize(T * att.step_cache_floats());
     for (int t = 0; t < T; ++t) {
       float* al = alpha.data() + size_t(t) * B * S;
-      att.forward(K, P, al, e.data() + size_t(t) * B * S, cache.data() + t * att.step_cache_floats(),
-                  q.data() + size_t(t) * B * C, nullptr);
+      att.forward(K, P, al, e.data() + size_t(t) * B * S,
+                  cache.data() + t * att.step_cache_floats(), q.data() + size_t(t) * B * C,
+                  nullptr);
       context_forward(K, ctx.data() + size_t(t) * B * D, al, Hs.data(), S, B, D);
     }
     return dot(wc.data(), ctx.data(), ctx.size()) + dot(wa.data(), alpha.data(), alpha.size());

@@ -1,16 +1,15 @@
 // Recurrent models end to end: finite differences through every parameter tensor of RNNsearch
 // (additive and dot scores) and RNNencdec on a padded batch, and alignment/decoding shapes.
-#include <catch2/catch.hpp>
-
-#include "gradcheck.hpp"
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 
+#include "data/point_task.hpp"
+#include "eval/decode.hpp"
+#include "gradcheck.hpp"
 #include "models/pointer.hpp"
-#include "train/point_task.hpp"
-#include "train/point_train.hpp"
 #include "models/rnnsearch.hpp"
-#include "train/decode.hpp"
+#include "train/point_train.hpp"
 
 using namespace attnlab;
 
@@ -74,10 +73,13 @@ TEST_CASE("one-way encoder: the backward GRU's weights no longer reach the outpu
     model->forward(b, false, nullptr, 0.f);
     const std::vector<float> after = model->logits();
     float moved = 0;
-    for (size_t i = 0; i < before.size(); ++i) moved = std::max(moved, std::abs(after[i] - before[i]));
+    for (size_t i = 0; i < before.size(); ++i)
+      moved = std::max(moved, std::abs(after[i] - before[i]));
     INFO(enc);
-    if (enc == "gru") CHECK(moved == 0.f);
-    else CHECK(moved > 1e-3f);
+    if (enc == "gru")
+      CHECK(moved == 0.f);
+    else
+      CHECK(moved > 1e-3f);
   }
   nlohmann::json bad = small("rnnencdec");
   bad["encoder"] = "lstm";
@@ -115,8 +117,9 @@ TEST_CASE("RNNsearch: alignment rows are distributions over the real source", "[
   }
 }
 
-TEST_CASE("greedy_decode on the recurrent models steps the decoder and equals re-running each prefix",
-          "[model]") {
+TEST_CASE(
+    "greedy_decode on the recurrent models steps the decoder and equals re-running each prefix",
+    "[model]") {
   for (const char* kind : {"rnnsearch", "rnnencdec"}) {
     auto cfg = small(kind);
     cfg["hidden"] = 12;
@@ -156,10 +159,16 @@ TEST_CASE("greedy_decode on the recurrent models steps the decoder and equals re
 namespace {
 
 void check_pointer(bool glimpse, bool permutation, const char* encoder = "lstm", int embed = 0) {
-  nlohmann::json cfg = {{"model", "pointer"}, {"dim", 2},           {"hidden", 4},
-                        {"attn", 5},          {"glimpse", glimpse}, {"permutation", permutation},
-                        {"min_outputs", permutation ? 1 : 3},       {"encoder", encoder},
-                        {"process_steps", 3}, {"embed", embed}};
+  nlohmann::json cfg = {{"model", "pointer"},
+                        {"dim", 2},
+                        {"hidden", 4},
+                        {"attn", 5},
+                        {"glimpse", glimpse},
+                        {"permutation", permutation},
+                        {"min_outputs", permutation ? 1 : 3},
+                        {"encoder", encoder},
+                        {"process_steps", 3},
+                        {"embed", embed}};
   auto model = make_model(cfg, cpu_kernels(), 4);
   if (embed > 0) REQUIRE(model->params().find("embed.weight") >= 0);
   auto& pn = dynamic_cast<PointerNet&>(*model);
@@ -198,8 +207,8 @@ TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", 
   std::vector<float> x;
   for (int i = 0; i < 3 * 6 * 2; ++i) x.push_back(rng.uniform());
   for (bool perm : {true, false}) {
-    nlohmann::json cfg = {{"model", "pointer"}, {"hidden", 8}, {"permutation", perm},
-                          {"min_outputs", perm ? 1 : 3}};
+    nlohmann::json cfg = {
+        {"model", "pointer"}, {"hidden", 8}, {"permutation", perm}, {"min_outputs", perm ? 1 : 3}};
     auto model = make_model(cfg, cpu_kernels(), 4);
     const PointDecoded d = dynamic_cast<PointerNet&>(*model).greedy(x, 3, 6);
     for (const auto& o : d.order) {
@@ -229,8 +238,11 @@ TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", 
 TEST_CASE("Ptr-Net: beam search finds the most probable permutation", "[pointer]") {
   const int n = 4;
   for (bool glimpse : {false, true}) {
-    nlohmann::json cfg = {{"model", "pointer"}, {"hidden", 8}, {"permutation", true},
-                          {"glimpse", glimpse}, {"embed", glimpse ? 6 : 0}};
+    nlohmann::json cfg = {{"model", "pointer"},
+                          {"hidden", 8},
+                          {"permutation", true},
+                          {"glimpse", glimpse},
+                          {"embed", glimpse ? 6 : 0}};
     auto model = make_model(cfg, cpu_kernels(), 11);
     auto& pn = dynamic_cast<PointerNet&>(*model);
     Rng rng(glimpse ? 5 : 6);
@@ -280,6 +292,7 @@ TEST_CASE("recurrent models refuse a kernel table without the recurrent kernels"
   KernelTable partial = cpu_kernels();
   partial.name = "partial";
   partial.gru_cell_forward = nullptr;
-  CHECK_THROWS_WITH(make_model(small("rnnsearch"), partial, 1), Catch::Contains("recurrent kernels"));
+  CHECK_THROWS_WITH(make_model(small("rnnsearch"), partial, 1),
+                    Catch::Contains("recurrent kernels"));
   CHECK_THROWS_WITH(make_model({{"model", "pointer"}}, partial, 1), Catch::Contains("partial"));
 }

@@ -1,18 +1,17 @@
 // Task generators: date formats and gold alignments, phrase reordering, splits, and the
 // hull / TSP / sort labels against independent brute force.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <set>
 
 #include "core/check.hpp"
-#include "train/date_task.hpp"
-#include "train/geometry.hpp"
-#include "train/phrase_task.hpp"
-#include "train/point_task.hpp"
-#include "train/seq_task.hpp"
+#include "data/date_task.hpp"
+#include "data/geometry.hpp"
+#include "data/phrase_task.hpp"
+#include "data/point_task.hpp"
+#include "data/seq_task.hpp"
 
 using namespace attnlab;
 
@@ -56,7 +55,8 @@ TEST_CASE("dates: every gold link points at the source token that carries the di
       const char c = ex.tgt_text[i];
       if (tok[0] >= '0' && tok[0] <= '9') {
         // The same digit, or the lone digit of a one-digit month/day behind the target's '0'.
-        const bool lead = (i == 5 || i == 8) && c == '0' && tok == std::string(1, ex.tgt_text[i + 1]);
+        const bool lead =
+            (i == 5 || i == 8) && c == '0' && tok == std::string(1, ex.tgt_text[i + 1]);
         CHECK((tok == std::string(1, c) || lead));
       } else {
         // A month word: changing the month changes exactly that token.
@@ -116,7 +116,8 @@ static std::set<int> brute_hull(const std::vector<float>& p, int n) {
       for (int k = 0; k < n && left; ++k)
         if (k != i && k != j)
           left = (p[2 * j] - p[2 * i]) * (p[2 * k + 1] - p[2 * i + 1]) -
-                     (p[2 * j + 1] - p[2 * i + 1]) * (p[2 * k] - p[2 * i]) > 0;
+                     (p[2 * j + 1] - p[2 * i + 1]) * (p[2 * k] - p[2 * i]) >
+                 0;
       if (left) out.insert(i), out.insert(j);
     }
   return out;
@@ -135,7 +136,8 @@ TEST_CASE("convex hull: vertices, orientation and start match brute force", "[ta
     for (size_t i = 0; i < h.size(); ++i) {
       const int a = h[i], b = h[(i + 1) % h.size()], c = h[(i + 2) % h.size()];
       CHECK((p[2 * b] - p[2 * a]) * (p[2 * c + 1] - p[2 * a + 1]) -
-                (p[2 * b + 1] - p[2 * a + 1]) * (p[2 * c] - p[2 * a]) > 0);
+                (p[2 * b + 1] - p[2 * a + 1]) * (p[2 * c] - p[2 * a]) >
+            0);
     }
     CHECK(polygon_area(p, h) > 0);
   }

@@ -5,7 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "api/session.hpp"
-#include "train/align_eval.hpp"
+#include "eval/align_eval.hpp"
 #include "train/point_train.hpp"
 #include "train/trainer.hpp"
 
@@ -84,7 +84,8 @@ TEST_CASE("RNNencdec with a one-way encoder: reversed input trains faster than c
     for (size_t i = 300; i < r.losses.size(); ++i) train_loss[k] += r.losses[i] / 2700.0;
     held_out[k] = s->evaluate(500, 99);
   }
-  INFO("mean training loss, steps 301-3000: copy " << train_loss[0] << ", reversed " << train_loss[1]);
+  INFO("mean training loss, steps 301-3000: copy " << train_loss[0] << ", reversed "
+                                                   << train_loss[1]);
   INFO("held-out loss: copy " << held_out[0].loss << ", reversed " << held_out[1].loss);
   INFO("exact match: copy " << held_out[0].sequence_accuracy << ", reversed "
                             << held_out[1].sequence_accuracy);

@@ -17,16 +17,16 @@
 #endif
 
 #include "core/check.hpp"
+#include "eval/decode.hpp"
 #include "io/checkpoint.hpp"
-#include "train/decode.hpp"
 
 using namespace attnlab;
 
 namespace {
 
 nlohmann::json small_cfg(const std::string& kind = "transformer") {
-  return {{"model", kind}, {"src_vocab", 9}, {"tgt_vocab", 9}, {"d_model", 8}, {"heads", 2},
-          {"d_ff", 16}, {"enc_layers", 1}, {"dec_layers", 1}, {"max_len", 16}, {"dropout", 0.0}};
+  return {{"model", kind}, {"src_vocab", 9},  {"tgt_vocab", 9},  {"d_model", 8},  {"heads", 2},
+          {"d_ff", 16},    {"enc_layers", 1}, {"dec_layers", 1}, {"max_len", 16}, {"dropout", 0.0}};
 }
 
 // Sets every value of the named parameter (all parameters when name is empty) to x.
@@ -83,16 +83,22 @@ TEST_CASE("beam and greedy decode stay defined on NaN, Inf and huge weights", "[
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   for (const std::string kind : {"transformer", "lm", "encoder"}) {
-    for (const auto& [param, x] : std::vector<std::pair<std::string, float>>{
-             {"generator.weight", nan}, {"generator.bias", inf}, {"generator.bias", -inf},
-             {"", 1e30f}, {"", nan}, {"tgt_embed.weight", 3e38f}, {"", -inf}}) {
+    for (const auto& [param, x] :
+         std::vector<std::pair<std::string, float>>{{"generator.weight", nan},
+                                                    {"generator.bias", inf},
+                                                    {"generator.bias", -inf},
+                                                    {"", 1e30f},
+                                                    {"", nan},
+                                                    {"tgt_embed.weight", 3e38f},
+                                                    {"", -inf}}) {
       INFO(kind << " " << (param.empty() ? "all weights" : param) << " = " << x);
       auto m = make_model(small_cfg(kind), cpu_kernels(), 1);
       fill(*m, param, x);
       const int V = m->out_vocab(), max_len = 10;
       check_tokens(beam_decode(*m, {3, 4, 5}, 4, max_len), V, max_len);
       check_tokens(beam_decode(*m, {3, 4, 5}, 1, max_len), V, max_len);
-      for (const auto& row : greedy_decode(*m, {{3, 4, 5}, {6}}, max_len)) check_tokens(row, V, max_len);
+      for (const auto& row : greedy_decode(*m, {{3, 4, 5}, {6}}, max_len))
+        check_tokens(row, V, max_len);
     }
   }
 }
@@ -131,8 +137,10 @@ TEST_CASE("a checkpoint of another model kind is refused", "[checkpoint]") {
   auto m = make_model(small_cfg(), cpu_kernels(), 1);
   const SafeTensors st = model_tensors(*m);
   for (const std::string kind : {"lm", "encoder"}) {
-    const std::string e = error_of(
-        [&] { model_from_safetensors(with_config(st, [&](nlohmann::json& c) { c["model"] = kind; }), cpu_kernels()); });
+    const std::string e = error_of([&] {
+      model_from_safetensors(with_config(st, [&](nlohmann::json& c) { c["model"] = kind; }),
+                             cpu_kernels());
+    });
     INFO(kind << ": " << e);
     CHECK(e.find("does not have") != std::string::npos);
   }
@@ -140,8 +148,9 @@ TEST_CASE("a checkpoint of another model kind is refused", "[checkpoint]") {
   SafeTensors extra = st;
   const float one = 1.f;
   extra.add_f32("decoder.layers.7.bogus", {1}, &one);
-  CHECK(error_of([&] { model_from_safetensors(extra, cpu_kernels()); }).find("decoder.layers.7.bogus") !=
-        std::string::npos);
+  CHECK(error_of([&] {
+          model_from_safetensors(extra, cpu_kernels());
+        }).find("decoder.layers.7.bogus") != std::string::npos);
   SafeTensors trained = st;
   trained.add_f32("optimizer.m", {1}, &one);
   CHECK_NOTHROW(model_from_safetensors(trained, cpu_kernels()));
@@ -196,7 +205,8 @@ TEST_CASE("loading onto a model compares the checkpoint's config", "[checkpoint]
   CHECK(config_difference(small_cfg(), other).empty());
 }
 
-TEST_CASE("checkpoint writes use a unique temporary file and clean up on failure", "[checkpoint][safetensors]") {
+TEST_CASE("checkpoint writes use a unique temporary file and clean up on failure",
+          "[checkpoint][safetensors]") {
   auto m = make_model(small_cfg(), cpu_kernels(), 1);
   const std::string path = scratch("atomic.safetensors");
   save_checkpoint(*m, path);

@@ -14,9 +14,10 @@ using namespace attnlab;
 namespace {
 
 std::unique_ptr<Model> small_model(uint64_t seed) {
-  const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", 7}, {"tgt_vocab", 8},
-                              {"d_model", 8}, {"heads", 2}, {"d_ff", 16}, {"enc_layers", 1},
-                              {"dec_layers", 1}, {"max_len", 12}, {"tie_embeddings", true}};
+  const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", 7},  {"tgt_vocab", 8},
+                              {"d_model", 8},           {"heads", 2},      {"d_ff", 16},
+                              {"enc_layers", 1},        {"dec_layers", 1}, {"max_len", 12},
+                              {"tie_embeddings", true}};
   return make_model(cfg, cpu_kernels(), seed);
 }
 
@@ -91,8 +92,8 @@ TEST_CASE("safetensors: truncated files are rejected at every length", "[io]") {
   const std::vector<uint8_t> b = bytes_of(*m);
   for (size_t n = 0; n < b.size(); n += (n < 64 ? 1 : 97)) {
     const std::vector<uint8_t> cut(b.begin(), b.begin() + long(n));
-    CHECK_THROWS_AS(model_from_safetensors(parse_safetensors(cut.data(), cut.size()), cpu_kernels()),
-                    Error);
+    CHECK_THROWS_AS(
+        model_from_safetensors(parse_safetensors(cut.data(), cut.size()), cpu_kernels()), Error);
   }
 }
 
@@ -105,39 +106,55 @@ TEST_CASE("safetensors: malformed headers and mismatching tensors are rejected",
   std::vector<uint8_t> garbage = b;
   garbage[9] = '#';
   expect_rejected(garbage, "not valid JSON");
-  expect_rejected(edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["dtype"] = "F16"; }),
-                  "");  // half the bytes the offsets hold
-  expect_rejected(edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["dtype"] = "I32"; }),
-                  "expected F32, F16 or BF16");
-  expect_rejected(edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["dtype"] = "Q4"; }),
-                  "unknown dtype");
-  expect_rejected(edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["shape"] = {4, 2}; }),
+  expect_rejected(
+      edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["dtype"] = "F16"; }),
+      "");  // half the bytes the offsets hold
+  expect_rejected(
+      edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["dtype"] = "I32"; }),
+      "expected F32, F16 or BF16");
+  expect_rejected(
+      edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["dtype"] = "Q4"; }),
+      "unknown dtype");
+  expect_rejected(edit_header(b,
+                              [](nlohmann::json& h) {
+                                h["encoder.norm.weight"]["shape"] = {4, 2};
+                              }),
                   "shape [4,2]");
-  expect_rejected(edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["shape"] = {-8}; }),
-                  "negative");
-  expect_rejected(edit_header(b, [](nlohmann::json& h) {
-                    h["encoder.norm.weight"]["data_offsets"] = {0, 1u << 30};
-                  }),
+  expect_rejected(
+      edit_header(b, [](nlohmann::json& h) { h["encoder.norm.weight"]["shape"] = {-8}; }),
+      "negative");
+  expect_rejected(edit_header(b,
+                              [](nlohmann::json& h) {
+                                h["encoder.norm.weight"]["data_offsets"] = {0, 1u << 30};
+                              }),
                   "outside");
-  expect_rejected(edit_header(b, [](nlohmann::json& h) {
-                    auto o = h["encoder.norm.bias"]["data_offsets"];
-                    h["encoder.norm.weight"]["data_offsets"] = o;
-                  }),
+  expect_rejected(edit_header(b,
+                              [](nlohmann::json& h) {
+                                auto o = h["encoder.norm.bias"]["data_offsets"];
+                                h["encoder.norm.weight"]["data_offsets"] = o;
+                              }),
                   "overlap");
   expect_rejected(edit_header(b, [](nlohmann::json& h) { h.erase("decoder.norm.bias"); }),
                   "lacks tensor decoder.norm.bias");
   expect_rejected(edit_header(b, [](nlohmann::json& h) { h.erase("__metadata__"); }),
                   "no \"attnlab\" config");
-  expect_rejected(edit_header(b, [](nlohmann::json& h) {
-                    h["__metadata__"]["attnlab"] = "{\"model\": \"transformer\", \"d_model\": 12}";
-                  }),
+  expect_rejected(edit_header(b,
+                              [](nlohmann::json& h) {
+                                h["__metadata__"]["attnlab"] =
+                                    "{\"model\": \"transformer\", \"d_model\": 12}";
+                              }),
                   "");
-  expect_rejected(edit_header(b, [](nlohmann::json& h) {
-                    h["__metadata__"]["attnlab"] = "{\"model\": \"transformer\", \"heads\": 3, \"d_model\": 8}";
-                  }),
+  expect_rejected(edit_header(b,
+                              [](nlohmann::json& h) {
+                                h["__metadata__"]["attnlab"] =
+                                    "{\"model\": \"transformer\", \"heads\": 3, \"d_model\": 8}";
+                              }),
                   "not divisible");
   expect_rejected(edit_header(b, [](nlohmann::json& h) { h["__metadata__"]["attnlab"] = "{oops"; }),
                   "not valid JSON");
-  expect_rejected(edit_header(b, [](nlohmann::json& h) { h["__metadata__"] = {{"attnlab", 5}}; }),
+  expect_rejected(edit_header(b,
+                              [](nlohmann::json& h) {
+                                h["__metadata__"] = {{"attnlab", 5}};
+                              }),
                   "not a string");
 }

@@ -9,9 +9,9 @@
 
 #include "api/lm_score.hpp"
 #include "core/check.hpp"
+#include "data/text_task.hpp"
 #include "io/checkpoint.hpp"
 #include "kernels/kernels.hpp"
-#include "train/text_task.hpp"
 #include "train/trainer.hpp"
 
 using namespace attnlab;
@@ -32,16 +32,18 @@ std::string grammar_corpus(int sentences) {
 }
 
 json lm_config(int V) {
-  return {{"model", "lm"}, {"src_vocab", V}, {"tgt_vocab", V}, {"d_model", 32}, {"heads", 2},
-          {"d_ff", 64}, {"enc_layers", 0}, {"dec_layers", 1}, {"dropout", 0.0}, {"max_len", 16}};
+  return {{"model", "lm"}, {"src_vocab", V},  {"tgt_vocab", V},  {"d_model", 32},  {"heads", 2},
+          {"d_ff", 64},    {"enc_layers", 0}, {"dec_layers", 1}, {"dropout", 0.0}, {"max_len", 16}};
 }
 
 }  // namespace
 
 TEST_CASE("text task: words, punctuation, vocabulary and held-out sentences", "[train]") {
-  const auto w = text_words("Call me Ishmael. Some years ago\xE2\x80\x94never mind how long; it's \"here\"!");
-  const std::vector<std::string> want = {"call", "me", "ishmael", ".", "some", "years", "ago", "-", "never",
-                                         "mind", "how", "long", ";", "it's", "\"", "here", "\"", "!"};
+  const auto w =
+      text_words("Call me Ishmael. Some years ago\xE2\x80\x94never mind how long; it's \"here\"!");
+  const std::vector<std::string> want = {"call", "me",   "ishmael", ".",    "some", "years",
+                                         "ago",  "-",    "never",   "mind", "how",  "long",
+                                         ";",    "it's", "\"",      "here", "\"",   "!"};
   CHECK(w == want);
   const std::vector<std::string> vocab = {"<pad>", "<s>", "</s>", "<unk>", "me", "."};
   CHECK(text_ids({"call", "me", "."}, vocab) == std::vector<int32_t>{3, 4, 5});
@@ -91,13 +93,16 @@ TEST_CASE("lm scoring: causal, normalised, and the same from checkpoint bytes", 
   bt.tgt_in.push_back(kBos);
   bt.tgt_in.insert(bt.tgt_in.end(), a.ids.begin(), a.ids.end() - 1);
   bt.tgt_out = a.ids;
-  CHECK(m->forward(bt, false, nullptr, 0.f) == Approx(-a.total / double(a.ids.size())).epsilon(1e-4));
+  CHECK(m->forward(bt, false, nullptr, 0.f) ==
+        Approx(-a.total / double(a.ids.size())).epsilon(1e-4));
 
-  const std::vector<uint8_t> bytes = serialize_safetensors(model_tensors(*m, false, {{"vocab", vocab}}));
+  const std::vector<uint8_t> bytes =
+      serialize_safetensors(model_tensors(*m, false, {{"vocab", vocab}}));
   const auto c = api::score_sentences(bytes, {"the cat sees the dog"});
   REQUIRE(c.size() == 1);
   CHECK(c[0].total == Approx(a.total).epsilon(1e-5));
-  CHECK_THROWS_AS(api::score_sentences(serialize_safetensors(model_tensors(*m)), {"the cat"}), Error);
+  CHECK_THROWS_AS(api::score_sentences(serialize_safetensors(model_tensors(*m)), {"the cat"}),
+                  Error);
   CHECK_THROWS_AS(api::score_sentence(*m, vocab, "   "), Error);
 }
 

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <set>
 
-#include "train/decode.hpp"
+#include "eval/decode.hpp"
 #include "train/trainer.hpp"
 
 using namespace attnlab;
@@ -42,9 +42,16 @@ TEST_CASE("optim: Noam schedule rises linearly, peaks at warm-up, decays as 1/sq
 namespace {
 
 nlohmann::json tiny_config(const Task& t) {
-  return {{"model", "transformer"}, {"src_vocab", t.src_vocab()}, {"tgt_vocab", t.tgt_vocab()},
-          {"d_model", 16}, {"heads", 2}, {"d_ff", 32}, {"enc_layers", 1}, {"dec_layers", 1},
-          {"dropout", 0.1}, {"max_len", 24}};
+  return {{"model", "transformer"},
+          {"src_vocab", t.src_vocab()},
+          {"tgt_vocab", t.tgt_vocab()},
+          {"d_model", 16},
+          {"heads", 2},
+          {"d_ff", 32},
+          {"enc_layers", 1},
+          {"dec_layers", 1},
+          {"dropout", 0.1},
+          {"max_len", 24}};
 }
 
 }  // namespace
@@ -93,7 +100,8 @@ TEST_CASE("inspect: attention maps are distributions that respect causal and pad
           double sum = 0;
           for (int j = 0; j < a.S; ++j) {
             const float w = a.weights[((size_t(bb) * a.H + h) * a.T + i) * a.S + j];
-            const int32_t key = on_src ? b.src[size_t(bb) * b.S + j] : b.tgt_in[size_t(bb) * b.T + j];
+            const int32_t key =
+                on_src ? b.src[size_t(bb) * b.S + j] : b.tgt_in[size_t(bb) * b.T + j];
             if ((causal && j > i) || key == kPad) CHECK(w == 0.f);
             sum += w;
           }

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "data/task.hpp"
 #include "train/step.hpp"
-#include "train/task.hpp"
 
 using namespace attnlab;
 
@@ -41,8 +41,9 @@ std::vector<float> values(Model& m) {
 TEST_CASE("train step: a GradientSync sees the batch's tokens and its effect reaches Adam",
           "[train]") {
   const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", 12}, {"tgt_vocab", 12},
-                              {"d_model", 16}, {"heads", 2}, {"d_ff", 32}, {"enc_layers", 1},
-                              {"dec_layers", 1}, {"dropout", 0.0}, {"max_len", 16}};
+                              {"d_model", 16},          {"heads", 2},      {"d_ff", 32},
+                              {"enc_layers", 1},        {"dec_layers", 1}, {"dropout", 0.0},
+                              {"max_len", 16}};
   // rows of different lengths, so the batch has pad targets the count must leave out
   const Batch b = make_batch({{{3, 4, 5}, {6, 7}}, {{8, 9}, {10, 11, 3, 4}}});
   long tokens = 0;
@@ -85,8 +86,9 @@ TEST_CASE("train step: a GradientSync sees the batch's tokens and its effect rea
 
 TEST_CASE("train step: without a sync the step is forward, backward, clip and Adam", "[train]") {
   const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", 12}, {"tgt_vocab", 12},
-                              {"d_model", 16}, {"heads", 2}, {"d_ff", 32}, {"enc_layers", 1},
-                              {"dec_layers", 1}, {"dropout", 0.0}, {"max_len", 16}};
+                              {"d_model", 16},          {"heads", 2},      {"d_ff", 32},
+                              {"enc_layers", 1},        {"dec_layers", 1}, {"dropout", 0.0},
+                              {"max_len", 16}};
   const Batch b = make_batch({{{3, 4, 5}, {6, 7}}, {{8, 9}, {10, 11, 3, 4}}});
   auto a = make_model(cfg, cpu_kernels(), 5), ref = make_model(cfg, cpu_kernels(), 5);
   Adam adam_a(a->params()), adam_ref(ref->params());

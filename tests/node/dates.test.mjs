@@ -1,4 +1,4 @@
-// The engine's date strings (cpp/train/date_task.cpp, through the Embind module) against
+// The engine's date strings (cpp/data/date_task.cpp, through the Embind module) against
 // node's Intl.DateTimeFormat for the same locale and style, over dates across 1950..2049;
 // and the hull / TSP labels on small cases checked by hand.
 import { test } from 'node:test';

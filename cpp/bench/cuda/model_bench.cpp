@@ -1,0 +1,111 @@
+// Training-step throughput of attnlab's encoder-decoder Transformer at the paper's base size
+// (or big), the counterpart of scripts/bench/peers/torch_transformer_gpu.py: same batch (B
+// sentences of `len` tokens each side), shared 37k vocabulary, label smoothing 0.1, Adam; prints
+// target tokens/s and model FLOP utilisation with the same FLOP count as the PyTorch script. Usage:
+// attnlab_model_bench [--device cuda|cpu] [--preset base|big] [--batch 128] [--len 96]
+//                            [--steps 20] [--warmup 3] [--threads N] [--peak-tflops 989]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "core/check.hpp"
+#include "models/model.hpp"
+#include "train/optim.hpp"
+
+using namespace attnlab;
+
+int main(int argc, char** argv) {
+  std::string device = "cuda", preset = "base";
+  int B = 128, L = 96, steps = 20, warmup = 3, threads = 1, V = 37000;
+  double peak = 989.0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--device")
+      device = v;
+    else if (k == "--preset")
+      preset = v;
+    else if (k == "--batch")
+      B = std::atoi(v.c_str());
+    else if (k == "--len")
+      L = std::atoi(v.c_str());
+    else if (k == "--steps")
+      steps = std::atoi(v.c_str());
+    else if (k == "--warmup")
+      warmup = std::atoi(v.c_str());
+    else if (k == "--threads")
+      threads = std::atoi(v.c_str());
+    else if (k == "--vocab")
+      V = std::atoi(v.c_str());
+    else if (k == "--peak-tflops")
+      peak = std::atof(v.c_str());
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", k.c_str());
+      return 2;
+    }
+  }
+  const KernelTable* kt = device == "cpu" ? &cpu_kernels() : cuda_kernels();
+  if (!kt) {
+    std::printf("no CUDA device: no attnlab model timing\n");
+    return 0;
+  }
+  set_num_threads(threads);
+  const bool big = preset == "big";
+  const int C = big ? 1024 : 512, F = big ? 4096 : 2048, H = big ? 16 : 8, N = 6;
+  const nlohmann::json cfg = {{"model", "transformer"},
+                              {"src_vocab", V},
+                              {"tgt_vocab", V},
+                              {"d_model", C},
+                              {"heads", H},
+                              {"d_ff", F},
+                              {"enc_layers", N},
+                              {"dec_layers", N},
+                              {"dropout", big ? 0.3 : 0.1},
+                              {"max_len", L + 2},
+                              {"tie_embeddings", true}};
+  try {
+    auto model = make_model(cfg, *kt, 1);
+    Adam adam(model->params());
+    Rng data(7), dropout(8);
+    Batch b;
+    b.B = B;
+    b.S = L;
+    b.T = L;
+    for (int i = 0; i < B * L; ++i) {
+      b.src.push_back(3 + int(data.below(uint32_t(V - 3))));
+      b.tgt_in.push_back(i % L == 0 ? 1 : 3 + int(data.below(uint32_t(V - 3))));
+      b.tgt_out.push_back(3 + int(data.below(uint32_t(V - 3))));
+    }
+    double loss = 0;
+    auto step = [&] {
+      model->params().zero_grad();
+      loss = model->forward(b, true, &dropout, 0.1f);
+      model->backward();
+      adam.step(1e-4f);
+    };
+    for (int i = 0; i < warmup; ++i) step();
+    kt->synchronize();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < steps; ++i) step();
+    kt->synchronize();
+    const double dt =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
+    // Same count as the PyTorch script: 3 x forward matmul FLOPs (dense layers, tied output
+    // projection, attention products).
+    const double enc = N * (4.0 * C * C + 2.0 * C * F), dec = N * (8.0 * C * C + 2.0 * C * F);
+    const double tok = double(B) * L;
+    const double dense = 2 * (enc * tok + dec * tok + double(C) * V * tok);
+    const double attn = 2.0 * 2 * B * double(L) * L * C * N * 3;
+    const double tflops = 3 * (dense + attn) / dt / 1e12;
+    std::printf(
+        "attnlab device=%s preset=%s batch=%d len=%d step_ms=%.1f tgt_tokens_per_s=%.0f "
+        "tflops=%.2f mfu=%.1f%% loss=%.3f params=%ld\n",
+        kt->name, preset.c_str(), B, L, dt * 1e3, tok / dt, tflops, 100 * tflops / peak, loss,
+        model->params().total());
+  } catch (const Error& e) {
+    std::fprintf(stderr, "attnlab_model_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

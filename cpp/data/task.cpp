@@ -1,0 +1,68 @@
+// Task split logic, batching and the task registry.
+#include "data/task.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "core/check.hpp"
+
+namespace attnlab {
+
+uint64_t source_hash(const std::vector<int32_t>& src) {
+  uint64_t h = 1469598103934665603ull;
+  for (int32_t t : src) {
+    h ^= uint64_t(uint32_t(t));
+    h *= 1099511628211ull;
+  }
+  h ^= h >> 29;
+  return h;
+}
+
+Example Task::sample(Rng& rng, Split split) const {
+  for (int tries = 0; tries < 100000; ++tries) {
+    Example e = draw(rng);
+    const bool test = int(source_hash(e.src) % 100) < test_percent_;
+    if (test == (split == Split::Test)) return e;
+  }
+  AL_CHECK(false, "task " << name() << " could not draw an example of the requested split");
+  return {};
+}
+
+std::string Task::src_token(int id) const {
+  static const char* special[] = {"<pad>", "<s>", "</s>"};
+  return id >= 0 && id < kFirstSymbol ? special[id] : std::to_string(id - kFirstSymbol);
+}
+
+std::string Task::tgt_token(int id) const { return src_token(id); }
+
+Batch make_batch(const std::vector<Example>& ex) {
+  Batch b;
+  b.B = int(ex.size());
+  for (const Example& e : ex) {
+    b.S = std::max(b.S, int(e.src.size()));
+    b.T = std::max(b.T, int(e.tgt.size()) + 1);
+  }
+  b.src.assign(size_t(b.B) * b.S, kPad);
+  b.tgt_in.assign(size_t(b.B) * b.T, kPad);
+  b.tgt_out.assign(size_t(b.B) * b.T, kPad);
+  for (int r = 0; r < b.B; ++r) {
+    const Example& e = ex[size_t(r)];
+    std::copy(e.src.begin(), e.src.end(), b.src.begin() + long(r) * b.S);
+    b.tgt_in[size_t(r) * b.T] = kBos;
+    for (size_t t = 0; t < e.tgt.size(); ++t) {
+      b.tgt_in[size_t(r) * b.T + t + 1] = e.tgt[t];
+      b.tgt_out[size_t(r) * b.T + t] = e.tgt[t];
+    }
+    b.tgt_out[size_t(r) * b.T + e.tgt.size()] = kEos;
+  }
+  return b;
+}
+
+std::vector<Example> sample_many(const Task& task, Rng& rng, Split split, int n) {
+  std::vector<Example> out;
+  out.reserve(size_t(n));
+  for (int i = 0; i < n; ++i) out.push_back(task.sample(rng, split));
+  return out;
+}
+
+}  // namespace attnlab

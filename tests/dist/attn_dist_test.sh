@@ -2,9 +2,11 @@
 # `attn train` data-parallel under `mpirun -np 2` (cli/data_parallel.hpp), end to end:
 #   equivalence  2 ranks with --batch 10 train the weights 1 process trains with --batch 20
 #                (dropout 0, same seed), up to float summation order: a Transformer toy task,
-#                RNNsearch and the pointer network
-#   resume       a checkpoint of 2 ranks resumed by 1 process continues the same run (the same
-#                weights as 1 -> 1, the step and the global example count)
+#                RNNsearch, the pointer network, and the parallel-corpus trainer (--max-tokens
+#                per rank: 2 x 128 = 1 x 256)
+#   resume       a checkpoint of 2 ranks resumed by 1 process continues the same run (toy task:
+#                the same weights as 1 -> 1, the step and the global example count; parallel
+#                corpus: the global batch and stream position, the weights of the 1-process run)
 #   mismatch     ranks launched with different flags: a clear error, non-zero exit
 #   kill         SIGKILL of one rank: the job ends non-zero within seconds, no hang; the last
 #                checkpoint is intact and --resume continues from it
@@ -61,6 +63,17 @@ ok resume-toy-11 "$ATTN" "${TOYR[@]}" --steps 2 --batch 20 --resume "$DIR/r1.saf
 same resume-toy "$DIR/r11.safetensors" "$DIR/r21.safetensors"
 state_is resume-toy-step "$DIR/r21.safetensors" step 5
 state_is resume-toy-examples "$DIR/r21.safetensors" examples 100
+
+# The parallel-corpus trainer: --max-tokens per rank, resume 2 -> 1 on the same global batches
+for i in $(seq 60); do printf 'the cat sat on the mat %d\tdie katze sass auf der matte %d\n' $i $i; done >"$DIR/pairs.tsv"
+PAR=(train --task parallel --train "$DIR/pairs.tsv" --vocab-size 300 --d-model 16 --heads 2 --d-ff 32
+     --layers 1 --dropout 0 --label-smoothing 0 --seed 3)
+ok par-1 "$ATTN" "${PAR[@]}" --max-tokens 256 --steps 4 --save-every 2 --out "$DIR/par1.safetensors"
+ok par-2 timeout -k 5 60 "${MPI[@]}" "$ATTN" "${PAR[@]}" --max-tokens 128 --steps 4 --save-every 2 --out "$DIR/par2.safetensors"
+same par-equivalence "$DIR/par1.safetensors" "$DIR/par2.safetensors"
+ok par-resume-21 "$ATTN" train --task parallel --resume "$DIR/par2.safetensors.ckpt/step-000000002.safetensors" \
+  --steps 4 --out "$DIR/par21.safetensors"
+same par-resume "$DIR/par1.safetensors" "$DIR/par21.safetensors"
 
 # Ranks that disagree on the flags: one clear error line per rank, the job ends non-zero
 timeout -k 5 60 "$MPIEXEC" -np 1 --oversubscribe $( [ "$(id -u)" = 0 ] && echo --allow-run-as-root ) \

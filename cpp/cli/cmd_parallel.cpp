@@ -2,6 +2,11 @@
 // token-bucketed batches, presets, periodic atomic checkpoints, exact --resume, SIGINT saves),
 // `attn eval --checkpoint C --test test.tsv` (BLEU, sacreBLEU's 13a way, beam 4 / alpha 0.6 by
 // default as in the paper) and `attn average` (mean of the last K checkpoints).
+// Under mpirun (or RANK / WORLD_SIZE with --device cuda) training is data-parallel
+// (data_parallel.hpp): --max-tokens is per rank, the global batch of a fresh run holds world size
+// x max_tokens padded tokens and each rank trains on its share of its rows; a resumed run keeps
+// the checkpoint's global batch and stream position on any world size. Rank 0 alone logs, writes
+// checkpoints and evaluates.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +15,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/data_parallel.hpp"
 #include "cli/interrupt.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
@@ -137,7 +143,9 @@ void progress(const StepInfo& s, int last, double secs, long tokens, long done_h
 int cmd_train_parallel(Args& a) {
   a.need("task");
   const std::string out = a.need("out");
-  check_writable(out);  // before the BPE vocabulary and training, not after them
+  const bool cuda = a.str("device", "cpu") == "cuda";
+  DataParallelRun dist(a, cuda);         // before the first GPU allocation: NCCL picks the GPU
+  if (dist.root()) check_writable(out);  // before the BPE vocabulary and training, not after them
   const int last = a.integer("steps", 1000, 1, 100000000);  // train until this step
   const int save_every = a.integer("save-every", 1000, 1, 1 << 30);
   const int keep = a.integer("keep", 5, 1, 1000);
@@ -192,8 +200,9 @@ int cmd_train_parallel(Args& a) {
     // the vocabulary size is an upper bound of the BPE vocabulary's: check before training it
     const int L = opts["max_len"].get<int>() + 2;
     check_model_fits(cfg, std::max(1, opts["max_tokens"].get<int>() / L), L, L);
-    std::fprintf(stderr, "training a %d-token BPE vocabulary on %s\n",
-                 opts["vocab_size"].get<int>(), opts["train"].get<std::string>().c_str());
+    if (dist.root())
+      std::fprintf(stderr, "training a %d-token BPE vocabulary on %s\n",
+                   opts["vocab_size"].get<int>(), opts["train"].get<std::string>().c_str());
     bpe = Bpe::train(ParallelCorpus::read_sentences(opts["train"]), opts["vocab_size"]);
     cfg["src_vocab"] = cfg["tgt_vocab"] = bpe.size();
     model = make_model(cfg, kt, opts["seed"].get<uint64_t>());
@@ -201,13 +210,22 @@ int cmd_train_parallel(Args& a) {
   a.finish();
 
   const ParallelCorpus train(opts["train"], bpe, opts["max_len"]);
-  std::fprintf(stderr,
-               "%zu training pairs (%zu longer than %d tokens left out), %d-token vocabulary, "
-               "%ld parameters on %s\n",
-               train.size(), train.skipped(), opts["max_len"].get<int>(), bpe.size(),
-               model->params().total(), kt.name);
+  // the global token batch: world size x --max-tokens, or the resumed run's
+  long global_tokens = opts["max_tokens"].get<long>() * dist.size();
+  if (resume)
+    global_tokens = train_state_of(resume_from).at("batcher").at("max_tokens").get<long>();
+  if (dist.root()) {
+    std::fprintf(stderr,
+                 "%zu training pairs (%zu longer than %d tokens left out), %d-token vocabulary, "
+                 "%ld parameters on %s\n",
+                 train.size(), train.skipped(), opts["max_len"].get<int>(), bpe.size(),
+                 model->params().total(), kt.name);
+    if (dist.size() > 1 || global_tokens != opts["max_tokens"].get<long>())
+      std::fprintf(stderr, "%d rank%s (%s), global batch of %ld padded tokens per side\n",
+                   dist.size(), dist.size() > 1 ? "s" : "", dist.backend(), global_tokens);
+  }
   ParallelTrainOptions o;
-  o.max_tokens = opts["max_tokens"];
+  o.max_tokens = global_tokens;
   o.schedule.kind = "noam";
   o.schedule.factor = opts["lr_factor"];
   o.schedule.warmup = opts["warmup"];
@@ -215,12 +233,20 @@ int cmd_train_parallel(Args& a) {
   o.clip = opts["clip"];
   o.label_smoothing = opts["label_smoothing"];
   o.seed = opts["seed"];
+  o.dp = dist.dp();
   ParallelTrainer tr(*model, train, bpe, o);
   if (resume) tr.restore(resume_from);
+  dist.check_same({{"options", opts},
+                   {"global_tokens", global_tokens},
+                   {"next_step", tr.next_step()},
+                   {"last", last},
+                   {"vocab", bpe.size()}},
+                  model->params());
   const nlohmann::json extra = {{"options", opts}, {"task", "parallel"}};
 
-  std::filesystem::create_directories(ckpt_dir(out));
+  if (dist.root()) std::filesystem::create_directories(ckpt_dir(out));
   auto checkpoint = [&] {
+    if (!dist.root()) return;
     tr.save(ckpt_path(out, tr.next_step() - 1), extra);
     auto all = list_checkpoints(ckpt_dir(out));
     for (size_t i = 0; i + size_t(keep) < all.size(); ++i) std::filesystem::remove(all[i]);
@@ -229,18 +255,19 @@ int cmd_train_parallel(Args& a) {
   const bool tty = stderr_is_tty();
   const auto t0 = std::chrono::steady_clock::now();
   long tokens = 0, done_here = 0;
-  while (tr.next_step() <= last && !SigintGuard::interrupted()) {
+  while (tr.next_step() <= last && !dist.any(SigintGuard::interrupted())) {
     const StepInfo s = tr.step();
-    tokens += s.tokens;
+    tokens += dist.global_tokens(s.tokens);
     ++done_here;
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    progress(s, last, secs, tokens, done_here, tty, every);
+    if (dist.root()) progress(s, last, secs, tokens, done_here, tty, every);
     if (s.step % save_every == 0) checkpoint();
   }
-  const bool interrupted = SigintGuard::interrupted();
+  const bool interrupted = dist.any(SigintGuard::interrupted());
   sigint.reset();
   if ((tr.next_step() - 1) % save_every != 0) checkpoint();
+  if (!dist.root()) return interrupted ? kInterruptedExit : 0;
   nlohmann::json state = extra;
   state["step"] = tr.next_step() - 1;
   state["vocab"] = bpe.to_json();

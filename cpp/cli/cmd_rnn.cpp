@@ -9,6 +9,8 @@
 //              {accuracy, area_coverage, invalid_rate, tour_length, optimal_tour_length, ...}
 //   attn align --checkpoint C --src "..."     -> {"src_tokens", "tgt_tokens", "alignment"}
 //   attn point --checkpoint C --points "x,y ..." -> {"order", "probabilities"} (last column: end)
+// Training under mpirun is data-parallel as for attn train (data_parallel.hpp): --batch per rank,
+// rank 0 logs, evaluates and writes the checkpoint.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +19,7 @@
 
 #include "bench/rnn_bench.hpp"
 #include "cli/commands.hpp"
+#include "cli/data_parallel.hpp"
 #include "cli/interrupt.hpp"
 #include "core/check.hpp"
 #include "eval/align_eval.hpp"
@@ -74,7 +77,8 @@ int cmd_train_rnn(Args& a) {
   const int steps = a.integer("steps", 1000, 1, 100000000);
   const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
   const std::string out = a.need("out");
-  check_writable(out);  // before training, not after it
+  DataParallelRun dist(a, false);
+  if (dist.root()) check_writable(out);  // before training, not after it
   const int hidden = a.integer("hidden", pointer ? 128 : 64, 1, 4096);
   const int batch = a.integer("batch", pointer ? 128 : 32, 1, 1 << 16);
   const float lr = float(a.number("lr", pointer ? 1e-3 : 3e-3, 0, 10));
@@ -113,6 +117,15 @@ int cmd_train_rnn(Args& a) {
   else
     check_model_fits(cfg, batch, stask->max_src_len() + 1, stask->max_tgt_len() + 1);
   auto model = make_model(cfg, cpu_kernels(), seed);
+  dist.check_same({{"task", task_name},
+                   {"model", model->config()},
+                   {"n", {n.lo, n.hi}},
+                   {"steps", steps},
+                   {"seed", seed},
+                   {"batch", batch},
+                   {"lr", {lr, lr_final, decay_from}},
+                   {"clip", clip}},
+                  model->params());
   const auto t0 = std::chrono::steady_clock::now();
   int done = 0;
   auto sigint = std::make_unique<SigintGuard>();
@@ -120,11 +133,14 @@ int cmd_train_rnn(Args& a) {
     PointTrainOptions o;
     o.batch = batch, o.n_min = n.lo, o.n_max = n.hi, o.lr = lr, o.clip = clip, o.seed = seed;
     o.lr_final = lr_final, o.steps = steps, o.decay_from = decay_from;
+    o.dp = dist.dp();
     auto& pm = dynamic_cast<PointerNet&>(*model);
     PointTrainer tr(pm, *ptask, o);
-    for (int s = 1; s <= steps && !SigintGuard::interrupted(); ++s, ++done) {
-      log_step(s, steps, tr.step(), seconds_since(t0), every);
-      if (eval_every > 0 && (s % eval_every == 0) && s < steps) {  // progress on held-out sets
+    for (int s = 1; s <= steps && !dist.any(SigintGuard::interrupted()); ++s, ++done) {
+      const double loss = tr.step();
+      if (dist.root()) log_step(s, steps, loss, seconds_since(t0), every);
+      if (dist.root() && eval_every > 0 && (s % eval_every == 0) &&
+          s < steps) {  // progress on held-out sets
         nlohmann::json r = evaluate_points(pm, *ptask, 500, n.lo, n.hi, seed + 7919, 250, beam)
                                .to_json(ptask->kind());
         r.erase("per_length");
@@ -138,11 +154,15 @@ int cmd_train_rnn(Args& a) {
     o.batch = batch, o.clip = clip, o.seed = seed;
     o.schedule.kind = "constant";
     o.schedule.lr = lr;
+    o.dp = dist.dp();
     Trainer tr(*model, *stask, o);
-    for (int s = 1; s <= steps && !SigintGuard::interrupted(); ++s, ++done)
-      log_step(s, steps, tr.step().loss, seconds_since(t0), every);
+    for (int s = 1; s <= steps && !dist.any(SigintGuard::interrupted()); ++s, ++done) {
+      const double loss = tr.step().loss;
+      if (dist.root()) log_step(s, steps, loss, seconds_since(t0), every);
+    }
   }
   sigint.reset();
+  if (!dist.root()) return done < steps ? kInterruptedExit : 0;
   const double secs = seconds_since(t0);
   save_checkpoint(*model, out,
                   {{"step", done},

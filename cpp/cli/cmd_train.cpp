@@ -1,6 +1,9 @@
 // attn train: builds a model from a config (file and/or flags, vocabularies from the task),
 // trains it on the task's train split, writes a checkpoint. Progress: a bar on a terminal,
 // plain lines otherwise, both on stderr; --eval-samples N prints a held-out evaluation on stdout.
+// Under mpirun every rank trains on its --batch rows of each global batch (data_parallel.hpp);
+// rank 0 alone logs, writes the checkpoint and evaluates. The checkpoint's "examples" counts
+// the global training examples drawn so far, whatever the world size.
 #include <algorithm>
 #include <cfloat>
 #include <chrono>
@@ -10,6 +13,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "cli/data_parallel.hpp"
 #include "cli/interrupt.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
@@ -63,16 +67,20 @@ int cmd_train(Args& a) {
   const int steps = a.integer("steps", 1000, 1, 100000000);
   const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
   const std::string out = a.need("out");
-  check_writable(out);  // fail before training, not after, when the checkpoint can't be written
+  DataParallelRun dist(a, false);
+  // fail before training, not after, when the checkpoint can't be written
+  if (dist.root()) check_writable(out);
   set_num_threads(a.integer("threads", 1, 1, 256));
 
-  const int batch = a.integer("batch", 64, 1, 1 << 16);
+  const int batch = a.integer("batch", 64, 1, 1 << 16);  // per rank
   std::unique_ptr<Model> model;
   int first = 1;
+  long examples = 0;  // global examples drawn before this run (-1: unknown, an older checkpoint)
   if (a.has("resume")) {
     nlohmann::json state;
     model = load_checkpoint(a.str("resume"), cpu_kernels(), &state);
     first = state.value("step", 0) + 1;
+    examples = state.value("examples", first == 1 ? 0L : -1L);
     AL_CHECK(task->src_vocab() <= model->src_vocab() && task->tgt_vocab() <= model->out_vocab(),
              "task " << task_name << " does not fit the vocabularies of " << a.str("resume"));
   } else {
@@ -112,9 +120,22 @@ int cmd_train(Args& a) {
   o.label_smoothing = float(a.number("label-smoothing", 0.0, 0, 0.99));
   o.seed = seed + uint64_t(first - 1);
   o.first_step = first;
+  o.dp = dist.dp();
   const int every = a.integer("log-every", 100, 1, 1 << 30);
   const int eval_samples = a.integer("eval-samples", 0, 0, 1 << 20);
   a.finish();
+  dist.check_same(
+      {{"task", task_name},
+       {"task_options", task_opts},
+       {"model", model->config()},
+       {"steps", steps},
+       {"seed", seed},
+       {"first_step", first},
+       {"batch", batch},
+       {"schedule", {o.schedule.kind, o.schedule.lr, o.schedule.factor, o.schedule.warmup}},
+       {"clip", o.clip},
+       {"label_smoothing", o.label_smoothing}},
+      model->params());
 
   Trainer tr(*model, *task, o);
   const bool tty = stderr_is_tty();
@@ -123,18 +144,20 @@ int cmd_train(Args& a) {
   int done = 0;
   {
     SigintGuard sigint;
-    while (done < steps && !SigintGuard::interrupted()) {
+    while (done < steps && !dist.any(SigintGuard::interrupted())) {
       const StepInfo s = tr.step();
-      tokens += s.tokens;
+      tokens += dist.global_tokens(s.tokens);
       const double secs =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       StepInfo shown = s;
       shown.step = ++done;
-      progress(shown, steps, secs, tokens, tty, every);
+      if (dist.root()) progress(shown, steps, secs, tokens, tty, every);
     }
   }
+  if (!dist.root()) return done < steps ? kInterruptedExit : 0;
   nlohmann::json state = {
       {"step", first + done - 1}, {"task", task_name}, {"task_options", task_opts}, {"seed", seed}};
+  if (examples >= 0) state["examples"] = examples + long(done) * batch * dist.size();
   if (const auto* text = dynamic_cast<const TextTask*>(task.get())) state["vocab"] = text->tokens();
   save_checkpoint(*model, out, state);
   if (done < steps) {

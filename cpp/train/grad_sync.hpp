@@ -2,6 +2,9 @@
 // After backward, the step calls reduce() with the local mean loss and the local count of target
 // tokens; on return, P's gradients must hold the gradient of the loss normalised by the global
 // count of target tokens (summed over ranks), and the return value is that global mean loss.
+// DataParallel is what a trainer needs to know of the job (the front end builds the sync from
+// dist/, which train/ does not see): rank r of `size` takes rows [r·B, (r+1)·B) of each global
+// batch of size·B examples drawn from the shared data stream.
 #pragma once
 #include <cstdint>
 
@@ -14,5 +17,18 @@ class GradientSync {
   virtual ~GradientSync() = default;
   virtual double reduce(ParamArena& P, double local_loss, int64_t local_tokens) = 0;
 };
+
+struct DataParallel {
+  int rank = 0, size = 1;
+  GradientSync* sync = nullptr;  // null in a world of one: the single-process step
+};
+
+// Rows [first, last) of a global batch of `total` rows that rank r of `size` takes: contiguous,
+// as even as possible (the first total % size ranks take one more).
+inline void rank_rows(long total, int rank, int size, long* first, long* last) {
+  const long q = total / size, rem = total % size;
+  *first = rank * q + (rank < rem ? rank : rem);
+  *last = *first + q + (rank < rem ? 1 : 0);
+}
 
 }  // namespace attnlab

@@ -35,20 +35,30 @@ ParallelTrainer::ParallelTrainer(Model& m, const ParallelCorpus& corpus, const B
       o_(o),
       batcher_(batch_costs(corpus), o.max_tokens, o.seed),
       adam_(m.params()) {
+  AL_CHECK(o.dp.size >= 1 && o.dp.rank >= 0 && o.dp.rank < o.dp.size,
+           "data-parallel rank " << o.dp.rank << " of " << o.dp.size);
   AL_CHECK(bpe.size() <= m.out_vocab() && bpe.size() <= m.src_vocab(),
            "the vocabulary (" << bpe.size() << " tokens) does not fit the model's");
 }
 
 StepInfo ParallelTrainer::step() {
+  const std::vector<size_t> global = batcher_.next();
+  long first = 0, last = long(global.size());
+  if (o_.dp.size > 1) rank_rows(long(global.size()), o_.dp.rank, o_.dp.size, &first, &last);
   std::vector<Example> ex;
-  for (size_t i : batcher_.next()) {
-    auto [src, tgt] = corpus_.ids(i);
+  for (long k = first; k < last; ++k) {
+    auto [src, tgt] = corpus_.ids(global[size_t(k)]);
     ex.push_back({std::move(src), std::move(tgt)});
   }
-  const Batch b = make_batch(ex);
-  Rng dropout(o_.seed * 0x9E3779B97F4A7C15ull ^ (uint64_t(step_) * 0xD1B54A32D192ED03ull));
+  Rng dropout((o_.seed * 0x9E3779B97F4A7C15ull ^ (uint64_t(step_) * 0xD1B54A32D192ED03ull)) +
+              uint64_t(o_.dp.rank) * 0xBF58476D1CE4E5B9ull);
   const StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing};
-  const StepInfo s = train_step(m_, adam_, b, so, &dropout);
+  StepInfo s;
+  if (ex.empty())  // a global batch with fewer rows than ranks: this rank adds no gradient
+    s = train_step(
+        m_.params(), adam_, [] { return 0.0; }, 0, so, o_.dp.sync);
+  else
+    s = train_step(m_, adam_, make_batch(ex), so, &dropout, o_.dp.sync);
   ++step_;
   return s;
 }

@@ -3,7 +3,11 @@
 // moments ("optimizer.m", "optimizer.v"), the BPE vocabulary and the batcher's position, and is
 // written to a temp file then renamed, so a run killed at any moment leaves the last complete
 // checkpoint. Dropout masks come from an Rng seeded by (seed, step), so no generator state needs
-// saving. Also: corpus BLEU of a model on a held-out TSV, and checkpoint averaging.
+// saving. Data-parallel (o.dp.size > 1): every rank's batcher draws the same global batch of at
+// most max_tokens padded tokens and each rank trains on its contiguous share of the batch's rows
+// (rank_rows), so the ranks together take the one-process step on the global batch; the
+// batcher's saved position is the global stream's, so a resume may use another world size.
+// Also: corpus BLEU of a model on a held-out TSV, and checkpoint averaging.
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -21,11 +25,12 @@
 namespace attnlab {
 
 struct ParallelTrainOptions {
-  long max_tokens = 4096;  // padded tokens per batch and side
+  long max_tokens = 4096;  // padded tokens per global batch and side (all ranks together)
   Schedule schedule;
   float clip = 1.f;
   float label_smoothing = 0.1f;
   uint64_t seed = 1;
+  DataParallel dp;
 };
 
 class ParallelTrainer {

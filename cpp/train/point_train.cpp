@@ -40,6 +40,8 @@ PointTrainer::PointTrainer(PointerNet& m, const PointTask& task, PointTrainOptio
       adam_(m.params(), AdamOptions{0.9f, 0.999f, 1e-8f, 0.f}) {
   AL_CHECK(o.batch >= 1 && o.n_min >= 1 && o.n_max >= o.n_min,
            "pointer training: bad batch or n range");
+  AL_CHECK(o.dp.size >= 1 && o.dp.rank >= 0 && o.dp.rank < o.dp.size,
+           "data-parallel rank " << o.dp.rank << " of " << o.dp.size);
   AL_CHECK(m.cfg().dim == task.dim(), "pointer model has dim " << m.cfg().dim << ", task "
                                                                << task.name() << " needs "
                                                                << task.dim());
@@ -54,17 +56,26 @@ float PointTrainer::lr_at(int step) const {
 
 double PointTrainer::step() {
   const int n = o_.n_min + int(rng_.below(uint32_t(o_.n_max - o_.n_min + 1)));
-  const PointBatch b = make_point_batch(task_, rng_, Split::Train, o_.batch, n);
+  PointBatch b = make_point_batch(task_, rng_, Split::Train, o_.batch * o_.dp.size, n);
+  if (o_.dp.size > 1) {  // this rank's rows of the global batch
+    const size_t row = size_t(n) * size_t(task_.dim()), first = size_t(o_.dp.rank) * o_.batch;
+    b.x = std::vector<float>(b.x.begin() + long(first * row),
+                             b.x.begin() + long((first + o_.batch) * row));
+    b.targets = std::vector<std::vector<int>>(b.targets.begin() + long(first),
+                                              b.targets.begin() + long(first + o_.batch));
+    b.B = o_.batch;
+  }
   long targets = 0;  // pointer targets the loss averages over: each output and the end symbol
   for (const auto& tg : b.targets) targets += long(tg.size()) + 1;
   const int step = adam_.steps() + 1;
-  return train_step(m_.params(), adam_,
-                    [&] {
-                      const double loss = m_.forward_points(b);
-                      m_.backward();
-                      return loss;
-                    },
-                    targets, {step, lr_at(step), o_.clip, 0.f})
+  return train_step(
+             m_.params(), adam_,
+             [&] {
+               const double loss = m_.forward_points(b);
+               m_.backward();
+               return loss;
+             },
+             targets, {step, lr_at(step), o_.clip, 0.f}, o_.dp.sync)
       .loss;
 }
 

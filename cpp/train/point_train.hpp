@@ -10,6 +10,7 @@
 
 #include "data/point_task.hpp"
 #include "models/pointer.hpp"
+#include "train/grad_sync.hpp"
 #include "train/optim.hpp"
 
 namespace attnlab {
@@ -27,6 +28,9 @@ struct PointTrainOptions {
   float lr_final = 0.f;
   int steps = 0, decay_from = 1;
   uint64_t seed = 1;
+  // Data-parallel: batch is per rank; every rank draws the global batch of size·batch sets
+  // and trains on its rows [rank·batch, (rank+1)·batch).
+  DataParallel dp;
 };
 
 class PointTrainer {

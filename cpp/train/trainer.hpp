@@ -1,7 +1,10 @@
 // The training loop of the toy tasks (held-out evaluation: eval/evaluate.hpp). A Trainer draws
 // batches from the task's train split (its own seeded Rng), runs forward/backward, clips, and takes
 // an Adam step at the scheduled rate; dropout masks come from a second seeded Rng. With the same
-// seed and thread count two runs are bit-for-bit identical.
+// seed and thread count two runs are bit-for-bit identical. Data-parallel (o.dp.size > 1): every
+// rank draws the global batch of size·batch examples from the same stream and trains on its
+// rows [rank·batch, (rank+1)·batch); the sync makes the step the one-process step on the global
+// batch. Rank r > 0 draws dropout masks from its own stream (rank 0's is the single-process one).
 #pragma once
 #include <cstdint>
 
@@ -20,6 +23,7 @@ struct TrainOptions {
   float label_smoothing = 0.f;
   uint64_t seed = 1;
   int first_step = 1;  // > 1 when resuming (the schedule continues from there)
+  DataParallel dp;     // batch is per rank
 };
 
 class Trainer {

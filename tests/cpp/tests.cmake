@@ -31,6 +31,15 @@ if(NOT EMSCRIPTEN AND ATTNLAB_WITH_MPI)
   add_test(NAME dist_mpi COMMAND ${CMAKE_SOURCE_DIR}/tests/dist/mpi_test.sh ${MPIEXEC_EXECUTABLE}
                                  $<TARGET_FILE:attnlab_dist_test>)
   set_tests_properties(dist_mpi PROPERTIES TIMEOUT 180 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+  # attn train data-parallel end to end: equivalence with one process, resume 2 -> 1, SIGKILL.
+  if(TARGET attn)
+    add_executable(attnlab_st_tool ${CMAKE_SOURCE_DIR}/tests/dist/st_tool.cpp)
+    target_link_libraries(attnlab_st_tool PRIVATE attnlab)
+    add_test(NAME attn_dist COMMAND ${CMAKE_SOURCE_DIR}/tests/dist/attn_dist_test.sh
+                                    ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:attn>
+                                    $<TARGET_FILE:attnlab_st_tool>)
+    set_tests_properties(attn_dist PROPERTIES TIMEOUT 180 ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
+  endif()
 endif()
 # No include runs back up the layering core <- kernels <- layers <- models (a text check).
 if(NOT EMSCRIPTEN)

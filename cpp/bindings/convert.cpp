@@ -11,9 +11,12 @@
 #include <limits>
 #include <sstream>
 
+// The two EM_JS bodies are JavaScript: clang-format would split its operators (!==).
+// clang-format off
 // Records a binding's error for wasm-build/errors.js, which throws it once the call returns.
-EM_JS(void, attnlab_js_record_error, (int type, const char* message),
-      { Module['__attnlabError'] = {type : type, message : UTF8ToString(message)}; });
+EM_JS(void, attnlab_js_record_error, (int type, const char* message), {
+  Module['__attnlabError'] = {type : type, message : UTF8ToString(message)};
+});
 
 // Checks the elements of an Array or (non-BigInt) typed array. mode 0: finite numbers (a float
 // typed array passes here and is checked after the copy);
@@ -22,18 +25,17 @@ EM_JS(void, attnlab_js_record_error, (int type, const char* message),
 EM_JS(double, attnlab_js_check_elements, (emscripten::EM_VAL handle, int mode), {
   try {
     var a = Emval.toValue(handle);
-    if (typeof BigInt64Array != = 'undefined' &&
-                                  (a instanceof BigInt64Array || a instanceof BigUint64Array))
+    if (typeof BigInt64Array !== 'undefined' && (a instanceof BigInt64Array || a instanceof BigUint64Array))
       return a.length ? 1 : -1;
     // A float typed array holds only numbers: its finiteness is checked after the copy, in C++.
     if (mode == 0 && (a instanceof Float32Array || a instanceof Float64Array)) return -1;
     var hi = mode == 1 ? 2147483648 : 256;
     for (var i = 0, n = a.length; i < n; ++i) {
       var x = a[i];
-      if (typeof x != = 'number') return 4 * i + 1;
+      if (typeof x !== 'number') return 4 * i + 1;
       if (mode == 0) {
         if (!isFinite(x)) return 4 * i + 2;
-      } else if (!(Math.floor(x) == = x && x >= 0 && x < hi)) {
+      } else if (!(Math.floor(x) === x && x >= 0 && x < hi)) {
         return 4 * i + 2;
       }
     }
@@ -42,6 +44,7 @@ EM_JS(double, attnlab_js_check_elements, (emscripten::EM_VAL handle, int mode), 
     return 1;
   }
 });
+// clang-format on
 
 namespace attnlab::bind {
 

@@ -1,5 +1,5 @@
 // Scaled dot-product attention on raw pointers (Vaswani et al. 2017, eq. 1):
-//   Attention(Q, K, V) = softmax(Q Kᵀ / √d_k + M) V
+//   out = softmax(Q Kᵀ / √d_k + M) · V
 // Legend: B batch, H heads, T query length, S key length, Dk query/key size, Dv value size.
 // q [B,H,T,Dk], k [B,H,S,Dk], v [B,H,S,Dv] -> out [B,H,T,Dv], att [B,H,T,S] (the weights).
 // M masks key j for query i when key_pad[b,j] != 0 (padding) or, if causal, j > i + (S - T).

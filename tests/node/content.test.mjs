@@ -182,7 +182,7 @@ test('the fingerprints find a copied sentence, and match the sources when they a
   const known = readFixture();
   const seeds = process.env.ATTNLAB_SEEDS ?? path.join(root, '..', 'shared', 'seeds');
   // One line of a source document, kept in two pieces so that this file does not repeat it.
-  const probe = ['Self-Attention의 시간 및 공간 복잡도는', ' 시퀀스 길이 n에 대해 O(n^2) 입니다'].join('');
+  const probe = ['Self-Attention의 ', '시간 및 공간 복잡도는', ' 시퀀스 길이 n에 대해 O(n^2) 입니다'].join('');
   assert.equal(findFingerprints(`<p>앞 문장. ${probe}. 뒤</p>`, known).length, 1, 'a known seed sentence is caught');
   assert.equal(findFingerprints(`<p>${probe.replace('공간', '메모리')}</p>`, known).length, 0, 'a reworded one is not');
   if (existsSync(seeds)) {

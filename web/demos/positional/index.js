@@ -1,4 +1,4 @@
-// `positional` section demo: the sinusoidal positional encoding PE(pos, 2i) = sin(pos / 10000^(2i/C)),
+// `positional` section demo: the sine/cosine position table PE(pos, 2i) = sin(pos / 10000^(2i/C)),
 // PE(pos, 2i+1) = cos(…) (Vaswani et al. 2017, §3.5), as the engine's own table: a heatmap of
 // dimensions × positions with hover/keyboard readout and the waveform of one chosen dimension.
 // State: positional.dim, positional.L, positional.C in the URL hash.

@@ -98,6 +98,17 @@ struct NcclCommunicator::Impl {
     if (side) cudaStreamDestroy(side);
   }
 
+  // One scalar through the scratch buffer: upload, all-reduce on the side stream, download.
+  template <typename T>
+  T allreduce_scalar(T x, ncclDataType_t type, ReduceOp op) {
+    cuda_check(cudaMemcpy(scratch, &x, sizeof x, cudaMemcpyHostToDevice), "cudaMemcpy");
+    after_compute();
+    nccl_check(ncclAllReduce(scratch, scratch, 1, type, nccl_op(op), comm, side), "ncclAllReduce");
+    wait();
+    cuda_check(cudaMemcpy(&x, scratch, sizeof x, cudaMemcpyDeviceToHost), "cudaMemcpy");
+    return x;
+  }
+
   // The side stream waits for what the default stream has queued so far.
   void after_compute() {
     cuda_check(cudaEventRecord(ready, 0), "cudaEventRecord");
@@ -188,26 +199,12 @@ void NcclCommunicator::barrier() { allreduce_int64(0, ReduceOp::Sum); }
 
 double NcclCommunicator::allreduce_double(double x, ReduceOp op) {
   if (!impl_->comm) throw Error("NCCL communicator is broken after an earlier failure");
-  cuda_check(cudaMemcpy(impl_->scratch, &x, sizeof x, cudaMemcpyHostToDevice), "cudaMemcpy");
-  impl_->after_compute();
-  nccl_check(ncclAllReduce(impl_->scratch, impl_->scratch, 1, ncclDouble, nccl_op(op), impl_->comm,
-                           impl_->side),
-             "ncclAllReduce");
-  impl_->wait();
-  cuda_check(cudaMemcpy(&x, impl_->scratch, sizeof x, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  return x;
+  return impl_->allreduce_scalar(x, ncclDouble, op);
 }
 
 int64_t NcclCommunicator::allreduce_int64(int64_t x, ReduceOp op) {
   if (!impl_->comm) throw Error("NCCL communicator is broken after an earlier failure");
-  cuda_check(cudaMemcpy(impl_->scratch, &x, sizeof x, cudaMemcpyHostToDevice), "cudaMemcpy");
-  impl_->after_compute();
-  nccl_check(ncclAllReduce(impl_->scratch, impl_->scratch, 1, ncclInt64, nccl_op(op), impl_->comm,
-                           impl_->side),
-             "ncclAllReduce");
-  impl_->wait();
-  cuda_check(cudaMemcpy(&x, impl_->scratch, sizeof x, cudaMemcpyDeviceToHost), "cudaMemcpy");
-  return x;
+  return impl_->allreduce_scalar(x, ncclInt64, op);
 }
 
 #else  // no NCCL in this build

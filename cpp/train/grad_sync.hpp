@@ -8,6 +8,8 @@
 #pragma once
 #include <cstdint>
 
+#include "core/check.hpp"
+
 namespace attnlab {
 
 class ParamArena;
@@ -21,6 +23,11 @@ class GradientSync {
 struct DataParallel {
   int rank = 0, size = 1;
   GradientSync* sync = nullptr;  // null in a world of one: the single-process step
+
+  void require_valid() const {
+    AL_CHECK(size >= 1 && rank >= 0 && rank < size,
+             "data-parallel rank " << rank << " of " << size);
+  }
 };
 
 // Rows [first, last) of a global batch of `total` rows that rank r of `size` takes: contiguous,

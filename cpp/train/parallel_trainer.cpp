@@ -35,8 +35,7 @@ ParallelTrainer::ParallelTrainer(Model& m, const ParallelCorpus& corpus, const B
       o_(o),
       batcher_(batch_costs(corpus), o.max_tokens, o.seed),
       adam_(m.params()) {
-  AL_CHECK(o.dp.size >= 1 && o.dp.rank >= 0 && o.dp.rank < o.dp.size,
-           "data-parallel rank " << o.dp.rank << " of " << o.dp.size);
+  o.dp.require_valid();
   AL_CHECK(bpe.size() <= m.out_vocab() && bpe.size() <= m.src_vocab(),
            "the vocabulary (" << bpe.size() << " tokens) does not fit the model's");
 }

@@ -40,8 +40,7 @@ PointTrainer::PointTrainer(PointerNet& m, const PointTask& task, PointTrainOptio
       adam_(m.params(), AdamOptions{0.9f, 0.999f, 1e-8f, 0.f}) {
   AL_CHECK(o.batch >= 1 && o.n_min >= 1 && o.n_max >= o.n_min,
            "pointer training: bad batch or n range");
-  AL_CHECK(o.dp.size >= 1 && o.dp.rank >= 0 && o.dp.rank < o.dp.size,
-           "data-parallel rank " << o.dp.rank << " of " << o.dp.size);
+  o.dp.require_valid();
   AL_CHECK(m.cfg().dim == task.dim(), "pointer model has dim " << m.cfg().dim << ", task "
                                                                << task.name() << " needs "
                                                                << task.dim());

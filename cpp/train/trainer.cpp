@@ -16,8 +16,7 @@ Trainer::Trainer(Model& m, const Task& task, TrainOptions o)
       adam_(m.params()),
       step_(std::max(1, o.first_step)) {
   AL_CHECK(o.batch >= 1, "batch size must be at least 1");
-  AL_CHECK(o.dp.size >= 1 && o.dp.rank >= 0 && o.dp.rank < o.dp.size,
-           "data-parallel rank " << o.dp.rank << " of " << o.dp.size);
+  o.dp.require_valid();
   AL_CHECK(task.src_vocab() <= m.src_vocab() && task.tgt_vocab() <= m.out_vocab(),
            "task " << task.name() << " needs vocabularies " << task.src_vocab() << "/"
                    << task.tgt_vocab() << ", the model has " << m.src_vocab() << "/"

@@ -190,3 +190,79 @@ test('the fingerprints find a copied sentence, and match the sources when they a
     assert.deepEqual([...fresh].sort(), [...known].sort(), 'fixture is stale: rerun tests/node/content-seeds.mjs');
   }
 });
+
+// The Korean glossary (README, "## Korean terms"): one term per concept in the Korean fragments and
+// in web/i18n/ko.js. What is not prose is left out: formulas, <code>, {placeholders}, English
+// paper titles in “…”, the title Attention Is All You Need, and an English gloss in parentheses
+// right after a Korean word, as in 덧셈형 어텐션(additive attention).
+const HANGUL = /[\uac00-\ud7a3]/;
+function glossary() {
+  const readme = readFileSync(path.join(dir, 'README.md'), 'utf8');
+  const part = readme.split(/^## Korean terms$/m)[1];
+  assert.ok(part, 'the README has a "## Korean terms" table');
+  const rows = [...part.split(/^## /m)[0].matchAll(/^\| ([^|]+) \| ([^|]+) \| ([^|]+) \|$/gm)]
+    .map((m) => m.slice(1).map((c) => c.trim())).filter(([c]) => c !== 'concept' && c !== '---');
+  const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  // A Korean variant at the start of a word; an English one as a whole word, any case, with its
+  // plural, and with a hyphen, a space or nothing between its parts (self-attention, self attention).
+  const pattern = (v) => {
+    if (HANGUL.test(v)) return new RegExp(`(?<![\uac00-\ud7a3])${esc(v)}`);
+    const word = esc(v).replace(/[- ]/g, '[- ]?').replace(/y$/, '(?:y|ie)');
+    return new RegExp(`(?<![A-Za-z])${word}(?:s|es)?(?![A-Za-z])`, 'i');
+  };
+  return rows.map(([concept, korean, not]) => ({
+    concept, korean: korean.split(/,\s*/), not: not.split(/,\s*/).map((v) => [v, pattern(v)]),
+  }));
+}
+function proseOf(node) {
+  return node.children.map((c) => {
+    if (typeof c === 'string') return c;
+    if (c.tag === 'code' || hasClass(c, 'tex') || hasClass(c, 'tex-block')) return ' ';
+    return proseOf(c);
+  }).join('');
+}
+const notProse = (s) => s.replace(/\{§?[\w-]+\}/g, ' ')
+  .replace(/“[^”]*”/g, (q) => (HANGUL.test(q) ? q : ' '))
+  .replace(/Attention Is All You Need/g, ' ')
+  .replace(/(?<=[\uac00-\ud7a3])\([A-Za-z][A-Za-z -]*\)/g, ' ');
+function offTerms(text, terms) {
+  const prose = notProse(text);
+  const found = [];
+  for (const row of terms) {
+    for (const [v, re] of row.not) if (re.test(prose)) found.push(`${v} (write ${row.korean.join(', ')})`);
+  }
+  return found;
+}
+
+test('the Korean text writes one term per concept of the README glossary, and 여러분, never 당신', async () => {
+  const terms = glossary();
+  assert.ok(terms.length >= 10, 'the glossary has its rows');
+  assert.ok(terms.some((r) => r.not.some(([v]) => v === '당신')), 'the glossary rules out 당신');
+  const found = [];
+  let all = '';
+  for (const name of FRAGMENTS) {
+    const prose = proseOf(parse(read('ko', name)));
+    all += prose;
+    for (const f of offTerms(prose, terms)) found.push(`ko/${name}.html: ${f}`);
+  }
+  const { default: ko } = await import('../../web/i18n/ko.js');
+  for (const [key, s] of Object.entries(ko)) {
+    all += s;
+    for (const f of offTerms(s, terms)) found.push(`ko.js ${key}: ${f}`);
+  }
+  assert.deepEqual(found, []);
+  for (const row of terms) {
+    for (const k of row.korean) assert.ok(all.includes(k), `the term ${k} (${row.concept}) is in use`);
+  }
+});
+
+test('the glossary check finds a variant and lets a gloss, a formula and a paper title pass', () => {
+  const terms = glossary();
+  const check = (html) => offTerms(proseOf(parse(html)), terms);
+  assert.deepEqual(check('<p>디코더의 self-attention과 원문</p>').length, 3, 'self-attention, attention, 원문');
+  assert.deepEqual(check('<p>당신의 브라우저</p>').length, 1);
+  assert.deepEqual(check('<p>껍질의 넓이</p>'), [], 'a variant is matched at the start of a word only');
+  const title = '“Neural Machine Translation by Jointly Learning to Align and Translate”';
+  assert.deepEqual(check(`<p>덧셈형 어텐션(additive attention), ${title}, <span class="tex">\\mathrm{head}_i</span>, `
+    + '<code>attention_forward</code></p>'), []);
+});

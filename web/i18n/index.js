@@ -1,8 +1,9 @@
 // Language state for the page: Korean by default, English by `?lang=en` or the toggle.
 // Every visible string comes from the tables in ko.js / en.js; elements carry
 // data-i18n="key" (text) or data-i18n-aria="key" (aria-label) and are refilled on a switch,
-// without a reload. A string refers to a guide section by its key, `{§bahdanau}`, which t()
-// fills in with the section's number from web/sections.js.
+// without a reload; the document's <title> follows `site.title`. A string refers to a guide
+// section by its key, `{§bahdanau}`, which t() fills in with the section's number from
+// web/sections.js.
 import ko from './ko.js';
 import en from './en.js';
 import { sectionLabel } from '../sections.js';
@@ -21,7 +22,10 @@ export function t(key, vars = {}) {
 }
 
 export function applyI18n(root = document, { updateDocument = true } = {}) {
-  if (updateDocument) document.documentElement.lang = lang;
+  if (updateDocument) {
+    document.documentElement.lang = lang;
+    document.title = t('site.title');
+  }
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll('[data-i18n-aria]')) el.setAttribute('aria-label', t(el.dataset.i18nAria));
 }

@@ -1,7 +1,7 @@
 // 한국어 UI 문자열 (섹션 본문은 content/ko/에 있음).
 export default {
   'site.title': 'attnlab — Attention Is All You Need, 브라우저에서 직접',
-  'site.lead': '이 페이지의 데모에 나오는 모든 숫자는 WebAssembly로 컴파일된 C++ 엔진이 여러분의 브라우저 안에서 계산합니다. attention 가중치, 위치 인코딩, 시간 측정, 그리고 여기서 학습하는 모델까지.',
+  'site.lead': '이 페이지의 데모에 나오는 모든 숫자는 WebAssembly로 컴파일된 C++ 엔진이 여러분의 브라우저 안에서 계산합니다. 어텐션 가중치, 위치 인코딩, 시간 측정, 그리고 여기서 학습하는 모델까지.',
   'site.skip': '본문으로 건너뛰기',
   'site.toc': '목차',
   'site.footer': 'attnlab · MIT 라이선스 · 엔진과 페이지, 테스트는 프로젝트 저장소에 있습니다.',
@@ -28,7 +28,7 @@ export default {
   'section.bottleneck.summary': '인코더가 소스 전체를 벡터 하나로 압축하고, 디코더가 그것을 타깃으로 풀어냅니다.',
   'section.reversal.nav': '뒤집기', 'section.reversal.title': '임시방편: 소스를 거꾸로 넣기',
   'section.reversal.summary': '소스를 뒤집으면 첫 소스 단어와 첫 타깃 단어 사이의 경로가 짧아집니다.',
-  'section.bahdanau.nav': 'Bahdanau', 'section.bahdanau.title': 'Bahdanau attention은 정렬을 배운다',
+  'section.bahdanau.nav': 'Bahdanau', 'section.bahdanau.title': 'Bahdanau 어텐션은 정렬을 배운다',
   'section.bahdanau.summary': '디코더는 출력 단계마다 인코더 상태들의 가중 평균을 새로 구합니다.',
   'section.dot-product.nav': 'Q·K·V', 'section.dot-product.title': '스케일드 닷-프로덕트 어텐션',
   'section.dot-product.summary': 'softmax(QKᵀ/√d_k)V: 쿼리를 키와 비교하고, 그 가중치로 값을 섞습니다.',
@@ -85,7 +85,7 @@ export default {
 
   'rev.plain': '출력과 같은 순서의 입력 (복사)', 'rev.reversed': '뒤집은 입력',
   'rev.len': '문장 길이',
-  'rev.path': '원문 첫 단어에서 첫 예측까지: 원래 순서로는 순환 {plain}단계, 뒤집으면 {reversed}단계. 원문 마지막 단어에서 마지막 예측까지: 원래 순서로는 {plainLast}단계, 뒤집으면 {reversedLast}단계. 모든 단어를 평균하면 어느 쪽이든 {mean}단계입니다.',
+  'rev.path': '소스 첫 단어에서 첫 예측까지: 원래 순서로는 순환 {plain}단계, 뒤집으면 {reversed}단계. 소스 마지막 단어에서 마지막 예측까지: 원래 순서로는 {plainLast}단계, 뒤집으면 {reversedLast}단계. 모든 단어를 평균하면 어느 쪽이든 {mean}단계입니다.',
   'rev.summary': '학습 후 검증 손실: 원래 순서 {plain}, 뒤집은 입력 {reversed} (토큰 정확도 {plainAcc}% 대 {reversedAcc}%, 시퀀스 전체 정답 {plainSeq}% 대 {reversedSeq}%).',
   'bn.encdec': 'RNNencdec (고정 벡터)', 'bn.search': 'RNNsearch (어텐션)', 'bn.length': '소스 길이',
   'bn.accuracy': '완전 일치 정확도',
@@ -111,7 +111,7 @@ export default {
   'lm.yours': '직접 입력한 문장', 'lm.empty': '문장을 입력하세요',
   'lm.howto': '막대는 모델이 문장과 끝 표시에 주는 로그 확률(자연로그)의 합입니다. 막대가 짧을수록 모델이 더 그럴듯하다고 보는 문장입니다. 막대에 마우스를 올리거나 포커스를 두면 토큰마다의 로그 확률이 보입니다. 가장 자주 나오는 2,000개 밖의 단어는 <unk>가 됩니다.',
   'lm.logp': 'log p = {v}',
-  'tr.about': '이 페이지가 아니라 네이티브로 학습한 독일어→영어 Transformer입니다. Ding 사전의 예문 {pairs}쌍으로 학습했고, 파라미터는 {params}백만 개, CPU 스레드 2개로 {minutes}분 걸렸습니다. 따로 떼어 둔 {test}쌍에서 BLEU {bleu}(beam 4)입니다. 논문은 WMT 450만 쌍을 GPU 8개로 12시간 학습했습니다. 이 BLEU에서는 번역 대부분이 틀립니다. 이 모델이 보여 주는 것은 믿고 쓸 번역기가 아니라 그 작동 방식(beam search, 모든 헤드의 cross-attention)입니다.',
+  'tr.about': '이 페이지가 아니라 네이티브로 학습한 독일어→영어 Transformer입니다. Ding 사전의 예문 {pairs}쌍으로 학습했고, 파라미터는 {params}백만 개, CPU 스레드 2개로 {minutes}분 걸렸습니다. 따로 떼어 둔 {test}쌍에서 BLEU {bleu}(beam 4)입니다. 논문은 WMT 450만 쌍을 GPU 8개로 12시간 학습했습니다. 이 BLEU에서는 번역 대부분이 틀립니다. 이 모델이 보여 주는 것은 믿고 쓸 번역기가 아니라 그 작동 방식(beam search, 모든 헤드의 교차 어텐션)입니다.',
   'tr.open': '번역기 열기 ({mb} MB 내려받음)', 'tr.loading': '모델을 불러오는 중 ({mb} MB)…',
   'tr.missing': '이 빌드에는 모델 파일 {file}이 없습니다',
   'tr.example': '평가용 예문', 'tr.input': '독일어 문장 (직접 입력 가능)', 'tr.beam': 'beam 너비',

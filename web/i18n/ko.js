@@ -154,9 +154,9 @@ export default {
   'mixing.output': '“are”의 새 벡터',
 
   'positional.missing': '이 엔진 빌드는 아직 위치 인코딩 표를 내보내지 않아 그릴 것이 없습니다.',
-  'positional.dim': '차원 i', 'positional.heatmap': '위치 인코딩: 행은 차원, 열은 위치',
+  'positional.dim': '차원', 'positional.heatmap': '위치 인코딩: 행은 차원, 열은 위치',
   'positional.pos': '위치', 'positional.cell': '위치 {pos}, 차원 {dim}: {value}',
-  'positional.dimval': 'i = {dim} ({kind}), 주기 {period} 위치',
+  'positional.dimval': '차원 {dim} ({kind}), 주기 {period} 위치',
 
   'ntm.row': '키의 원본 행', 'ntm.noise': '잡음', 'ntm.cosine': '코사인 유사도',
   'ntm.weights': '주소 가중치 softmax(β·cos)', 'ntm.read': '읽은 벡터: [{v}]',

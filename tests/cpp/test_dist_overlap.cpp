@@ -1,7 +1,8 @@
-// The bucketed all-reduce overlapped with backward: the Transformer's backward reports every
-// parameter's gradient once, only when it is final (ParamArena::grads_ready), and the one training
-// step under a BucketedGradientSync starts buckets during backward, with the same result as
-// reducing everything after backward. The communicator is a fake second rank, as in test_dist.cpp.
+// The bucketed all-reduce overlapped with backward: the backward of the Transformer and of
+// RNNsearch/RNNencdec reports every parameter's gradient once, only when it is final
+// (ParamArena::grads_ready), and the one training step under a BucketedGradientSync starts
+// buckets during backward, with the same result as reducing everything after backward. The
+// communicator is a fake second rank, as in test_dist.cpp.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
@@ -67,6 +68,32 @@ std::vector<float> values(Model& m) {
   return std::vector<float>(v, v + m.params().total());
 }
 
+// One forward/backward of m on b with a listener on its arena: every gradient float is reported
+// exactly once, the first report is from the end of the arena (where buckets start), and what
+// each report covered is unchanged at the end of backward (it was final).
+void require_reports_final(Model& m, const Batch& b) {
+  ParamArena& P = m.params();
+  const size_t total = size_t(P.total());
+  std::vector<int> times(total, 0);
+  std::vector<std::pair<size_t, std::vector<float>>> at_report;  // the floats when reported
+  P.set_grads_ready([&](size_t offset, size_t n) {
+    REQUIRE(offset + n <= total);
+    for (size_t i = offset; i < offset + n; ++i) ++times[i];
+    at_report.push_back({offset, std::vector<float>(P.grads() + offset, P.grads() + offset + n)});
+  });
+  P.zero_grad();
+  m.forward(b, true, nullptr, 0.f);
+  m.backward();
+  P.set_grads_ready(nullptr);
+  CHECK(std::all_of(times.begin(), times.end(), [](int t) { return t == 1; }));
+  REQUIRE(at_report.size() > 4);
+  CHECK(at_report.front().first > total / 2);
+  bool final = true;
+  for (const auto& [offset, floats] : at_report)
+    final = final && std::equal(floats.begin(), floats.end(), P.grads() + offset);
+  CHECK(final);
+}
+
 }  // namespace
 
 TEST_CASE("dist: the Transformer's backward reports each gradient once, when it is final",
@@ -74,29 +101,19 @@ TEST_CASE("dist: the Transformer's backward reports each gradient once, when it 
   for (const std::string model : {"transformer", "lm", "encoder"}) {
     for (bool tied : {false, true}) {
       INFO(model << (tied ? ", tied embeddings" : ""));
-      auto m = make_model(config(model, tied), cpu_kernels(), 3);
-      ParamArena& P = m->params();
-      const size_t total = size_t(P.total());
-      std::vector<int> times(total, 0);
-      std::vector<std::pair<size_t, std::vector<float>>> at_report;  // the floats when reported
-      P.set_grads_ready([&](size_t offset, size_t n) {
-        REQUIRE(offset + n <= total);
-        for (size_t i = offset; i < offset + n; ++i) ++times[i];
-        at_report.push_back(
-            {offset, std::vector<float>(P.grads() + offset, P.grads() + offset + n)});
-      });
-      P.zero_grad();
-      m->forward(batch(), true, nullptr, 0.f);
-      m->backward();
-      P.set_grads_ready(nullptr);
-      CHECK(std::all_of(times.begin(), times.end(), [](int t) { return t == 1; }));
-      CHECK(at_report.size() > 4);
-      // Reported first is the end of the arena (the generator), which buckets start from.
-      CHECK(at_report.front().first > total / 2);
-      bool final = true;
-      for (const auto& [offset, floats] : at_report)
-        final = final && std::equal(floats.begin(), floats.end(), P.grads() + offset);
-      CHECK(final);
+      require_reports_final(*make_model(config(model, tied), cpu_kernels(), 3), batch());
+    }
+  }
+}
+
+TEST_CASE("dist: RNNsearch's and RNNencdec's backward report each gradient once, when final",
+          "[dist]") {
+  for (const std::string model : {"rnnsearch", "rnnencdec"}) {
+    for (const std::string encoder : {"bigru", "gru"}) {
+      INFO(model << ", " << encoder);
+      const nlohmann::json cfg = {{"model", model}, {"src_vocab", 14}, {"tgt_vocab", 14},
+                                  {"emb", 8},       {"hidden", 16},    {"encoder", encoder}};
+      require_reports_final(*make_model(cfg, cpu_kernels(), 3), batch());
     }
   }
 }

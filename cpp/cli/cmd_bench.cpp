@@ -10,6 +10,11 @@
 // Dropout 0, label smoothing 0.1, fixed random tokens; the peer is
 // scripts/bench/transformer_torch.py. Medians over the timed steps: wall ms per step and its
 // forward / backward / Adam parts, and process CPU ms per step.
+// Under mpirun -np N the step is data-parallel, as `attn train` takes it: every rank runs its
+// own batch of the config's size (per rank), and its gradients go through the bucketed
+// all-reduce, started during backward (GradientSync::begin / grads_ready) and finished before
+// Adam (reduce_ms: the wait after backward). Rank 0 prints the JSON; tokens_per_s counts the
+// target tokens of every rank. The peer is scripts/bench/peers/torch_ddp.py.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -18,6 +23,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/data_parallel.hpp"
 #include "core/check.hpp"
 #include "models/model.hpp"
 #include "train/optim.hpp"
@@ -30,6 +36,7 @@ int cmd_bench(Args& a) {
            "--config must be S, M, base or de-en");
   const int threads = a.integer("threads", 1, 1, 256);
   const double seconds = a.number("seconds", 2.0, 0.01, 3600);
+  DataParallelRun dist(a, false);
   a.finish();
   set_num_threads(threads);
   struct Shape {
@@ -53,7 +60,7 @@ int cmd_bench(Args& a) {
                               {"max_len", L + 1},
                               {"tie_embeddings", sh.tied}};
   auto m = make_model(cfg, cpu_kernels(), 1);
-  Rng rng(2);
+  Rng rng(2 + uint64_t(dist.rank()));  // each rank its own tokens
   Batch b;
   b.B = B;
   b.S = b.T = L;
@@ -63,45 +70,63 @@ int cmd_bench(Args& a) {
     b.tgt_in.push_back(i % L == 0 ? 1 : b.tgt_out.back());
   }
   Adam adam(m->params());
+  ParamArena& P = m->params();
+  GradientSync* sync = dist.dp().sync;    // null in a world of one
+  const int64_t tokens = int64_t(B) * L;  // no pads
   using clock = std::chrono::steady_clock;
   auto ms_since = [](clock::time_point t) {
     return std::chrono::duration<double, std::milli>(clock::now() - t).count();
   };
-  // One step; returns {total, forward, backward, Adam} wall milliseconds and the process CPU
-  // milliseconds (all threads), which a shared machine disturbs less.
+  // One step; returns {total, forward, backward, Adam} wall milliseconds, the process CPU
+  // milliseconds (all threads), which a shared machine disturbs less, and the reduce wait.
   auto step = [&] {
     const std::clock_t c0 = std::clock();
     const auto t0 = clock::now();
-    m->params().zero_grad();
-    m->forward(b, true, &rng, 0.1f);
+    P.zero_grad();
+    if (sync) {
+      sync->begin(P, tokens);
+      P.set_grads_ready([sync](size_t offset, size_t n) { sync->grads_ready(offset, n); });
+    }
+    const double loss = m->forward(b, true, &rng, 0.1f);
     const double f = ms_since(t0);
     m->backward();
     const double fb = ms_since(t0);
+    if (sync) {
+      P.set_grads_ready(nullptr);
+      sync->reduce(P, loss, tokens);
+    }
+    const double fbr = ms_since(t0);
     adam.step(1e-4f);
     const double all = ms_since(t0);
     const double cpu = 1e3 * double(std::clock() - c0) / CLOCKS_PER_SEC;
-    return std::array<double, 5>{all, f, fb - f, all - fb, cpu};
+    return std::array<double, 6>{all, f, fb - f, all - fbr, cpu, fbr - fb};
   };
   for (int i = 0; i < 3; ++i) step();
-  std::array<std::vector<double>, 5> ms;
+  std::array<std::vector<double>, 6> ms;
   const auto t0 = clock::now();
-  while (ms[0].size() < 5 || ms_since(t0) < 1e3 * seconds) {
+  for (;;) {  // every rank stops at the same step (the all-reduces pair them up)
     const auto t = step();
     for (size_t k = 0; k < t.size(); ++k) ms[k].push_back(t[k]);
+    if (dist.any(ms[0].size() >= 5 && ms_since(t0) >= 1e3 * seconds)) break;
   }
   auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
+  if (!dist.root()) return 0;
+  const double step_ms = median(ms[0]);
   std::printf("%s\n", nlohmann::json({{"config", size},
                                       {"threads", num_threads()},
-                                      {"ms_per_step", median(ms[0])},
+                                      {"ranks", dist.size()},
+                                      {"ms_per_step", step_ms},
                                       {"forward_ms", median(ms[1])},
                                       {"backward_ms", median(ms[2])},
                                       {"adam_ms", median(ms[3])},
+                                      {"reduce_ms", median(ms[5])},
                                       {"cpu_ms_per_step", median(ms[4])},
                                       {"steps", ms[0].size()},
                                       {"tokens_per_step", B * L},
+                                      {"tokens_per_s", 1e3 * double(B) * L * dist.size() / step_ms},
                                       {"params", m->params().total()}})
                           .dump()
                           .c_str());

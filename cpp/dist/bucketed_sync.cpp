@@ -116,7 +116,7 @@ double BucketedGradientSync::reduce(ParamArena& P, double local_loss, int64_t lo
       throw Error("gradient sync: reduce() with " + std::to_string(local_tokens) +
                   " tokens after begin() with " + std::to_string(local_tokens_));
   } else {
-    begin(P, local_tokens);
+    BucketedGradientSync::begin(P, local_tokens);  // not an override's
   }
   begun_ = false;
   for (size_t b = 0; b < buckets_.size(); ++b) start(b);

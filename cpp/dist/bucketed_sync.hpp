@@ -4,9 +4,10 @@
 //   g = sum_r (n_r / N) g_r,
 // so every rank scales its gradients by n_r / N and the buffer is summed over ranks, in buckets
 // of a few MB with non-blocking all-reduces (start them all, then wait for all). The global mean
-// loss is sum_r n_r L_r / N. For overlap with backward, a step may call begin() (which sums the
-// token counts) before backward and bucket_ready() as regions of the gradient become final:
-// each bucket then starts as soon as it is complete; reduce() starts the rest and waits.
+// loss is sum_r n_r L_r / N. For overlap with backward, the step calls begin() (which sums the
+// token counts) before backward and grads_ready() (= bucket_ready()) as the model's backward
+// reports regions of the gradient final: each bucket then starts as soon as it is complete, and
+// every report lets the started ones progress; reduce() starts the rest and waits.
 // A gradient buffer in device memory reduced by a host communicator goes through a host copy.
 #pragma once
 #include <cstddef>
@@ -34,10 +35,11 @@ class BucketedGradientSync : public GradientSync {
 
   // Optional, before backward: sums the token counts over ranks (a blocking all-reduce of one
   // int64), so that bucket_ready() can scale and start buckets during backward.
-  void begin(ParamArena& P, int64_t local_tokens);
+  void begin(ParamArena& P, int64_t local_tokens) override;
   // After begin(): gradient floats [offset, offset + n) of P.grads() are final for this step.
   // Each float is reported once per step; a bucket starts when all its floats are reported.
   void bucket_ready(size_t offset, size_t n);
+  void grads_ready(size_t offset, size_t n) override { bucket_ready(offset, n); }
   // The GradientSync hook: scales and reduces every bucket not yet started, waits for all,
   // and returns the global mean loss. local_tokens must equal begin()'s when begin() was called.
   double reduce(ParamArena& P, double local_loss, int64_t local_tokens) override;

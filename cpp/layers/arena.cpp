@@ -72,6 +72,15 @@ void ParamArena::allocate(Rng& rng) {
   if (!host.empty()) kt_->upload(values_, host.data(), host.size() * sizeof(float));
 }
 
+void ParamArena::grads_ready(int first, int last) const {
+  AL_CHECK(0 <= first && first <= last && last <= count(),
+           "parameters [" << first << ", " << last << ") of " << count() << " reported ready");
+  if (!grads_ready_ || first == last) return;
+  const size_t begin = params_[size_t(first)].offset;
+  const size_t end = last < count() ? params_[size_t(last)].offset : total_;
+  grads_ready_(begin, end - begin);
+}
+
 int ParamArena::find(const std::string& name) const {
   for (size_t i = 0; i < params_.size(); ++i)
     if (params_[i].name == name) return int(i);

@@ -3,10 +3,13 @@
 // then makes one value block and one gradient block (CPU heap or CUDA memory) and initialises
 // values on the host. A parameter is an integer id; val(id)/grad(id) are pointers into the
 // blocks. list() is the named-parameter list the optimizer, checkpoints and gradient checks use.
+// A model's backward may report, through grads_ready(), parameters whose gradients are final
+// for this step; a data-parallel step listens (set_grads_ready) to start their all-reduce early.
 // Workspace: a bump allocator for activations and scratch, reset at the start of each forward.
 // It lives with the layers (not in core/) because it allocates through the kernel table.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +56,16 @@ class ParamArena {
   long total() const { return long(total_); }
   void zero_grad() const;
   const KernelTable& kernels() const { return *kt_; }
+  int count() const { return int(params_.size()); }
+
+  // Gradient floats [offset, offset + n) are final for this step. Set by whoever runs the step
+  // (an empty function: nobody listens, the default).
+  using GradsReady = std::function<void(size_t offset, size_t n)>;
+  void set_grads_ready(GradsReady f) { grads_ready_ = std::move(f); }
+  // Called by a model's backward: the gradients of parameters [first, last) (ids, which are
+  // declaration order and arena order) are final. Reports their floats with the alignment padding
+  // after each, so the reports of every parameter cover [0, total()) once.
+  void grads_ready(int first, int last) const;
 
  private:
   const KernelTable* kt_;
@@ -60,6 +73,7 @@ class ParamArena {
   size_t total_ = 0;
   float* values_ = nullptr;
   float* grads_ = nullptr;
+  GradsReady grads_ready_;
 };
 
 class Workspace {

@@ -50,6 +50,7 @@ RnnSearch::RnnSearch(const RnnSearchConfig& cfg, const KernelTable& kt, uint64_t
   init_W_ = P.add("init.W", {2 * C, C}, Init::Uniform, 1.f / std::sqrt(float(2 * C)));
   init_b_ = P.add("init.b", {C}, Init::Zeros);
   if (attends()) att_ids_.declare(P, "attention", C, 2 * C, cfg.attn);
+  dec_first_ = P.count();
   dec_ids_.declare(P, "decoder", E + 2 * C, C);
   out_W_ = P.add("out.W", {3 * C + E, V}, Init::Uniform, 1.f / std::sqrt(float(3 * C + E)));
   out_b_ = P.add("out.b", {V}, Init::Zeros);
@@ -177,6 +178,7 @@ void RnnSearch::backward() {
   kt_.gemm(true, false, 2 * C, V, int(tb), 1.f, ctx_, 2 * C, dl, V, 1.f, dWo + size_t(C) * V, V);
   kt_.gemm(true, false, E, V, int(tb), 1.f, xe_, E, dl, V, 1.f, dWo + size_t(3 * C) * V, V);
   kt_.bias_act_backward(dlogits_, params_.grad(out_b_), dl, nullptr, Act::None, int(tb), V);
+  params_.grads_ready(out_W_, out_b_ + 1);
   float* ds = ws_.floats(tb * C);        // [T,B,C] gradient on s_1..s_T
   float* dctx = ws_.floats(tb * 2 * C);  // [T,B,2C]
   float* dxe = ws_.floats(tb * E);       // [T,B,E]
@@ -218,16 +220,22 @@ void RnnSearch::backward() {
       kt_.axpy(dsum, 1.f, dctx_t, long(2 * bc));
     }
   }
+  params_.grads_ready(dec_first_, out_W_);
   // s_0 = tanh(sum Wi + bi)
   kt_.tanh_bias_backward(carry, params_.grad(init_b_), carry, s_, B, C);
   kt_.gemm(true, false, 2 * C, C, B, 1.f, sum_, 2 * C, carry, C, 1.f, params_.grad(init_W_), C);
   kt_.gemm(false, true, B, 2 * C, C, 1.f, carry, C, params_.val(init_W_), C, 1.f, dsum, 2 * C);
+  params_.grads_ready(init_W_, init_b_ + 1);
   tgt_embed_.backward(c, dxe, tgt_in_tm_.data(), int(tb));
+  params_.grads_ready(tgt_embed_.W, tgt_embed_.W + 1);
   if (attends()) att_.finish_backward(kt_, ap, dap, dH);
+  params_.grads_ready(init_b_ + 1, dec_first_);  // the attention (none in RNNencdec)
   enc_.summary_backward(kt_, dH, dsum);
   float* dxs = zeroed(c, size_t(S) * B * E);
   enc_.backward(kt_, enc_ids_.val(params_), enc_ids_.grad(params_), dxs, dH, xs_);
+  params_.grads_ready(tgt_embed_.W + 1, init_W_);
   src_embed_.backward(c, dxs, src_tm_.data(), S * B);
+  params_.grads_ready(src_embed_.W, src_embed_.W + 1);
 }
 
 std::vector<float> RnnSearch::logits() const {

@@ -56,6 +56,10 @@ class RnnSearch : public Model {
   GruIds dec_ids_;
   AttnIds att_ids_;
   int init_W_ = -1, init_b_ = -1, out_W_ = -1, out_b_ = -1;
+  // The first decoder parameter's id. Parameter ids run src_embed, tgt_embed, encoder, init,
+  // attention, decoder, out: backward reports each range once its gradients are final
+  // (ParamArena::grads_ready), so a data-parallel step can start reducing them.
+  int dec_first_ = -1;
   BiGru enc_;
   RecurrentAttention att_;
   // Last forward (time-major).

@@ -13,36 +13,58 @@ Transformer::Transformer(const TransformerConfig& cfg, const KernelTable& kt, ui
   const LayerOptions o{C, cfg.heads, cfg.d_ff, cfg.dropout, cfg.norm_first, cfg.act()};
   const bool learned = cfg.pos_encoding == "learned";
   const bool has_src = cfg.model != "lm", has_tgt = cfg.model != "encoder";
-  if (has_src) src_embed_.declare(P, "src_embed.weight", cfg.src_vocab, C, true);
-  if (has_tgt) tgt_embed_.declare(P, "tgt_embed.weight", cfg.tgt_vocab, C, true);
-  if (has_src) src_pos_.declare(P, "src_pos_embed.weight", learned, cfg.max_len, C);
+  // Runs declare() and records the ids it added.
+  auto part = [&P](Ids& ids, auto&& declare) {
+    ids.first = P.count();
+    declare();
+    ids.last = P.count();
+  };
+  if (has_src)
+    part(src_embed_ids_,
+         [&] { src_embed_.declare(P, "src_embed.weight", cfg.src_vocab, C, true); });
   if (has_tgt)
-    tgt_pos_.declare(P, "tgt_pos_embed.weight", learned,
-                     cfg.max_len + (cfg.model == "lm" ? cfg.max_len : 0), C);
+    part(tgt_embed_ids_,
+         [&] { tgt_embed_.declare(P, "tgt_embed.weight", cfg.tgt_vocab, C, true); });
+  if (has_src)
+    part(src_pos_ids_,
+         [&] { src_pos_.declare(P, "src_pos_embed.weight", learned, cfg.max_len, C); });
+  if (has_tgt)
+    part(tgt_pos_ids_, [&] {
+      tgt_pos_.declare(P, "tgt_pos_embed.weight", learned,
+                       cfg.max_len + (cfg.model == "lm" ? cfg.max_len : 0), C);
+    });
   if (has_src) {
     enc_.resize(size_t(cfg.enc_layers));
+    enc_ids_.resize(enc_.size());
     for (int l = 0; l < cfg.enc_layers; ++l)
-      enc_[size_t(l)].declare(P, "encoder.layers." + std::to_string(l), o);
-    enc_norm_.declare(P, "encoder.norm", C);
+      part(enc_ids_[size_t(l)],
+           [&] { enc_[size_t(l)].declare(P, "encoder.layers." + std::to_string(l), o); });
+    part(enc_norm_ids_, [&] { enc_norm_.declare(P, "encoder.norm", C); });
   }
   if (cfg.model == "transformer") {
     dec_.resize(size_t(cfg.dec_layers));
+    dec_ids_.resize(dec_.size());
     for (int l = 0; l < cfg.dec_layers; ++l)
-      dec_[size_t(l)].declare(P, "decoder.layers." + std::to_string(l), o);
+      part(dec_ids_[size_t(l)],
+           [&] { dec_[size_t(l)].declare(P, "decoder.layers." + std::to_string(l), o); });
   } else if (cfg.model == "lm") {
     lm_.resize(size_t(cfg.dec_layers));
+    dec_ids_.resize(lm_.size());
     for (int l = 0; l < cfg.dec_layers; ++l)
-      lm_[size_t(l)].declare(P, "decoder.layers." + std::to_string(l), o);
+      part(dec_ids_[size_t(l)],
+           [&] { lm_[size_t(l)].declare(P, "decoder.layers." + std::to_string(l), o); });
   }
-  if (has_tgt) dec_norm_.declare(P, "decoder.norm", C);
-  if (cfg.tie_embeddings && has_tgt) {
-    generator_.in = C;
-    generator_.out = cfg.tgt_vocab;
-    generator_.W = tgt_embed_.W;
-    generator_.b = P.add("generator.bias", {cfg.tgt_vocab}, Init::Zeros);
-  } else {
-    generator_.declare(P, "generator", C, cfg.tgt_vocab);
-  }
+  if (has_tgt) part(dec_norm_ids_, [&] { dec_norm_.declare(P, "decoder.norm", C); });
+  part(gen_ids_, [&] {
+    if (cfg.tie_embeddings && has_tgt) {
+      generator_.in = C;
+      generator_.out = cfg.tgt_vocab;
+      generator_.W = tgt_embed_.W;
+      generator_.b = P.add("generator.bias", {cfg.tgt_vocab}, Init::Zeros);
+    } else {
+      generator_.declare(P, "generator", C, cfg.tgt_vocab);
+    }
+  });
   Rng rng(seed);
   P.allocate(rng);
 }
@@ -165,33 +187,53 @@ void Transformer::backward() {
   float* dh = ws_.floats(size_t(R) * C);  // [B*L,C]
   kt_.zero(dh, size_t(R) * C * sizeof(float));
   generator_.backward(c, dh, loss_.dlogits, hidden_, R);
+  ready(gen_ids_);  // a tied weight is final only after the target embedding's backward
   float* dy = ws_.floats(size_t(R) * C);
   kt_.zero(dy, size_t(R) * C * sizeof(float));
   if (cfg_.model == "encoder") {
     enc_norm_.backward(c, enc_norm_c_, dy, dh, R);
-    for (size_t l = enc_.size(); l-- > 0;)
+    ready(enc_norm_ids_);
+    for (size_t l = enc_.size(); l-- > 0;) {
       dy = enc_[l].backward(c, enc_c_[l], zeroed(c, size_t(R) * C), dy);
+      ready(enc_ids_[l]);
+    }
     embed_backward(c, src_embed_, src_pos_, src_drop_, src_ids_, dy, B, L_);
+    ready(src_embed_ids_);
+    ready(src_pos_ids_);
     return;
   }
   dec_norm_.backward(c, dec_norm_c_, dy, dh, R);
+  ready(dec_norm_ids_);
   if (cfg_.model == "lm") {
-    for (size_t l = lm_.size(); l-- > 0;)
+    for (size_t l = lm_.size(); l-- > 0;) {
       dy = lm_[l].backward(c, lm_c_[l], zeroed(c, size_t(R) * C), dy);
+      ready(dec_ids_[l]);
+    }
     embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, dy, B, L_);
+    ready(tgt_embed_ids_);
+    ready(tgt_pos_ids_);
     return;
   }
   float* dmem = ws_.floats(size_t(B) * S_ * C);  // [B,S,C] summed over decoder layers
   kt_.zero(dmem, size_t(B) * S_ * C * sizeof(float));
-  for (size_t l = dec_.size(); l-- > 0;)
+  for (size_t l = dec_.size(); l-- > 0;) {
     dy = dec_[l].backward(c, dec_c_[l], zeroed(c, size_t(R) * C), dmem, dy);
+    ready(dec_ids_[l]);
+  }
   embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, dy, B, T_);
+  ready(tgt_embed_ids_);
+  ready(tgt_pos_ids_);
   float* dx = ws_.floats(size_t(B) * S_ * C);
   kt_.zero(dx, size_t(B) * S_ * C * sizeof(float));
   enc_norm_.backward(c, enc_norm_c_, dx, dmem, B * S_);
-  for (size_t l = enc_.size(); l-- > 0;)
+  ready(enc_norm_ids_);
+  for (size_t l = enc_.size(); l-- > 0;) {
     dx = enc_[l].backward(c, enc_c_[l], zeroed(c, size_t(B) * S_ * C), dx);
+    ready(enc_ids_[l]);
+  }
   embed_backward(c, src_embed_, src_pos_, src_drop_, src_ids_, dx, B, S_);
+  ready(src_embed_ids_);
+  ready(src_pos_ids_);
 }
 
 std::vector<float> Transformer::logits() const {

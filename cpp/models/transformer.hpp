@@ -48,6 +48,13 @@ class Transformer : public Model {
                       const DropoutCache& d, const int32_t* dev_ids, float* dx, int B, int L);
   uint8_t* pad_mask(const Ctx& c, const std::vector<int32_t>& ids) const;
 
+  // Parameter ids [first, last) of each part; backward reports each part once its gradients are
+  // final (ParamArena::grads_ready), so a data-parallel step can start reducing them.
+  struct Ids {
+    int first = 0, last = 0;
+  };
+  void ready(const Ids& r) const { params_.grads_ready(r.first, r.last); }
+
   TransformerConfig cfg_;
   bool causal_ = true;
   Embedding src_embed_, tgt_embed_;
@@ -56,6 +63,9 @@ class Transformer : public Model {
   std::vector<DecoderLayer> dec_;
   LayerNorm enc_norm_, dec_norm_;
   Linear generator_;
+  Ids src_embed_ids_, tgt_embed_ids_, src_pos_ids_, tgt_pos_ids_, enc_norm_ids_, dec_norm_ids_;
+  Ids gen_ids_;  // tied embeddings: the bias alone (the weight is tgt_embed's)
+  std::vector<Ids> enc_ids_, dec_ids_;  // per layer; dec_ids_: the decoder's or the LM's layers
 
   // The last forward: inputs (host), sizes and caches.
   int B_ = 0, S_ = 0, T_ = 0, L_ = 0;  // L_: rows per sequence in the generator's output

@@ -2,10 +2,13 @@
 // After backward, the step calls reduce() with the local mean loss and the local count of target
 // tokens; on return, P's gradients must hold the gradient of the loss normalised by the global
 // count of target tokens (summed over ranks), and the return value is that global mean loss.
+// To overlap the reduction with backward, the step calls begin() before forward/backward and
+// forwards the model's ParamArena::grads_ready reports to grads_ready() (both optional no-ops).
 // DataParallel is what a trainer needs to know of the job (the front end builds the sync from
 // dist/, which train/ does not see): rank r of `size` takes rows [r·B, (r+1)·B) of each global
 // batch of size·B examples drawn from the shared data stream.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "core/check.hpp"
@@ -17,6 +20,16 @@ class ParamArena;
 class GradientSync {
  public:
   virtual ~GradientSync() = default;
+  // Before forward/backward, with the local count of target tokens reduce() will get.
+  virtual void begin(ParamArena& P, int64_t local_tokens) {
+    (void)P;
+    (void)local_tokens;
+  }
+  // During backward: gradient floats [offset, offset + n) of P are final for this step.
+  virtual void grads_ready(size_t offset, size_t n) {
+    (void)offset;
+    (void)n;
+  }
   virtual double reduce(ParamArena& P, double local_loss, int64_t local_tokens) = 0;
 };
 

@@ -3,14 +3,37 @@
 
 namespace attnlab {
 
+namespace {
+
+// Routes P's grads_ready reports to a sync for the duration of one forward/backward.
+struct GradsReadyRoute {
+  ParamArena& P;
+  GradsReadyRoute(ParamArena& P_, GradientSync& sync) : P(P_) {
+    P.set_grads_ready([&sync](size_t offset, size_t n) { sync.grads_ready(offset, n); });
+  }
+  ~GradsReadyRoute() { P.set_grads_ready(nullptr); }
+  GradsReadyRoute(const GradsReadyRoute&) = delete;
+  GradsReadyRoute& operator=(const GradsReadyRoute&) = delete;
+};
+
+}  // namespace
+
 StepInfo train_step(ParamArena& P, Adam& adam, const std::function<double()>& forward_backward,
                     long tokens, const StepOptions& o, GradientSync* sync) {
   StepInfo s;
   s.step = o.step;
   s.tokens = tokens;
   P.zero_grad();
-  s.loss = forward_backward();
-  if (sync) s.loss = sync->reduce(P, s.loss, int64_t(tokens));
+  if (sync) {
+    sync->begin(P, int64_t(tokens));
+    {
+      GradsReadyRoute route(P, *sync);
+      s.loss = forward_backward();
+    }
+    s.loss = sync->reduce(P, s.loss, int64_t(tokens));
+  } else {
+    s.loss = forward_backward();
+  }
   s.grad_norm = clip_grad_norm(P, o.clip);
   s.lr = o.lr;
   check_step_finite(o.step, s.loss, s.grad_norm, s.lr);

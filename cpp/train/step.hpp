@@ -1,5 +1,7 @@
 // The one training step every trainer and the session take:
-//   zero_grad -> forward/backward -> [GradientSync::reduce] -> clip -> finite check -> Adam.
+//   zero_grad -> [GradientSync::begin] -> forward/backward -> [GradientSync::reduce] -> clip ->
+//   finite check -> Adam.
+// Under a sync, P's grads_ready reports during backward go to the sync (overlapped all-reduce).
 // The token-batch form runs Model::forward/backward on a Batch; the general form takes the
 // forward/backward pass as a callable (the pointer network's point batches). The learning rate
 // is the caller's (its schedule at this step); with sync == nullptr it is the single-process step.
@@ -28,7 +30,8 @@ struct StepInfo {
 };
 
 // zero_grad, forward_backward() (fills P's gradients, returns the mean loss over `tokens`
-// targets), sync, clip, check_step_finite, adam.step(o.lr).
+// targets), sync, clip, check_step_finite, adam.step(o.lr). `tokens` must be known before
+// forward_backward() runs (the sync starts from it).
 StepInfo train_step(ParamArena& P, Adam& adam, const std::function<double()>& forward_backward,
                     long tokens, const StepOptions& o, GradientSync* sync = nullptr);
 

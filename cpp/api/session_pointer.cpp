@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "core/check.hpp"
+#include "data/point_task.hpp"
+#include "eval/point_eval.hpp"
 #include "io/checkpoint.hpp"
 #include "io/safetensors.hpp"
 #include "models/memory.hpp"
@@ -25,27 +27,29 @@ json object_or_empty(const json& j, const char* key) {
 }  // namespace
 
 void PointerSession::set_task(const std::string& name, const json& options) {
-  AL_CHECK(is_point_task(name),
-           "pointer session: \"" << name << "\" is not a pointer task (convex-hull, tsp, sort)");
-  task_ = make_point_task(name);
-  task_name_ = name;
   n_min_ = options.value("n_min", options.value("n", 5));
   n_max_ = options.value("n_max", std::max(n_min_, options.value("n", n_min_)));
   AL_CHECK(
       n_min_ >= 1 && n_max_ >= n_min_ && n_max_ <= 1000,
       "pointer session: need 1 <= n_min <= n_max <= 1000 (got " << n_min_ << ", " << n_max_ << ")");
-  AL_CHECK(task_->kind() != PointKind::Tsp || n_max_ <= 10, "tsp: n_max must be at most 10");
+  const std::string task = task_for_model(name, "pointer");
+  const auto names = task_names();
+  std::unique_ptr<Task> t = std::find(names.begin(), names.end(), task) != names.end()
+                                ? make_task(task, {{"n_min", n_min_}, {"n_max", n_max_}})
+                                : nullptr;
+  AL_CHECK(t && t->input_dim() > 0,
+           "pointer session: \"" << name << "\" is not a pointer task (convex-hull, tsp, sort)");
+  task_ = std::move(t);
+  task_name_ = name;
 }
 
 void PointerSession::set_train_options(const json& t) {
   train_config_ = t;
   opts_.batch = t.value("batch", 128);
-  opts_.lr = t.value("lr", 1e-3f);
+  opts_.schedule.lr = t.value("lr", 1e-3f);
   opts_.clip = t.value("clip", 2.f);
   AL_CHECK(opts_.batch >= 1 && opts_.batch <= (1 << 16), "train.batch must be in [1, 65536]");
-  AL_CHECK(opts_.lr > 0 && opts_.lr < 10, "train.lr must be in (0, 10)");
-  opts_.n_min = n_min_;
-  opts_.n_max = n_max_;
+  AL_CHECK(opts_.schedule.lr > 0 && opts_.schedule.lr < 10, "train.lr must be in (0, 10)");
   opts_.seed = seed_ + uint64_t(steps_);
 }
 
@@ -68,7 +72,7 @@ std::unique_ptr<PointerSession> PointerSession::create(const json& config) {
   const json train = object_or_empty(config, "train");
   check_fits(estimate_size(cfg, train.value("batch", 128), s->n_max_ + 1, s->n_max_ + 1),
              "this pointer network");
-  s->model_ = std::make_unique<PointerNet>(PointerConfig::from_json(cfg), cpu_kernels(), s->seed_);
+  s->model_ = make_model(cfg, cpu_kernels(), s->seed_);
   s->set_train_options(train);
   return s;
 }
@@ -79,12 +83,11 @@ std::unique_ptr<PointerSession> PointerSession::load(const std::vector<uint8_t>&
   const SafeTensors st = parse_safetensors(bytes.data(), bytes.size());
   json state;
   std::unique_ptr<Model> m = model_from_safetensors(st, cpu_kernels(), &state);
-  auto* pn = dynamic_cast<PointerNet*>(m.get());
-  AL_CHECK(pn, "this checkpoint holds a " << m->config().value("model", std::string("?"))
-                                          << " model, not a pointer network");
+  AL_CHECK(m->input_dim() > 0, "this checkpoint holds a "
+                                   << m->config().value("model", std::string("?"))
+                                   << " model, not a pointer network");
   std::unique_ptr<PointerSession> s(new PointerSession());
-  m.release();
-  s->model_.reset(pn);
+  s->model_ = std::move(m);
   s->steps_ = state.value("step", 0);
   s->seed_ = state.value("seed", uint64_t(1));
   std::string task = overrides.value("task", state.value("task", std::string()));
@@ -93,9 +96,9 @@ std::unique_ptr<PointerSession> PointerSession::load(const std::vector<uint8_t>&
   if (!overrides.contains("task_options"))
     opts = {{"n_min", state.value("n_min", 5)}, {"n_max", state.value("n_max", 5)}};
   s->set_task(task, opts);
-  AL_CHECK(s->model_->cfg().dim == s->task_->dim(),
-           "the checkpoint's inputs have " << s->model_->cfg().dim << " features, task " << task
-                                           << " has " << s->task_->dim());
+  AL_CHECK(s->model_->input_dim() == s->task_->input_dim(),
+           "the checkpoint's inputs have " << s->model_->input_dim() << " features, task " << task
+                                           << " has " << s->task_->input_dim());
   s->set_train_options(object_or_empty(overrides, "train"));
   return s;
 }
@@ -110,16 +113,16 @@ json PointerSession::info() const {
           {"step", steps_},
           {"seed", seed_},
           {"train", train_config_},
-          {"dim", task_->dim()},
+          {"dim", task_->input_dim()},
           {"autoregressive", true}};
 }
 
 PointerChunk PointerSession::train(int steps) {
   AL_CHECK(steps >= 1 && steps <= 100000, "train: steps must be in [1, 100000], got " << steps);
-  if (!trainer_) trainer_ = std::make_unique<PointTrainer>(*model_, *task_, opts_);
+  if (!trainer_) trainer_ = std::make_unique<Trainer>(*model_, *task_, opts_);
   PointerChunk r;
   for (int i = 0; i < steps; ++i) {
-    r.losses.push_back(float(trainer_->step()));
+    r.losses.push_back(float(trainer_->step().loss));
     ++steps_;
   }
   r.points = long(steps) * opts_.batch * (n_min_ + n_max_) / 2;
@@ -129,14 +132,16 @@ PointerChunk PointerSession::train(int steps) {
 
 json PointerSession::evaluate(int samples, uint64_t seed) {
   AL_CHECK(samples >= 1 && samples <= 100000, "evaluate: samples must be in [1, 100000]");
-  return evaluate_points(*model_, *task_, samples, n_min_, n_max_, seed).to_json(task_->kind());
+  return point_eval_json(evaluate_points(*model_, *task_, samples, n_min_, n_max_, seed),
+                         task_->name());
 }
 
 PointerDecode PointerSession::decode(const std::vector<float>& x, int n) {
   AL_CHECK(n >= 1 && n <= 1000, "decode: n must be in [1, 1000], got " << n);
-  AL_CHECK(x.size() == size_t(n) * task_->dim(),
-           "decode: got " << x.size() << " values, expected n*dim = " << size_t(n) * task_->dim());
-  const PointDecoded d = model_->greedy(x, 1, n, true);
+  AL_CHECK(
+      x.size() == size_t(n) * task_->input_dim(),
+      "decode: got " << x.size() << " values, expected n*dim = " << size_t(n) * task_->input_dim());
+  const PointDecoded d = model_->decode_points(x, 1, n, 1, true);
   PointerDecode r;
   r.n = n;
   r.order = d.order[0];
@@ -147,10 +152,14 @@ PointerDecode PointerSession::decode(const std::vector<float>& x, int n) {
 PointerExamples PointerSession::examples(int count, int n, Split split, uint64_t seed) const {
   AL_CHECK(count >= 1 && count <= 10000, "examples: count must be in [1, 10000]");
   if (n <= 0) n = n_min_;
-  AL_CHECK(n <= 1000 && (task_->kind() != PointKind::Tsp || n <= 10), "examples: n out of range");
+  AL_CHECK(n <= 1000 && (task_->name() != "tsp" || n <= 10), "examples: n out of range");
   Rng rng(seed);
-  const PointBatch b = make_point_batch(*task_, rng, split, count, n);
-  return {n, task_->dim(), b.x, b.targets};
+  const Batch b = task_->sample_sets(rng, split, count, n);
+  std::vector<std::vector<int>> target(static_cast<size_t>(count));
+  for (int r = 0; r < count; ++r)
+    for (int t = 0; t < b.T && b.tgt_out[size_t(r) * b.T + t] != kEos; ++t)
+      target[size_t(r)].push_back(b.tgt_out[size_t(r) * b.T + t] - kFirstSymbol);
+  return {n, task_->input_dim(), b.x, target};
 }
 
 std::vector<uint8_t> PointerSession::save() {

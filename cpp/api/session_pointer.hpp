@@ -1,5 +1,5 @@
 // A pointer-network session (Vinyals et al. 2015) for front ends: a Ptr-Net and the point task
-// it trains on (convex-hull, tsp, sort), training through the shared PointTrainer, held-out
+// it trains on (convex-hull, tsp, sort), training through the shared Trainer, held-out
 // metrics, greedy decoding with the pointer distribution of every output step, and
 // .safetensors bytes (the checkpoint `attn train --model pointer` writes and reads).
 // Config: {"model": {"hidden": 128, "glimpse": false} | "pointer", "task": "convex-hull",
@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "data/point_task.hpp"
-#include "models/pointer.hpp"
-#include "train/point_train.hpp"
+#include "data/task.hpp"
+#include "models/model.hpp"
+#include "train/trainer.hpp"
 
 namespace attnlab::api {
 
@@ -53,15 +53,15 @@ class PointerSession {
   void set_task(const std::string& name, const nlohmann::json& options);
   void set_train_options(const nlohmann::json& train);
 
-  std::unique_ptr<PointerNet> model_;
-  std::unique_ptr<PointTask> task_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<Task> task_;
   std::string task_name_;
   int n_min_ = 5, n_max_ = 5;
   nlohmann::json train_config_ = nlohmann::json::object();
-  PointTrainOptions opts_;
+  TrainOptions opts_ = pointer_train_options();
   uint64_t seed_ = 1;
   int steps_ = 0;
-  std::unique_ptr<PointTrainer> trainer_;
+  std::unique_ptr<Trainer> trainer_;
 };
 
 }  // namespace attnlab::api

@@ -1,10 +1,11 @@
-// Pointer-network sessions (cpp/api/session_pointer.hpp): training follows the PointTrainer,
+// Pointer-network sessions (cpp/api/session_pointer.hpp): training follows the Trainer,
 // decoding gives one distribution over inputs + end per output step, checkpoints round-trip.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "api/session_pointer.hpp"
 #include "core/check.hpp"
+#include "data/point_task.hpp"
 
 using namespace attnlab;
 using nlohmann::json;
@@ -21,16 +22,16 @@ json hull_config() {
 
 }  // namespace
 
-TEST_CASE("pointer session: trains like the PointTrainer and decodes distributions", "[api]") {
+TEST_CASE("pointer session: trains like the Trainer and decodes distributions", "[api]") {
   auto s = api::PointerSession::create(hull_config());
   const api::PointerChunk c = s->train(3);
 
-  auto task = make_point_task("convex-hull");
-  PointerNet ref(PointerConfig::from_json(pointer_config_for(*task, 16, false)), cpu_kernels(), 4);
-  PointTrainOptions o;
-  o.batch = 8, o.n_min = 5, o.n_max = 6, o.seed = 4;
-  PointTrainer tr(ref, *task, o);
-  for (int i = 0; i < 3; ++i) CHECK(c.losses[i] == float(tr.step()));
+  auto task = make_task("convex-hull", {{"n_min", 5}, {"n_max", 6}});
+  auto ref = make_model(pointer_config_for(*task, 16, false), cpu_kernels(), 4);
+  TrainOptions o = pointer_train_options();
+  o.batch = 8, o.seed = 4;
+  Trainer tr(*ref, *task, o);
+  for (int i = 0; i < 3; ++i) CHECK(c.losses[i] == float(tr.step().loss));
 
   const api::PointerExamples e = s->examples(1, 7, Split::Test, 3);
   REQUIRE(e.x.size() == 14);

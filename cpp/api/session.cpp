@@ -1,11 +1,13 @@
 // Model sessions (see session.hpp): config resolution as in `attn train`, training on the task
-// through the shared Trainer or on given batches, evaluation, decoding, inspection, checkpoints.
+// through the shared Trainer or on given batches, evaluation, decoding (token rows or point
+// sets), inspection, checkpoints.
 #include "api/session.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "core/check.hpp"
+#include "data/point_task.hpp"
 #include "eval/align_eval.hpp"
 #include "eval/decode.hpp"
 #include "io/checkpoint.hpp"
@@ -32,7 +34,20 @@ std::string string_or_empty(const json& j, const char* key) {
   return it->get<std::string>();
 }
 
-// The model config of a session config, completed from the task as `attn train` does.
+// The model kind a session config names ("" when none).
+std::string model_kind(const json& config) {
+  AL_CHECK(config.is_object(), "session config must be a JSON object");
+  const auto it = config.find("model");
+  if (it == config.end() || it->is_null()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  AL_CHECK(it->is_object(), "session config: \"model\" must be a model kind or a model config");
+  return it->contains("model") && (*it)["model"].is_string() ? (*it)["model"].get<std::string>()
+                                                             : "";
+}
+
+// The model config of a session config, completed from the task as `attn train` does: token
+// tasks set the vocabularies and max_len, point tasks their input fields; without a model the
+// task's default kind (point tasks: the pointer network).
 json resolve_model(const json& config, const Task* task) {
   AL_CHECK(config.is_object(), "session config must be a JSON object");
   json cfg = json::object();
@@ -43,26 +58,29 @@ json resolve_model(const json& config, const Task* task) {
     AL_CHECK(it->is_object(), "session config: \"model\" must be a model kind or a model config");
     cfg = *it;
   }
-  if (!cfg.contains("model")) cfg["model"] = "transformer";
-  if (task) {
+  if (!cfg.contains("model")) cfg["model"] = task ? task->default_model() : "transformer";
+  if (task && task->input_dim() > 0) {
+    const json fields = task->model_fields();
+    for (const auto& [k, v] : fields.items()) cfg[k] = v;
+  } else if (task) {
     cfg["src_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
     cfg["tgt_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
     if (!cfg.contains("max_len")) cfg["max_len"] = task->max_src_len() + task->max_tgt_len() + 2;
   }
-  AL_CHECK(cfg["model"] != "pointer",
-           "pointer networks train on point sets, not token sequences: they have their own "
-           "session (api::PointerSession, createSession with model \"pointer\" in JS)");
   return cfg;
 }
 
-int batch_of(const json& train) {
-  const int b = train.value("batch", 64);
+bool reads_points(const json& model_cfg) { return model_cfg.value("model", "") == "pointer"; }
+
+int batch_of(const json& train, bool points = false) {
+  const int b = train.value("batch", points ? pointer_train_options().batch : 64);
   AL_CHECK(b >= 1 && b <= (1 << 16), "train.batch must be in [1, 65536], got " << b);
   return b;
 }
 
 SizeEstimate estimate_for(const json& model_cfg, const Task* task, int B) {
-  const int S = task ? task->max_src_len() : model_cfg.value("max_len", 64);
+  const bool sets = task && task->input_dim() > 0;  // n inputs and the end symbol
+  const int S = task ? task->max_src_len() + (sets ? 1 : 0) : model_cfg.value("max_len", 64);
   const int T = task ? task->max_tgt_len() + 1 : model_cfg.value("max_len", 64);
   return estimate_size(model_cfg, B, std::max(1, S), std::max(1, T));
 }
@@ -78,24 +96,33 @@ std::string join(const std::vector<int32_t>& ids, const Task& t, bool src) {
 
 SizeEstimate Session::estimate(const json& config) {
   const std::string task = string_or_empty(config, "task");
-  const auto t = task.empty() ? nullptr : make_task(task, object_or_empty(config, "task_options"));
-  return estimate_for(resolve_model(config, t.get()), t.get(),
-                      batch_of(object_or_empty(config, "train")));
+  const auto t = task.empty() ? nullptr
+                              : make_task(task_for_model(task, model_kind(config)),
+                                          object_or_empty(config, "task_options"));
+  const json model_cfg = resolve_model(config, t.get());
+  return estimate_for(model_cfg, t.get(),
+                      batch_of(object_or_empty(config, "train"), reads_points(model_cfg)));
 }
 
 std::unique_ptr<Session> Session::create(const json& config) {
   std::unique_ptr<Session> s(new Session());
   AL_CHECK(config.is_object(), "session config must be a JSON object");
   const std::string task = string_or_empty(config, "task");
-  if (!task.empty()) s->set_task(task, object_or_empty(config, "task_options"));
+  if (!task.empty()) s->set_task(task, object_or_empty(config, "task_options"), model_kind(config));
   const json model_cfg = resolve_model(config, s->task_.get());
   const long seed = config.value("seed", 1L);
   AL_CHECK(seed >= 0 && seed <= 2147483647L,
            "session config: seed must be in [0, 2^31), got " << seed);
   s->seed_ = uint64_t(seed);
   const json train = object_or_empty(config, "train");
-  check_fits(estimate_for(model_cfg, s->task_.get(), batch_of(train)), "this model");
+  check_fits(estimate_for(model_cfg, s->task_.get(), batch_of(train, reads_points(model_cfg))),
+             "this model");
   s->model_ = make_model(model_cfg, cpu_kernels(), s->seed_);
+  if (s->task_)
+    AL_CHECK(s->task_->input_dim() == s->model_->input_dim(),
+             "a " << model_cfg.value("model", "") << " model does not train on task " << task
+                  << (s->task_->input_dim() > 0 ? " (point sets: model \"pointer\")"
+                                                : " (token sequences)"));
   s->set_train_options(train);
   return s;
 }
@@ -127,33 +154,52 @@ std::unique_ptr<Session> Session::load(const std::vector<uint8_t>& bytes, const 
     task = state["task"].get<std::string>();
     if (!overrides.contains("task_options")) task_opts = object_or_empty(state, "task_options");
   }
+  // Pointer checkpoints of `attn train` (and of sessions before this form) keep the n range at
+  // the top level of the state, beside empty task_options.
+  const bool points = s->model_->input_dim() > 0;
+  if (points && !overrides.contains("task_options") && task_opts.empty())
+    task_opts = {{"n_min", state.value("n_min", 5)}, {"n_max", state.value("n_max", 5)}};
+  AL_CHECK(!points || !task.empty(), "this checkpoint names no task: pass {\"task\": ...}");
   if (!task.empty()) {
-    s->set_task(task, task_opts);
-    AL_CHECK(s->task_->src_vocab() <= s->model_->src_vocab() &&
-                 s->task_->tgt_vocab() <= s->model_->out_vocab(),
-             "task " << task << " does not fit the checkpoint's vocabularies");
+    s->set_task(task, task_opts, s->model_->config().value("model", std::string()));
+    if (points)
+      AL_CHECK(s->task_->input_dim() == s->model_->input_dim(),
+               "the checkpoint's inputs have " << s->model_->input_dim() << " features, task "
+                                               << task << " has " << s->task_->input_dim());
+    else
+      AL_CHECK(s->task_->input_dim() == 0 && s->task_->src_vocab() <= s->model_->src_vocab() &&
+                   s->task_->tgt_vocab() <= s->model_->out_vocab(),
+               "task " << task << " does not fit the checkpoint's vocabularies");
   }
   s->set_train_options(object_or_empty(overrides, "train"));
   return s;
 }
 
-void Session::set_task(const std::string& name, const json& options) {
-  task_ = make_task(name, options);
+void Session::set_task(const std::string& name, const json& options,
+                       const std::string& model_kind) {
+  task_ = make_task(task_for_model(name, model_kind), options);
   task_name_ = name;
   task_options_ = options;
+  if (task_->input_dim() > 0)  // the n range in effect
+    task_options_ = {{"n_min", task_->min_src_len()}, {"n_max", task_->max_src_len()}};
 }
 
 void Session::set_train_options(const json& t) {
   train_config_ = t;
-  opts_.batch = batch_of(t);
-  opts_.schedule.kind = t.value("schedule", std::string("noam"));
+  const bool points = model_->input_dim() > 0;  // the pointer network's own defaults
+  const TrainOptions pointer = pointer_train_options();
+  if (points) opts_.adam = pointer.adam;
+  opts_.batch = batch_of(t, points);
+  opts_.schedule.kind = t.value("schedule", points ? pointer.schedule.kind : std::string("noam"));
   opts_.schedule.lr = t.value("lr", 1e-3f);
   opts_.schedule.factor = t.value("lr_factor", 1.f);
   opts_.schedule.warmup = t.value("warmup", 400);
   opts_.schedule.d_model = model_->schedule_width();
   opts_.schedule.at(1);  // rejects an unknown schedule now
   AL_CHECK(opts_.schedule.warmup >= 1, "train.warmup must be at least 1");
-  opts_.clip = t.value("clip", 1.f);
+  if (points)
+    AL_CHECK(opts_.schedule.lr > 0 && opts_.schedule.lr < 10, "train.lr must be in (0, 10)");
+  opts_.clip = t.value("clip", points ? pointer.clip : 1.f);
   AL_CHECK(std::isfinite(opts_.clip) && opts_.clip >= 0,
            "train.clip must be a non-negative number (0: no clipping)");
   opts_.label_smoothing = t.value("label_smoothing", 0.f);
@@ -190,6 +236,7 @@ json Session::info() const {
           {"srcVocab", model_->src_vocab()},
           {"tgtVocab", model_->out_vocab()},
           {"autoregressive", model_->autoregressive()},
+          {"dim", model_->input_dim()},
           {"vocabulary", bpe_ ? json({{"kind", "bpe"}, {"size", bpe_->size()}}) : json(nullptr)},
           {"estimateBytes", estimate_for(c, task_.get(), opts_.batch).total()}};
 }
@@ -218,6 +265,7 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
   AL_CHECK(!trainer_,
            "this session trains on its task (train); create another session to "
            "train on given batches");
+  AL_CHECK(model_->input_dim() == 0, "trainBatch: a pointer network trains on its task only");
   AL_CHECK(!src.empty() && src.size() == tgt.size(),
            "trainBatch: need as many target rows as source rows (got " << src.size() << " and "
                                                                        << tgt.size() << ")");
@@ -264,6 +312,7 @@ int Session::decode_limit(size_t src_len, int max_len) const {
 
 Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {
   AL_CHECK(!src.empty(), "decode: no source rows");
+  AL_CHECK(model_->input_dim() == 0, "decode: this model reads point sets (decodePoints)");
   AL_CHECK(beam >= 1 && beam <= 64, "decode: beam must be in [1, 64], got " << beam);
   check_rows(src, model_->src_vocab(), "decode: source");
   const int model_max = model_->max_len();
@@ -301,6 +350,7 @@ class Unmasked {
 
 Inspection Session::inspect(const Rows& src, const Rows& tgt, bool causal) {
   AL_CHECK(!src.empty(), "inspect: no source rows");
+  AL_CHECK(model_->input_dim() == 0, "inspect: this model reads point sets (decodePoints)");
   Model* unmask = nullptr;
   if (!causal) {
     unmask = model_.get();
@@ -333,6 +383,8 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, bool causal) {
 Examples Session::examples(int n, Split split, uint64_t seed) const {
   AL_CHECK(n >= 1 && n <= 10000, "examples: n must be in [1, 10000], got " << n);
   const Task& t = need_task("examples");
+  AL_CHECK(t.input_dim() == 0,
+           "examples: task " << task_name_ << " has point sets (pointExamples)");
   Rng rng(seed);
   Examples e;
   for (Example& x : sample_many(t, rng, split, n)) {
@@ -341,6 +393,36 @@ Examples Session::examples(int n, Split split, uint64_t seed) const {
     e.src.push_back(std::move(x.src));
     e.tgt.push_back(std::move(x.tgt));
   }
+  return e;
+}
+
+PointDecode Session::decode_points(const std::vector<float>& x, int n) {
+  const int D = model_->input_dim();
+  AL_CHECK(D > 0, "decodePoints: a \"" << model_->config().value("model", std::string())
+                                       << "\" model reads token ids, not point sets");
+  AL_CHECK(n >= 1 && n <= 1000, "decode: n must be in [1, 1000], got " << n);
+  AL_CHECK(x.size() == size_t(n) * D,
+           "decode: got " << x.size() << " values, expected n*dim = " << size_t(n) * D);
+  const PointDecoded d = model_->decode_points(x, 1, n, 1, true);
+  PointDecode r;
+  r.n = n;
+  r.order = d.order[0];
+  for (const auto& step : d.probs[0]) r.probs.insert(r.probs.end(), step.begin(), step.end());
+  return r;
+}
+
+PointExamples Session::point_examples(int count, int n, Split split, uint64_t seed) const {
+  AL_CHECK(count >= 1 && count <= 10000, "examples: count must be in [1, 10000]");
+  const Task& t = need_task("examples");
+  AL_CHECK(t.input_dim() > 0, "pointExamples: task " << task_name_ << " has token sequences");
+  if (n <= 0) n = t.min_src_len();
+  AL_CHECK(n <= 1000 && (t.name() != "tsp" || n <= 10), "examples: n out of range");
+  Rng rng(seed);
+  const Batch b = t.sample_sets(rng, split, count, n);
+  PointExamples e{n, t.input_dim(), b.x, std::vector<std::vector<int>>(static_cast<size_t>(count))};
+  for (int r = 0; r < count; ++r)
+    for (int k = 0; k < b.T && b.tgt_out[size_t(r) * b.T + k] != kEos; ++k)
+      e.target[size_t(r)].push_back(b.tgt_out[size_t(r) * b.T + k] - kFirstSymbol);
   return e;
 }
 
@@ -380,6 +462,10 @@ std::vector<uint8_t> Session::save() {
   if (task_) {
     state["task"] = task_name_;
     state["task_options"] = task_options_;
+  }
+  if (task_ && task_->input_dim() > 0) {  // where `attn eval` reads a pointer's n range
+    state["n_min"] = task_->min_src_len();
+    state["n_max"] = task_->max_src_len();
   }
   return serialize_safetensors(model_tensors(*model_, false, state));
 }

@@ -5,6 +5,13 @@
 //          "task": "reverse", "task_options": {...}, "seed": 1,
 //          "train": {"batch", "schedule", "lr", "lr_factor", "warmup", "clip", "label_smoothing"}}
 // Training on the task follows `attn train` exactly (same seed -> same losses and weights).
+// Every model kind, the pointer network included: a config that names a point task
+// (convex-hull, tsp; "sort" with model "pointer", data/task.hpp's task_for_model) and no model
+// gets the pointer network, whose fields the task fixes (dim, permutation, min_outputs) and
+// whose training defaults are `attn train --model pointer`'s (batch 128, constant lr 1e-3,
+// clip 2). Its task_options are {"n_min", "n_max"}; a point set goes in through
+// decode_points and point_examples; checkpoints store the n range in task_options (old ones
+// at the top level of the state, which load() still reads).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -41,6 +48,21 @@ struct Examples {
   std::vector<std::string> src_text, tgt_text;
 };
 
+// One point set decoded: the chosen inputs (0-based, end excluded) and each output step's
+// distribution over the n inputs and the end symbol, probs [steps, n + 1].
+struct PointDecode {
+  int n = 0;
+  std::vector<int> order;
+  std::vector<float> probs;
+};
+
+// Point-task examples: x [count, n, dim] and each set's exact answer (0-based positions).
+struct PointExamples {
+  int n = 0, dim = 0;
+  std::vector<float> x;
+  std::vector<std::vector<int>> target;
+};
+
 class Session {
  public:
   static std::unique_ptr<Session> create(const nlohmann::json& config);
@@ -62,6 +84,10 @@ class Session {
   // sees later targets (the leak the mask prevents); the model is causal again afterwards.
   Inspection inspect(const Rows& src, const Rows& tgt, bool causal = true);
   Examples examples(int n, Split split, uint64_t seed) const;
+  // Models that read point sets: the decoding of one set x [n, dim] with the pointer
+  // distribution of every step, and `count` sets of the point task (n <= 0: its n_min).
+  PointDecode decode_points(const std::vector<float>& x, int n);
+  PointExamples point_examples(int count, int n, Split split, uint64_t seed) const;
   // Text models (checkpoints of `attn train --task parallel`, which carry their BPE
   // vocabulary): text <-> token ids, and the vocabulary piece of each id (for labels).
   bool has_text_vocabulary() const { return bpe_ != nullptr; }
@@ -73,7 +99,8 @@ class Session {
 
  private:
   Session() = default;
-  void set_task(const std::string& name, const nlohmann::json& options);
+  void set_task(const std::string& name, const nlohmann::json& options,
+                const std::string& model_kind);
   void set_train_options(const nlohmann::json& train);
   const Task& need_task(const char* what) const;
   void check_rows(const Rows& rows, int vocab, const char* what) const;

@@ -4,10 +4,9 @@
 #include <algorithm>
 #include <chrono>
 
-#include "models/pointer.hpp"
+#include "data/point_task.hpp"
 #include "models/rnnsearch.hpp"
 #include "train/optim.hpp"
-#include "train/point_train.hpp"
 
 namespace attnlab {
 
@@ -59,15 +58,14 @@ std::vector<RnnBenchRow> rnn_bench(const KernelTable& kt, int reps) {
     rows.push_back({"rnnsearch train step (hidden 64, len 20, batch 32)", ms, reps});
   }
   {
-    const auto task = make_point_task("convex-hull");
+    const auto task = make_task("convex-hull");
     auto m = make_model(pointer_config_for(*task, 128, false), kt, 1);
-    auto& pn = dynamic_cast<PointerNet&>(*m);
     Rng rng(2);
-    const PointBatch b = make_point_batch(*task, rng, Split::Train, 128, 10);
+    const Batch b = task->sample_sets(rng, Split::Train, 128, 10);
     Adam adam(m->params());
     const double ms = median_ms(reps, [&] {
       m->params().zero_grad();
-      pn.forward_points(b);
+      m->forward(b, true, nullptr, 0.f);
       m->backward();
       adam.step(1e-3f);
       kt.synchronize();

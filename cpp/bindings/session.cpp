@@ -1,5 +1,6 @@
-// Embind registration of model sessions (cpp/api/session.hpp): conversion of token rows,
-// results copied out of the heap as typed arrays, C++ errors as JS Errors.
+// Embind registration of model sessions (cpp/api/session.hpp): conversion of token rows and
+// point sets, results copied out of the heap as typed arrays, C++ errors as JS Errors. Every
+// key of the JSON results is camelCase, for every model kind.
 #include "api/session.hpp"
 
 #include <emscripten/bind.h>
@@ -66,6 +67,10 @@ class JsSession {
                 {"sequenceAccuracy", r.sequence_accuracy},
                 {"samples", r.samples}};
       if (r.aer >= 0) j["aer"] = r.aer;
+      if (r.area_coverage >= 0) j["areaCoverage"] = r.area_coverage;
+      if (r.invalid_rate >= 0) j["invalidRate"] = r.invalid_rate;
+      if (r.tour_length >= 0) j["tourLength"] = r.tour_length;
+      if (r.optimal_tour_length >= 0) j["optimalTourLength"] = r.optimal_tour_length;
       if (!r.per_length.empty()) {
         json pl = json::object();
         for (const auto& [len, acc] : r.per_length) pl[std::to_string(len)] = acc;
@@ -131,6 +136,39 @@ class JsSession {
       return o;
     });
   }
+  // decodePoints(x [n*dim], n) -> {n, order, probs [steps, n+1], steps}
+  val decode_points(val x, val n) {
+    return guarded([&] {
+      const attnlab::api::PointDecode d = s_->decode_points(to_floats(x, "decode: points", false),
+                                                            int_arg(n, "decode: n", 1, 1000));
+      val o = val::object();
+      o.set("n", d.n);
+      o.set("order", to_array(d.order));
+      o.set("probs", to_f32(d.probs));
+      o.set("steps", int(d.order.size()) + 1);
+      return o;
+    });
+  }
+  // pointExamples(count, n, split, seed) -> {n, dim, x [count, n, dim], target [[positions]]}
+  val point_examples(val count, val n, val split_arg, val seed) {
+    return guarded([&] {
+      const std::string split = string_arg(split_arg, "examples: split", 16);
+      if (split != "train" && split != "test")
+        range_error("examples: split must be 'train' or 'test'");
+      const attnlab::api::PointExamples e = s_->point_examples(
+          int_arg(count, "examples: count", 1, 10000), int_arg(n, "examples: n", 0, 1000),
+          split == "train" ? attnlab::Split::Train : attnlab::Split::Test,
+          seed_arg(seed, "examples: seed"));
+      val o = val::object();
+      o.set("n", e.n);
+      o.set("dim", e.dim);
+      o.set("x", to_f32(e.x));
+      val t = val::array();
+      for (size_t i = 0; i < e.target.size(); ++i) t.set(i, to_array(e.target[i]));
+      o.set("target", t);
+      return o;
+    });
+  }
   val save() {
     return guarded([&] { return to_u8(s_->save()); });
   }
@@ -178,6 +216,8 @@ EMSCRIPTEN_BINDINGS(attnlab_session) {
       .function("decode", &JsSession::decode)
       .function("inspect", &JsSession::inspect)
       .function("examples", &JsSession::examples)
+      .function("decodePoints", &JsSession::decode_points)
+      .function("pointExamples", &JsSession::point_examples)
       .function("save", &JsSession::save)
       .function("encodeText", &JsSession::encode_text)
       .function("decodeText", &JsSession::decode_text)

@@ -10,7 +10,9 @@
 //   attn align --checkpoint C --src "..."     -> {"src_tokens", "tgt_tokens", "alignment"}
 //   attn point --checkpoint C --points "x,y ..." -> {"order", "probabilities"} (last column: end)
 // Training under mpirun is data-parallel as for attn train (data_parallel.hpp): --batch per rank,
-// rank 0 logs, evaluates and writes the checkpoint.
+// rank 0 logs, evaluates and writes the checkpoint. Every model trains through the one Trainer;
+// task names go through task_for_model ("sort" with --model pointer: the point sort). The eval
+// JSON keeps its snake_case keys (scripts/reproduce.mjs reads them).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -22,9 +24,10 @@
 #include "cli/data_parallel.hpp"
 #include "cli/interrupt.hpp"
 #include "core/check.hpp"
+#include "data/point_task.hpp"
 #include "eval/align_eval.hpp"
+#include "eval/point_eval.hpp"
 #include "io/checkpoint.hpp"
-#include "train/point_train.hpp"
 #include "train/trainer.hpp"
 
 namespace attnlab::cli {
@@ -56,6 +59,15 @@ void log_step(int step, int last, double loss, double secs, int every) {
                  1000 * secs / step);
 }
 
+// Whether a task name means a point task for the pointer model (the registry decides).
+bool names_point_task(const std::string& name) {
+  try {
+    return make_task(task_for_model(name, "pointer"))->input_dim() > 0;
+  } catch (const Error&) {
+    return false;  // unknown, or a token task that needs options (text)
+  }
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -69,7 +81,7 @@ bool is_rnn_model(const std::string& kind) {
 int cmd_train_rnn(Args& a) {
   const std::string kind = a.need("model"), task_name = a.need("task");
   const bool pointer = kind == "pointer";
-  AL_CHECK(pointer == is_point_task(task_name),
+  AL_CHECK(pointer == names_point_task(task_name),
            "model " << kind << " does not train on task " << task_name
                     << (pointer ? " (pointer tasks: convex-hull, tsp, sort)"
                                 : " (sequence tasks: dates, phrases)"));
@@ -79,23 +91,28 @@ int cmd_train_rnn(Args& a) {
   const std::string out = a.need("out");
   DataParallelRun dist(a, false);
   if (dist.root()) check_writable(out);  // before training, not after it
+  TrainOptions o = pointer ? pointer_train_options() : TrainOptions{};
   const int hidden = a.integer("hidden", pointer ? 128 : 64, 1, 4096);
-  const int batch = a.integer("batch", pointer ? 128 : 32, 1, 1 << 16);
+  o.batch = a.integer("batch", pointer ? 128 : 32, 1, 1 << 16);
   const float lr = float(a.number("lr", pointer ? 1e-3 : 3e-3, 0, 10));
-  const float clip = float(a.number("clip", pointer ? 2.0 : 5.0, 0, 1e9));
+  o.clip = float(a.number("clip", pointer ? 2.0 : 5.0, 0, 1e9));
   const int every = a.integer("log-every", 100, 1, 1 << 30);
   set_num_threads(a.integer("threads", 1, 1, 256));
   const int eval_samples = a.integer("eval-samples", 0, 0, 1 << 20);
   const int eval_every = pointer ? a.integer("eval-every", 0, 0, 1 << 30) : 0;
   const int beam = pointer ? a.integer("beam", 1, 1, 1024) : 1;
-  const float lr_final = pointer ? float(a.number("lr-final", 0, 0, 10)) : 0.f;
-  const int decay_from = pointer ? a.integer("decay-from", 1, 1, 100000000) : 1;
+  o.schedule.kind = "constant";
+  o.schedule.lr = lr;
+  o.schedule.lr_final = pointer ? float(a.number("lr-final", 0, 0, 10)) : 0.f;
+  o.schedule.decay_from = pointer ? a.integer("decay-from", 1, 1, 100000000) : 1;
+  o.schedule.decay_to = steps;
+  o.seed = seed;
   nlohmann::json cfg, task_opts = nlohmann::json::object();
-  std::unique_ptr<PointTask> ptask;
+  std::unique_ptr<Task> task;
   std::unique_ptr<SeqTask> stask;
   if (pointer) {
-    ptask = make_point_task(task_name);
-    cfg = pointer_config_for(*ptask, hidden, a.flag("glimpse"));
+    task = make_task(task_for_model(task_name, kind), {{"n_min", n.lo}, {"n_max", n.hi}});
+    cfg = pointer_config_for(*task, hidden, a.flag("glimpse"));
     cfg["attn"] = a.integer("attn", hidden, 1, 4096);
     cfg["encoder"] = a.str("encoder", "lstm");
     cfg["process_steps"] = a.integer("process-steps", 5, 1, 100);
@@ -113,52 +130,36 @@ int cmd_train_rnn(Args& a) {
   }
   a.finish();
   if (pointer)
-    check_model_fits(cfg, batch, n.hi + 1, n.hi + 2);
+    check_model_fits(cfg, o.batch, n.hi + 1, n.hi + 2);
   else
-    check_model_fits(cfg, batch, stask->max_src_len() + 1, stask->max_tgt_len() + 1);
+    check_model_fits(cfg, o.batch, stask->max_src_len() + 1, stask->max_tgt_len() + 1);
   auto model = make_model(cfg, cpu_kernels(), seed);
   dist.check_same({{"task", task_name},
                    {"model", model->config()},
                    {"n", {n.lo, n.hi}},
                    {"steps", steps},
                    {"seed", seed},
-                   {"batch", batch},
-                   {"lr", {lr, lr_final, decay_from}},
-                   {"clip", clip}},
+                   {"batch", o.batch},
+                   {"lr", {lr, o.schedule.lr_final, o.schedule.decay_from}},
+                   {"clip", o.clip}},
                   model->params());
+  o.dp = dist.dp();
+  const Task& train_task = pointer ? *task : *stask;
+  Trainer tr(*model, train_task, o);
   const auto t0 = std::chrono::steady_clock::now();
   int done = 0;
   auto sigint = std::make_unique<SigintGuard>();
-  if (pointer) {
-    PointTrainOptions o;
-    o.batch = batch, o.n_min = n.lo, o.n_max = n.hi, o.lr = lr, o.clip = clip, o.seed = seed;
-    o.lr_final = lr_final, o.steps = steps, o.decay_from = decay_from;
-    o.dp = dist.dp();
-    auto& pm = dynamic_cast<PointerNet&>(*model);
-    PointTrainer tr(pm, *ptask, o);
-    for (int s = 1; s <= steps && !dist.any(SigintGuard::interrupted()); ++s, ++done) {
-      const double loss = tr.step();
-      if (dist.root()) log_step(s, steps, loss, seconds_since(t0), every);
-      if (dist.root() && eval_every > 0 && (s % eval_every == 0) &&
-          s < steps) {  // progress on held-out sets
-        nlohmann::json r = evaluate_points(pm, *ptask, 500, n.lo, n.hi, seed + 7919, 250, beam)
-                               .to_json(ptask->kind());
-        r.erase("per_length");
-        r["step"] = s;
-        r["lr"] = tr.lr_at(s);
-        std::fprintf(stderr, "eval %s\n", r.dump().c_str());
-      }
-    }
-  } else {
-    TrainOptions o;
-    o.batch = batch, o.clip = clip, o.seed = seed;
-    o.schedule.kind = "constant";
-    o.schedule.lr = lr;
-    o.dp = dist.dp();
-    Trainer tr(*model, *stask, o);
-    for (int s = 1; s <= steps && !dist.any(SigintGuard::interrupted()); ++s, ++done) {
-      const double loss = tr.step().loss;
-      if (dist.root()) log_step(s, steps, loss, seconds_since(t0), every);
+  for (int s = 1; s <= steps && !dist.any(SigintGuard::interrupted()); ++s, ++done) {
+    const double loss = tr.step().loss;
+    if (dist.root()) log_step(s, steps, loss, seconds_since(t0), every);
+    if (dist.root() && eval_every > 0 && (s % eval_every == 0) &&
+        s < steps) {  // progress on held-out sets
+      nlohmann::json r = point_eval_json(
+          evaluate_points(*model, *task, 500, n.lo, n.hi, seed + 7919, 250, beam), task->name());
+      r.erase("per_length");
+      r["step"] = s;
+      r["lr"] = o.schedule.at(s);
+      std::fprintf(stderr, "eval %s\n", r.dump().c_str());
     }
   }
   sigint.reset();
@@ -178,9 +179,9 @@ int cmd_train_rnn(Args& a) {
   }
   if (eval_samples > 0) {
     nlohmann::json r =
-        pointer ? evaluate_points(dynamic_cast<PointerNet&>(*model), *ptask, eval_samples, n.lo,
-                                  n.hi, seed + 1000003, 250, beam)
-                      .to_json(ptask->kind())
+        pointer ? point_eval_json(evaluate_points(*model, *task, eval_samples, n.lo, n.hi,
+                                                  seed + 1000003, 250, beam),
+                                  task->name())
                 : evaluate_aligned(*model, *stask, eval_samples, seed + 1000003).to_json();
     r["steps"] = steps;
     r["train_seconds"] = secs;
@@ -194,10 +195,10 @@ int cmd_eval_rnn(Args& a) {
   const std::string path = a.need("checkpoint");
   auto model = load_checkpoint(path, cpu_kernels(), &state, a.flag("allow-nonfinite"));
   const std::string task_name = a.str("task", state.value("task", std::string()));
-  const bool pointer = model->config().value("model", "") == "pointer";
-  AL_CHECK(pointer == is_point_task(task_name), "task " << task_name << " does not fit a "
-                                                        << model->config().value("model", "")
-                                                        << " checkpoint");
+  const bool pointer = model->input_dim() > 0;
+  AL_CHECK(pointer == names_point_task(task_name), "task " << task_name << " does not fit a "
+                                                           << model->config().value("model", "")
+                                                           << " checkpoint");
   const Range n = n_range(a, {state.value("n_min", 5), state.value("n_max", 5)});
   const int samples = a.integer("samples", 1000, 1, 1 << 22);
   const uint64_t seed = uint64_t(a.integer("seed", 12345, 0, 2147483647));
@@ -205,10 +206,10 @@ int cmd_eval_rnn(Args& a) {
   a.finish();
   nlohmann::json r;
   if (pointer) {
-    const auto task = make_point_task(task_name);
-    r = evaluate_points(dynamic_cast<PointerNet&>(*model), *task, samples, n.lo, n.hi, seed, 250,
-                        beam)
-            .to_json(task->kind());
+    const auto task =
+        make_task(task_for_model(task_name, "pointer"), {{"n_min", n.lo}, {"n_max", n.hi}});
+    r = point_eval_json(evaluate_points(*model, *task, samples, n.lo, n.hi, seed, 250, beam),
+                        task->name());
     r["beam"] = beam;
   } else {
     nlohmann::json opts = state.value("task_options", nlohmann::json::object());
@@ -251,9 +252,8 @@ int cmd_point(Args& a) {
   const std::string text = a.need("points");
   const bool constrained = !a.has("unconstrained");
   a.finish();
-  auto* pn = dynamic_cast<PointerNet*>(model.get());
-  AL_CHECK(pn, "attn point needs a pointer checkpoint");
-  const int dim = pn->cfg().dim;
+  AL_CHECK(model->input_dim() > 0, "attn point needs a pointer checkpoint");
+  const int dim = model->input_dim();
   std::vector<float> x;
   std::istringstream in(text);
   std::string item;
@@ -275,10 +275,10 @@ int cmd_point(Args& a) {
     ++n;
   }
   const std::string task_name = state.value("task", std::string());
-  if (is_point_task(task_name)) {
-    const auto task = make_point_task(task_name);
-    const std::vector<int> exact = task->label(x, n);  // validates n and the values
-    const PointDecoded d = pn->greedy(x, 1, n, constrained);
+  if (names_point_task(task_name)) {
+    const auto task = make_task(task_for_model(task_name, "pointer"));
+    const std::vector<int> exact = task->solve(x, n);  // validates n and the values
+    const PointDecoded d = model->decode_points(x, 1, n, 1, constrained);
     std::printf(
         "%s\n",
         nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]}, {"exact", exact}})
@@ -287,7 +287,7 @@ int cmd_point(Args& a) {
     return 0;
   }
   AL_CHECK(n >= 1, "--points: no points given");
-  const PointDecoded d = pn->greedy(x, 1, n, constrained);
+  const PointDecoded d = model->decode_points(x, 1, n, 1, constrained);
   std::printf(
       "%s\n",
       nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]}}).dump().c_str());

@@ -1,4 +1,4 @@
-// Pointer task generators and exact labels (see point_task.hpp).
+// Pointer task generators, exact labels, batches and registry factories (see point_task.hpp).
 #include "data/point_task.hpp"
 
 #include <algorithm>
@@ -11,6 +11,21 @@
 
 namespace attnlab {
 
+PointTask::PointTask(PointKind kind, const nlohmann::json& options) : kind_(kind) {
+  AL_CHECK(options.is_object(), name() << ": task options must be a JSON object");
+  const auto num = [&](const char* key, int def) {
+    const auto it = options.find(key);
+    if (it == options.end() || it->is_null()) return def;
+    AL_CHECK(it->is_number_integer(), name() << ": " << key << " must be an integer");
+    return it->get<int>();
+  };
+  n_min_ = num("n_min", num("n", 5));
+  n_max_ = num("n_max", std::max(n_min_, num("n", n_min_)));
+  AL_CHECK(n_min_ >= 1 && n_max_ >= n_min_ && n_max_ <= 1000,
+           name() << ": need 1 <= n_min <= n_max <= 1000 (got " << n_min_ << ", " << n_max_ << ")");
+  AL_CHECK(kind != PointKind::Tsp || n_max_ <= 10, "tsp: n_max must be at most 10");
+}
+
 std::string PointTask::name() const {
   switch (kind_) {
     case PointKind::Hull:
@@ -18,7 +33,7 @@ std::string PointTask::name() const {
     case PointKind::Tsp:
       return "tsp";
     case PointKind::Sort:
-      return "sort";
+      return "point-sort";
   }
   return "?";
 }
@@ -61,15 +76,64 @@ PointExample PointTask::sample(Rng& rng, int n, Split split) const {
   return ex;
 }
 
-bool is_point_task(const std::string& name) {
-  return name == "convex-hull" || name == "tsp" || name == "sort";
+Example PointTask::example(Rng& rng, int n, Split split) const {
+  PointExample p = sample(rng, n, split);
+  Example e;
+  e.x = std::move(p.x);
+  for (int j : p.target) e.tgt.push_back(kFirstSymbol + j);
+  return e;
 }
 
-std::unique_ptr<PointTask> make_point_task(const std::string& name) {
-  if (name == "convex-hull") return std::make_unique<PointTask>(PointKind::Hull);
-  if (name == "tsp") return std::make_unique<PointTask>(PointKind::Tsp);
-  if (name == "sort") return std::make_unique<PointTask>(PointKind::Sort);
-  throw Error("unknown pointer task '" + name + "' (expected convex-hull, tsp or sort)");
+Example PointTask::sample(Rng& rng, Split split) const {
+  const int n = n_min_ + int(rng.below(uint32_t(n_max_ - n_min_ + 1)));
+  return example(rng, n, split);
+}
+
+Example PointTask::draw(Rng& rng) const { return sample(rng, Split::Train); }
+
+// One n for the whole batch, then its sets: the draws the pointer network has always trained on.
+Batch PointTask::sample_batch(Rng& rng, Split split, int count, int first, int rows) const {
+  if (rows < 0) rows = count;
+  AL_CHECK(first >= 0 && first + rows <= count, "batch rows out of range");
+  const int n = n_min_ + int(rng.below(uint32_t(n_max_ - n_min_ + 1)));
+  std::vector<Example> ex;
+  for (int i = 0; i < count; ++i) ex.push_back(example(rng, n, split));
+  return make_batch(std::vector<Example>(ex.begin() + first, ex.begin() + first + rows), dim());
+}
+
+Batch PointTask::sample_sets(Rng& rng, Split split, int count, int n) const {
+  AL_CHECK(count >= 1 && n >= 1 && n <= 1000, name() << ": bad set count or size");
+  std::vector<Example> ex;
+  for (int i = 0; i < count; ++i) ex.push_back(example(rng, n, split));
+  return make_batch(ex, dim());
+}
+
+nlohmann::json PointTask::model_fields() const {
+  return {{"dim", dim()},
+          {"permutation", permutation()},
+          {"min_outputs", kind_ == PointKind::Hull ? 3 : 1}};
+}
+
+nlohmann::json pointer_config_for(const Task& task, int hidden, bool glimpse) {
+  AL_CHECK(task.input_dim() > 0, "task " << task.name() << " has no point inputs");
+  nlohmann::json cfg = task.model_fields();
+  cfg["model"] = "pointer";
+  cfg["hidden"] = hidden;
+  cfg["attn"] = hidden;
+  cfg["glimpse"] = glimpse;
+  return cfg;
+}
+
+std::unique_ptr<Task> make_hull_task(const nlohmann::json& o) {
+  return std::make_unique<PointTask>(PointKind::Hull, o);
+}
+
+std::unique_ptr<Task> make_tsp_task(const nlohmann::json& o) {
+  return std::make_unique<PointTask>(PointKind::Tsp, o);
+}
+
+std::unique_ptr<Task> make_point_sort_task(const nlohmann::json& o) {
+  return std::make_unique<PointTask>(PointKind::Sort, o);
 }
 
 }  // namespace attnlab

@@ -35,19 +35,46 @@ std::string Task::src_token(int id) const {
 
 std::string Task::tgt_token(int id) const { return src_token(id); }
 
-Batch make_batch(const std::vector<Example>& ex) {
+Batch Task::sample_batch(Rng& rng, Split split, int count, int first, int rows) const {
+  std::vector<Example> ex = sample_many(*this, rng, split, count);
+  if (rows < 0) rows = count;
+  AL_CHECK(first >= 0 && first + rows <= count, "batch rows out of range");
+  if (first != 0 || rows != count)
+    ex = std::vector<Example>(ex.begin() + first, ex.begin() + first + rows);
+  return make_batch(ex);
+}
+
+Batch Task::sample_sets(Rng&, Split, int, int) const {
+  AL_CHECK(false, "task " << name() << " has token sources, not point sets");
+  return {};
+}
+
+std::vector<int> Task::solve(const std::vector<float>&, int) const {
+  AL_CHECK(false, "task " << name() << " has token sources, not point sets");
+  return {};
+}
+
+Batch make_batch(const std::vector<Example>& ex, int dim) {
   Batch b;
   b.B = int(ex.size());
+  b.dim = dim;
   for (const Example& e : ex) {
-    b.S = std::max(b.S, int(e.src.size()));
+    b.S = std::max(b.S, dim > 0 ? int(e.x.size()) / dim : int(e.src.size()));
     b.T = std::max(b.T, int(e.tgt.size()) + 1);
   }
-  b.src.assign(size_t(b.B) * b.S, kPad);
+  if (dim > 0) {
+    for (const Example& e : ex) {
+      AL_CHECK(e.src.empty() && e.x.size() == size_t(b.S) * dim,
+               "a point batch needs sets of one size with " << dim << " features per input");
+      b.x.insert(b.x.end(), e.x.begin(), e.x.end());
+    }
+  }
+  b.src.assign(dim > 0 ? 0 : size_t(b.B) * b.S, kPad);
   b.tgt_in.assign(size_t(b.B) * b.T, kPad);
   b.tgt_out.assign(size_t(b.B) * b.T, kPad);
   for (int r = 0; r < b.B; ++r) {
     const Example& e = ex[size_t(r)];
-    std::copy(e.src.begin(), e.src.end(), b.src.begin() + long(r) * b.S);
+    if (dim == 0) std::copy(e.src.begin(), e.src.end(), b.src.begin() + long(r) * b.S);
     b.tgt_in[size_t(r) * b.T] = kBos;
     for (size_t t = 0; t < e.tgt.size(); ++t) {
       b.tgt_in[size_t(r) * b.T + t + 1] = e.tgt[t];

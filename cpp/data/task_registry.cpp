@@ -16,6 +16,9 @@ std::unique_ptr<Task> make_addition_task(const nlohmann::json&);
 std::unique_ptr<Task> make_dates_task(const nlohmann::json&);
 std::unique_ptr<Task> make_phrases_task(const nlohmann::json&);
 std::unique_ptr<Task> make_text_task(const nlohmann::json&);
+std::unique_ptr<Task> make_hull_task(const nlohmann::json&);
+std::unique_ptr<Task> make_tsp_task(const nlohmann::json&);
+std::unique_ptr<Task> make_point_sort_task(const nlohmann::json&);
 
 namespace {
 
@@ -28,6 +31,10 @@ const std::pair<const char*, TaskFactory> kTasks[] = {
     {"dates", make_dates_task},      // date formats of four locales -> ISO 8601
     {"phrases", make_phrases_task},  // English -> French noun phrases, crossing order
     {"text", make_text_task},        // word-level sentences of a text file (language model)
+    {"convex-hull", make_hull_task},      // points -> hull vertices (pointer network)
+    {"tsp", make_tsp_task},               // cities -> an optimal tour (pointer network)
+    {"point-sort", make_point_sort_task}, // reals -> indices in increasing order ("sort" for a
+                                          // pointer model: task_for_model)
 };
 // clang-format on
 
@@ -42,6 +49,10 @@ std::unique_ptr<Task> make_task(const std::string& name, const nlohmann::json& o
   for (const auto& e : kTasks) known += std::string(known.empty() ? "" : ", ") + e.first;
   AL_CHECK(false, "unknown task \"" << name << "\" (known: " << known << ")");
   return nullptr;
+}
+
+std::string task_for_model(const std::string& task, const std::string& model_kind) {
+  return task == "sort" && model_kind == "pointer" ? "point-sort" : task;
 }
 
 std::vector<std::string> task_names() {

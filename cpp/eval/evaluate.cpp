@@ -7,6 +7,7 @@
 #include "core/check.hpp"
 #include "core/rng.hpp"
 #include "eval/decode.hpp"
+#include "eval/point_eval.hpp"
 
 namespace attnlab {
 
@@ -26,6 +27,8 @@ void ForcedScore::add(Model& m, const Batch& b) {
 
 EvalResult evaluate(Model& m, const Task& task, int samples, uint64_t seed, int batch) {
   AL_CHECK(samples >= 1, "need at least one evaluation sample");
+  if (task.input_dim() > 0)
+    return evaluate_points(m, task, samples, task.min_src_len(), task.max_src_len(), seed);
   Rng rng(seed);
   const std::vector<Example> ex = sample_many(task, rng, Split::Test, samples);
   EvalResult r;

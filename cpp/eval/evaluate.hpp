@@ -1,5 +1,7 @@
 // Held-out evaluation of a model on a task: teacher-forced loss and token accuracy, and
 // exact-match accuracy of greedy decoding (the metrics every trainer and the session report).
+// A point task (float inputs) is evaluated by evaluate_points (eval/point_eval.hpp), which adds
+// the geometric metrics.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -14,6 +16,9 @@ struct EvalResult {
   int samples = 0;
   double aer = -1;                   // alignment error rate (align_eval.hpp); -1: none measured
   std::map<int, double> per_length;  // source length -> sequence accuracy; empty: none measured
+  // Point tasks (point_eval.hpp), -1: not measured. convex-hull: area_coverage, invalid_rate;
+  // tsp: tour_length, optimal_tour_length.
+  double area_coverage = -1, invalid_rate = -1, tour_length = -1, optimal_tour_length = -1;
 };
 
 // Teacher-forced scoring of held-out batches, summed over batches: loss x tokens, non-pad
@@ -27,7 +32,8 @@ struct ForcedScore {
 };
 
 // Teacher-forced loss and token accuracy, and exact-match accuracy of greedy decoding, on
-// `samples` held-out examples drawn with `seed`.
+// `samples` held-out examples drawn with `seed`. Point tasks: evaluate_points with `samples`
+// sets for every n of the task's range, in batches of 250 (batch is not used).
 EvalResult evaluate(Model& m, const Task& task, int samples, uint64_t seed, int batch = 200);
 
 }  // namespace attnlab

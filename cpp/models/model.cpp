@@ -1,5 +1,5 @@
 // The defaults of Model's optional capabilities (see model.hpp): a model without a stepwise
-// decoder or a causal mask refuses the calls that need one.
+// decoder, a causal mask or point inputs refuses the calls that need one.
 #include "models/model.hpp"
 
 #include "core/check.hpp"
@@ -9,6 +9,12 @@ namespace attnlab {
 GreedyDecoded Model::greedy_stepwise(const std::vector<std::vector<int32_t>>&, int) {
   AL_CHECK(false, "a \"" << config_.value("model", std::string("?"))
                          << "\" model has no stepwise decoder");
+  return {};
+}
+
+PointDecoded Model::decode_points(const std::vector<float>&, int, int, int, bool) {
+  AL_CHECK(false, "a \"" << config_.value("model", std::string("?"))
+                         << "\" model reads token ids, not point sets");
   return {};
 }
 

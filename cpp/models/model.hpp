@@ -1,5 +1,6 @@
 // The model interface every trainable model implements (Transformer, decoder-only LM,
-// encoder-only, and the recurrent models), plus the batch format and the model registry.
+// encoder-only, the recurrent models and the pointer network), plus the batch format and the
+// model registry.
 // A model owns its parameters (ParamArena) and activations (Workspace); forward() runs on a
 // padded batch with teacher forcing and returns the mean loss over non-pad targets; backward()
 // adds that loss's gradients into the parameter gradients. Everything goes through the
@@ -16,11 +17,20 @@
 
 namespace attnlab {
 
+// The special ids every task and model share; a task's own symbols start at kFirstSymbol.
+constexpr int kPad = 0, kBos = 1, kEos = 2, kFirstSymbol = 3;
+
 // A padded batch. Rows shorter than S / T are filled with the pad id; tgt_in starts with bos,
-// tgt_out is tgt_in shifted left and ends with eos (pad targets are ignored by the loss).
+// tgt_out is tgt_in shifted left and ends with eos (pad targets are ignored by the loss), so
+// tgt_out is always what the loss scores.
+// A point batch (dim > 0, models with input_dim() == dim: the pointer network) carries float
+// inputs instead of source ids: x [B,S,dim] holds S = n points per row (one n per batch), src
+// is empty, and a target id names an input: kFirstSymbol + j is input j, eos the end symbol.
 struct Batch {
   int B = 0, S = 0, T = 0;
-  std::vector<int32_t> src;      // [B,S]
+  int dim = 0;                   // float features per source element (0: token ids)
+  std::vector<int32_t> src;      // [B,S] (empty when dim > 0)
+  std::vector<float> x;          // [B,S,dim] (empty when dim == 0)
   std::vector<int32_t> tgt_in;   // [B,T]
   std::vector<int32_t> tgt_out;  // [B,T]
 };
@@ -43,6 +53,13 @@ struct SizeEstimate {
 struct GreedyDecoded {
   std::vector<std::vector<int32_t>> tokens;
   std::vector<std::vector<std::vector<float>>> alignment;
+};
+
+// Decoding of point sets (Model::decode_points): per set the chosen inputs (0-based, the end
+// symbol excluded) and each output step's distribution over the n inputs and the end (last).
+struct PointDecoded {
+  std::vector<std::vector<int>> order;
+  std::vector<std::vector<std::vector<float>>> probs;  // [set][step][n + 1]
 };
 
 // One attention map of the last forward pass, copied to the host: weights [B,H,T,S].
@@ -83,6 +100,8 @@ class Model {
   // The source vocabulary (0: the model reads no token ids) and the longest sequence the model
   // takes (models without position limits: 65536), from the model's typed config.
   virtual int src_vocab() const { return 0; }
+  // Float features per input element of the point batches the model reads (0: token batches).
+  virtual int input_dim() const { return 0; }
   virtual int max_len() const { return 1 << 16; }
   // d_model of Noam's learning-rate schedule: the Transformer's width; 64 for the models that
   // have no such width (the value `attn train` and sessions have always used for them).
@@ -102,6 +121,12 @@ class Model {
   // mask set_causal(false) lifts; only an inspection does, to show what the mask prevents.
   virtual bool has_causal_mask() const { return false; }
   virtual void set_causal(bool on);
+  // Models that read point sets (input_dim() > 0) decode x [B, n, input_dim()] into input
+  // positions: beam 1 greedily, else beam search; constrained = the masks of training (no input
+  // twice, the end symbol only when the output can be complete); only greedy may drop them.
+  // Other models throw.
+  virtual PointDecoded decode_points(const std::vector<float>& x, int B, int n, int beam = 1,
+                                     bool constrained = true);
 
   int pad_id() const { return config_.value("pad_id", 0); }
   int bos_id() const { return config_.value("bos_id", 1); }

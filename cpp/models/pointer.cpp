@@ -1,5 +1,5 @@
-// Pointer network: construction, teacher-forced forward over point sets, backward, greedy
-// constrained decoding (see pointer.hpp).
+// Pointer network: construction, teacher-forced forward over point batches, backward, the
+// pointer distributions as logits and attention, greedy and beam decoding (see pointer.hpp).
 #include "models/pointer.hpp"
 
 #include <algorithm>
@@ -60,12 +60,6 @@ PointerNet::PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t
   if (cfg.glimpse) glimpse_ids_.declare(params_, "glimpse", cfg.hidden, cfg.hidden, cfg.attn);
   Rng rng(seed);
   params_.allocate(rng);
-}
-
-double PointerNet::forward(const Batch&, bool, Rng*, float) {
-  throw Error(
-      "the pointer model reads point sets, not token batches: use a pointer task "
-      "(convex-hull, tsp, sort)");
 }
 
 const float* PointerNet::embed(float* y, const float* x, int R) {
@@ -167,21 +161,41 @@ void PointerNet::step(int t, const float* xin_host, const uint8_t* mask_host) {
                cache_p_ + t * ptr_.step_cache_floats(), q, mask);
 }
 
-double PointerNet::forward_points(const PointBatch& b) {
-  AL_CHECK(int(b.targets.size()) == b.B,
-           "pointer: " << b.targets.size() << " targets for " << b.B << " sets");
+double PointerNet::forward(const Batch& b, bool, Rng*, float label_smoothing) {
+  AL_CHECK(b.dim > 0 && b.src.empty(),
+           "the pointer model reads point sets (a batch of float inputs), not token ids: use a "
+           "point task (convex-hull, tsp, sort)");
+  AL_CHECK(b.dim == cfg_.dim,
+           "pointer: the batch has " << b.dim << " features per input, the model " << cfg_.dim);
+  AL_CHECK(label_smoothing == 0.f, "pointer: label smoothing does not apply");
+  AL_CHECK(b.B >= 1 && b.S >= 1 && b.T >= 1 && b.tgt_out.size() == size_t(b.B) * b.T,
+           "pointer: a batch [B,T] of targets for B >= 1 sets of n >= 1 inputs");
+  const int n = b.S;
+  // The targets of each row: inputs (ids kFirstSymbol + j) up to the end symbol, then pad.
+  std::vector<std::vector<int>> targets(size_t(b.B));
+  for (int r = 0; r < b.B; ++r) {
+    const int32_t* row = b.tgt_out.data() + size_t(r) * b.T;
+    int t = 0;
+    for (; t < b.T && row[t] != eos_id(); ++t) {
+      AL_CHECK(row[t] >= kFirstSymbol && row[t] < kFirstSymbol + n,
+               "pointer: target id " << row[t] << " names no input (ids " << kFirstSymbol << ".."
+                                     << kFirstSymbol + n - 1 << ", end " << eos_id() << ")");
+      targets[size_t(r)].push_back(row[t] - kFirstSymbol);
+    }
+    AL_CHECK(t < b.T, "pointer: target row " << r << " has no end symbol");
+    for (++t; t < b.T; ++t)
+      AL_CHECK(row[t] == pad_id(), "pointer: target row " << r << " continues after its end");
+  }
   ws_.reset();
-  encode(b.x, b.B, b.n);
-  const int B = b.B, S = S_, n = b.n;
-  int T = 0;
-  for (const auto& tg : b.targets) T = std::max(T, int(tg.size()) + 1);
+  encode(b.x, b.B, n);
+  const int B = b.B, S = S_, T = b.T;  // steps past a row's end are ignored
   alloc_decoder(T);
   std::vector<float> xd(size_t(T) * B * Ci_);
   std::vector<uint8_t> mask(size_t(T) * B * S, 0);
   targets_.assign(size_t(T) * B, -1);
   count_ = 0;
   for (int r = 0; r < B; ++r) {
-    const auto& tg = b.targets[size_t(r)];
+    const auto& tg = targets[size_t(r)];
     std::vector<uint8_t> used(size_t(S), 0);
     for (int t = 0; t < T; ++t) {
       const int pos_in = t == 0 || t > int(tg.size()) ? 0 : tg[size_t(t - 1)] + 1;
@@ -192,8 +206,6 @@ double PointerNet::forward_points(const PointBatch& b) {
       for (int s = 1; s < S; ++s) m[s] = used[size_t(s)];
       m[0] = t < cfg_.min_outputs || (cfg_.permutation && t < n);
       const int target = t < int(tg.size()) ? tg[size_t(t)] + 1 : 0;
-      AL_CHECK(target >= 0 && target < S,
-               "pointer: target " << target - 1 << " outside 0.." << n - 1);
       targets_[size_t(t) * B + r] = target;
       ++count_;
       used[size_t(target)] = 1;
@@ -214,10 +226,49 @@ double PointerNet::forward_points(const PointBatch& b) {
   return sum / double(std::max(1L, count_));
 }
 
-// Mirrors forward_points: pointer (and glimpse) attention per step into the decoder states and
+// log p [B,T,V] from probs_ [T,B,S] (S = n + 1, position 0 the end): id eos <- position 0,
+// id kFirstSymbol + j <- position j + 1, every other id at the floor.
+std::vector<float> PointerNet::logits() const {
+  const int B = B_, S = S_, T = T_, V = out_vocab();
+  if (!probs_ || B == 0) return {};
+  std::vector<float> p(size_t(T) * B * S), z(size_t(B) * T * V, std::log(1e-30f));
+  kt_.download(p.data(), probs_, p.size() * sizeof(float));
+  for (int t = 0; t < T; ++t)
+    for (int b = 0; b < B; ++b) {
+      const float* pr = p.data() + (size_t(t) * B + b) * S;
+      float* zr = z.data() + (size_t(b) * T + t) * V;
+      zr[eos_id()] = std::log(std::max(pr[0], 1e-30f));
+      for (int s = 1; s < S; ++s) zr[kFirstSymbol + s - 1] = std::log(std::max(pr[s], 1e-30f));
+    }
+  return z;
+}
+
+std::vector<AttentionMap> PointerNet::attention() const {
+  const int B = B_, S = S_, T = T_;
+  if (!probs_ || B == 0) return {};
+  std::vector<float> p(size_t(T) * B * S);
+  kt_.download(p.data(), probs_, p.size() * sizeof(float));
+  AttentionMap a{"pointer", B, 1, T, S, std::vector<float>(p.size())};
+  for (int t = 0; t < T; ++t)
+    for (int b = 0; b < B; ++b) {
+      const float* pr = p.data() + (size_t(t) * B + b) * S;
+      float* w = a.weights.data() + (size_t(b) * T + t) * S;
+      for (int s = 1; s < S; ++s) w[s - 1] = pr[s];
+      w[S - 1] = pr[0];
+    }
+  return {a};
+}
+
+PointDecoded PointerNet::decode_points(const std::vector<float>& x, int B, int n, int beam,
+                                       bool constrained) {
+  AL_CHECK(constrained || beam == 1, "pointer: beam search is always constrained");
+  return constrained ? beam_search(x, B, n, beam) : greedy(x, B, n, false);
+}
+
+// Mirrors forward: pointer (and glimpse) attention per step into the decoder states and
 // the encoder states, then the decoder LSTM back through time, then the encoder.
 void PointerNet::backward() {
-  AL_CHECK(dlogits_, "backward() before forward_points()");
+  AL_CHECK(dlogits_, "backward() before forward()");
   const int B = B_, S = S_, T = T_, C = cfg_.hidden;
   const size_t bc = size_t(B) * C;
   float* dEo = ws_.floats(size_t(S) * bc);  // [S,B,C]

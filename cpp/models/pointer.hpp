@@ -7,7 +7,14 @@
 // chosen again, and the end symbol opens only when the output can be complete.
 // encoder = "rpw" replaces the LSTM encoder by the read and process blocks of "Order Matters"
 // (Vinyals, Bengio & Kudlur 2016), which see the inputs as a set.
-// Buffers time-major: encoder [S,B,.] with S = n+1, decoder [T,B,.].
+// Through Model: forward/backward take a point batch (model.hpp: dim = cfg.dim, x [B,n,dim],
+// target ids kFirstSymbol + j for input j and eos for the end; tgt_in is not read, the decoder
+// input of step t is the input tgt_out names at t - 1). logits() are the log pointer
+// probabilities [B,T,V] with V = kFirstSymbol + n (id kFirstSymbol + j: input j, eos: the end;
+// pad, bos and masked inputs at log 1e-30); attention() is one map "pointer" [B,1,T,n+1]: the
+// distribution over the n inputs and the end (last column). decode_points runs greedy or beam
+// search. No label smoothing and no dropout.
+// Buffers time-major: encoder [S,B,.] with S = n+1 (position 0: the end symbol), decoder [T,B,.].
 #pragma once
 #include <vector>
 
@@ -35,39 +42,28 @@ struct PointerConfig {
   nlohmann::json to_json() const;
 };
 
-// A batch of point sets with one n: x [B, n, dim]; targets[b] = output positions (0-based).
-struct PointBatch {
-  int B = 0, n = 0;
-  std::vector<float> x;
-  std::vector<std::vector<int>> targets;
-};
-
-struct PointDecoded {
-  std::vector<std::vector<int>> order;                 // 0-based inputs, end excluded
-  std::vector<std::vector<std::vector<float>>> probs;  // per step: [n inputs..., end]
-};
-
 class PointerNet : public Model {
  public:
   PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t seed);
-  // Token batches do not apply to a pointer network: throws (use forward_points).
+  // Teacher-forced mean loss (-log p of each target input and of the end symbol) of a point
+  // batch; a token batch throws.
   double forward(const Batch& b, bool train, Rng* rng, float label_smoothing) override;
   void backward() override;
-  std::vector<float> logits() const override { return {}; }
-  int out_vocab() const override { return 0; }
-  std::vector<AttentionMap> attention() const override { return {}; }
+  std::vector<float> logits() const override;
+  int out_vocab() const override { return kFirstSymbol + (S_ > 0 ? S_ - 1 : 0); }
+  std::vector<AttentionMap> attention() const override;
+  int input_dim() const override { return cfg_.dim; }
+  PointDecoded decode_points(const std::vector<float>& x, int B, int n, int beam,
+                             bool constrained) override;
+  const PointerConfig& cfg() const { return cfg_; }
 
-  // Teacher-forced mean loss (-log p of each target position and of the end symbol).
-  double forward_points(const PointBatch& b);
-  // Greedy decoding; constrained = masks as in training (false: only the end rule is off too).
-  PointDecoded greedy(const std::vector<float>& x, int B, int n, bool constrained = true);
+ private:
+  // Greedy decoding; constrained = masks as in training (false: the end rule is off too).
+  PointDecoded greedy(const std::vector<float>& x, int B, int n, bool constrained);
   // Beam search with `beam` hypotheses per set, constrained like greedy (only valid outputs are
   // extended); the most probable finished output of each set (sum of log-probabilities).
   // probs are those of the chosen hypothesis at each of its steps. beam = 1 equals greedy.
   PointDecoded beam_search(const std::vector<float>& x, int B, int n, int beam);
-  const PointerConfig& cfg() const { return cfg_; }
-
- private:
   void encode(const std::vector<float>& x, int B, int n);
   void alloc_decoder(int T);
   void step(int t, const float* xin_host, const uint8_t* mask_host);

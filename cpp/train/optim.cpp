@@ -35,13 +35,20 @@ void Schedule::validate() const {
     AL_CHECK(std::isfinite(factor) && factor > 0,
              "the learning-rate factor must be a positive number, got " << factor);
   AL_CHECK(warmup >= 1, "warmup must be at least 1 step, got " << warmup);
+  AL_CHECK(std::isfinite(lr_final) && lr_final >= 0,
+           "the final learning rate must be a number >= 0, got " << lr_final);
   AL_CHECK(d_model >= 1, "the schedule's d_model must be at least 1, got " << d_model);
 }
 
 float Schedule::at(int step) const {
   AL_CHECK(step >= 1, "schedule steps count from 1");
   validate();
-  if (kind == "constant") return lr;
+  if (kind == "constant") {
+    const int from = std::max(1, decay_from);
+    if (lr_final <= 0.f || from >= decay_to || step <= from) return lr;
+    const double f = double(std::min(step, decay_to) - from) / double(decay_to - from);
+    return float(lr * std::pow(double(lr_final) / lr, f));
+  }
   const double s = step, w = std::max(1, warmup);
   return float(factor / std::sqrt(double(d_model)) *
                std::min(1.0 / std::sqrt(s), s * std::pow(w, -1.5)));

@@ -34,12 +34,18 @@ class Adam {
   int t_ = 0;
 };
 
+// The learning rate per step. noam: factor · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)
+// (Vaswani et al. 2017); constant: lr, and with lr_final > 0 and decay_from < decay_to (the
+// pointer network's schedule) lr until step decay_from, then exponential decay to lr_final at
+// step decay_to, held after it.
 struct Schedule {
   std::string kind = "noam";  // "noam" | "constant"
   float lr = 1e-3f;           // constant rate
   float factor = 1.f;         // noam scale
   int warmup = 4000;
   int d_model = 512;
+  float lr_final = 0.f;  // constant: the decay's end rate (<= 0: no decay)
+  int decay_from = 1, decay_to = 0;
   float at(int step) const;  // step counts from 1 (validates first)
   // Throws attnlab::Error for an unknown kind, a rate or factor that is not a positive finite
   // number, a warmup below 1.

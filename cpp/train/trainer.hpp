@@ -5,6 +5,8 @@
 // rank draws the global batch of size·batch examples from the same stream and trains on its
 // rows [rank·batch, (rank+1)·batch); the sync makes the step the one-process step on the global
 // batch. Rank r > 0 draws dropout masks from its own stream (rank 0's is the single-process one).
+// Point tasks train models that read point sets (the pointer network) the same way: a batch is
+// Task::sample_batch (one n per batch), the step the one of train/step.hpp.
 #pragma once
 #include <cstdint>
 
@@ -24,7 +26,13 @@ struct TrainOptions {
   uint64_t seed = 1;
   int first_step = 1;  // > 1 when resuming (the schedule continues from there)
   DataParallel dp;     // batch is per rank
+  AdamOptions adam;
 };
+
+// The pointer network's settings (as `attn train --model pointer` has always trained it):
+// batch 128, a constant lr 1e-3 (decay: schedule.lr_final/decay_from/decay_to), clip 2, Adam
+// β2 0.999 and ε 1e-8.
+TrainOptions pointer_train_options();
 
 class Trainer {
  public:

@@ -62,15 +62,15 @@ test('playground: the pointer network trains on convex hulls, shows its pointer 
   assert.match(await demo.locator('[name=example]').textContent(), /A held-out convex-hull example with 10 inputs\. Exact answer: \d/);
 
   // the engine's held-out metrics, shown
-  assert.ok(metrics.samples > 0 && metrics.area_coverage >= 0 && metrics.area_coverage <= 1 && metrics.accuracy >= 0);
-  assert.match(await demo.locator('[name=metrics]').textContent(), new RegExp(`${metrics.samples} point sets: ${(100 * metrics.accuracy).toFixed(1)}% exact hulls, area coverage ${(100 * metrics.area_coverage).toFixed(1)}%`));
+  assert.ok(metrics.samples > 0 && metrics.areaCoverage >= 0 && metrics.areaCoverage <= 1 && metrics.sequenceAccuracy >= 0);
+  assert.match(await demo.locator('[name=metrics]').textContent(), new RegExp(`${metrics.samples} point sets: ${(100 * metrics.sequenceAccuracy).toFixed(1)}% exact hulls, area coverage ${(100 * metrics.areaCoverage).toFixed(1)}%`));
 
   // the same weights measured on larger sets than training saw (11 to 15 points)
   await demo.locator('[name=longer]').click();
   await page.waitForFunction(() => document.querySelector('[data-demo=playground]').longer, null, { timeout: 30000 });
   const longer = await page.evaluate(() => document.querySelector('[data-demo=playground]').longer);
-  assert.deepEqual(Object.keys(longer.metrics.per_length).map(Number).sort((a, b) => a - b), [11, 12, 13, 14, 15]);
-  assert.match(await demo.locator('[name=longer-out]').textContent(), new RegExp(`^With 11 to 15 inputs: Held-out, ${longer.metrics.samples} point sets: ${(100 * longer.metrics.accuracy).toFixed(1)}% exact hulls`));
+  assert.deepEqual(Object.keys(longer.metrics.perLength).map(Number).sort((a, b) => a - b), [11, 12, 13, 14, 15]);
+  assert.match(await demo.locator('[name=longer-out]').textContent(), new RegExp(`^With 11 to 15 inputs: Held-out, ${longer.metrics.samples} point sets: ${(100 * longer.metrics.sequenceAccuracy).toFixed(1)}% exact hulls`));
 
   // export, then import back: the same held-out metrics
   const [download] = await Promise.all([page.waitForEvent('download'), demo.locator('[name=export]').click()]);
@@ -93,8 +93,8 @@ test('playground: the pointer network trains on convex hulls, shows its pointer 
   await page.waitForFunction(() => document.querySelector('[data-demo=playground]').imported, null, { timeout: 30000 });
   const shipped = await page.evaluate(() => document.querySelector('[data-demo=playground]').imported);
   assert.equal(shipped.info.task, 'convex-hull');
-  assert.ok(shipped.metrics.area_coverage >= 0.9 && shipped.metrics.accuracy > metrics.accuracy + 0.3, `shipped: ${JSON.stringify(shipped.metrics)}`);
-  assert.match(await io(page), new RegExp(`pointer-hull\\.safetensors: .*${(100 * shipped.metrics.accuracy).toFixed(1)}% exact hulls`));
+  assert.ok(shipped.metrics.areaCoverage >= 0.9 && shipped.metrics.sequenceAccuracy > metrics.sequenceAccuracy + 0.3, `shipped: ${JSON.stringify(shipped.metrics)}`);
+  assert.match(await io(page), new RegExp(`pointer-hull\\.safetensors: .*${(100 * shipped.metrics.sequenceAccuracy).toFixed(1)}% exact hulls`));
 
   // switching the model back to RNNsearch gives its tasks and a valid hash
   await demo.locator('[name=model]').selectOption('rnnsearch');

@@ -76,13 +76,13 @@ test('§10: the shipped pointer network answers without training here; "untraine
     return demo.evaluate((el) => el.heldOut);
   };
   const trained = await heldOut();
-  assert.ok(trained.accuracy >= 0.4, `shipped model: held-out exact hulls ${trained.accuracy}`);
-  assert.ok(trained.area_coverage >= 0.9, `shipped model: held-out area coverage ${trained.area_coverage}`);
+  assert.ok(trained.sequenceAccuracy >= 0.4, `shipped model: held-out exact hulls ${trained.sequenceAccuracy}`);
+  assert.ok(trained.areaCoverage >= 0.9, `shipped model: held-out area coverage ${trained.areaCoverage}`);
   await demo.locator('[name=start]').selectOption('fresh');
   await page.waitForFunction(() => document.querySelector('[data-demo=pointer]').start === 'fresh');
   assert.equal((await demo.locator('.pretrained-host').textContent()).trim(), '');
   const fresh = await heldOut();
-  assert.ok(fresh.accuracy < trained.accuracy - 0.3, `untrained ${fresh.accuracy} vs shipped ${trained.accuracy}`);
+  assert.ok(fresh.sequenceAccuracy < trained.sequenceAccuracy - 0.3, `untrained ${fresh.sequenceAccuracy} vs shipped ${trained.sequenceAccuracy}`);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

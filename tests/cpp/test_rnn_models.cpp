@@ -1,5 +1,6 @@
 // Recurrent models end to end: finite differences through every parameter tensor of RNNsearch
-// (additive and dot scores) and RNNencdec on a padded batch, and alignment/decoding shapes.
+// (additive and dot scores), RNNencdec and the pointer network (through Model::forward on a
+// point batch), alignment/decoding shapes, the pointer's decoding and its lr schedule.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -7,9 +8,8 @@
 #include "data/point_task.hpp"
 #include "eval/decode.hpp"
 #include "gradcheck.hpp"
-#include "models/pointer.hpp"
 #include "models/rnnsearch.hpp"
-#include "train/point_train.hpp"
+#include "train/trainer.hpp"
 
 using namespace attnlab;
 
@@ -158,6 +158,17 @@ TEST_CASE(
 
 namespace {
 
+// A point batch of 2-D sets x [B, n, 2] with the given answers (input positions).
+Batch point_batch(const std::vector<float>& x, int B, int n,
+                  const std::vector<std::vector<int>>& targets, int dim = 2) {
+  std::vector<Example> ex(static_cast<size_t>(B));
+  for (int r = 0; r < B; ++r) {
+    ex[size_t(r)].x.assign(x.begin() + long(r) * n * dim, x.begin() + long(r + 1) * n * dim);
+    for (int j : targets[size_t(r)]) ex[size_t(r)].tgt.push_back(kFirstSymbol + j);
+  }
+  return make_batch(ex, dim);
+}
+
 void check_pointer(bool glimpse, bool permutation, const char* encoder = "lstm", int embed = 0) {
   nlohmann::json cfg = {{"model", "pointer"},
                         {"dim", 2},
@@ -171,15 +182,14 @@ void check_pointer(bool glimpse, bool permutation, const char* encoder = "lstm",
                         {"embed", embed}};
   auto model = make_model(cfg, cpu_kernels(), 4);
   if (embed > 0) REQUIRE(model->params().find("embed.weight") >= 0);
-  auto& pn = dynamic_cast<PointerNet&>(*model);
   Rng rng(8);
-  PointBatch b;
-  b.B = 2;
-  b.n = 4;
-  for (int i = 0; i < 16; ++i) b.x.push_back(rng.uniform());
-  b.targets = permutation ? std::vector<std::vector<int>>{{2, 0, 3, 1}, {0, 1, 2, 3}}
-                          : std::vector<std::vector<int>>{{0, 3, 1}, {1, 2, 3, 0}};
-  auto loss = [&] { return pn.forward_points(b); };
+  std::vector<float> x;
+  for (int i = 0; i < 16; ++i) x.push_back(rng.uniform());
+  const Batch b =
+      point_batch(x, 2, 4,
+                  permutation ? std::vector<std::vector<int>>{{2, 0, 3, 1}, {0, 1, 2, 3}}
+                              : std::vector<std::vector<int>>{{0, 3, 1}, {1, 2, 3, 0}});
+  auto loss = [&] { return model->forward(b, true, nullptr, 0.f); };
   test::check_model_grads(*model, loss, 5);
 }
 
@@ -210,7 +220,7 @@ TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", 
     nlohmann::json cfg = {
         {"model", "pointer"}, {"hidden", 8}, {"permutation", perm}, {"min_outputs", perm ? 1 : 3}};
     auto model = make_model(cfg, cpu_kernels(), 4);
-    const PointDecoded d = dynamic_cast<PointerNet&>(*model).greedy(x, 3, 6);
+    const PointDecoded d = model->decode_points(x, 3, 6);
     for (const auto& o : d.order) {
       std::vector<int> s = o;
       std::sort(s.begin(), s.end());
@@ -229,7 +239,7 @@ TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", 
   auto model = make_model({{"model", "pointer"}}, cpu_kernels(), 4);
   CHECK_THROWS_WITH(model->forward(Batch{}, false, nullptr, 0.f), Catch::Contains("point sets"));
   std::vector<float> bad = {0.1f, 0.2f, NAN, 0.3f, 0.5f, 0.5f};
-  CHECK_THROWS_WITH(dynamic_cast<PointerNet&>(*model).greedy(bad, 1, 3), Catch::Contains("finite"));
+  CHECK_THROWS_WITH(model->decode_points(bad, 1, 3), Catch::Contains("finite"));
 }
 
 // With a beam as wide as the number of possible outputs (4! permutations) beam search is
@@ -244,7 +254,6 @@ TEST_CASE("Ptr-Net: beam search finds the most probable permutation", "[pointer]
                           {"glimpse", glimpse},
                           {"embed", glimpse ? 6 : 0}};
     auto model = make_model(cfg, cpu_kernels(), 11);
-    auto& pn = dynamic_cast<PointerNet&>(*model);
     Rng rng(glimpse ? 5 : 6);
     for (int trial = 0; trial < 3; ++trial) {
       std::vector<float> x;
@@ -252,40 +261,100 @@ TEST_CASE("Ptr-Net: beam search finds the most probable permutation", "[pointer]
       std::vector<int> perm = {0, 1, 2, 3}, best;
       double best_logp = -1e300;
       do {
-        PointBatch b;
-        b.B = 1, b.n = n, b.x = x, b.targets = {perm};
-        const double logp = -pn.forward_points(b) * (n + 1);  // n outputs + the end symbol
+        const Batch b = point_batch(x, 1, n, {perm});
+        const double logp =
+            -model->forward(b, false, nullptr, 0.f) * (n + 1);  // n outputs + the end symbol
         if (logp > best_logp) best_logp = logp, best = perm;
       } while (std::next_permutation(perm.begin(), perm.end()));
-      const PointDecoded d = pn.beam_search(x, 1, n, 24);
+      const PointDecoded d = model->decode_points(x, 1, n, 24);
       CHECK(d.order[0] == best);
       double logp = 0;
       for (size_t t = 0; t < d.probs[0].size(); ++t)
         logp += std::log(d.probs[0][t][t < size_t(n) ? size_t(d.order[0][t]) : size_t(n)]);
       CHECK(logp == Approx(best_logp).margin(1e-4));
-      CHECK(pn.beam_search(x, 1, n, 1).order == pn.greedy(x, 1, n).order);
+      CHECK(model->decode_points(x, 1, n, 1).order == model->decode_points(x, 1, n).order);
     }
   }
   auto model = make_model({{"model", "pointer"}}, cpu_kernels(), 4);
-  CHECK_THROWS_WITH(dynamic_cast<PointerNet&>(*model).beam_search({0.1f, 0.2f}, 1, 1, 0),
-                    Catch::Contains("beam size"));
+  CHECK_THROWS_WITH(model->decode_points({0.1f, 0.2f}, 1, 1, 0), Catch::Contains("beam size"));
 }
 
 TEST_CASE("Ptr-Net training: lr held, then decayed exponentially to lr_final", "[pointer]") {
-  const auto task = make_point_task("sort");
-  auto model = make_model(pointer_config_for(*task, 4, false), cpu_kernels(), 1);
-  PointTrainOptions o;
-  o.lr = 1e-3f, o.lr_final = 1e-5f, o.steps = 300, o.decay_from = 100;
-  PointTrainer tr(dynamic_cast<PointerNet&>(*model), *task, o);
-  CHECK(tr.lr_at(1) == Approx(1e-3));
-  CHECK(tr.lr_at(100) == Approx(1e-3));
-  CHECK(tr.lr_at(200) == Approx(1e-4));  // halfway through the decay: geometric mean
-  CHECK(tr.lr_at(300) == Approx(1e-5));
-  CHECK(tr.lr_at(1000) == Approx(1e-5));
-  for (int s = 101; s <= 300; ++s) CHECK(tr.lr_at(s) < tr.lr_at(s - 1));
+  Schedule o = pointer_train_options().schedule;
+  o.lr = 1e-3f, o.lr_final = 1e-5f, o.decay_to = 300, o.decay_from = 100;
+  CHECK(o.at(1) == Approx(1e-3));
+  CHECK(o.at(100) == Approx(1e-3));
+  CHECK(o.at(200) == Approx(1e-4));  // halfway through the decay: geometric mean
+  CHECK(o.at(300) == Approx(1e-5));
+  CHECK(o.at(1000) == Approx(1e-5));
+  for (int s = 101; s <= 300; ++s) CHECK(o.at(s) < o.at(s - 1));
   o.lr_final = 0.f;
-  PointTrainer constant(dynamic_cast<PointerNet&>(*model), *task, o);
-  CHECK(constant.lr_at(300) == Approx(1e-3));
+  CHECK(o.at(300) == Approx(1e-3));
+}
+
+// The pointer network's data and model go through the task registry, Model::forward(Batch),
+// logits/attention and the one Trainer.
+TEST_CASE("Ptr-Net through Model: registry tasks, a batch, logits, attention, Trainer",
+          "[pointer]") {
+  const auto names = task_names();
+  for (const char* t : {"convex-hull", "tsp", "point-sort", "sort"})
+    CHECK(std::find(names.begin(), names.end(), t) != names.end());
+  CHECK(task_for_model("sort", "pointer") == "point-sort");
+  CHECK(task_for_model("sort", "transformer") == "sort");
+  CHECK(task_for_model("tsp", "pointer") == "tsp");
+  CHECK(make_task("sort")->input_dim() == 0);
+  CHECK(make_task("point-sort")->input_dim() == 1);
+  CHECK(make_task("convex-hull")->default_model() == "pointer");
+  CHECK_THROWS_WITH(make_task("tsp", {{"n_max", 12}}), Catch::Contains("at most 10"));
+
+  const auto task = make_task("convex-hull", {{"n_min", 5}, {"n_max", 7}});
+  auto model = make_model(pointer_config_for(*task, 8, false), cpu_kernels(), 3);
+  CHECK(model->input_dim() == 2);
+  Rng rng(4);
+  const Batch b = task->sample_batch(rng, Split::Train, 6);
+  REQUIRE(b.dim == 2);
+  REQUIRE((b.S >= 5 && b.S <= 7));
+  REQUIRE(b.x.size() == size_t(6 * b.S * 2));
+  CHECK(b.src.empty());
+  const double loss = model->forward(b, false, nullptr, 0.f);
+  CHECK(std::isfinite(loss));
+  const int V = model->out_vocab();
+  CHECK(V == kFirstSymbol + b.S);
+  const std::vector<float> z = model->logits();
+  REQUIRE(z.size() == size_t(b.B) * b.T * V);
+  double nll = 0;
+  long count = 0;
+  for (size_t k = 0; k < b.tgt_out.size(); ++k)
+    if (b.tgt_out[k] != kPad) nll -= z[k * size_t(V) + size_t(b.tgt_out[k])], ++count;
+  CHECK(nll / double(count) == Approx(loss).epsilon(1e-4));
+  const auto maps = model->attention();
+  REQUIRE(maps.size() == 1);
+  CHECK(maps[0].name == "pointer");
+  CHECK((maps[0].B == b.B && maps[0].H == 1 && maps[0].T == b.T && maps[0].S == b.S + 1));
+  for (int t = 0; t < b.T; ++t) {
+    double sum = 0;
+    for (int s = 0; s <= b.S; ++s) sum += maps[0].weights[size_t(t) * (b.S + 1) + size_t(s)];
+    CHECK(sum == Approx(1.0).epsilon(1e-5));
+  }
+  Batch tokens;
+  tokens.B = 1, tokens.S = 1, tokens.T = 1, tokens.src = {3}, tokens.tgt_in = {1};
+  tokens.tgt_out = {2};
+  CHECK_THROWS_WITH(model->forward(tokens, false, nullptr, 0.f), Catch::Contains("point sets"));
+  Batch bad = b;
+  bad.tgt_out[0] = kFirstSymbol + b.S;
+  CHECK_THROWS_WITH(model->forward(bad, false, nullptr, 0.f), Catch::Contains("names no input"));
+
+  TrainOptions o = pointer_train_options();
+  o.batch = 16, o.seed = 5;
+  Trainer tr(*model, *task, o);
+  const StepInfo s1 = tr.step();
+  CHECK(std::isfinite(s1.loss));
+  CHECK(s1.lr == Approx(1e-3));
+  const auto reverse = make_task("reverse");
+  CHECK_THROWS_WITH(Trainer(*model, *reverse, o), Catch::Contains("float features"));
+  auto transformer =
+      make_model({{"model", "transformer"}, {"src_vocab", 8}, {"tgt_vocab", 8}}, cpu_kernels(), 1);
+  CHECK_THROWS_WITH(transformer->decode_points({0.5f}, 1, 1), Catch::Contains("point sets"));
 }
 
 TEST_CASE("recurrent models refuse a kernel table without the recurrent kernels", "[model]") {

@@ -180,7 +180,8 @@ TEST_CASE("pointer tasks: bad input gives a clear error", "[tasks]") {
   PointTask hull(PointKind::Hull);
   CHECK_THROWS_WITH(hull.label({0, 0, 1, 1}, 2), Catch::Contains("at least 3 points"));
   CHECK_THROWS_WITH(hull.label({0, 0, 1, 1, NAN, 0}, 3), Catch::Contains("finite"));
-  CHECK_THROWS_WITH(make_point_task("knapsack"), Catch::Contains("unknown pointer task"));
+  CHECK_THROWS_WITH(make_task(task_for_model("knapsack", "pointer")),
+                    Catch::Contains("unknown task"));
   CHECK_THROWS_WITH(make_seq_task("poetry"), Catch::Contains("unknown sequence task"));
   CHECK_THROWS_WITH(make_task("poetry"), Catch::Contains("unknown task"));
   CHECK(make_task("dates")->tgt_vocab() == 3 + 1 + 11);

@@ -5,8 +5,9 @@
 #include <catch2/catch.hpp>
 
 #include "api/session.hpp"
+#include "data/point_task.hpp"
 #include "eval/align_eval.hpp"
-#include "train/point_train.hpp"
+#include "eval/point_eval.hpp"
 #include "train/trainer.hpp"
 
 using namespace attnlab;
@@ -39,30 +40,28 @@ TEST_CASE("RNNsearch learns dates: held-out accuracy and alignment error rate", 
 }
 
 TEST_CASE("Ptr-Net learns to sort 5 numbers (held-out exact order)", "[model]") {
-  const auto task = make_point_task("sort");
+  const auto task = make_task(task_for_model("sort", "pointer"), {{"n_min", 5}, {"n_max", 5}});
   auto model = make_model(pointer_config_for(*task, 32, false), cpu_kernels(), 1);
-  auto& pn = dynamic_cast<PointerNet&>(*model);
-  PointTrainOptions o;
-  o.batch = 64, o.n_min = o.n_max = 5, o.lr = 3e-3f, o.seed = 3;
-  PointTrainer tr(pn, *task, o);
+  TrainOptions o = pointer_train_options();
+  o.batch = 64, o.schedule.lr = 3e-3f, o.seed = 3;
+  Trainer tr(*model, *task, o);
   for (int s = 0; s < 600; ++s) tr.step();
-  const PointEval e = evaluate_points(pn, *task, 500, 5, 5, 99);
-  INFO(e.to_json(task->kind()).dump());
-  CHECK(e.accuracy >= 0.8);
+  const EvalResult e = evaluate_points(*model, *task, 500, 5, 5, 99);
+  INFO(point_eval_json(e, task->name()).dump());
+  CHECK(e.sequence_accuracy >= 0.8);
 }
 
 TEST_CASE("Ptr-Net convex hull: training lowers the held-out loss", "[model]") {
-  const auto task = make_point_task("convex-hull");
+  const auto task = make_task("convex-hull", {{"n_min", 5}, {"n_max", 7}});
   auto model = make_model(pointer_config_for(*task, 32, true), cpu_kernels(), 1);
-  auto& pn = dynamic_cast<PointerNet&>(*model);
   Rng rng(5);
-  const PointBatch held = make_point_batch(*task, rng, Split::Test, 200, 6);
-  const double before = pn.forward_points(held);
-  PointTrainOptions o;
-  o.batch = 64, o.n_min = 5, o.n_max = 7, o.lr = 3e-3f, o.seed = 4;
-  PointTrainer tr(pn, *task, o);
+  const Batch held = task->sample_sets(rng, Split::Test, 200, 6);
+  const double before = model->forward(held, false, nullptr, 0.f);
+  TrainOptions o = pointer_train_options();
+  o.batch = 64, o.schedule.lr = 3e-3f, o.seed = 4;
+  Trainer tr(*model, *task, o);
   for (int s = 0; s < 200; ++s) tr.step();
-  const double after = pn.forward_points(held);
+  const double after = model->forward(held, false, nullptr, 0.f);
   INFO("held-out loss " << before << " -> " << after);
   CHECK(after < 0.9 * before);
 }

@@ -260,14 +260,30 @@ test('pointer sessions: train on convex hull, decode with pointer distributions,
   }
   assert.equal(new Set(d.order).size, d.order.length, 'no input chosen twice');
   const ev = s.evaluate(20, 1);
-  assert.ok(ev.area_coverage >= 0 && ev.accuracy >= 0 && ev.accuracy <= 1);
+  assert.ok(ev.areaCoverage >= 0 && ev.sequenceAccuracy >= 0 && ev.sequenceAccuracy <= 1);
+  assert.ok(ev.invalidRate >= 0 && ev.samples === 20 && ev.perLength['5'] === ev.sequenceAccuracy);
+  assert.ok(Number.isFinite(ev.loss) && ev.tokenAccuracy >= 0);
   assert.throws(() => s.decode([1, 2, 3], 2), /expected n\*dim = 4/);
   assert.throws(() => s.decode([NaN, 0, 1, 1], 2), /finite/);
   const t = engine.loadSession(s.save());
   assert.equal(t.kind, 'pointer');
   assert.equal(t.info().step, 30);
   assert.deepEqual(Array.from(t.decode(ex.x, 6).probs), Array.from(d.probs));
-  assert.throws(() => engine.createSession({ model: 'pointer', task: 'reverse' }), /not a pointer task/);
+  assert.deepEqual(Array.from(t.inspect(ex.x).probs), Array.from(d.probs));
+  assert.throws(() => engine.createSession({ model: 'pointer', task: 'reverse' }), /does not train on task reverse/);
+  assert.throws(() => t.trainBatch([[3]], [[3]]), /trains on its task only/);
+  // The engine decides the model: a point task alone gets the pointer network; "sort" is the
+  // token task unless the model is the pointer network, the same in C++ and here.
+  const hull = engine.createSession({ task: 'convex-hull', train: { batch: 4 } });
+  assert.equal(hull.kind, 'pointer');
+  assert.equal(hull.dim, 2);
+  hull.dispose();
+  const sort = engine.createSession({ task: 'sort' });
+  assert.equal(sort.kind, 'transformer');
+  sort.dispose();
+  const psort = engine.createSession({ model: 'pointer', task: 'sort' });
+  assert.equal(psort.dim, 1);
+  psort.dispose();
   t.dispose();
   s.dispose();
 });

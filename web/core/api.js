@@ -21,10 +21,18 @@ function toBytes(bytes, what) {
   throw new TypeError(`${what}: expected a Uint8Array or ArrayBuffer of .safetensors bytes`);
 }
 
-// A model session: the C++ api::Session behind a handle that must be disposed.
+// A model session: the C++ api::Session behind a handle that must be disposed. One class for
+// every model kind; the C++ session decides the kind from the config or checkpoint (a point
+// task without a model gets the pointer network). Sessions of a model that reads point sets
+// (kind 'pointer', dim > 0 float features per input) take point sets where the others take
+// token rows: decode(x, n), inspect(x, n) (n defaults to x.length / dim) and
+// examples(count, {n, split, seed}); they train on their task only.
 export class Session {
   constructor(handle) {
     this.handle = handle;
+    const info = JSON.parse(handle.info());
+    this.dim = info.dim;
+    this.kind = info.dim > 0 ? 'pointer' : info.model;
   }
 
   info() { return JSON.parse(this.handle.info()); }
@@ -32,15 +40,30 @@ export class Session {
   train(steps) { return this.handle.train(steps); }
   // Trains one step on given token ids: src/tgt are arrays of rows (arrays of ids, no bos/eos).
   trainBatch(src, tgt) { return this.handle.trainBatch(src, tgt ?? []); }
-  // The CLI's metrics on `samples` held-out examples: {loss, tokenAccuracy, sequenceAccuracy, samples}.
+  // The CLI's metrics on `samples` held-out examples (camelCase for every model):
+  // {loss, tokenAccuracy, sequenceAccuracy, samples, perLength?, aer?}; point tasks add
+  // areaCoverage and invalidRate (convex-hull) or tourLength and optimalTourLength (tsp), with
+  // `samples` sets per n of the task's range.
   evaluate(samples = 200, seed = 1234) { return JSON.parse(this.handle.evaluate(samples, seed)); }
-  // Decodes each source row; beam > 1 uses beam search (one row at a time).
-  decode(src, { beam = 1, maxLen = 0, alpha = 0.6 } = {}) { return this.handle.decode(src, beam, maxLen, alpha); }
+  // Decodes each source row; beam > 1 uses beam search (one row at a time). Point sets: one set
+  // x [n*dim] -> {n, order, probs [steps, n+1], steps}; the last column is "end".
+  decode(src, opts) {
+    if (this.dim > 0) return this.handle.decodePoints(src, typeof opts === 'number' ? opts : src.length / this.dim);
+    const { beam = 1, maxLen = 0, alpha = 0.6 } = opts ?? {};
+    return this.handle.decode(src, beam, maxLen, alpha);
+  }
   // Inspection of one teacher-forced pass: {logits, V, T, maps: [{name, B, H, T, S, weights}]}.
-  // {causal: false} lifts a Transformer decoder's causal mask for this pass only.
-  inspect(src, tgt, { causal = true } = {}) { return this.handle.inspect(src, tgt ?? [], causal !== false); }
-  // Examples from the task: {src: [[ids]], tgt: [[ids]], srcText: [..], tgtText: [..]}.
-  examples(n = 4, { split = 'test', seed = 7 } = {}) { return this.handle.examples(n, split, seed); }
+  // {causal: false} lifts a Transformer decoder's causal mask for this pass only. Point sets
+  // (the runtime's snapshots): the decode of x with its pointer distributions.
+  inspect(src, tgt, { causal = true } = {}) {
+    if (this.dim > 0) return this.decode(src, typeof tgt === 'number' ? tgt : undefined);
+    return this.handle.inspect(src, tgt ?? [], causal !== false);
+  }
+  // Examples from the task: {src: [[ids]], tgt: [[ids]], srcText: [..], tgtText: [..]}; point
+  // tasks: {n, dim, x [count, n, dim], target [[positions]]} (n 0: the task's n_min).
+  examples(n = 4, { n: size = 0, split = 'test', seed = 7 } = {}) {
+    return this.dim > 0 ? this.handle.pointExamples(n, size, split, seed) : this.handle.examples(n, split, seed);
+  }
   // The checkpoint as .safetensors bytes (the same format the native CLI writes).
   save() { return this.handle.save(); }
   // Text models (trained on a corpus; info().vocabulary is {kind: 'bpe', size}): text to its
@@ -70,46 +93,6 @@ export class Session {
     if (this.handle) this.handle.delete();
     this.handle = null;
   }
-}
-
-// A pointer-network session (model "pointer" on convex-hull, tsp or sort): point sets in,
-// pointer distributions out. train/evaluate/save as for Session.
-export class PointerSession {
-  constructor(handle) {
-    this.handle = handle;
-    this.kind = 'pointer';
-  }
-
-  info() { return JSON.parse(this.handle.info()); }
-  train(steps) { return this.handle.train(steps); }
-  trainBatch() { throw new Error('pointer sessions train on their task only'); }
-  // {samples, accuracy, sequence_accuracy, area_coverage | tour_length..., per_length}
-  evaluate(samples = 200, seed = 1234) { return JSON.parse(this.handle.evaluate(samples, seed)); }
-  // One point set x [n*dim]: {n, order, probs [steps, n+1], steps}; the last column is "end".
-  decode(x, n) { return this.handle.decode(x, n ?? x.length / this.info().dim); }
-  // The runtime's snapshot hook: the pointer distributions for one point set.
-  inspect(x, n) { return this.decode(x, n); }
-  // {n, dim, x [count, n, dim], target [[positions]]}
-  examples(count = 4, { n = 0, split = 'test', seed = 7 } = {}) { return this.handle.examples(count, n, split, seed); }
-  save() { return this.handle.save(); }
-  dispose() {
-    if (this.handle) this.handle.delete();
-    this.handle = null;
-  }
-}
-
-const POINT_TASKS = ['convex-hull', 'tsp', 'sort'];
-const MAX_JSON_CHARS = 16 * 1024 * 1024;  // the engine's JSON limit (cpp/core/json.hpp)
-
-function isPointerConfig(config) {
-  let c = config ?? {};
-  if (typeof config === 'string') {
-    if (config.length > MAX_JSON_CHARS) return false;  // the engine refuses it with the limit
-    try { c = JSON.parse(config); } catch { return false; }  // the C++ parser reports it
-  }
-  if (!c || typeof c !== 'object') return false;
-  const kind = typeof c.model === 'string' ? c.model : c.model?.model;
-  return kind === 'pointer' || (kind === undefined && POINT_TASKS.includes(c.task));
 }
 
 // The model kind stored in a .safetensors checkpoint's "attnlab" metadata (null if unreadable).
@@ -143,18 +126,12 @@ export function wrapModule(mod, extra = {}) {
     estimateBytes: (config) => { requireSessions(); return mod.estimateBytes(toJson(config)); },
     createSession: (config) => {
       requireSessions();
-      const text = toJson(config);
-      return isPointerConfig(config)
-        ? new PointerSession(mod.PointerSession.create(text))
-        : new Session(mod.Session.create(text));
+      return new Session(mod.Session.create(toJson(config)));
     },
     loadSession: (bytes, overrides = {}) => {
       requireSessions();
       const b = toBytes(bytes, 'loadSession');
-      const text = toJson(overrides, 'loadSession: overrides');
-      return checkpointModel(b) === 'pointer'
-        ? new PointerSession(mod.PointerSession.load(b, text))
-        : new Session(mod.Session.load(b, text));
+      return new Session(mod.Session.load(b, toJson(overrides, 'loadSession: overrides')));
     },
     modelKinds: () => { requireSessions(); return JSON.parse(mod.registry()).models; },
     taskNames: () => { requireSessions(); return JSON.parse(mod.registry()).tasks; },

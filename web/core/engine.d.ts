@@ -47,6 +47,7 @@ export interface SessionInfo {
   step: number;        // optimizer steps taken so far
   srcVocab: number; tgtVocab: number;
   vocabulary: { kind: 'bpe'; size: number } | null;  // text models only
+  dim: number;         // float features per input of a point-set model (0: token ids)
   [key: string]: unknown;
 }
 
@@ -61,8 +62,13 @@ export interface EvalResult {
   // RNNsearch on a task with gold alignments (dates, phrases): alignment error rate (Och & Ney)
   // of the argmax links on the same held-out draw, 0 = every link gold.
   aer?: number;
-  // RNNsearch/RNNencdec on dates or phrases: source length -> sequence accuracy.
+  // RNNsearch/RNNencdec on dates or phrases: source length -> sequence accuracy; point tasks:
+  // set size n -> exact-answer share.
   perLength?: Record<string, number>;
+  // Point tasks (the pointer network; `samples` sets per n): convex-hull: mean predicted-polygon
+  // area / true hull area (0 for a self-crossing answer) and the share of such answers; tsp:
+  // mean predicted and optimal tour lengths.
+  areaCoverage?: number; invalidRate?: number; tourLength?: number; optimalTourLength?: number;
 }
 
 export interface AttentionMapData {
@@ -90,8 +96,10 @@ export interface DecodeOptions { beam?: number; maxLen?: number; alpha?: number 
 // one pass (key padding still applies); training and decoding always stay causal.
 export interface InspectOptions { causal?: boolean }
 
-// Pointer networks (model "pointer"; tasks convex-hull, tsp, sort): config
-// {model: {model: 'pointer', hidden, glimpse, embed, attn, encoder: 'lstm' | 'rpw', process_steps}, task, task_options: {n_min, n_max}, seed, train: {batch, lr, clip}}.
+// Pointer networks (model "pointer"; tasks convex-hull, tsp, and sort with model 'pointer'; a
+// point task without a model gets it): config {model: {model: 'pointer', hidden, glimpse,
+// embed, attn, encoder: 'lstm' | 'rpw', process_steps}, task, task_options: {n_min, n_max},
+// seed, train: {batch, lr, clip}}. Their sessions (kind 'pointer', dim > 0) take point sets.
 export interface PointerDecode {
   n: number;
   order: number[];       // chosen inputs (0-based), end excluded
@@ -99,11 +107,6 @@ export interface PointerDecode {
   steps: number;
 }
 export interface PointExamples { n: number; dim: number; x: Float32Array; target: number[][] }  // x [count,n,dim]
-export interface PointerEval {
-  samples: number; accuracy: number; sequence_accuracy: number;
-  area_coverage?: number; invalid_rate?: number; tour_length?: number; optimal_tour_length?: number;
-  per_length: Record<string, number>;
-}
 
 // ---- Worker-backed client (async) ----
 
@@ -148,8 +151,8 @@ export declare class RemoteSession {
   decodeText(ids: number[] | Int32Array): Promise<string>;
   pieces(ids: number[] | Int32Array): Promise<string[]>;
   refreshInfo(): Promise<SessionInfo>;
-  // Pointer sessions: decode(x, n) -> PointerDecode, inspect(x, n) (snapshots: {src: x, tgt: n}),
-  // evaluate -> PointerEval, examples(count, {n, split, seed}) -> PointExamples.
+  // Pointer sessions (kind 'pointer'): decode(x, n) -> PointerDecode, inspect(x, n?) (snapshots:
+  // {src: x}; n defaults to x.length / dim), examples(count, {n, split, seed}) -> PointExamples.
   dispose(): Promise<void>;
 }
 
@@ -194,7 +197,12 @@ export declare function moduleWorker(url: string | URL): Worker;
 
 // ---- Direct engine (sync, this thread) ----
 
+// One class for every model kind. Sessions of the pointer network (kind 'pointer', dim > 0)
+// take point sets: decode(x, n?) -> PointerDecode, inspect(x, n?) -> PointerDecode,
+// examples(count, {n, split, seed}) -> PointExamples; they train on their task only.
 export interface Session {
+  kind: string;                          // the model kind; 'pointer' for point-set models
+  dim: number;                           // float features per input (0: token ids)
   info(): SessionInfo;
   train(steps: number): TrainResult;
   trainBatch(src: Rows, tgt?: Rows): TrainResult;
@@ -211,18 +219,6 @@ export interface Session {
   dispose(): void;
 }
 
-export interface PointerSession {
-  kind: 'pointer';
-  info(): SessionInfo;
-  train(steps: number): TrainResult;     // tokens = input points seen
-  evaluate(samples?: number, seed?: number): PointerEval;
-  decode(x: Float32Array | number[], n?: number): PointerDecode;
-  inspect(x: Float32Array | number[], n?: number): PointerDecode;
-  examples(count?: number, opts?: { n?: number; split?: 'train' | 'test'; seed?: number }): PointExamples;
-  save(): Uint8Array;
-  dispose(): void;
-}
-
 export interface Engine {
   info(): EngineInfo;
   setThreads(n: number): number;
@@ -231,8 +227,8 @@ export interface Engine {
   positionalEncoding(L: number, C: number): Float32Array;
   contentAddress(memory: Float32Array, key: Float32Array, beta?: number): ContentAddress;
   estimateBytes(config: SessionConfig): number;
-  createSession(config: SessionConfig): Session | PointerSession;   // PointerSession for model "pointer"
-  loadSession(bytes: Uint8Array, overrides?: SessionConfig): Session | PointerSession;
+  createSession(config: SessionConfig): Session;
+  loadSession(bytes: Uint8Array, overrides?: SessionConfig): Session;
   modelKinds(): string[];
   taskNames(): string[];
   lmScore(checkpoint: Uint8Array, sentences: string[]): SentenceScore[];

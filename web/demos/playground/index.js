@@ -112,7 +112,7 @@ export async function mount(el, ctx) {
     $('metrics').textContent = t('pg.evaluating');
     const ev = await s.evaluate(EVAL.samples, EVAL.seed);
     el.metrics = ev;
-    $('metrics').textContent = metricsText(ev, state.task);
+    $('metrics').textContent = metricsText(ev, state.task, isPointer());
   }
 
   // The trained weights, reloaded with more points per set than training saw, then measured.
@@ -130,7 +130,7 @@ export async function mount(el, ctx) {
       $('longer').disabled = !session;
     }
   }
-  const longerText = () => `${t('pg.pointer.range', { lo: el.longer.range.n_min, hi: el.longer.range.n_max })} ${metricsText(el.longer.metrics, state.task)}`;
+  const longerText = () => `${t('pg.pointer.range', { lo: el.longer.range.n_min, hi: el.longer.range.n_max })} ${metricsText(el.longer.metrics, state.task, true)}`;
 
   const run = sessionRun(el.querySelector('.run-host'), ctx, {
     steps: state.steps,
@@ -140,7 +140,7 @@ export async function mount(el, ctx) {
       example = await pointerExample(s, state.task);
       el.example = example;
       $('example').textContent = exampleText(example, null, state.task);
-      return { src: example.x, tgt: example.n };
+      return { src: example.x };
     },
     onStart(s) { session = s; $('export').disabled = false; },
     onProgress(p) {
@@ -202,7 +202,7 @@ export async function mount(el, ctx) {
         const ev = await s.evaluate(EVAL.samples, EVAL.seed);
         el.imported = { info: s.info, metrics: ev };
         $('io').textContent = pointer
-          ? `${t('pg.imported.pointer', { name: f.name, task: s.info.task, params: s.info.params })} ${metricsText(ev, s.info.task)}`
+          ? `${t('pg.imported.pointer', { name: f.name, task: s.info.task, params: s.info.params })} ${metricsText(ev, s.info.task, true)}`
           : t('pg.imported', { name: f.name, params: s.info.params, loss: ev.loss.toFixed(3), acc: (100 * ev.sequenceAccuracy).toFixed(1) });
       } finally {
         await s.dispose();
@@ -217,7 +217,7 @@ export async function mount(el, ctx) {
     start: run.start, pause: run.pause, reset: run.reset,
     relabel() {
       run.render(); chart.relabel({ series: [t('bahdanau.loss')], xLabel: t('bahdanau.step') }); chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
-      if (el.metrics) $('metrics').textContent = metricsText(el.metrics, state.task);
+      if (el.metrics) $('metrics').textContent = metricsText(el.metrics, state.task, isPointer());
       if (el.longer) $('longer-out').textContent = longerText();
       if (isPointer() && last) drawMap(last); else heat.draw();
     },

@@ -48,16 +48,17 @@ export function exampleText(example, order, task) {
 
 const pct = (x) => (100 * x).toFixed(1);
 
-// The engine's evaluation as one line: pointer metrics by task, or the seq2seq ones.
-export function metricsText(ev, task) {
-  if (ev.loss !== undefined) {
+// The engine's evaluation as one line: pointer metrics by task (pointer: the session is a
+// pointer network's), or the seq2seq ones. Every model's evaluation has the same camelCase keys.
+export function metricsText(ev, task, pointer) {
+  if (!pointer) {
     return t('pg.metrics.seq', { n: ev.samples, loss: ev.loss.toFixed(3), tok: pct(ev.tokenAccuracy), acc: pct(ev.sequenceAccuracy) });
   }
   if (task === 'convex-hull') {
-    return t('pg.metrics.hull', { n: ev.samples, acc: pct(ev.accuracy), cover: pct(ev.area_coverage), invalid: pct(ev.invalid_rate) });
+    return t('pg.metrics.hull', { n: ev.samples, acc: pct(ev.sequenceAccuracy), cover: pct(ev.areaCoverage), invalid: pct(ev.invalidRate) });
   }
   if (task === 'tsp') {
-    return t('pg.metrics.tsp', { n: ev.samples, acc: pct(ev.accuracy), tour: ev.tour_length.toFixed(3), opt: ev.optimal_tour_length.toFixed(3) });
+    return t('pg.metrics.tsp', { n: ev.samples, acc: pct(ev.sequenceAccuracy), tour: ev.tourLength.toFixed(3), opt: ev.optimalTourLength.toFixed(3) });
   }
-  return t('pg.metrics.sort', { n: ev.samples, acc: pct(ev.accuracy) });
+  return t('pg.metrics.sort', { n: ev.samples, acc: pct(ev.sequenceAccuracy) });
 }

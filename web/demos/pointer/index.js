@@ -124,7 +124,7 @@ export async function mount(el, ctx) {
     const steps = answer.order.map((i, k) => `${i + 1} (${(100 * answer.probs[k][i]).toFixed(0)}%)`).join(' → ');
     metrics.innerHTML = `${escapeHtml(t('pointer.order'))} ${escapeHtml(steps)}<br>` +
       escapeHtml(t('pointer.metrics', { correct: t(answer.correct ? 'pointer.yes' : 'pointer.no'), cover: (100 * answer.areaCoverage).toFixed(1) })) +
-      (el.heldOut ? `<br>${escapeHtml(t('pointer.heldout', { acc: (100 * el.heldOut.accuracy).toFixed(1), cover: (100 * el.heldOut.area_coverage).toFixed(1), n: el.heldOut.samples }))}` : '');
+      (el.heldOut ? `<br>${escapeHtml(t('pointer.heldout', { acc: (100 * el.heldOut.sequenceAccuracy).toFixed(1), cover: (100 * el.heldOut.areaCoverage).toFixed(1), n: el.heldOut.samples }))}` : '');
   }
 
   function addPoint(x, y) {

@@ -51,12 +51,16 @@ PointerNet::PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t
     emb_W_ = params_.add("embed.weight", {cfg.embed, Ci_}, Init::XavierUniform);
     emb_b_ = params_.add("embed.bias", {cfg.embed}, Init::Zeros);
   }
+  enc_first_ = params_.count();
   if (cfg.encoder == "rpw")
     process_ids_.declare(params_, "process", Ci_, cfg.hidden, cfg.attn);
   else
     enc_ids_.declare(params_, "encoder", in_width(), cfg.hidden);
+  dec_first_ = params_.count();
   dec_ids_.declare(params_, "decoder", in_width(), cfg.hidden);
+  ptr_first_ = params_.count();
   ptr_ids_.declare(params_, "pointer", cfg.hidden, cfg.hidden, cfg.attn);
+  glimpse_first_ = params_.count();
   if (cfg.glimpse) glimpse_ids_.declare(params_, "glimpse", cfg.hidden, cfg.hidden, cfg.attn);
   Rng rng(seed);
   params_.allocate(rng);
@@ -296,7 +300,9 @@ void PointerNet::backward() {
     }
   }
   ptr_.finish_backward(kt_, pp, dpp, dEo);
+  params_.grads_ready(ptr_first_, glimpse_first_);
   if (cfg_.glimpse) glimpse_.finish_backward(kt_, gp, dgp, dEo);
+  params_.grads_ready(glimpse_first_, params_.count());
   const LstmParams dec = dec_ids_.val(params_), ddec = dec_ids_.grad(params_);
   float* carry_h = ws_.floats(bc);
   float* carry_c = ws_.floats(bc);
@@ -316,17 +322,23 @@ void PointerNet::backward() {
       linear_backward(kt_, nullptr, params_.grad(emb_W_), params_.grad(emb_b_), dxe,
                       xd_ + size_t(t) * B * Ci_, params_.val(emb_W_), B, Ci_, E);
   }
+  params_.grads_ready(dec_first_, ptr_first_);
   if (cfg_.encoder == "rpw") {
     process_.backward(kt_, params_, process_ids_, dEo, carry_h, carry_c);
+    params_.grads_ready(
+        0,
+        dec_first_);  // the read and process blocks, and the embedding (fed by the decoder alone)
     return;
   }
   kt_.axpy(dEo + size_t(S - 1) * bc, 1.f, carry_h, long(bc));
   if (emb) kt_.zero(dxe, size_t(S) * B * E * sizeof(float));
   enc_.backward(kt_, enc_ids_.val(params_), enc_ids_.grad(params_), dxe, nullptr, nullptr, dEo,
                 carry_c, Eo_, xe_, S, B, E, C);
+  params_.grads_ready(enc_first_, dec_first_);
   if (emb)
     linear_backward(kt_, nullptr, params_.grad(emb_W_), params_.grad(emb_b_), dxe, xin_,
                     params_.val(emb_W_), S * B, Ci_, E);
+  params_.grads_ready(0, enc_first_);  // the embedding, fed by the decoder and the encoder
 }
 
 PointDecoded PointerNet::greedy(const std::vector<float>& x, int B, int n, bool constrained) {

@@ -77,6 +77,10 @@ class PointerNet : public Model {
   AttnIds ptr_ids_, glimpse_ids_;
   ProcessIds process_ids_;
   int emb_W_ = -1, emb_b_ = -1;
+  // First parameter ids of the encoder (or read/process blocks), decoder, pointer and glimpse:
+  // backward reports each range once its gradients are final (ParamArena::grads_ready), last
+  // declared first, so a data-parallel step can start reducing them.
+  int enc_first_ = 0, dec_first_ = 0, ptr_first_ = 0, glimpse_first_ = 0;
   LstmSeq enc_;
   ProcessBlock process_;
   RecurrentAttention ptr_, glimpse_;

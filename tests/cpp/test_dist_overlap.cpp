@@ -1,7 +1,7 @@
-// The bucketed all-reduce overlapped with backward: the backward of the Transformer and of
-// RNNsearch/RNNencdec reports every parameter's gradient once, only when it is final
-// (ParamArena::grads_ready), and the one training step under a BucketedGradientSync starts
-// buckets during backward, with the same result as reducing everything after backward. The
+// The bucketed all-reduce overlapped with backward: the backward of the Transformer, of
+// RNNsearch/RNNencdec and of the pointer network reports every parameter's gradient once, only when
+// it is final (ParamArena::grads_ready), and the one training step under a BucketedGradientSync
+// starts buckets during backward, with the same result as reducing everything after backward. The
 // communicator is a fake second rank, as in test_dist.cpp.
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -71,7 +71,7 @@ std::vector<float> values(Model& m) {
 // One forward/backward of m on b with a listener on its arena: every gradient float is reported
 // exactly once, the first report is from the end of the arena (where buckets start), and what
 // each report covered is unchanged at the end of backward (it was final).
-void require_reports_final(Model& m, const Batch& b) {
+void require_reports_final(Model& m, const Batch& b, size_t min_reports = 5) {
   ParamArena& P = m.params();
   const size_t total = size_t(P.total());
   std::vector<int> times(total, 0);
@@ -86,7 +86,7 @@ void require_reports_final(Model& m, const Batch& b) {
   m.backward();
   P.set_grads_ready(nullptr);
   CHECK(std::all_of(times.begin(), times.end(), [](int t) { return t == 1; }));
-  REQUIRE(at_report.size() > 4);
+  REQUIRE(at_report.size() >= min_reports);
   CHECK(at_report.front().first > total / 2);
   bool final = true;
   for (const auto& [offset, floats] : at_report)
@@ -114,6 +114,23 @@ TEST_CASE("dist: RNNsearch's and RNNencdec's backward report each gradient once,
       const nlohmann::json cfg = {{"model", model}, {"src_vocab", 14}, {"tgt_vocab", 14},
                                   {"emb", 8},       {"hidden", 16},    {"encoder", encoder}};
       require_reports_final(*make_model(cfg, cpu_kernels(), 3), batch());
+    }
+  }
+}
+
+TEST_CASE("dist: the pointer network's backward reports each gradient once, when final", "[dist]") {
+  const auto task = make_task("convex-hull", {{"n_min", 6}, {"n_max", 6}});
+  Rng rng(4);
+  const Batch b = task->sample_batch(rng, Split::Train, 3);
+  for (const std::string encoder : {"lstm", "rpw"}) {
+    for (int embed : {0, 8}) {
+      INFO(encoder << ", embed " << embed);
+      const nlohmann::json cfg = {{"model", "pointer"}, {"hidden", 16},   {"attn", 16},
+                                  {"glimpse", true},    {"embed", embed}, {"encoder", encoder},
+                                  {"min_outputs", 3}};
+      // pointer, glimpse, decoder, encoder (or read/process), embedding (when there is one)
+      const size_t reports = encoder == "lstm" && embed > 0 ? 5 : 4;
+      require_reports_final(*make_model(cfg, cpu_kernels(), 3), b, reports);
     }
   }
 }

@@ -70,7 +70,9 @@ json resolve_model(const json& config, const Task* task) {
   return cfg;
 }
 
-bool reads_points(const json& model_cfg) { return model_cfg.value("model", "") == "pointer"; }
+// Whether the session's data are point sets (the default batch differs): the task decides, so no
+// model kind is named here; a model that does not read the task's inputs is refused later.
+bool reads_points(const Task* task) { return task && task->input_dim() > 0; }
 
 int batch_of(const json& train, bool points = false) {
   const int b = train.value("batch", points ? pointer_train_options().batch : 64);
@@ -101,7 +103,7 @@ SizeEstimate Session::estimate(const json& config) {
                                           object_or_empty(config, "task_options"));
   const json model_cfg = resolve_model(config, t.get());
   return estimate_for(model_cfg, t.get(),
-                      batch_of(object_or_empty(config, "train"), reads_points(model_cfg)));
+                      batch_of(object_or_empty(config, "train"), reads_points(t.get())));
 }
 
 std::unique_ptr<Session> Session::create(const json& config) {
@@ -115,7 +117,7 @@ std::unique_ptr<Session> Session::create(const json& config) {
            "session config: seed must be in [0, 2^31), got " << seed);
   s->seed_ = uint64_t(seed);
   const json train = object_or_empty(config, "train");
-  check_fits(estimate_for(model_cfg, s->task_.get(), batch_of(train, reads_points(model_cfg))),
+  check_fits(estimate_for(model_cfg, s->task_.get(), batch_of(train, reads_points(s->task_.get()))),
              "this model");
   s->model_ = make_model(model_cfg, cpu_kernels(), s->seed_);
   if (s->task_)

@@ -109,6 +109,34 @@ test('§6/§7: the shipped Transformer loads with its pre-trained note; causal d
   await page.close();
 });
 
+test('playground: the Transformer trains with the chosen width C, heads H and longest source', async (t) => {
+  const page = await openDemo('playground', 'playground.model=transformer&playground.task=reverse&playground.width=16&playground.heads=4&playground.srclen=15&playground.steps=50');
+  if (page.pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  const demo = page.locator('[data-demo=playground]');
+  assert.equal(await demo.locator('[name=width]').inputValue(), '16');
+  assert.equal(await demo.locator('[name=heads]').inputValue(), '4');
+  assert.equal(await demo.locator('[name=srclen]').inputValue(), '15');
+  assert.match(await demo.locator('[name=dk]').textContent(), /d_k = C\/H = 4$/);
+  await demo.locator('[name=run-toggle]').click();
+  await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelector('[data-demo=playground]').map, null, { timeout: 20000 });
+  const { config, map } = await page.evaluate(() => { const el = document.querySelector('[data-demo=playground]'); return { config: el.config, map: el.map }; });
+  assert.deepEqual([config.model.d_model, config.model.heads, config.model.d_ff, config.task_options.max_len], [16, 4, 32, 15]);
+  assert.equal(map.H, 4, 'the engine returned cross-attention with the chosen 4 heads');
+  // A size is a preset of C and H; the recurrent model has neither; dates have no length option.
+  await demo.locator('[name=size]').selectOption('medium');
+  assert.deepEqual([await demo.locator('[name=width]').inputValue(), await demo.locator('[name=heads]').inputValue()], ['64', '4']);
+  assert.match(await demo.locator('[name=dk]').textContent(), /= 16$/);
+  assert.match(new URL(page.url()).hash, /playground\.width=64/);
+  await demo.locator('[name=model]').selectOption('rnnsearch');
+  assert.ok(await demo.locator('[name=width]').isHidden() && await demo.locator('[name=heads]').isHidden());
+  assert.ok(await demo.locator('[name=srclen]').isVisible());
+  await demo.locator('[name=task]').selectOption('dates');
+  assert.ok(await demo.locator('[name=srclen]').isHidden());
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('playground: trains a small RNNsearch, exports .safetensors and imports it back', async (t) => {
   const page = await openDemo('playground', 'playground.model=rnnsearch&playground.task=reverse&playground.size=small&playground.steps=60');
   if (page.pending) { await page.close(); return t.skip('engine build without model sessions'); }

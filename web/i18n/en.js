@@ -102,6 +102,7 @@ export default {
 
   'pg.model': 'model', 'pg.model.transformer': 'Transformer', 'pg.model.rnnsearch': 'RNNsearch (Bahdanau)',
   'pg.task': 'task', 'pg.size': 'size', 'pg.size.small': 'small', 'pg.size.medium': 'medium', 'pg.steps': 'steps',
+  'pg.width': 'width C', 'pg.heads': 'heads H', 'pg.dk': 'per-head width d_k = C/H = {dk}', 'pg.srclen': 'longest source',
   'pg.export': 'Export weights (.safetensors)', 'pg.import': 'Import a checkpoint',
   'pg.exported': 'Saved {kb} KiB.', 'pg.imported': '{name}: {params} parameters; held-out loss {loss}, exact {acc}%.',
   'pg.model.pointer': 'Pointer network (Ptr-Net)', 'pg.end': 'end', 'pg.evaluating': 'Measuring on held-out data…',

@@ -102,6 +102,7 @@ export default {
 
   'pg.model': '모델', 'pg.model.transformer': 'Transformer', 'pg.model.rnnsearch': 'RNNsearch (Bahdanau)',
   'pg.task': '과제', 'pg.size': '크기', 'pg.size.small': '작게', 'pg.size.medium': '중간', 'pg.steps': '스텝 수',
+  'pg.width': '너비 C', 'pg.heads': '헤드 수 H', 'pg.dk': '헤드 하나의 너비 d_k = C/H = {dk}', 'pg.srclen': '가장 긴 소스 길이',
   'pg.export': '가중치 내보내기 (.safetensors)', 'pg.import': '체크포인트 불러오기',
   'pg.exported': '{kb} KiB를 저장했습니다.', 'pg.imported': '{name}: 파라미터 {params}개, 검증 손실 {loss}, 완전 일치 {acc}%.',
   'pg.model.pointer': '포인터 네트워크 (Ptr-Net)', 'pg.end': '끝', 'pg.evaluating': '학습에 쓰지 않은 데이터로 재는 중…',

@@ -4,7 +4,10 @@
 // averaged, or the pointer network's distributions over the input points), then the engine's
 // held-out metrics. The weights export as .safetensors (the CLI's format) and a checkpoint
 // trained natively with `attn train` imports the same way. State: playground.model/.task/.size/
-// .steps/.seed; a task the model does not have falls back to its first task.
+// .width/.heads/.srclen/.steps/.seed; a task the model does not have falls back to its first task.
+// The Transformer's width C and head count H are chosen apart from the size (which sets the
+// layers, and C and H to its preset when it changes); per-head width d_k = C/H. The symbol tasks
+// (reverse, copy, sort) take the longest source length.
 // A trained pointer network can also be measured on larger point sets than it saw.
 // On the element: el.map (the drawn matrix), el.example, el.losses (every step's), el.metrics,
 // el.longer ({range, metrics} on larger sets), el.imported ({info, metrics} of the last import).
@@ -22,15 +25,25 @@ const SEQ_TASKS = { reverse: { min_len: 3, max_len: 10, symbols: 10 }, copy: { m
   sort: { min_len: 3, max_len: 10, symbols: 10 }, phrases: { n_min: 2, n_max: 6 }, dates: {} };
 const TASKS = { transformer: SEQ_TASKS, rnnsearch: SEQ_TASKS, pointer: POINTER_TASKS };
 const SIZES = { small: { d_model: 32, heads: 2, d_ff: 64, layers: 1, hidden: 32 }, medium: { d_model: 64, heads: 4, d_ff: 128, layers: 2, hidden: 64 } };
+const WIDTHS = [16, 32, 64, 128];
+const HEADS = [1, 2, 4, 8];
+const SRC_LENGTHS = [5, 10, 15, 20];
 const EVAL = { samples: 200, seed: 5 };
 
-function sessionConfig({ model, task, size, seed }) {
+// The task options with the chosen longest source (symbol tasks only).
+function taskOptionsOf(task, srclen) {
+  const o = SEQ_TASKS[task];
+  return o && 'max_len' in o ? { ...o, max_len: srclen } : o;
+}
+const hasLength = (model, task) => model !== 'pointer' && 'max_len' in (SEQ_TASKS[task] ?? {});
+
+export function sessionConfig({ model, task, size, width, heads, srclen, seed }) {
   if (model === 'pointer') return pointerConfig(task, size, seed);
   const z = SIZES[size];
   const m = model === 'transformer'
-    ? { model: 'transformer', d_model: z.d_model, heads: z.heads, d_ff: z.d_ff, enc_layers: z.layers, dec_layers: z.layers, dropout: 0 }
+    ? { model: 'transformer', d_model: width, heads, d_ff: 2 * width, enc_layers: z.layers, dec_layers: z.layers, dropout: 0 }
     : { model: 'rnnsearch', emb: z.hidden / 2, hidden: z.hidden, attn: z.hidden };
-  return { model: m, task, task_options: SEQ_TASKS[task], seed,
+  return { model: m, task, task_options: taskOptionsOf(task, srclen), seed,
     train: { batch: 32, schedule: 'constant', lr: model === 'transformer' ? 0.003 : 0.01, clip: 1 } };
 }
 
@@ -38,7 +51,7 @@ function sessionConfig({ model, task, size, seed }) {
 function pickMap(data) {
   const maps = data?.maps ?? [];
   const m = maps.find((x) => x.name === 'alignment') ?? maps.filter((x) => x.name.endsWith('multihead_attn')).at(-1);
-  return m ? { T: m.T, S: m.S, weights: headMatrix(m, m.H > 1 ? -1 : 0) } : null;
+  return m ? { T: m.T, S: m.S, H: m.H, weights: headMatrix(m, m.H > 1 ? -1 : 0) } : null;
 }
 
 const taskOptions = (model) => Object.keys(TASKS[model]).map((k) => `<option value="${k}">${k}</option>`).join('');
@@ -49,7 +62,10 @@ export async function mount(el, ctx) {
   const { read, store } = ctx;
   const model = read.str('model', 'rnnsearch', MODELS);
   const tasks = Object.keys(TASKS[model]);
-  const state = { model, task: read.str('task', tasks[0], tasks), size: read.str('size', 'small', Object.keys(SIZES)),
+  const size = read.str('size', 'small', Object.keys(SIZES));
+  const pick = (key, def, list) => { const v = read.num(key, def, list[0], list.at(-1)); return list.includes(v) ? v : def; };
+  const state = { model, task: read.str('task', tasks[0], tasks), size,
+    width: pick('width', SIZES[size].d_model, WIDTHS), heads: pick('heads', SIZES[size].heads, HEADS), srclen: pick('srclen', 10, SRC_LENGTHS),
     steps: read.num('steps', 600, 50, 20000), seed: read.num('seed', 1, 0, 1e9) };
   if (store.get('task') !== null && store.get('task') !== state.task) store.set({ task: state.task });
   el.innerHTML = `
@@ -57,6 +73,10 @@ export async function mount(el, ctx) {
       <label><span data-i18n="pg.model"></span> <select name="model">${MODELS.map((m) => `<option value="${m}" data-i18n="pg.model.${m}"></option>`).join('')}</select></label>
       <label><span data-i18n="pg.task"></span> <select name="task">${taskOptions(state.model)}</select></label>
       <label><span data-i18n="pg.size"></span> <select name="size">${Object.keys(SIZES).map((k) => `<option value="${k}" data-i18n="pg.size.${k}"></option>`).join('')}</select></label>
+      <label data-for="transformer"><span data-i18n="pg.width"></span> <select name="width">${WIDTHS.map((v) => `<option value="${v}">${v}</option>`).join('')}</select></label>
+      <label data-for="transformer"><span data-i18n="pg.heads"></span> <select name="heads">${HEADS.map((v) => `<option value="${v}">${v}</option>`).join('')}</select></label>
+      <output name="dk" data-for="transformer"></output>
+      <label data-for="length"><span data-i18n="pg.srclen"></span> <select name="srclen">${SRC_LENGTHS.map((v) => `<option value="${v}">${v}</option>`).join('')}</select></label>
       <label><span data-i18n="pg.steps"></span> <input type="number" name="steps" min="50" max="20000" step="50"></label>
     </div>
     <div class="run-host"></div>
@@ -70,7 +90,8 @@ export async function mount(el, ctx) {
       <output name="io"></output>
     </div>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
-  for (const k of ['model', 'task', 'size', 'steps']) $(k).value = state[k];
+  const FIELDS = ['model', 'task', 'size', 'width', 'heads', 'srclen', 'steps'];
+  for (const k of FIELDS) $(k).value = state[k];
   const heat = el.querySelector('al-heatmap');
   const chart = lineChart(el.querySelector('.chart-host'), { series: [{ label: t('bahdanau.loss') }], xLabel: t('bahdanau.step'), height: 200 });
   let example = null, word = null, points = [], session = null, last = null;
@@ -78,6 +99,9 @@ export async function mount(el, ctx) {
 
   const isPointer = () => state.model === 'pointer';
   function showModel() {
+    for (const n of el.querySelectorAll('[data-for=transformer]')) n.hidden = state.model !== 'transformer';
+    for (const n of el.querySelectorAll('[data-for=length]')) n.hidden = !hasLength(state.model, state.task);
+    $('dk').textContent = t('pg.dk', { dk: state.width / state.heads });
     $('longer').hidden = !isPointer();
     heat.dataset.i18nAria = isPointer() ? 'pg.pointer.heatmap' : 'bahdanau.heatmap';
     heat.setAttribute('aria-label', t(heat.dataset.i18nAria));
@@ -142,7 +166,7 @@ export async function mount(el, ctx) {
       $('example').textContent = exampleText(example, null, state.task);
       return { src: example.x };
     },
-    onStart(s) { session = s; $('export').disabled = false; },
+    onStart(s) { session = s; el.config = sessionConfig(state); $('export').disabled = false; },
     onProgress(p) {
       points.push([p.step, p.loss]);
       el.losses.push(...p.losses);
@@ -160,21 +184,27 @@ export async function mount(el, ctx) {
       for (const n of ['example', 'metrics', 'longer-out']) $(n).textContent = '';
     },
   });
-  for (const k of ['model', 'task', 'size', 'steps']) $(k).addEventListener('change', async () => {
+  for (const k of FIELDS) $(k).addEventListener('change', async () => {
     const before = TASKS[state.model];
     if (k === 'steps') {  // the field's own limits: 50 to 20,000 in steps of 50
       const n = Number($(k).value);
       state.steps = Number.isFinite(n) && $(k).value !== '' ? Math.min(20000, Math.max(50, Math.round(n / 50) * 50)) : state.steps;
       $(k).value = state.steps;
+    } else if (['width', 'heads', 'srclen'].includes(k)) {
+      state[k] = Number($(k).value);
     } else {
       state[k] = $(k).value;
+    }
+    if (k === 'size') {  // a size is a preset of C and H too
+      state.width = SIZES[state.size].d_model; state.heads = SIZES[state.size].heads;
+      $('width').value = state.width; $('heads').value = state.heads;
     }
     if (k === 'model' && TASKS[state.model] !== before) {
       $('task').innerHTML = taskOptions(state.model);
       state.task = Object.keys(TASKS[state.model])[0];
       $('task').value = state.task;
-      showModel();
     }
+    showModel();
     run.steps = state.steps;
     store.set(state);
     await run.reset();
@@ -197,7 +227,7 @@ export async function mount(el, ctx) {
       const pointer = checkpointModel(bytes) === 'pointer';
       // A pointer checkpoint keeps its own task and point counts; a seq2seq one is measured on
       // the selected task when that is a seq2seq task.
-      const s = await client.loadSession(bytes, pointer || isPointer() ? {} : { task: state.task, task_options: SEQ_TASKS[state.task] });
+      const s = await client.loadSession(bytes, pointer || isPointer() ? {} : { task: state.task, task_options: taskOptionsOf(state.task, state.srclen) });
       try {
         const ev = await s.evaluate(EVAL.samples, EVAL.seed);
         el.imported = { info: s.info, metrics: ev };
@@ -219,6 +249,7 @@ export async function mount(el, ctx) {
       run.render(); chart.relabel({ series: [t('bahdanau.loss')], xLabel: t('bahdanau.step') }); chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
       if (el.metrics) $('metrics').textContent = metricsText(el.metrics, state.task, isPointer());
       if (el.longer) $('longer-out').textContent = longerText();
+      $('dk').textContent = t('pg.dk', { dk: state.width / state.heads });
       if (isPointer() && last) drawMap(last); else heat.draw();
     },
     unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },

@@ -26,7 +26,7 @@ export class Heatmap extends HTMLElement {
   }
 
   connectedCallback() {
-    if (this.canvas) return;
+    if (this.canvas) { this.#watchLang(); this.#label(); return; }
     this.tabIndex = 0;
     this.setAttribute('role', 'group');
     this.canvas = document.createElement('canvas');
@@ -49,8 +49,12 @@ export class Heatmap extends HTMLElement {
     });
     this.resize.observe(this);
     this.langs = new MutationObserver(() => this.#label());
-    this.langs.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
+    this.#watchLang();
   }
+
+  // the text alternative follows a language switch; watched only while in the document
+  #watchLang() { this.langs?.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] }); }
+  disconnectedCallback() { this.langs?.disconnect(); }
 
 
   // values: Float32Array of rows*cols, row-major

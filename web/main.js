@@ -12,7 +12,7 @@ import { crossOriginIsolate } from './core/coi.js';
 import { createEngine } from './core/client.js';
 import { mountDemo, demoNames } from './demos/registry.js';
 import { makeContext } from './demos/common/context.js';
-import { typeset } from './viz/tex.js';
+import { typeset, focusScrollers } from './viz/tex.js';
 import { initTheme } from './theme.js';
 import { ensureWidgetStyles } from './viz/styles.js';
 
@@ -158,7 +158,10 @@ async function renderSections() {
   }
   fillReferences(main);
   typeset(main);
+  stopScrollers?.();
+  stopScrollers = focusScrollers(main, t('a11y.formula'));
 }
+let stopScrollers = null;
 
 document.getElementById('sections').addEventListener('click', (e) => {
   const ref = e.target.closest?.('a.ref');

@@ -9,7 +9,8 @@ export default {
   'theme.auto': 'Theme: system',
   'theme.dark': 'Theme: dark',
   'theme.light': 'Theme: light',
-  'theme.label': 'Colour scheme ({mode}); press to change',
+  'a11y.formula': 'Formula (scrolls sideways)',
+  'theme.label': '{mode} (press to change the colour scheme)',
   'engine.loading': 'Loading the engine…',
   'engine.error': 'Engine error: {message}',
   'engine.ready': 'Engine: C++ compiled to WebAssembly (SIMD), running in this tab.',
@@ -49,6 +50,7 @@ export default {
   'section.playground.nav': 'Playground', 'section.playground.title': 'Playground',
   'section.playground.summary': 'Pick a model, a task and a size; train it and watch its loss and attention.',
 
+  'run.progress': 'Training progress',
   'run.start': 'Start', 'run.pause': 'Pause', 'run.resume': 'Resume', 'run.reset': 'Reset',
   'run.step': 'step {step} / {total} · loss {loss}',
 
@@ -134,6 +136,8 @@ export default {
   'pointer.start': 'Start from', 'pointer.start.shipped': 'the pre-trained network (trained natively)', 'pointer.start.fresh': 'an untrained network (train it here)',
   'pointer.point': 'Point', 'pointer.random': 'Random points', 'pointer.clear': 'Clear',
   'pointer.howto': 'Start from the pre-trained network or train one here (a few seconds), click inside the left square to add points (at least 3), then press Point. The left panel is the network’s answer, the right one the exact convex hull.',
+  'pointer.keys': 'Arrow keys move the cross-hair (Shift: finer), Enter adds a point there',
+  'pointer.caret': 'cross-hair at x {x}, y {y} · {n} points',
   'pointer.model': 'pointer network’s answer', 'pointer.exact': 'exact convex hull',
   'pointer.waiting': '{n} points; add at least 3 and press Point.',
   'pointer.order': 'Order chosen (probability of each pick):',

@@ -9,7 +9,8 @@ export default {
   'theme.auto': '테마: 시스템',
   'theme.dark': '테마: 어둡게',
   'theme.light': '테마: 밝게',
-  'theme.label': '색 구성 ({mode}); 눌러서 바꾸기',
+  'a11y.formula': '수식 (옆으로 스크롤)',
+  'theme.label': '{mode} (눌러서 색 구성 바꾸기)',
   'engine.loading': '엔진을 불러오는 중…',
   'engine.error': '엔진 오류: {message}',
   'engine.ready': '엔진: WebAssembly(SIMD)로 컴파일된 C++, 이 탭 안에서 실행 중.',
@@ -49,6 +50,7 @@ export default {
   'section.playground.nav': '놀이터', 'section.playground.title': '놀이터',
   'section.playground.summary': '모델·과제·크기를 고르고 학습시키며 손실과 어텐션을 지켜보세요.',
 
+  'run.progress': '학습 진행',
   'run.start': '시작', 'run.pause': '일시정지', 'run.resume': '계속', 'run.reset': '처음으로',
   'run.step': '스텝 {step} / {total} · 손실 {loss}',
 
@@ -134,6 +136,8 @@ export default {
   'pointer.start': '시작점', 'pointer.start.shipped': '미리 학습한 네트워크 (네이티브에서 학습)', 'pointer.start.fresh': '학습 전 네트워크 (여기서 학습)',
   'pointer.point': '답 구하기', 'pointer.random': '무작위 점', 'pointer.clear': '지우기',
   'pointer.howto': '미리 학습한 네트워크로 시작하거나 여기서 몇 초 학습시킨 뒤, 왼쪽 사각형을 눌러 점을 3개 이상 찍은 뒤 답 구하기를 누르세요. 왼쪽은 네트워크의 답, 오른쪽은 정확한 볼록 껍질입니다.',
+  'pointer.keys': '화살표 키로 십자선을 옮기고 (Shift: 더 잘게), Enter로 그 자리에 점 추가',
+  'pointer.caret': '십자선 x {x}, y {y} · 점 {n}개',
   'pointer.model': '포인터 네트워크의 답', 'pointer.exact': '정확한 볼록 껍질',
   'pointer.waiting': '점 {n}개. 3개 이상 찍고 답 구하기를 누르세요.',
   'pointer.order': '고른 순서(각 선택의 확률):',

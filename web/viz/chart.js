@@ -1,14 +1,35 @@
 // Line charts on uPlot: `lineChart(el, {series, xLabel, yLabel, logX})` returns
 // {set(x, ys), relabel({series, xLabel, yLabel}), destroy()}. Colours are the Okabe–Ito set
 // (colour-blind safe) with dashes as a second cue; the chart follows its container's width.
+// Its text alternative is a visually hidden summary kept current (`.chart-summary`: per series,
+// how many points and the first, last, smallest and largest value), in the page's language.
 import uPlot from 'uplot';
 import { OKABE_ITO } from './palette.js';
 
 const DASH = [[], [6, 4], [2, 3], [10, 3, 2, 3]];
 
+const num = (v) => (Math.abs(v) >= 1000 || Number.isInteger(v) ? String(Math.round(v)) : v.toPrecision(3));
+const WORDS = {
+  en: { chart: (y, x) => `Chart of ${y || 'values'} against ${x || 'x'}.`, empty: 'no data yet',
+    series: (l, n, a, b, lo, hi) => `${l}: ${n} points, from ${a} to ${b} (smallest ${lo}, largest ${hi}).` },
+  ko: { chart: (y, x) => `${x || 'x'}에 따른 ${y || '값'} 그래프.`, empty: '아직 데이터 없음',
+    series: (l, n, a, b, lo, hi) => `${l}: 점 ${n}개, ${a}에서 ${b}까지 (가장 작은 값 ${lo}, 가장 큰 값 ${hi}).` },
+};
+
 export function lineChart(el, opts0) {
   let opts = { xLabel: '', yLabel: '', logX: false, logY: false, height: 220, points: false, ...opts0 };
   el.classList.add('chart');
+  const summary = document.createElement('p');
+  summary.className = 'chart-summary sr-only';
+  function describe() {
+    const w = WORDS[el.closest('[lang]')?.lang === 'ko' ? 'ko' : 'en'];
+    const parts = opts.series.map((sr, i) => {
+      const ys = (data[i + 1] ?? []).filter((v) => v !== null && Number.isFinite(v));
+      if (!ys.length) return `${sr.label}: ${w.empty}.`;
+      return w.series(sr.label, ys.length, num(ys[0]), num(ys.at(-1)), num(Math.min(...ys)), num(Math.max(...ys)));
+    });
+    summary.textContent = [w.chart(opts.yLabel, opts.xLabel), ...parts].join(' ');
+  }
   let data = [[], ...opts.series.map(() => [])];
   let plot = null;
   const width = () => Math.max(240, Math.min(el.clientWidth || 320, 640));
@@ -26,19 +47,23 @@ export function lineChart(el, opts0) {
         dash: s.dash ?? DASH[i % DASH.length], points: { show: opts.points || Boolean(s.points) },
       }))],
     }, data, el);
+    el.append(summary);
+    describe();
   }
   build();
   const ro = new ResizeObserver(() => { if (plot.width !== width()) plot.setSize({ width: width(), height: opts.height }); });
   ro.observe(el);
+  const langs = new MutationObserver(describe);  // a language switch without a relabel
+  langs.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
   return {
     get plot() { return plot; },
     get data() { return data; },
-    set(x, ys) { data = [Array.from(x), ...ys.map((y) => Array.from(y))]; plot.setData(data); },
+    set(x, ys) { data = [Array.from(x), ...ys.map((y) => Array.from(y))]; plot.setData(data); describe(); },
     relabel({ series, xLabel, yLabel } = {}) {
       if (series) opts.series = opts.series.map((s, i) => ({ ...s, label: series[i] ?? s.label }));
       opts = { ...opts, xLabel: xLabel ?? opts.xLabel, yLabel: yLabel ?? opts.yLabel };
       build();
     },
-    destroy() { ro.disconnect(); plot.destroy(); },
+    destroy() { ro.disconnect(); langs.disconnect(); plot.destroy(); },
   };
 }

@@ -1,7 +1,18 @@
 // <al-heatmap>: draws a rows×cols matrix of values in [0, 1] on a canvas, with row/column
 // labels, a hover/keyboard-focus readout of each cell, and the values kept on the element
 // (`el.values`, `el.rows`, `el.cols`) so tests and other views read exactly what is drawn.
+// For assistive technology the element is a named group: the canvas is an image whose text
+// alternative summarises the values (size, range, largest cell), the readout beside it is live.
+// Under the map, a colour legend: the palette's gradient between its two ends.
 import { viridis, diverging } from './palette.js';
+
+// The few words the map says itself, in the language of the page around it.
+const WORDS = {
+  en: (r, c, lo, hi, top) => `${r} × ${c} map, values ${lo} to ${hi}, largest ${top}. Arrow keys read each cell.`,
+  ko: (r, c, lo, hi, top) => `${r} × ${c} 지도, 값 ${lo}에서 ${hi}까지, 가장 큰 칸 ${top}. 화살표 키로 칸마다 읽기.`,
+};
+const ROLE = { en: 'heatmap', ko: '히트맵' };
+const EMPTY = { en: 'no values yet', ko: '아직 값 없음' };
 
 export class Heatmap extends HTMLElement {
   constructor() {
@@ -15,14 +26,19 @@ export class Heatmap extends HTMLElement {
   }
 
   connectedCallback() {
-    if (this.canvas) return;
+    if (this.canvas) { this.#watchLang(); this.#label(); return; }
     this.tabIndex = 0;
-    this.setAttribute('role', 'img');
+    this.setAttribute('role', 'group');
     this.canvas = document.createElement('canvas');
+    this.canvas.setAttribute('role', 'img');
+    this.legend = document.createElement('div');
+    this.legend.className = 'heatmap-legend';
+    this.legend.setAttribute('aria-hidden', 'true');  // the canvas's text gives the values
+    this.legend.innerHTML = '<span class="lo"></span><span class="ramp"></span><span class="hi"></span>';
     this.readout = document.createElement('div');
     this.readout.className = 'heatmap-readout';
     this.readout.setAttribute('aria-live', 'polite');
-    this.append(this.canvas, this.readout);
+    this.append(this.canvas, this.legend, this.readout);
     this.canvas.addEventListener('mousemove', (e) => this.#hover(e));
     this.addEventListener('keydown', (e) => this.#key(e));
     // the keyboard's cell is outlined while the map has focus
@@ -32,13 +48,20 @@ export class Heatmap extends HTMLElement {
       if (Math.abs(this.clientWidth - (this.lastWidth ?? 0)) > 4) this.draw();
     });
     this.resize.observe(this);
+    this.langs = new MutationObserver(() => this.#label());
+    this.#watchLang();
   }
+
+  // the text alternative follows a language switch; watched only while in the document
+  #watchLang() { this.langs?.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] }); }
+  disconnectedCallback() { this.langs?.disconnect(); }
 
 
   // values: Float32Array of rows*cols, row-major
   // palette: 'viridis' for [0, 1] (weights), 'diverging' for [-1, 1] (signed values)
   set(values, rows, cols, { rowLabels = [], colLabels = [], palette = 'viridis', minCell = 8, maxWidth = 320 } = {}) {
     this.palette = palette === 'diverging' ? diverging : viridis;
+    this.domain = palette === 'diverging' ? [-1, 1] : [0, 1];
     this.minCell = minCell;
     this.maxWidth = maxWidth;
     this.values = Float32Array.from(values);
@@ -96,6 +119,7 @@ export class Heatmap extends HTMLElement {
       g.restore();
     });
     this.geometry = { cell, pad, top };
+    this.#label();
     if (document.activeElement === this && this.rows && this.cols) {
       const [fi, fj] = this.focusCell;
       g.lineWidth = 2;
@@ -103,6 +127,24 @@ export class Heatmap extends HTMLElement {
       g.strokeRect(pad + fj * cell + 1, top + fi * cell + 1, Math.max(2, cell - 3), Math.max(2, cell - 3));
       this.dataset.focusCell = `${fi},${fj}`;
     }
+  }
+
+  // The text alternative (canvas), the group's role description and the legend, kept current.
+  #label() {
+    if (!this.legend) return;
+    const lang = this.closest('[lang]')?.lang === 'ko' ? 'ko' : 'en';
+    this.setAttribute('aria-roledescription', ROLE[lang]);
+    const [a, b] = this.domain ?? [0, 1];
+    const pal = this.palette ?? viridis;
+    const stops = Array.from({ length: 9 }, (_, k) => pal(a + (b - a) * k / 8));
+    this.legend.querySelector('.ramp').style.background = `linear-gradient(to right, ${stops.join(', ')})`;
+    this.legend.querySelector('.lo').textContent = String(a);
+    this.legend.querySelector('.hi').textContent = String(b);
+    if (!this.rows || !this.cols) { this.canvas.setAttribute('aria-label', EMPTY[lang]); return; }
+    let lo = Infinity, hi = -Infinity, at = 0;
+    this.values.forEach((v, k) => { if (v < lo) lo = v; if (v > hi) { hi = v; at = k; } });
+    const top = this.describe(Math.floor(at / this.cols), at % this.cols);
+    this.canvas.setAttribute('aria-label', WORDS[lang](this.rows, this.cols, lo.toFixed(3), hi.toFixed(3), top));
   }
 
   describe(i, j) {

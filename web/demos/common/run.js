@@ -10,7 +10,7 @@ export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run
   el.innerHTML = `
     <button type="button" name="run-toggle"></button>
     <button type="button" name="run-reset" data-i18n="run.reset"></button>
-    <progress max="${total}" value="0"></progress>
+    <progress max="${total}" value="0" data-i18n-aria="run.progress"></progress>
     <output class="run-status" aria-live="polite"></output>`;
   const toggle = el.querySelector('[name=run-toggle]');
   const bar = el.querySelector('progress');

@@ -25,7 +25,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
   el.innerHTML = `
     <button type="button" name="run-toggle"></button>
     <button type="button" name="run-reset" data-i18n="run.reset"></button>
-    <progress max="${steps}" value="0"></progress>
+    <progress max="${steps}" value="0" data-i18n-aria="run.progress"></progress>
     <output class="run-status" aria-live="off"></output>`;
   const toggle = el.querySelector('[name=run-toggle]');
   const bar = el.querySelector('progress');

@@ -4,7 +4,8 @@
 // (positions chosen one by one from its attention over the inputs, with each step's
 // probability), drawn beside the exact hull (Andrew's monotone chain here on the page) with
 // exact-match and area coverage (0 for a self-crossing answer, as the engine's evaluation
-// counts it), and the engine's held-out accuracy and coverage.
+// counts it), and the engine's held-out accuracy and coverage. By keyboard, the left square takes
+// focus: arrow keys move a cross-hair (Shift for fine steps), Enter or Space adds a point there.
 // State: pointer.steps. On the element: el.answer, el.points, el.heldOut.
 import { t } from '../../i18n/index.js';
 import { escapeHtml } from '../../viz/bars.js';
@@ -73,11 +74,15 @@ function polygonSvg(points, order, cls) {
   return `<polygon class="${cls}" points="${pts}" fill="rgba(${colour},0.25)" stroke="rgb(${colour})" stroke-width="2" />`;
 }
 
-function panel(points, order, cls, label) {
+// input: the square that takes points (focusable, with the keyboard's cross-hair at `caret`).
+function panel(points, order, cls, label, input = null) {
   const dots = points.map(([x, y], i) => `<circle cx="${(x * SIZE).toFixed(1)}" cy="${((1 - y) * SIZE).toFixed(1)}" r="4" fill="currentColor"></circle>` +
     `<text font-size="10" fill="currentColor" x="${(x * SIZE + 6).toFixed(1)}" y="${((1 - y) * SIZE - 6).toFixed(1)}">${i + 1}</text>`).join('');
-  return `<figure class="pointer-panel"><svg viewBox="0 0 ${SIZE} ${SIZE}" width="${SIZE}" height="${SIZE}" role="img" aria-label="${escapeHtml(label)}">` +
-    `<rect class="pointer-frame" x="0" y="0" width="${SIZE}" height="${SIZE}" fill="none" stroke="currentColor"></rect>${polygonSvg(points, order, cls)}${dots}</svg>` +
+  const attrs = input ? `tabindex="0" role="application" aria-label="${escapeHtml(`${label}. ${input.help}`)}"` : `role="img" aria-label="${escapeHtml(label)}"`;
+  const caret = input ? (([x, y]) => { const cx = x * SIZE, cy = (1 - y) * SIZE;
+    return `<path class="pointer-caret" d="M${cx - 8} ${cy}H${cx + 8}M${cx} ${cy - 8}V${cy + 8}" stroke="currentColor" stroke-width="1.5"></path>`; })(input.caret) : '';
+  return `<figure class="pointer-panel"><svg viewBox="0 0 ${SIZE} ${SIZE}" width="${SIZE}" height="${SIZE}" ${attrs}>` +
+    `<rect class="pointer-frame" x="0" y="0" width="${SIZE}" height="${SIZE}" fill="none" stroke="currentColor"></rect>${polygonSvg(points, order, cls)}${dots}${caret}</svg>` +
     `<figcaption>${escapeHtml(label)}</figcaption></figure>`;
 }
 
@@ -100,6 +105,7 @@ export async function mount(el, ctx) {
     </div>
     <p class="note" data-i18n="pointer.howto"></p>
     <div class="demo-row pointer-row"></div>
+    <p class="readout pointer-caret-at" aria-live="polite"></p>
     <p class="readout pointer-metrics" aria-live="polite"></p>
     <div class="pretrained-host"></div>`;
   const startSel = el.querySelector('[name=start]');
@@ -110,21 +116,42 @@ export async function mount(el, ctx) {
   };
   const row = el.querySelector('.pointer-row');
   const metrics = el.querySelector('.pointer-metrics');
-  let session = null, points = [], answer = null, seed = 1;
+  const caretAt = el.querySelector('.pointer-caret-at');
+  let session = null, points = [], answer = null, seed = 1, caret = [0.5, 0.5];
   el.points = points;
 
   function draw() {
-    row.innerHTML = panel(points, answer ? answer.order : [], 'pointer-answer', t('pointer.model')) +
+    const focused = row.querySelector('svg') === document.activeElement;
+    row.innerHTML = panel(points, answer ? answer.order : [], 'pointer-answer', t('pointer.model'), { caret, help: t('pointer.keys') }) +
       panel(points, answer ? answer.exact : [], 'pointer-exact', t('pointer.exact'));
-    row.querySelector('svg').addEventListener('click', (e) => {
+    const input = row.querySelector('svg');
+    input.addEventListener('click', (e) => {
       const r = e.currentTarget.getBoundingClientRect();
       addPoint((e.clientX - r.left) / r.width, 1 - (e.clientY - r.top) / r.height);
     });
+    input.addEventListener('keydown', key);
+    if (focused) input.focus();
     if (!answer) { metrics.textContent = t('pointer.waiting', { n: points.length }); return; }
     const steps = answer.order.map((i, k) => `${i + 1} (${(100 * answer.probs[k][i]).toFixed(0)}%)`).join(' → ');
     metrics.innerHTML = `${escapeHtml(t('pointer.order'))} ${escapeHtml(steps)}<br>` +
       escapeHtml(t('pointer.metrics', { correct: t(answer.correct ? 'pointer.yes' : 'pointer.no'), cover: (100 * answer.areaCoverage).toFixed(1) })) +
       (el.heldOut ? `<br>${escapeHtml(t('pointer.heldout', { acc: (100 * el.heldOut.sequenceAccuracy).toFixed(1), cover: (100 * el.heldOut.areaCoverage).toFixed(1), n: el.heldOut.samples }))}` : '');
+  }
+
+  // Arrow keys move the cross-hair by 5 % of the square (1 % with Shift); Enter or Space adds a point.
+  function key(e) {
+    const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
+    const step = e.shiftKey ? 0.01 : 0.05;
+    if (moves[e.key]) {
+      e.preventDefault();
+      caret = caret.map((v, k) => Math.round(Math.min(1, Math.max(0, v + step * moves[e.key][k])) * 100) / 100);
+      draw();
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      addPoint(...caret);
+    } else return;
+    el.caret = caret;
+    caretAt.textContent = t('pointer.caret', { x: caret[0].toFixed(2), y: caret[1].toFixed(2), n: points.length });
   }
 
   function addPoint(x, y) {

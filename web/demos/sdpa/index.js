@@ -103,6 +103,7 @@ export async function mount(el, ctx) {
     stats = rowStats(result.weights, n, n);
     showStats();
     $('dkval').textContent = `d_k = ${dk}`;
+    $('dk').setAttribute('aria-valuetext', `d_k = ${dk}`);  // the slider's value is log2 d_k
     store.set(state);
     el.dispatchEvent(new CustomEvent('computed'));
   });

@@ -135,7 +135,7 @@ export default {
   'tr.replay': 'Step {step} of {total}:',
   'pointer.start': 'Start from', 'pointer.start.shipped': 'the pre-trained network (trained natively)', 'pointer.start.fresh': 'an untrained network (train it here)',
   'pointer.point': 'Point', 'pointer.random': 'Random points', 'pointer.clear': 'Clear',
-  'pointer.howto': 'Start from the pre-trained network or train one here (a few seconds), click inside the left square to add points (at least 3), then press Point. The left panel is the network’s answer, the right one the exact convex hull.',
+  'pointer.howto': 'Start from the pre-trained network or train one here (a few seconds), click inside the left square to add points (at least 3; or focus it, move the cross-hair with the arrow keys and press Enter), then press Point. The left panel is the network’s answer, the right one the exact convex hull.',
   'pointer.keys': 'Arrow keys move the cross-hair (Shift: finer), Enter adds a point there',
   'pointer.caret': 'cross-hair at x {x}, y {y} · {n} points',
   'pointer.model': 'pointer network’s answer', 'pointer.exact': 'exact convex hull',

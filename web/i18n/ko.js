@@ -135,7 +135,7 @@ export default {
   'tr.replay': '{total}단계 중 {step}단계:',
   'pointer.start': '시작점', 'pointer.start.shipped': '미리 학습한 네트워크 (네이티브에서 학습)', 'pointer.start.fresh': '학습 전 네트워크 (여기서 학습)',
   'pointer.point': '답 구하기', 'pointer.random': '무작위 점', 'pointer.clear': '지우기',
-  'pointer.howto': '미리 학습한 네트워크로 시작하거나 여기서 몇 초 학습시킨 뒤, 왼쪽 사각형을 눌러 점을 3개 이상 찍은 뒤 답 구하기를 누르세요. 왼쪽은 네트워크의 답, 오른쪽은 정확한 볼록 껍질입니다.',
+  'pointer.howto': '미리 학습한 네트워크로 시작하거나 여기서 몇 초 학습시킨 뒤, 왼쪽 사각형을 눌러 점을 3개 이상 찍은 뒤(키보드로는 사각형에 초점을 두고 화살표 키로 십자선을 옮겨 Enter) 답 구하기를 누르세요. 왼쪽은 네트워크의 답, 오른쪽은 정확한 볼록 껍질입니다.',
   'pointer.keys': '화살표 키로 십자선을 옮기고 (Shift: 더 잘게), Enter로 그 자리에 점 추가',
   'pointer.caret': '십자선 x {x}, y {y} · 점 {n}개',
   'pointer.model': '포인터 네트워크의 답', 'pointer.exact': '정확한 볼록 껍질',

@@ -63,9 +63,12 @@ export async function mount(el, ctx) {
   const model = read.str('model', 'rnnsearch', MODELS);
   const tasks = Object.keys(TASKS[model]);
   const size = read.str('size', 'small', Object.keys(SIZES));
-  const pick = (key, def, list) => { const v = read.num(key, def, list[0], list.at(-1)); return list.includes(v) ? v : def; };
+  const oneOf = (v, def, list) => (list.includes(v) ? v : def);
+  const z = SIZES[size];
   const state = { model, task: read.str('task', tasks[0], tasks), size,
-    width: pick('width', SIZES[size].d_model, WIDTHS), heads: pick('heads', SIZES[size].heads, HEADS), srclen: pick('srclen', 10, SRC_LENGTHS),
+    width: oneOf(read.num('width', z.d_model, 16, 128), z.d_model, WIDTHS),
+    heads: oneOf(read.num('heads', z.heads, 1, 8), z.heads, HEADS),
+    srclen: oneOf(read.num('srclen', 10, 5, 20), 10, SRC_LENGTHS),
     steps: read.num('steps', 600, 50, 20000), seed: read.num('seed', 1, 0, 1e9) };
   if (store.get('task') !== null && store.get('task') !== state.task) store.set({ task: state.task });
   el.innerHTML = `

@@ -130,7 +130,7 @@ export async function mount(el, ctx) {
       addPoint((e.clientX - r.left) / r.width, 1 - (e.clientY - r.top) / r.height);
     });
     input.addEventListener('keydown', key);
-    if (focused) input.focus();
+    if (focused) input.focus({ preventScroll: true });  // the replaced square keeps the focus, in place
     if (!answer) { metrics.textContent = t('pointer.waiting', { n: points.length }); return; }
     const steps = answer.order.map((i, k) => `${i + 1} (${(100 * answer.probs[k][i]).toFixed(0)}%)`).join(' → ');
     metrics.innerHTML = `${escapeHtml(t('pointer.order'))} ${escapeHtml(steps)}<br>` +

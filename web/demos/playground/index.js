@@ -37,7 +37,7 @@ function taskOptionsOf(task, srclen) {
 }
 const hasLength = (model, task) => model !== 'pointer' && 'max_len' in (SEQ_TASKS[task] ?? {});
 
-export function sessionConfig({ model, task, size, width, heads, srclen, seed }) {
+function sessionConfig({ model, task, size, width, heads, srclen, seed }) {
   if (model === 'pointer') return pointerConfig(task, size, seed);
   const z = SIZES[size];
   const m = model === 'transformer'

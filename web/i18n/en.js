@@ -117,7 +117,7 @@ export default {
   'pg.pointer.longer': 'Test on more points than in training', 'pg.pointer.range': 'With {lo} to {hi} inputs:',
   'pg.imported.pointer': '{name}: a pointer network for {task}, {params} parameters.',
 
-  'order.random': 'input as drawn (random order)', 'order.ascending': 'input already ascending', 'order.descending': 'input descending',
+  'order.drawn': 'written as drawn', 'order.reversed': 'written reversed', 'order.ascending': 'written ascending',
 
   'lm.grammatical': 'grammatical', 'lm.shuffled': 'same words shuffled', 'lm.nonsense': 'roles swapped',
   'lm.yours': 'your sentence', 'lm.empty': 'type a sentence',
@@ -186,6 +186,6 @@ export default {
   'demo.decoder.what': 'A trained encoder–decoder: masked self-attention with and without the mask, and cross-attention step by step during greedy decoding.',
   'demo.multihead.what': 'Per-head patterns of a trained model, and the same task trained with 1, 2, 4 and 8 heads.',
   'demo.pointer.what': 'A pointer network answers the convex hull of points you click, beside the exact hull.',
-  'demo.order.what': 'The order experiment: the same model trained with inputs given in different orders.',
+  'demo.order.what': 'The order experiment: the same model trained to write the same set in different orders.',
   'demo.playground.what': 'Pick a model, a task and a size, train it, and export or import its weights.',
 };

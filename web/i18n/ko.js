@@ -117,7 +117,7 @@ export default {
   'pg.pointer.longer': '학습 때보다 많은 점으로 시험', 'pg.pointer.range': '입력이 {lo}~{hi}개일 때:',
   'pg.imported.pointer': '{name}: {task}용 포인터 네트워크, 파라미터 {params}개.',
 
-  'order.random': '뽑힌 그대로의 입력 (무작위 순서)', 'order.ascending': '이미 오름차순인 입력', 'order.descending': '내림차순 입력',
+  'order.drawn': '뽑힌 순서 그대로 쓰기', 'order.reversed': '거꾸로 쓰기', 'order.ascending': '오름차순으로 쓰기',
 
   'lm.grammatical': '문법적인 문장', 'lm.shuffled': '같은 단어를 섞은 문장', 'lm.nonsense': '역할을 바꾼 문장',
   'lm.yours': '직접 입력한 문장', 'lm.empty': '문장을 입력하세요',
@@ -186,6 +186,6 @@ export default {
   'demo.decoder.what': '학습된 인코더–디코더: 마스크 유무에 따른 셀프 어텐션, 그리고 탐욕적 디코딩 단계별 교차 어텐션.',
   'demo.multihead.what': '학습된 모델의 헤드별 패턴, 그리고 같은 과제를 헤드 1·2·4·8개로 학습한 결과.',
   'demo.pointer.what': '클릭한 점들의 볼록 껍질을 포인터 네트워크가 답하고, 정확한 껍질과 나란히 보여 줍니다.',
-  'demo.order.what': '순서 실험: 같은 모델을 입력 순서만 바꿔 학습합니다.',
+  'demo.order.what': '순서 실험: 같은 모델에게 같은 집합을 서로 다른 순서로 쓰도록 학습시킵니다.',
   'demo.playground.what': '모델·과제·크기를 골라 학습하고, 가중치를 내보내거나 불러옵니다.',
 };

@@ -8,7 +8,9 @@ import { latest } from '../common/latest.js';
 
 const TOKENS = ['How', 'are', 'you'];
 const DV = 4;
-const DEFAULTS = [0.2, -0.5, 1.75];  // softmax ≈ 0.2 / 0.1 / 0.7
+// Scores whose softmax is 0.2 / 0.1 / 0.7 (ln 0.2 − ln 0.2, ln 0.1 − ln 0.2, ln 0.7 − ln 0.2, on the
+// sliders' 0.05 grid): 0.2005 / 0.0996 / 0.6999.
+const DEFAULTS = [0, -0.7, 1.25];
 
 export async function mount(el, ctx) {
   const { engine, read, store } = ctx;

@@ -1,17 +1,19 @@
-// `relatives` section demo: order matters (Vinyals, Bengio & Kudlur 2016). Three identical RNNsearch models
-// learn to sort the same symbol sequences; only the order in which the input is presented
-// differs: as drawn (random), already ascending, or descending. Each run step trains every
-// model on the same batch drawn from the engine's sort task (trainBatch with the input
-// reordered); at the end the engine decodes held-out sequences, given in each model's order,
-// and the page reports exact-match accuracy. State: order.steps. On the element: el.result.
+// `relatives` section demo: order matters (Vinyals, Bengio & Kudlur 2016), for the order of the output.
+// Three identical RNNsearch models read the same sets of symbols (the engine's sort task, input
+// in the order drawn) and learn to write the same set back; only the order they must write it in
+// differs: as drawn, reversed, or ascending. No input gives its answer away: every model sees the
+// set as drawn. Each run step trains every model on the same batch (trainBatch with that model's
+// target order); at the end the engine decodes held-out sets and the page reports exact-match
+// accuracy against each model's order. State: order.steps. On the element: el.result.
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import { drawBars } from '../../viz/bars.js';
 import { createRun } from '../common/run.js';
 
-const ORDERS = ['random', 'ascending', 'descending'];
+const ORDERS = ['drawn', 'reversed', 'ascending'];
 const CHUNK = 10;
-const reorder = (row, order) => (order === 'random' ? [...row] : [...row].sort((a, b) => (order === 'ascending' ? a - b : b - a)));
+// the set `row` (ids, as drawn) written in `order`
+export const reorder = (row, order) => (order === 'drawn' ? [...row] : order === 'reversed' ? [...row].reverse() : [...row].sort((a, b) => a - b));
 
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
@@ -34,7 +36,7 @@ export async function mount(el, ctx) {
       for (let c = 0; c < CHUNK; c++) {
         const batch = await sessions[0].examples(16, { split: 'train', seed: 1 + k * CHUNK + c });
         for (let m = 0; m < ORDERS.length; m++) {
-          const r = await sessions[m].trainBatch(batch.src.map((row) => reorder(row, ORDERS[m])), batch.tgt);
+          const r = await sessions[m].trainBatch(batch.src, batch.src.map((row) => reorder(row, ORDERS[m])));
           losses[m] += r.losses[0] / CHUNK;
         }
       }
@@ -44,8 +46,9 @@ export async function mount(el, ctx) {
         const test = await sessions[0].examples(100, { split: 'test', seed: 42 });
         result = [];
         for (let m = 0; m < ORDERS.length; m++) {
-          const out = await sessions[m].decode(test.src.map((row) => reorder(row, ORDERS[m])));
-          result.push(test.tgt.filter((tg, i) => tg.length === out[i].length && tg.every((x, j) => x === out[i][j])).length / test.tgt.length);
+          const out = await sessions[m].decode(test.src);
+          const want = test.src.map((row) => reorder(row, ORDERS[m]));
+          result.push(want.filter((tg, i) => tg.length === out[i].length && tg.every((x, j) => x === out[i][j])).length / want.length);
         }
         el.result = result;
         showResult();

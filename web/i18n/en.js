@@ -93,6 +93,9 @@ export default {
   'mh.head': 'head {h}', 'mh.ablation': 'Live ablation: the number of heads at a fixed width',
   'mh.ablationCaption': 'Each model: d_model = 32, one encoder and one decoder layer, the same data, seed and steps; the bars are the held-out loss after training (lower is better). Vaswani et al. (2017, Table 3) report one head 0.9 BLEU below the best setting, and too many small heads losing quality as well.',
   'mh.result': 'loss {loss} · exact {acc}%',
+  'mh.hSlider': 'heads h of the trained ablation models', 'mh.hValue': 'h = {h}, d_k = {dk}',
+  'mh.hWait': 'The h slider shows the ablation\'s own models: run the ablation first.',
+  'mh.dk': 'h = {h}: each head works in d_k = {d}/{h} = {dk} dimensions. Below, every head of this model\'s {kind} on a held-out example, as the engine computed it.',
 
   'rev.plain': 'input in output order (copy)', 'rev.reversed': 'input reversed',
   'rev.len': 'sentence length',

@@ -79,12 +79,18 @@ export async function mount(el, ctx) {
       trained = { ex, word: vocabFrom(ex), cfgs, annotations };
       showLength();
       acc.set(perLength[0].map((p) => p.len), perLength.map((r) => r.map((p) => p.acc)));
-      const tail = (r) => r.filter((p) => p.len >= 10);
-      const mean = (r) => r.reduce((s, p) => s + p.acc, 0) / Math.max(1, r.length);
-      el.querySelector('[name=summary]').textContent = t('bn.summary', { encdec: (100 * mean(tail(perLength[0]))).toFixed(0), search: (100 * mean(tail(perLength[1]))).toFixed(0) });
+      showSummary();
     },
-    onReset() { loss.set([], [[], []]); acc.set([], [[], []]); perLength = null; trained = null; el.querySelector('[name=summary]').textContent = ''; showLength(); },
+    onReset() { loss.set([], [[], []]); acc.set([], [[], []]); perLength = null; trained = null; showSummary(); showLength(); },
   });
+
+  // mean exact-match accuracy over lengths 10 and up, in the current language
+  function showSummary() {
+    const tail = (r) => r.filter((p) => p.len >= 10);
+    const mean = (r) => r.reduce((s, p) => s + p.acc, 0) / Math.max(1, r.length);
+    el.querySelector('[name=summary]').textContent = !perLength ? ''
+      : t('bn.summary', { encdec: (100 * mean(tail(perLength[0]))).toFixed(0), search: (100 * mean(tail(perLength[1]))).toFixed(0) });
+  }
 
   // ---- the length slider over the trained models
   const pct = (x) => (100 * x).toFixed(0);
@@ -137,6 +143,7 @@ export async function mount(el, ctx) {
       acc.relabel({ series: labels(), xLabel: t('bn.length'), yLabel: t('bn.accuracy') });
       if (run.curves[0].length) loss.set(run.curves[0].map((p) => p.step), run.curves.map((c) => c.map((p) => p.loss)));
       if (perLength) acc.set(perLength[0].map((p) => p.len), perLength.map((r) => r.map((p) => p.acc)));
+      showSummary();
       showLength();
     },
     unmount() { run.dispose(); loss.destroy(); acc.destroy(); el.innerHTML = ''; },

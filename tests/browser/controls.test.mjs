@@ -8,12 +8,26 @@
 //   one summary vector of 2 × hidden numbers against L annotations (the attention map's columns).
 //   §8 (multihead): the h slider is disabled until the ablation has run, then shows h maps for
 //   h heads, each row of each map summing to 1, and d_k = 32/h; its value is announced and kept
-//   in the URL. Both at 375 px in Korean with the dark theme as well, without overflow.
+//   in the URL. Both at 375 px in Korean with the dark theme as well, without overflow, and with
+//   no serious or critical axe-core violation in the trained demo.
 // Skipped only when the engine build has no model sessions.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { startServer, launch, shots } from './harness.mjs';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+// axe-core (WCAG 2.0/2.1 A and AA) on one demo: its serious and critical violations, one line each
+async function axeDemo(page, name) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ content: AXE });
+  return page.evaluate(async (sel) => {
+    const r = await window.axe.run({ include: [[sel]] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} ${n.target.join(' ')}`));
+  }, `[data-demo=${name}]`);
+}
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -111,6 +125,7 @@ test('§2: the source-length slider reads the trained models at one length', asy
   assert.match(await demo.locator('[name=summary]').textContent(), /^10토큰 이상인 시퀀스: 어텐션 없이 \d+%/);
   const over = await demo.evaluate((d) => d.scrollWidth - d.clientWidth);
   assert.ok(over <= 0, `the demo overflows by ${over} px`);
+  assert.deepEqual(await axeDemo(page, 'bottleneck'), []);
   await demo.screenshot({ path: path.join(shots, 'bottleneck-length-phone-ko-dark.png') });
   assert.deepEqual(page.errors, []);
   await page.close();
@@ -176,6 +191,7 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 32/h',
   assert.equal(await demo.locator('[name=hgrid] al-heatmap').count(), 4);
   const over = await demo.evaluate((d) => d.scrollWidth - d.clientWidth);
   assert.ok(over <= 0, `the demo overflows by ${over} px`);
+  assert.deepEqual(await axeDemo(page, 'multihead'), []);
   await demo.screenshot({ path: path.join(shots, 'multihead-h-phone-ko-dark.png') });
   assert.deepEqual(page.errors, []);
   await page.close();

@@ -1,8 +1,12 @@
 // `multihead` section demo: multi-head attention. Top: every head of one sublayer of the shipped Transformer on
 // a held-out example, side by side (the engine's own per-head maps). Bottom: the head-count
 // ablation in small (Vaswani et al. 2017, Table 3 (A)): the same task trained in the engine's
-// Worker with h = 1, 2, 4, 8 at a fixed d_model = 32, then each model's held-out loss.
-// State: multihead.layer, multihead.kind, multihead.steps. On the element: el.ablation.
+// Worker with h = 1, 2, 4, 8 at a fixed d_model = 32, then each model's held-out loss. Before each
+// ablation model's session is closed, the engine's maps of one held-out example are kept, so an
+// h slider over the trained models shows d_k = d_model/h and that model's heads at once (the
+// sublayer chosen above).
+// State: multihead.layer, multihead.kind, multihead.steps, multihead.h. On the element:
+// el.ablation, el.heads (top), el.ablationHeads ({h, dk, H, T, S, name}, the slider's maps).
 import { t } from '../../i18n/index.js';
 import { drawBars, escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
@@ -12,6 +16,7 @@ import { findMap, headMatrix, modelConfig, vocabFrom, longest } from '../common/
 import { createRun } from '../common/run.js';
 
 const HEADS = [1, 2, 4, 8];
+const D_MODEL = 32;
 const CHUNK = 50;
 const KINDS = ['encoder.self_attn', 'decoder.self_attn', 'decoder.multihead_attn'];
 
@@ -20,7 +25,8 @@ export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
   const shipped = await loadShipped(ctx, 'transformer-phrases');
-  const state = { layer: read.num('layer', 0, 0, 7), kind: read.str('kind', KINDS[0], KINDS), steps: read.num('steps', 300, 50, 5000) };
+  const state = { layer: read.num('layer', 0, 0, 7), kind: read.str('kind', KINDS[0], KINDS), steps: read.num('steps', 300, 50, 5000),
+    h: read.str('h', '4', HEADS.map(String)) | 0 };
   el.innerHTML = `
     <div class="heads-view" ${shipped ? '' : 'hidden'}>
       <div class="controls">
@@ -33,9 +39,23 @@ export async function mount(el, ctx) {
     <h4 data-i18n="mh.ablation"></h4>
     <div class="run-host"></div>
     <div class="bars-host"></div>
-    <p class="caption" data-i18n="mh.ablationCaption"></p>`;
+    <p class="caption" data-i18n="mh.ablationCaption"></p>
+    <div class="controls"><label><span data-i18n="mh.hSlider"></span> <input type="range" name="h" min="0" max="${HEADS.length - 1}" step="1" disabled></label> <output name="hval"></output></div>
+    <p class="note" name="hnote" data-i18n="mh.hWait"></p>
+    <p class="readout" name="dk" aria-live="polite"></p>
+    <div class="head-grid" name="hgrid"></div>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
-  let data = null, srcLabels = [], tgtLabels = [];
+  let top = null;
+
+  // the engine's maps of the longest of 24 held-out examples, with token labels for the axes
+  async function snapshot(session) {
+    const all = await session.examples(24, { split: 'test', seed: 3 });
+    const word = vocabFrom(all);
+    const pool = longest(all, 1);
+    const data = await session.inspect([pool.src[0]], [pool.tgt[0]]);
+    const enc = findMap(data, 'encoder.layers.0.self_attn');
+    return { data, srcLabels: tokenLabels(pool.srcText[0], enc?.S ?? pool.src[0].length, pool.src[0]), tgtLabels: ['<s>', ...pool.tgt[0].map(word)] };
+  }
 
   async function loadHeads() {
     const { session, meta } = shipped;
@@ -43,31 +63,49 @@ export async function mount(el, ctx) {
     $('layer').innerHTML = Array.from({ length: cfg.enc_layers ?? 1 }, (_, l) => `<option value="${l}">${l + 1}</option>`).join('');
     state.layer = Math.min(state.layer, (cfg.enc_layers ?? 1) - 1);
     $('layer').value = state.layer; $('kind').value = state.kind;
-    const all = await session.examples(24, { split: 'test', seed: 3 });
-    const word = vocabFrom(all);
-    const pool = longest(all, 1);
-    data = await session.inspect([pool.src[0]], [pool.tgt[0]]);
-    const enc = findMap(data, 'encoder.layers.0.self_attn');
-    srcLabels = tokenLabels(pool.srcText[0], enc?.S ?? pool.src[0].length, pool.src[0]);
-    tgtLabels = ['<s>', ...pool.tgt[0].map(word)];
+    top = await snapshot(session);
     el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta);
   }
 
-  function showHeads() {
+  // every head of one sublayer into a grid of heatmaps; returns the map drawn (or null)
+  function drawHeads(grid, snap, layer) {
     const [part, sub] = state.kind.split('.');
-    const m = findMap(data, `${part}.layers.${state.layer}.${sub}`);
-    if (!m) return;
-    const rows = part === 'encoder' ? srcLabels : tgtLabels;
-    const cols = sub === 'self_attn' && part === 'decoder' ? tgtLabels : srcLabels;
-    const grid = el.querySelector('.head-grid');
+    const m = findMap(snap?.data, `${part}.layers.${layer}.${sub}`);
+    if (!m) { grid.innerHTML = ''; return null; }
+    const rows = part === 'encoder' ? snap.srcLabels : snap.tgtLabels;
+    const cols = sub === 'self_attn' && part === 'decoder' ? snap.tgtLabels : snap.srcLabels;
     grid.innerHTML = Array.from({ length: m.H }, (_, h) => `<figure><figcaption>${escapeHtml(t('mh.head', { h: h + 1 }))}</figcaption><al-heatmap></al-heatmap></figure>`).join('');
     grid.querySelectorAll('al-heatmap').forEach((hm, h) => {
       hm.setAttribute('aria-label', t('mh.head', { h: h + 1 }));
       hm.set(headMatrix(m, h), m.T, m.S, { rowLabels: rows.slice(0, m.T), colLabels: cols.slice(0, m.S), maxWidth: 200 });
     });
-    el.heads = { H: m.H, T: m.T, S: m.S, name: m.name };
+    return m;
+  }
+
+  function showHeads() {
+    const m = drawHeads(el.querySelector('.head-grid'), top, state.layer);
+    if (m) el.heads = { H: m.H, T: m.T, S: m.S, name: m.name };
     store.set({ layer: state.layer, kind: state.kind });
   }
+
+  // ---- the h slider over the trained ablation models (their kept maps; one layer each)
+  const snaps = new Map();
+  const hInput = $('h');
+  hInput.value = HEADS.indexOf(state.h);
+  function showAblationHeads() {
+    const ready = HEADS.every((h) => snaps.has(h));
+    const dk = D_MODEL / state.h;
+    hInput.disabled = !ready;
+    $('hnote').hidden = ready;
+    $('hval').textContent = t('mh.hValue', { h: state.h, dk });
+    hInput.setAttribute('aria-valuetext', t('mh.hValue', { h: state.h, dk }));
+    const m = ready ? drawHeads($('hgrid'), snaps.get(state.h), 0) : null;
+    if (!ready) $('hgrid').innerHTML = '';
+    $('dk').textContent = ready ? t('mh.dk', { h: state.h, dk, d: D_MODEL, kind: t(`mh.kind.${state.kind}`) }) : '';
+    el.ablationHeads = m ? { h: state.h, dk, H: m.H, T: m.T, S: m.S, name: m.name } : null;
+    store.set({ h: state.h });
+  }
+  hInput.addEventListener('input', () => { state.h = HEADS[Number(hInput.value)]; showAblationHeads(); });
 
   // ---- the ablation: one chunk of CHUNK steps per run step, models trained one after another
   const perModel = Math.ceil(state.steps / CHUNK);
@@ -81,27 +119,30 @@ export async function mount(el, ctx) {
     async work(step) {
       const k = Math.floor(step / perModel);
       const client = await ctx.worker();
-      if (!current) current = await client.createSession({ model: { model: 'transformer', d_model: 32, heads: HEADS[k], d_ff: 64, enc_layers: 1, dec_layers: 1, dropout: 0 },
+      if (!current) current = await client.createSession({ model: { model: 'transformer', d_model: D_MODEL, heads: HEADS[k], d_ff: 64, enc_layers: 1, dec_layers: 1, dropout: 0 },
         task: 'phrases', task_options: { n_min: 2, n_max: 6 }, seed: 1, train: { batch: 32, schedule: 'constant', lr: 0.003 } });
       const r = await current.train(CHUNK, { chunkMs: 40 });
       const loss = r.losses[r.losses.length - 1];
       if (step % perModel === perModel - 1) {
         const ev = await current.evaluate(200, 77);
         results.push({ h: HEADS[k], loss: ev.loss, acc: ev.sequenceAccuracy });
+        snaps.set(HEADS[k], await snapshot(current));
         await current.dispose();
         current = null;
         showResults();
+        showAblationHeads();
       }
       return { loss };
     },
-    async reset() { if (current) { await current.dispose().catch(() => {}); current = null; } results = []; el.ablation = results; showResults(); },
+    async reset() { if (current) { await current.dispose().catch(() => {}); current = null; } results = []; el.ablation = results; showResults(); snaps.clear(); showAblationHeads(); },
   });
-  $('kind').addEventListener('change', () => { state.kind = $('kind').value; showHeads(); });
+  $('kind').addEventListener('change', () => { state.kind = $('kind').value; showHeads(); showAblationHeads(); });
   $('layer').addEventListener('change', () => { state.layer = Number($('layer').value); showHeads(); });
   if (shipped) { await loadHeads(); showHeads(); }
+  showAblationHeads();
   return {
     start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { if (shipped) { showHeads(); el.querySelector('.pretrained-host').innerHTML = pretrainedNote(shipped.meta); } run.render(); if (results.length) showResults(); },
+    relabel() { if (shipped) { showHeads(); el.querySelector('.pretrained-host').innerHTML = pretrainedNote(shipped.meta); } run.render(); if (results.length) showResults(); showAblationHeads(); },
     unmount() { run.dispose(); el.innerHTML = ''; },
   };
 }

@@ -348,9 +348,26 @@ class Unmasked {
   Model* t_;
 };
 
+// Mutes heads of a model for one scope; the mask is cleared on the way out, errors included.
+class MutedHeads {
+ public:
+  MutedHeads(Model& m, const HeadMask& mask) : m_(mask.empty() ? nullptr : &m) {
+    if (m_) m_->set_muted_heads(mask);
+  }
+  ~MutedHeads() {
+    if (m_) m_->set_muted_heads({});
+  }
+  MutedHeads(const MutedHeads&) = delete;
+  MutedHeads& operator=(const MutedHeads&) = delete;
+
+ private:
+  Model* m_;
+};
+
 }  // namespace
 
-Inspection Session::inspect(const Rows& src, const Rows& tgt, bool causal) {
+Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptions& options) {
+  const bool causal = options.causal;
   AL_CHECK(!src.empty(), "inspect: no source rows");
   AL_CHECK(model_->input_dim() == 0, "inspect: this model reads point sets (decodePoints)");
   Model* unmask = nullptr;
@@ -362,6 +379,7 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, bool causal) {
              "\"lm\"), not to a \""
                  << kind << "\" model");
   }
+  const MutedHeads muted(*model_, options.mute);
   Inspection r;
   r.tgt = tgt.empty() ? decode(src, 1, 0, 0.6f) : tgt;
   AL_CHECK(r.tgt.size() == src.size(), "inspect: need as many target rows as source rows");
@@ -379,6 +397,7 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, bool causal) {
   r.V = model_->out_vocab();
   r.logits = model_->logits();
   r.maps = model_->attention();
+  if (options.parts) r.parts = model_->attention_parts();
   return r;
 }
 

@@ -38,9 +38,19 @@ struct TrainChunk {
 
 struct Inspection {
   int B = 0, T = 0, V = 0;
-  std::vector<float> logits;       // [B,T,V]
-  std::vector<AttentionMap> maps;  // per attention sublayer, weights [B,H,T,S]
-  Rows tgt;                        // the target rows used (decoded when none were given)
+  std::vector<float> logits;          // [B,T,V]
+  std::vector<AttentionMap> maps;     // per attention sublayer, weights [B,H,T,S]
+  std::vector<AttentionParts> parts;  // with InspectOptions::parts: Q, K, V per sublayer
+  Rows tgt;                           // the target rows used (decoded when none were given)
+};
+
+// How one inspection pass runs: causal = false lifts a Transformer decoder's causal mask;
+// parts also returns every multi-head sublayer's Q, K and V; mute zeroes the named heads'
+// outputs (for this pass, and for the greedy decoding that makes tgt when none is given).
+struct InspectOptions {
+  bool causal = true;
+  bool parts = false;
+  HeadMask mute;
 };
 
 struct Examples {
@@ -82,7 +92,12 @@ class Session {
   // One teacher-forced pass (tgt empty: the greedy decoding). causal = false lifts the causal
   // mask of a Transformer's target-side self-attention for this pass only, so position i also
   // sees later targets (the leak the mask prevents); the model is causal again afterwards.
-  Inspection inspect(const Rows& src, const Rows& tgt, bool causal = true);
+  Inspection inspect(const Rows& src, const Rows& tgt, const InspectOptions& options);
+  Inspection inspect(const Rows& src, const Rows& tgt, bool causal = true) {
+    InspectOptions o;
+    o.causal = causal;
+    return inspect(src, tgt, o);
+  }
   Examples examples(int n, Split split, uint64_t seed) const;
   // Models that read point sets: the decoding of one set x [n, dim] with the pointer
   // distribution of every step, and `count` sets of the point task (n <= 0: its n_min).

@@ -29,6 +29,40 @@ val chunk_to_js(const attnlab::api::TrainChunk& c) {
   return o;
 }
 
+// inspect()'s options: a boolean is the causal flag; an object may set causal, parts and mute,
+// where mute maps attention sublayer names to arrays of head indices.
+attnlab::api::InspectOptions inspect_options(const val& opts) {
+  attnlab::api::InspectOptions o;
+  if (opts.isUndefined() || opts.isNull()) return o;
+  if (opts.isTrue() || opts.isFalse()) {
+    o.causal = opts.isTrue();
+    return o;
+  }
+  if (opts.typeOf().as<std::string>() != "object" ||
+      val::global("Array").call<bool>("isArray", opts))
+    type_error("inspect: options must be an object {causal, parts, mute} or a boolean, got " +
+               opts.typeOf().as<std::string>());
+  o.causal = bool_arg(opts["causal"], "inspect: causal", true);
+  o.parts = bool_arg(opts["parts"], "inspect: parts", false);
+  const val mute = opts["mute"];
+  if (mute.isUndefined() || mute.isNull()) return o;
+  if (mute.typeOf().as<std::string>() != "object" ||
+      val::global("Array").call<bool>("isArray", mute))
+    type_error("inspect: mute must be an object {sublayer name: [head indices]}, got " +
+               mute.typeOf().as<std::string>());
+  const val keys = val::global("Object").call<val>("keys", mute);
+  const size_t n = array_length(keys, "inspect: mute", 4096);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string name = keys[i].as<std::string>();
+    const std::string what = "inspect: mute[\"" + name + "\"]";
+    const val heads = mute[name];
+    const size_t h = array_length(heads, what, 4096);
+    std::vector<int>& out = o.mute[name];
+    for (size_t j = 0; j < h; ++j) out.push_back(int_arg(heads[j], what, 0, 4095));
+  }
+  return o;
+}
+
 class JsSession {
  public:
   explicit JsSession(std::unique_ptr<attnlab::api::Session> s) : s_(std::move(s)) {}
@@ -87,11 +121,11 @@ class JsSession {
                                    float(number_arg(alpha, "decode: alpha", 0, 100))));
     });
   }
-  val inspect(val src, val tgt, val causal) {
+  // opts: true/false (causal, the older form) or {causal, parts, mute: {sublayer: [heads]}}.
+  val inspect(val src, val tgt, val opts) {
     return guarded([&] {
-      const attnlab::api::Inspection in =
-          s_->inspect(to_rows(src, "inspect: src"), to_rows(tgt, "inspect: tgt"),
-                      bool_arg(causal, "inspect: causal", true));
+      const attnlab::api::Inspection in = s_->inspect(
+          to_rows(src, "inspect: src"), to_rows(tgt, "inspect: tgt"), inspect_options(opts));
       val o = val::object();
       o.set("B", in.B);
       o.set("T", in.T);
@@ -108,6 +142,13 @@ class JsSession {
         x.set("T", m.T);
         x.set("S", m.S);
         x.set("weights", to_f32(m.weights));
+        if (i < in.parts.size() && in.parts[i].name == m.name) {  // parts: same order as maps
+          const attnlab::AttentionParts& p = in.parts[i];
+          x.set("hs", p.hs);
+          x.set("q", to_f32(p.q));
+          x.set("k", to_f32(p.k));
+          x.set("v", to_f32(p.v));
+        }
         maps.set(i, x);
       }
       o.set("maps", maps);

@@ -68,15 +68,24 @@ void MultiHeadAttention::forward(const Ctx& c, MhaCache& m, float* out, const fl
     dropout_forward(c, m.drop, m.attd, m.att, size_t(B) * H * TS, p_drop);
   }
   m.ctx = c.ws.floats(size_t(B) * T * C);  // [B*T,C], head h in columns h*hs..
-  for (int b = 0; b < B; ++b)              // ctx[b,:,h] = A_h V_h
-    kt.gemm_batched(false, false, T, hs, S, 1.f, m.attd + b * H * TS, S, TS,
-                    v.v + size_t(b) * S * v.ldkv, v.ldkv, hs, 0.f, m.ctx + size_t(b) * T * C, C, hs,
-                    H);
+  for (int b = 0; b < B; ++b) {            // ctx[b,:,h] = A_h V_h
+    if (!m.mute) {
+      kt.gemm_batched(false, false, T, hs, S, 1.f, m.attd + b * H * TS, S, TS,
+                      v.v + size_t(b) * S * v.ldkv, v.ldkv, hs, 0.f, m.ctx + size_t(b) * T * C, C,
+                      hs, H);
+      continue;
+    }
+    for (int h = 0; h < H; ++h)  // a muted head contributes 0 · A_h V_h (alpha 0, beta 0: zeros)
+      kt.gemm_batched(false, false, T, hs, S, m.mute[h] ? 0.f : 1.f, m.attd + (b * H + h) * TS, S,
+                      TS, v.v + size_t(b) * S * v.ldkv + size_t(h) * hs, v.ldkv, hs, 0.f,
+                      m.ctx + size_t(b) * T * C + size_t(h) * hs, C, hs, 1);
+  }
   out_proj.forward(c, out, m.ctx, B * T);
 }
 
 void MultiHeadAttention::backward(const Ctx& c, const MhaCache& m, float* dxq, float* dxkv,
                                   const float* dout) const {
+  AL_CHECK(!m.mute, "muted heads are for inference only: clear the head mask before training");
   const KernelTable& kt = c.kt;
   const int B = m.B, T = m.T, S = m.S, hs = C / H;
   const long TS = long(T) * S;
@@ -121,6 +130,33 @@ void MultiHeadAttention::backward(const Ctx& c, const MhaCache& m, float* dxq, f
     linear_backward(kt, dxkv, dW + size_t(C) * C, db + C, dkv, m.xkv, W + size_t(C) * C, B * S, C,
                     2 * C);
   }
+}
+
+void MultiHeadAttention::parts(const KernelTable& kt, const MhaCache& m, std::vector<float>& q,
+                               std::vector<float>& k, std::vector<float>& v) const {
+  AL_CHECK(m.qkv && m.B > 0, "no forward pass to read Q, K and V from");
+  const int B = m.B, T = m.T, S = m.S, hs = C / H;
+  const bool self = !m.xkv;
+  std::vector<float> hq(size_t(B) * T * (self ? 3 * C : C)), hkv(self ? 0 : size_t(B) * S * 2 * C);
+  kt.download(hq.data(), m.qkv, hq.size() * sizeof(float));
+  if (!self) kt.download(hkv.data(), m.kv, hkv.size() * sizeof(float));
+  const QkvView w = view(m, hq.data(), self ? nullptr : hkv.data(), C);
+  q.assign(size_t(B) * H * T * hs, 0.f);
+  k.assign(size_t(B) * H * S * hs, 0.f);
+  v.assign(size_t(B) * H * S * hs, 0.f);
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      for (int t = 0; t < T; ++t)
+        for (int d = 0; d < hs; ++d)
+          q[((size_t(b) * H + h) * T + t) * hs + d] =
+              w.q[(size_t(b) * T + t) * w.ldq + size_t(h) * hs + d];
+      for (int s = 0; s < S; ++s)
+        for (int d = 0; d < hs; ++d) {
+          const size_t at = (size_t(b) * S + s) * w.ldkv + size_t(h) * hs + d;
+          k[((size_t(b) * H + h) * S + s) * hs + d] = w.k[at];
+          v[((size_t(b) * H + h) * S + s) * hs + d] = w.v[at];
+        }
+    }
 }
 
 }  // namespace attnlab

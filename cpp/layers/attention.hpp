@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "layers/dropout.hpp"
 #include "layers/linear.hpp"
@@ -23,6 +24,9 @@ struct MhaCache {
   float* attd = nullptr;  // [B,H,T,S] after attention dropout (== att without dropout)
   DropoutCache drop;
   float* ctx = nullptr;  // [B*T,C] concatenated heads
+  // [H] host flags the model sets before a forward pass: heads whose output (their slice of
+  // ctx) is zeroed, as if they were removed. Inference only: backward refuses a muted pass.
+  const uint8_t* mute = nullptr;
 };
 
 struct MultiHeadAttention {
@@ -38,6 +42,10 @@ struct MultiHeadAttention {
   // dScores = softmax'(dA) with dA = dCtx Vᵀ, dV = Aᵀ dCtx, dQ = dScores K, dK = dScoresᵀ Q.
   void backward(const Ctx& c, const MhaCache& cache, float* dxq, float* dxkv,
                 const float* dout) const;
+  // Q, K and V of the last forward pass, per head, copied to the host: q [B,H,T,hs],
+  // k and v [B,H,S,hs] (after the input projection, biases included; hs = C/H).
+  void parts(const KernelTable& kt, const MhaCache& cache, std::vector<float>& q,
+             std::vector<float>& k, std::vector<float>& v) const;
 };
 
 }  // namespace attnlab

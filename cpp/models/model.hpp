@@ -7,6 +7,7 @@
 // KernelTable given at construction, so the same model runs on the CPU, in WASM and on CUDA.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -69,6 +70,18 @@ struct AttentionMap {
   std::vector<float> weights;
 };
 
+// Q, K and V of one multi-head attention sublayer of the last forward pass, per head, copied to
+// the host: q [B,H,T,hs], k and v [B,H,S,hs] (hs = d_model/H). softmax(q kᵀ/√hs) is the
+// sublayer's AttentionMap, and its weights times v are the heads' outputs.
+struct AttentionParts {
+  std::string name;  // as in AttentionMap
+  int B = 0, H = 0, T = 0, S = 0, hs = 0;
+  std::vector<float> q, k, v;
+};
+
+// Heads to mute, by attention sublayer name (AttentionMap::name) → head indices.
+using HeadMask = std::map<std::string, std::vector<int>>;
+
 class Model {
  public:
   explicit Model(const KernelTable& kt) : kt_(kt), params_(kt), ws_(kt) {}
@@ -96,6 +109,13 @@ class Model {
   virtual bool autoregressive() const { return true; }
   // The attention weights of the last forward, one map per attention sublayer.
   virtual std::vector<AttentionMap> attention() const = 0;
+  // Q, K and V of every multi-head attention sublayer of the last forward, in attention()'s
+  // order (empty for models without multi-head attention).
+  virtual std::vector<AttentionParts> attention_parts() const { return {}; }
+  // Heads whose output is zeroed in the following forward passes (an empty mask clears it).
+  // Inference only: a training step with muted heads is an error. Unknown sublayer names or
+  // head indices are errors; models without multi-head attention accept only the empty mask.
+  virtual void set_muted_heads(const HeadMask& mask);
 
   // The source vocabulary (0: the model reads no token ids) and the longest sequence the model
   // takes (models without position limits: 65536), from the model's typed config.

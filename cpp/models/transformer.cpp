@@ -1,6 +1,8 @@
 // The Transformer family (see transformer.hpp): construction, forward, backward, inspection.
 #include "models/transformer.hpp"
 
+#include <algorithm>
+
 #include "core/check.hpp"
 
 namespace attnlab {
@@ -123,14 +125,20 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
     const uint8_t* tgt_pad = pad_mask(c, tgt_);
     float* x = embed(c, src_embed_, src_pos_, src_drop_, src_ids_, src_, B, S_);
     enc_c_.resize(enc_.size());
-    for (size_t l = 0; l < enc_.size(); ++l)
+    for (size_t l = 0; l < enc_.size(); ++l) {
+      enc_c_[l].sa.mute = muted("encoder.layers." + std::to_string(l) + ".self_attn");
       x = enc_[l].forward(c, enc_c_[l], x, src_pad, false, B, S_);
+    }
     float* memory = ws_.floats(size_t(B) * S_ * C);  // [B,S,C]
     enc_norm_.forward(c, enc_norm_c_, memory, x, B * S_);
     float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, tgt_, B, T_);
     dec_c_.resize(dec_.size());
-    for (size_t l = 0; l < dec_.size(); ++l)
+    for (size_t l = 0; l < dec_.size(); ++l) {
+      const std::string name = "decoder.layers." + std::to_string(l);
+      dec_c_[l].sa.mute = muted(name + ".self_attn");
+      dec_c_[l].ca.mute = muted(name + ".multihead_attn");
       y = dec_[l].forward(c, dec_c_[l], y, memory, tgt_pad, src_pad, causal_, B, T_, S_);
+    }
     hidden_ = ws_.floats(size_t(B) * T_ * C);
     dec_norm_.forward(c, dec_norm_c_, hidden_, y, B * T_);
   } else if (cfg_.model == "lm") {
@@ -153,8 +161,10 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
     const uint8_t* kpad = pad_mask(c, tgt_);
     float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, tgt_, B, L_);
     lm_c_.resize(lm_.size());
-    for (size_t l = 0; l < lm_.size(); ++l)
+    for (size_t l = 0; l < lm_.size(); ++l) {
+      lm_c_[l].sa.mute = muted("decoder.layers." + std::to_string(l) + ".self_attn");
       y = lm_[l].forward(c, lm_c_[l], y, kpad, causal_, B, L_);
+    }
     hidden_ = ws_.floats(size_t(B) * L_ * C);
     dec_norm_.forward(c, dec_norm_c_, hidden_, y, B * L_);
   } else {
@@ -169,8 +179,10 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
     const uint8_t* kpad = pad_mask(c, src_);
     float* x = embed(c, src_embed_, src_pos_, src_drop_, src_ids_, src_, B, L_);
     enc_c_.resize(enc_.size());
-    for (size_t l = 0; l < enc_.size(); ++l)
+    for (size_t l = 0; l < enc_.size(); ++l) {
+      enc_c_[l].sa.mute = muted("encoder.layers." + std::to_string(l) + ".self_attn");
       x = enc_[l].forward(c, enc_c_[l], x, kpad, false, B, L_);
+    }
     hidden_ = ws_.floats(size_t(B) * L_ * C);
     enc_norm_.forward(c, enc_norm_c_, hidden_, x, B * L_);
   }
@@ -266,6 +278,68 @@ std::vector<AttentionMap> Transformer::attention() const {
     add("decoder.layers." + std::to_string(l) + ".multihead_attn", dec_c_[l].ca);
   }
   return maps;
+}
+
+std::vector<AttentionParts> Transformer::attention_parts() const {
+  std::vector<AttentionParts> parts;
+  auto add = [&](const std::string& name, const MultiHeadAttention& a, const MhaCache& m) {
+    if (!m.att) return;
+    AttentionParts p;
+    p.name = name;
+    p.B = m.B;
+    p.H = cfg_.heads;
+    p.T = m.T;
+    p.S = m.S;
+    p.hs = cfg_.d_model / cfg_.heads;
+    a.parts(kt_, m, p.q, p.k, p.v);
+    parts.push_back(std::move(p));
+  };
+  for (size_t l = 0; l < enc_c_.size(); ++l)
+    add("encoder.layers." + std::to_string(l) + ".self_attn", enc_[l].self_attn, enc_c_[l].sa);
+  for (size_t l = 0; l < lm_c_.size(); ++l)
+    add("decoder.layers." + std::to_string(l) + ".self_attn", lm_[l].self_attn, lm_c_[l].sa);
+  for (size_t l = 0; l < dec_c_.size(); ++l) {
+    add("decoder.layers." + std::to_string(l) + ".self_attn", dec_[l].self_attn, dec_c_[l].sa);
+    add("decoder.layers." + std::to_string(l) + ".multihead_attn", dec_[l].multihead_attn,
+        dec_c_[l].ca);
+  }
+  return parts;
+}
+
+std::vector<std::string> Transformer::attention_names() const {
+  std::vector<std::string> names;
+  for (size_t l = 0; l < enc_.size(); ++l)
+    names.push_back("encoder.layers." + std::to_string(l) + ".self_attn");
+  for (size_t l = 0; l < lm_.size(); ++l)
+    names.push_back("decoder.layers." + std::to_string(l) + ".self_attn");
+  for (size_t l = 0; l < dec_.size(); ++l) {
+    names.push_back("decoder.layers." + std::to_string(l) + ".self_attn");
+    names.push_back("decoder.layers." + std::to_string(l) + ".multihead_attn");
+  }
+  return names;
+}
+
+void Transformer::set_muted_heads(const HeadMask& mask) {
+  std::map<std::string, std::vector<uint8_t>> flags;
+  const std::vector<std::string> names = attention_names();
+  for (const auto& [name, heads] : mask) {
+    AL_CHECK(std::find(names.begin(), names.end(), name) != names.end(),
+             "no attention sublayer named \"" << name << "\" (this model has " << names.size()
+                                              << ", e.g. \"" << names.at(0) << "\")");
+    std::vector<uint8_t>& f = flags[name];
+    f.assign(size_t(cfg_.heads), 0);
+    for (int h : heads) {
+      AL_CHECK(h >= 0 && h < cfg_.heads,
+               "head " << h << " of " << name << " is out of range [0, " << cfg_.heads << ")");
+      f[size_t(h)] = 1;
+    }
+  }
+  muted_ = std::move(flags);
+}
+
+const uint8_t* Transformer::muted(const std::string& name) const {
+  const auto it = muted_.find(name);
+  return it == muted_.end() ? nullptr : it->second.data();
 }
 
 std::unique_ptr<Model> make_transformer(const nlohmann::json& config, const KernelTable& kt,

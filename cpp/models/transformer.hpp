@@ -27,6 +27,8 @@ class Transformer : public Model {
   int out_vocab() const override { return cfg_.tgt_vocab; }
   bool autoregressive() const override { return cfg_.model != "encoder"; }
   std::vector<AttentionMap> attention() const override;
+  std::vector<AttentionParts> attention_parts() const override;
+  void set_muted_heads(const HeadMask& mask) override;
   std::vector<std::pair<std::string, int>> aliases() const override;
   int src_vocab() const override { return cfg_.src_vocab; }
   int max_len() const override { return cfg_.max_len; }
@@ -57,6 +59,9 @@ class Transformer : public Model {
 
   TransformerConfig cfg_;
   bool causal_ = true;
+  std::map<std::string, std::vector<uint8_t>> muted_;  // sublayer name -> [H] flags
+  const uint8_t* muted(const std::string& name) const;
+  std::vector<std::string> attention_names() const;
   Embedding src_embed_, tgt_embed_;
   PositionalEncoding src_pos_, tgt_pos_;
   std::vector<EncoderLayer> enc_, lm_;

@@ -53,11 +53,14 @@ export class Session {
     return this.handle.decode(src, beam, maxLen, alpha);
   }
   // Inspection of one teacher-forced pass: {logits, V, T, maps: [{name, B, H, T, S, weights}]}.
-  // {causal: false} lifts a Transformer decoder's causal mask for this pass only. Point sets
-  // (the runtime's snapshots): the decode of x with its pointer distributions.
-  inspect(src, tgt, { causal = true } = {}) {
+  // {causal: false} lifts a Transformer decoder's causal mask for this pass only; {parts: true}
+  // adds each multi-head map's hs and per-head q [B,H,T,hs], k and v [B,H,S,hs];
+  // {mute: {'encoder.layers.0.self_attn': [1]}} zeroes those heads' outputs for this pass (and
+  // for the greedy decoding that makes tgt when none is given). Point sets (the runtime's
+  // snapshots): the decode of x with its pointer distributions.
+  inspect(src, tgt, { causal = true, parts = false, mute = null } = {}) {
     if (this.dim > 0) return this.decode(src, typeof tgt === 'number' ? tgt : undefined);
-    return this.handle.inspect(src, tgt ?? [], causal !== false);
+    return this.handle.inspect(src, tgt ?? [], { causal: causal !== false, parts: parts === true, mute: mute ?? undefined });
   }
   // Examples from the task: {src: [[ids]], tgt: [[ids]], srcText: [..], tgtText: [..]}; point
   // tasks: {n, dim, x [count, n, dim], target [[positions]]} (n 0: the task's n_min).

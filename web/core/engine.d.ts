@@ -75,6 +75,11 @@ export interface AttentionMapData {
   name: string;          // e.g. "encoder.layers.0.self_attn", "bahdanau", "pointer"
   B: number; H: number; T: number; S: number;
   weights: Float32Array; // [B,H,T,S]; Bahdanau alignments and pointer distributions have H = 1
+  // with InspectOptions.parts, on multi-head maps: head size and the heads' inputs
+  hs?: number;
+  q?: Float32Array;      // [B,H,T,hs]
+  k?: Float32Array;      // [B,H,S,hs]
+  v?: Float32Array;      // [B,H,S,hs]
 }
 export interface Inspection {
   logits: Float32Array;  // [B,T,V]
@@ -94,7 +99,11 @@ export type Rows = number[][] | Int32Array[];
 export interface DecodeOptions { beam?: number; maxLen?: number; alpha?: number }
 // causal: false computes a Transformer decoder's self-attention without its causal mask for this
 // one pass (key padding still applies); training and decoding always stay causal.
-export interface InspectOptions { causal?: boolean }
+export interface InspectOptions {
+  causal?: boolean;                   // false: lift a Transformer decoder's causal mask (this pass)
+  parts?: boolean;                    // also each multi-head map's q, k, v per head
+  mute?: Record<string, number[]>;    // sublayer name (a map's name) -> heads zeroed for this pass
+}
 
 // Pointer networks (model "pointer"; tasks convex-hull, tsp, and sort with model 'pointer'; a
 // point task without a model gets it): config {model: {model: 'pointer', hidden, glimpse,

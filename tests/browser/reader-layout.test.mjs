@@ -176,8 +176,14 @@ test('a theme switch redraws heatmap labels, chart axes and bar labels in the ne
   const full = await page.$eval('[data-demo=lm] .lm-bars', (b) => b.clientWidth);
   assert.ok(tracks.length === 4 && tracks.every((w) => w >= 0.4 * full && Math.abs(w - tracks[0]) < 1), `§1 bar tracks ${tracks} of ${full} px`);
   const seen = [];
-  for (const expect of ['auto', 'dark', 'light']) {
-    if (expect !== 'auto') await press(page, '#theme-toggle');
+  // the button cycles auto → dark → light → auto; last, the system itself turns dark
+  for (const [k, expect] of ['auto', 'dark', 'light', 'auto', 'auto'].entries()) {
+    if (k === 4) {
+      await page.emulateMedia({ colorScheme: 'dark' });
+      // media-query change events go out with the next frame, which headless Chromium makes on demand
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+    }
+    else if (k > 0) await press(page, '#theme-toggle');
     await page.waitForTimeout(300);
     const m = await inks(page);
     assert.equal(m.theme, expect);
@@ -190,6 +196,7 @@ test('a theme switch redraws heatmap labels, chart axes and bar labels in the ne
     seen.push(m.all[0].ink.join());
   }
   assert.notEqual(seen[0], seen[1], 'the labels kept their colour through a switch to dark');
+  assert.notEqual(seen[3], seen[4], 'the labels kept their colour when the system turned dark');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -169,13 +169,80 @@ document.getElementById('sections').addEventListener('click', (e) => {
   e.preventDefault();
   scrollToSection(ref.dataset.section);
 });
-document.getElementById('lang-toggle').addEventListener('click', () => setLang(getLang() === 'ko' ? 'en' : 'ko'));
+// A language switch keeps the reader's place in the text. Landmarks both languages share (each
+// section's top and heading, each demo's top and bottom, in document coordinates) are measured
+// before the switch; the line under the header is put back at the same fraction of the way
+// between the two landmarks around it (between a demo's top and bottom that is the same pixel),
+// and held there while demos relabel, redraw or mount, until the layout has been still for a
+// moment, the reader scrolls, or 5 s have passed.
+const readingLine = () => {
+  const header = document.querySelector('.site-header');
+  return header && getComputedStyle(header).position === 'sticky' ? header.getBoundingClientRect().bottom : 0;
+};
+function landmarks() {
+  const marks = [];
+  const at = (key, y) => marks.push([key, y + scrollY]);
+  for (const s of document.querySelectorAll('#sections > section')) {
+    at(s.id, s.getBoundingClientRect().top);
+    const h = s.querySelector('h2');
+    if (h) at(`${s.id} h2`, h.getBoundingClientRect().top);
+    for (const d of s.querySelectorAll('[data-demo]')) {
+      const r = d.getBoundingClientRect();
+      at(`demo ${d.dataset.demo}`, r.top);
+      at(`demo ${d.dataset.demo} end`, r.bottom);
+    }
+  }
+  return marks.sort((p, q) => p[1] - q[1]);
+}
+function readingPlace() {
+  if (scrollY <= 0) return null;
+  const y = scrollY + readingLine();
+  const marks = landmarks();
+  if (!marks.length) return null;
+  const k = Math.max(0, marks.findLastIndex(([, m]) => m <= y));
+  const [a, ya] = marks[k];
+  const next = marks[k + 1];
+  return { a, b: next?.[0], frac: next ? (y - ya) / Math.max(1, next[1] - ya) : 0, offset: y - ya };
+}
+function restorePlace(place) {
+  const marks = new Map(landmarks());
+  const ya = marks.get(place.a), yb = marks.get(place.b);
+  if (ya === undefined) return;
+  const y = yb === undefined ? ya + place.offset : ya + place.frac * (yb - ya);
+  window.scrollTo({ top: y - readingLine(), behavior: 'instant' });
+}
+function holdPlace(place) {
+  if (!place) return;
+  restorePlace(place);
+  let still = null;
+  const ro = new ResizeObserver(() => { restorePlace(place); clearTimeout(still); still = setTimeout(stop, 1000); });
+  const quit = ['wheel', 'touchstart', 'keydown', 'mousedown'];
+  const hard = setTimeout(stop, 5000);
+  function stop() {
+    ro.disconnect();
+    clearTimeout(still);
+    clearTimeout(hard);
+    quit.forEach((ev) => removeEventListener(ev, stop, true));
+  }
+  quit.forEach((ev) => addEventListener(ev, stop, { capture: true, passive: true }));
+  ro.observe(document.getElementById('sections'));
+  still = setTimeout(stop, 1000);
+}
+// measured before setLang, which retranslates the static text at once
+let placeBeforeSwitch = null;
+document.getElementById('lang-toggle').addEventListener('click', () => {
+  placeBeforeSwitch = readingPlace();
+  setLang(getLang() === 'ko' ? 'en' : 'ko');
+});
 onLangChange(async () => {
+  const place = placeBeforeSwitch ?? readingPlace();
+  placeBeforeSwitch = null;
   renderNav();
   await renderSections();
   for (const h of handles.values()) h.relabel?.();
   applyI18n();
   if (shownEngine) showEngine(shownEngine);
+  holdPlace(place);
 });
 ensureWidgetStyles();
 initTheme(document.getElementById('theme-toggle'));

@@ -1,10 +1,11 @@
 // Line charts on uPlot: `lineChart(el, {series, xLabel, yLabel, logX})` returns
 // {set(x, ys), relabel({series, xLabel, yLabel}), destroy()}. Colours are the Okabe–Ito set
 // (colour-blind safe) with dashes as a second cue; the chart follows its container's width.
+// Axes and their labels take the text colour when drawn and are redrawn after a light/dark switch.
 // Its text alternative is a visually hidden summary kept current (`.chart-summary`: per series,
 // how many points and the first, last, smallest and largest value), in the page's language.
 import uPlot from 'uplot';
-import { OKABE_ITO } from './palette.js';
+import { OKABE_ITO, watchScheme } from './palette.js';
 
 const DASH = [[], [6, 4], [2, 3], [10, 3, 2, 3]];
 
@@ -55,6 +56,7 @@ export function lineChart(el, opts0) {
   ro.observe(el);
   const langs = new MutationObserver(describe);  // a language switch without a relabel
   langs.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
+  const unwatch = watchScheme(() => plot.redraw(false));  // axes in the new text colour
   return {
     get plot() { return plot; },
     get data() { return data; },
@@ -64,6 +66,6 @@ export function lineChart(el, opts0) {
       opts = { ...opts, xLabel: xLabel ?? opts.xLabel, yLabel: yLabel ?? opts.yLabel };
       build();
     },
-    destroy() { ro.disconnect(); langs.disconnect(); plot.destroy(); },
+    destroy() { ro.disconnect(); langs.disconnect(); unwatch(); plot.destroy(); },
   };
 }

@@ -3,8 +3,10 @@
 // (`el.values`, `el.rows`, `el.cols`) so tests and other views read exactly what is drawn.
 // For assistive technology the element is a named group: the canvas is an image whose text
 // alternative summarises the values (size, range, largest cell), the readout beside it is live.
-// Under the map, a colour legend: the palette's gradient between its two ends.
-import { viridis, diverging } from './palette.js';
+// Under the map, a colour legend: the palette's gradient between its two ends. A map wider than
+// its box is drawn scaled down to the box's width (no sideways scrolling on a phone); its labels
+// take the text colour and are redrawn after a light/dark switch.
+import { viridis, diverging, watchScheme } from './palette.js';
 
 // The few words the map says itself, in the language of the page around it.
 const WORDS = {
@@ -53,8 +55,12 @@ export class Heatmap extends HTMLElement {
   }
 
   // the text alternative follows a language switch; watched only while in the document
-  #watchLang() { this.langs?.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] }); }
-  disconnectedCallback() { this.langs?.disconnect(); }
+  // (and the labels' colour a theme switch)
+  #watchLang() {
+    this.langs?.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
+    this.unwatchScheme ??= watchScheme(() => this.draw());
+  }
+  disconnectedCallback() { this.langs?.disconnect(); this.unwatchScheme?.(); this.unwatchScheme = null; }
 
 
   // values: Float32Array of rows*cols, row-major
@@ -97,8 +103,9 @@ export class Heatmap extends HTMLElement {
     const w = pad + cell * this.cols + Math.ceil(over) + 2, h = top + cell * this.rows;
     this.canvas.width = w * dpr;
     this.canvas.height = h * dpr;
-    this.canvas.style.width = `${w}px`;
-    this.canvas.style.height = `${h}px`;
+    const scale = Math.min(1, (this.clientWidth || w) / w);  // shrink to fit the box
+    this.canvas.style.width = `${w * scale}px`;
+    this.canvas.style.height = `${h * scale}px`;
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, w, h);
     for (let i = 0; i < this.rows; i++)
@@ -118,7 +125,7 @@ export class Heatmap extends HTMLElement {
       g.fillText(l, 0, 0);
       g.restore();
     });
-    this.geometry = { cell, pad, top };
+    this.geometry = { cell, pad, top, scale };
     this.#label();
     if (document.activeElement === this && this.rows && this.cols) {
       const [fi, fj] = this.focusCell;
@@ -155,10 +162,10 @@ export class Heatmap extends HTMLElement {
 
   #hover(e) {
     if (!this.geometry) return;
-    const { cell, pad, top } = this.geometry;
+    const { cell, pad, top, scale } = this.geometry;
     const rect = this.canvas.getBoundingClientRect();
-    const j = Math.floor((e.clientX - rect.left - pad) / cell);
-    const i = Math.floor((e.clientY - rect.top - top) / cell);
+    const j = Math.floor(((e.clientX - rect.left) / scale - pad) / cell);
+    const i = Math.floor(((e.clientY - rect.top) / scale - top) / cell);
     if (i >= 0 && i < this.rows && j >= 0 && j < this.cols) {
       this.focusCell = [i, j];
       this.readout.textContent = this.describe(i, j);

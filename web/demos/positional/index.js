@@ -27,7 +27,8 @@ export async function mount(el, ctx) {
   // heatmap rows = dimensions, columns = positions
   const tr = new Float32Array(state.L * state.C);
   for (let p = 0; p < state.L; p++) for (let c = 0; c < state.C; c++) tr[c * state.L + p] = pe[p * state.C + c];
-  heat.set(tr, state.C, state.L, { palette: 'diverging', minCell: 4, maxWidth: 560,
+  // cells of 3 px or more (5 px at desktop width): the map fits a phone with little shrinking
+  heat.set(tr, state.C, state.L, { palette: 'diverging', minCell: 3, maxWidth: 560,
     rowLabels: Array.from({ length: state.C }, (_, c) => (c % 8 === 0 ? `i=${c}` : '')),
     colLabels: Array.from({ length: state.L }, (_, p) => (p % 10 === 0 ? String(p) : '')) });
   heat.describe = (i, j) => t('positional.cell', { pos: j, dim: i, value: tr[i * state.L + j].toFixed(4) });

@@ -264,15 +264,9 @@ for (const host of waiting) mountHost(host);
 waiting.clear();
 document.body.dataset.ready = '1';
 // A section named in the hash (#bahdanau, beside any demo settings) is scrolled to and held at
-// the top while the demos around it mount; one of the old positional anchors (#s04) is
-// rewritten to the section's key first. From then on the hash follows the reader's scrolling.
-const anchor = [...hashParams().keys()].find((k) => sectionKey(k));
-if (anchor) {
-  const target = sectionKey(anchor);
-  if (target !== anchor) {
-    const hash = location.hash.slice(1).split('&').map((p) => (p.split('=')[0] === anchor ? target : p)).join('&');
-    history.replaceState(history.state, '', `${location.pathname}${location.search}#${hash}`);
-  }
-  scrollToSection(target, 'instant');
-}
+// the top while the demos around it mount; the hash then names it by its key, first (one of the
+// old positional anchors, #s04, becomes #bahdanau). From then on the hash follows the reader's
+// scrolling.
+const anchor = [...hashParams()].find(([k, v]) => v === '' && sectionKey(k));
+if (anchor) scrollToSection(sectionKey(anchor[0]), 'instant');
 trackSection();

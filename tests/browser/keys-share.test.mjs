@@ -13,9 +13,9 @@ after(async () => { await browser?.close(); await server?.close(); });
 
 const ready = (page) => page.waitForSelector('body[data-ready="1"]');
 
-test('Tab from the top reaches every demo\'s controls, in page order, without scrolling by mouse', async () => {
-  const page = await browser.newPage({ width: 1280, height: 900 });
-  await page.goto(`${server.url}?lang=en`);
+for (const [lang, width, height] of [['en', 1280, 900], ['ko', 375, 800]]) test(`Tab from the top reaches every demo's controls, in page order, without scrolling by mouse (${lang}, ${width} px)`, async () => {
+  const page = await browser.newPage({ width, height });
+  await page.goto(`${server.url}?lang=${lang}`);
   await ready(page);
   const names = await page.$$eval('[data-demo]', (hs) => hs.map((h) => h.dataset.demo));
   const stops = [];

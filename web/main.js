@@ -1,6 +1,8 @@
 // Page entry: builds the sections of web/sections.js, in its order, from the content fragments
 // of the current language, numbers them (headings, table of contents, cross-references),
-// typesets their formulas, and mounts each demo into its placeholder when it nears the viewport.
+// typesets their formulas, and mounts each demo into its placeholder when it nears the viewport
+// or takes the keyboard's focus. The URL hash keeps the section being read (a bare key, first)
+// beside the demos' settings, so a link opens where its sender was.
 // A language switch swaps the prose only: live demo hosts (and any training in them) move over
 // into the new fragment's placeholders.
 import 'katex/dist/katex.min.css';
@@ -12,6 +14,7 @@ import { crossOriginIsolate } from './core/coi.js';
 import { createEngine } from './core/client.js';
 import { mountDemo, demoNames } from './demos/registry.js';
 import { makeContext } from './demos/common/context.js';
+import { hashParams, writeHash } from './demos/common/store.js';
 import { typeset, focusScrollers } from './viz/tex.js';
 import { initTheme } from './theme.js';
 import { ensureWidgetStyles } from './viz/styles.js';
@@ -88,11 +91,11 @@ function renderNav() {
 // page scrolls: a table-of-contents jump keeps its section at the top until the layout has been
 // still for a moment, the reader scrolls on their own, or 10 s have passed.
 let anchoring = null;
-function scrollToSection(id) {
+function scrollToSection(id, behavior = 'smooth') {
   const target = document.getElementById(id);
   if (!target) return;
   anchoring?.stop();
-  target.scrollIntoView({ behavior: 'smooth' });
+  target.scrollIntoView({ behavior });
   const main = document.getElementById('sections');
   let still = null, first = true;
   const settle = () => { clearTimeout(still); still = setTimeout(stop, 1500); };
@@ -113,23 +116,77 @@ function scrollToSection(id) {
   quit.forEach((ev) => addEventListener(ev, stop, { capture: true, passive: true }));
   ro.observe(main);
   settle();
-  anchoring = { stop };
+  anchoring = { stop, id };
+  showSection(id);
+}
+
+// The section being read: the last one whose top has passed a third of the way down the window
+// (none above the first). It goes first in the hash, in place of any other section key, as the
+// reader scrolls (at most every 300 ms, by replaceState: no history entries); while a jump holds
+// its section at the top, that section.
+function sectionInView() {
+  const line = innerHeight / 3;
+  let at = null;
+  for (const s of SECTIONS) {
+    const el = document.getElementById(s.id);
+    if (el && el.getBoundingClientRect().top <= line) at = s.id;
+  }
+  return at;
+}
+function showSection(id) {
+  const p = [...hashParams()].filter(([k, v]) => !(v === '' && sectionKey(k)));
+  writeHash(id ? [[id, ''], ...p] : p);
+}
+let tracking = null;
+function trackSection() {
+  addEventListener('scroll', () => {
+    tracking ??= setTimeout(() => {
+      tracking = null;
+      showSection(anchoring?.id ?? sectionInView());
+    }, 300);
+  }, { passive: true });
 }
 
 const observer = new IntersectionObserver((entries) => {
   for (const e of entries) if (e.isIntersecting) { observer.unobserve(e.target); mountHost(e.target); }
 }, { rootMargin: '600px 0px' });
 
+// A demo not yet mounted is a tab stop of its own, so the keyboard reaches every demo in page
+// order: focusing it mounts the demo, and the focus moves on to the demo's first control (its
+// last when the reader came backwards, with Shift+Tab) unless it went elsewhere meanwhile.
+const waiting = new Set();   // hosts focused before the engine was there
+function focusTarget(host) {
+  host.tabIndex = 0;
+  host.addEventListener('focusin', (e) => {
+    if (e.target !== host || host.dataset.ready) return;
+    const back = e.relatedTarget instanceof Node && (host.compareDocumentPosition(e.relatedTarget) & Node.DOCUMENT_POSITION_FOLLOWING);
+    host.dataset.focusFrom = back ? 'after' : 'before';
+    if (engine || engineError) mountHost(host); else waiting.add(host);
+  });
+}
+const tabbable = (host) => [...host.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
+  .filter((el) => el.tabIndex >= 0 && !el.disabled && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden');
+function passFocus(host) {
+  const from = host.dataset.focusFrom;
+  delete host.dataset.focusFrom;
+  host.removeAttribute('tabindex');
+  const lost = document.activeElement === host || document.activeElement === document.body || !document.activeElement;
+  if (!from || !lost) return;
+  const stops = tabbable(host);
+  (from === 'after' ? stops.at(-1) : stops[0])?.focus();
+}
+
 async function mountHost(host) {
   const name = host.dataset.demo;
   if (handles.has(name)) return;
   handles.set(name, {});
-  if (engineError) { host.textContent = t('engine.error', { message: engineError.message }); return; }
+  if (engineError) { host.textContent = t('engine.error', { message: engineError.message }); passFocus(host); return; }
   try {
     const handle = await mountDemo(name, host, makeContext({ name, host, engine, worker, base: document.baseURI }));
     handles.set(name, handle);
     applyI18n(host);
     host.dataset.ready = '1';
+    passFocus(host);
     performance.mark(`attnlab:ready:${name}`, { detail: { pending: host.dataset.pending === '1' } });
   } catch (e) {
     host.textContent = t('engine.error', { message: e.message });
@@ -153,6 +210,7 @@ async function renderSections() {
     if (live) { ph.replaceWith(live); continue; }
     ph.classList.add('demo-host');
     ph.innerHTML = `<p class="demo-loading">${t('engine.loading')}</p>`;
+    focusTarget(ph);
     hosts.set(name, ph);
     if (engine || engineError) observer.observe(ph);
   }
@@ -269,15 +327,13 @@ try {
 }
 performance.mark('attnlab:engine');
 for (const host of hosts.values()) observer.observe(host);
+for (const host of waiting) mountHost(host);
+waiting.clear();
 document.body.dataset.ready = '1';
-// A section named in the hash (#bahdanau, beside any demo settings) is scrolled to; one of the
-// old positional anchors (#s04) is rewritten to the section's key first.
-const anchor = [...new URLSearchParams(location.hash.slice(1)).keys()].find((k) => sectionKey(k));
-if (anchor) {
-  const target = sectionKey(anchor);
-  if (target !== anchor) {
-    const hash = location.hash.slice(1).split('&').map((p) => (p.split('=')[0] === anchor ? target : p)).join('&');
-    history.replaceState(history.state, '', `${location.pathname}${location.search}#${hash}`);
-  }
-  document.getElementById(target).scrollIntoView();
-}
+// A section named in the hash (#bahdanau, beside any demo settings) is scrolled to and held at
+// the top while the demos around it mount; the hash then names it by its key, first (one of the
+// old positional anchors, #s04, becomes #bahdanau). From then on the hash follows the reader's
+// scrolling.
+const anchor = [...hashParams()].find(([k, v]) => v === '' && sectionKey(k));
+if (anchor) scrollToSection(sectionKey(anchor[0]), 'instant');
+trackSection();

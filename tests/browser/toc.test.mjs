@@ -65,7 +65,9 @@ test('section numbers follow web/sections.js: table of contents, headings and cr
   await ref.click();
   const [top, margin] = await settledTop(page, 'bahdanau');
   assert.ok(Math.abs(top - margin) <= 40, `the reference landed ${Math.round(top)} px from the top`);
-  assert.match(page.url(), /#mixing\.s0=2(&|$)/);
+  // (the hash now also names the section landed on, first)
+  await page.waitForFunction(() => location.hash === '#bahdanau&mixing.s0=2', null, { timeout: 5000 });
+  assert.match(page.url(), /#bahdanau&mixing\.s0=2$/);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

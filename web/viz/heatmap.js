@@ -127,12 +127,20 @@ export class Heatmap extends HTMLElement {
     });
     this.geometry = { cell, pad, top, scale };
     this.#label();
-    if (document.activeElement === this && this.rows && this.cols) {
+    if (this.matches(':focus') && this.rows && this.cols) {
+      // a black ring around the cell and a white one inside it: whatever the cell's, its
+      // neighbours' and the page's colours (light or dark theme), one of the two stands out
+      // from each of them by well over 3:1
       const [fi, fj] = this.focusCell;
+      const x = pad + fj * cell, y = top + fi * cell, s = cell > 6 ? cell - 1 : cell;
       g.lineWidth = 2;
-      g.strokeStyle = getComputedStyle(this).color;
-      g.strokeRect(pad + fj * cell + 1, top + fi * cell + 1, Math.max(2, cell - 3), Math.max(2, cell - 3));
+      g.strokeStyle = '#000';
+      g.strokeRect(x - 1, y - 1, s + 2, s + 2);
+      g.strokeStyle = '#fff';
+      g.strokeRect(x + 1, y + 1, Math.max(0, s - 2), Math.max(0, s - 2));
       this.dataset.focusCell = `${fi},${fj}`;
+    } else {
+      delete this.dataset.focusCell;
     }
   }
 

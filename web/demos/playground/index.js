@@ -209,6 +209,8 @@ export async function mount(el, ctx) {
     }
     showModel();
     run.steps = state.steps;
+    // C, H and the task default to the size's and model's own (what a link without them reads)
+    store.defaults({ width: SIZES[state.size].d_model, heads: SIZES[state.size].heads, task: Object.keys(TASKS[state.model])[0] });
     store.set(state);
     await run.reset();
   });

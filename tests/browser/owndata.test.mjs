@@ -7,12 +7,25 @@
 // tab, an empty line, an empty side, a line too long, too few pairs, too many symbols, a file
 // over 2 MB, a text with RNNsearch) shows its message in an alert next to the box and trains
 // nothing, in English and in Korean at 375 px in the dark theme; a 2 MB paste parses without
-// freezing the tab; nothing pasted goes into the URL.
+// freezing the tab; nothing pasted goes into the URL; axe-core finds no serious or critical
+// violation in the trained playground or in the Korean one with its alert.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { startServer, launch, shots } from './harness.mjs';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+// axe-core (WCAG 2.0/2.1 A and AA) on the playground: its serious and critical violations
+async function axePlayground(page) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ content: AXE });
+  return page.evaluate(async () => {
+    const r = await window.axe.run({ include: [['[data-demo=playground]']] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} ${n.target.join(' ')}`));
+  });
+}
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -91,6 +104,7 @@ test('playground, your data: 300 reversed words train RNNsearch to held-out exac
   assert.equal(metrics.kind, 'pairs');
   assert.equal(metrics.samples, 30);
   assert.ok(metrics.exact >= 0.7 && metrics.tokenAccuracy >= 0.85, `held-out: ${JSON.stringify({ exact: metrics.exact, tok: metrics.tokenAccuracy })} after ${seconds}s`);
+  t.diagnostic(`held-out exact ${metrics.exact}, token accuracy ${metrics.tokenAccuracy}, ${seconds}s`);
   assert.match(await demo.locator('[name=metrics]').textContent(), new RegExp(`^Held-out, 30 pairs: ${(100 * metrics.exact).toFixed(1)}% exactly right, ${(100 * metrics.tokenAccuracy).toFixed(1)}% of target symbols right\\.$`));
   const shown = await demo.locator('[name=own-examples] li').allTextContents();
   assert.equal(shown.length, 3);
@@ -137,6 +151,7 @@ test('playground, your data: 300 reversed words train RNNsearch to held-out exac
   assert.deepEqual(back.metrics, metrics);
   assert.match(await demo.locator('[name=io]').textContent(), /owndata\.safetensors: a rnnsearch model, \d+ parameters\. Held-out, 30 pairs/);
   await demo.screenshot({ path: path.join(shots, 'playground-owndata.png') });
+  assert.deepEqual(await axePlayground(page), []);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -144,8 +159,11 @@ test('playground, your data: 300 reversed words train RNNsearch to held-out exac
 test('playground, your data: a text trains the decoder-only Transformer and reports held-out perplexity', async (t) => {
   const { page, demo, pending } = await open('playground.model=transformer&playground.task=own&playground.data=text&playground.steps=150');
   if (pending) { await page.close(); return t.skip('engine build without model sessions'); }
-  const ws = words(400, 7);
-  await paste(demo, ws.join(' '));
+  // 600 words drawn from twelve: within a word every letter follows from the first ones
+  const W = ['the', 'whale', 'sea', 'ship', 'captain', 'looked', 'at', 'and', 'a', 'wave', 'storm', 'sailed'];
+  let x = 7;
+  const rnd = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+  await paste(demo, Array.from({ length: 600 }, () => W[Math.floor(rnd() * W.length)]).join(' '));
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 60000 });
   await page.waitForFunction(() => document.querySelector('[data-demo=playground]').metrics?.examples, null, { timeout: 30000 });
@@ -156,8 +174,11 @@ test('playground, your data: a text trains the decoder-only Transformer and repo
   });
   assert.equal(config.model.model, 'lm');
   assert.equal(metrics.kind, 'text');
-  // 17 symbols (16 letters and the space): a model that learned nothing scores about 17 or more
-  assert.ok(metrics.perplexity > 1 && metrics.perplexity < 12, `perplexity ${metrics.perplexity}`);
+  // 18 symbols (17 letters and the space): a model that learned nothing scores 18 or more;
+  // measured 2.3–2.5 after 150 steps (node, same seeds)
+  assert.ok(metrics.perplexity > 1 && metrics.perplexity < 4, `perplexity ${metrics.perplexity}`);
+  assert.match(await demo.locator('[name=own-summary]').textContent(), /^85 for training, 9 held out; 18 symbols/);
+  assert.match(await demo.locator('[name=own-examples] li').first().textContent(), /… the model goes on: /);
   assert.match(await demo.locator('[name=metrics]').textContent(), new RegExp(`Held-out, ${metrics.samples} windows \\(${metrics.tokens} symbols\\): loss ${metrics.loss.toFixed(3)} per symbol, perplexity ${metrics.perplexity.toFixed(2)}\\.`));
   assert.equal(heat.rows, 25);
   assert.equal(heat.colLabels[0], '<s>');
@@ -244,6 +265,7 @@ test('playground, your data: messages in Korean at 375 px in the dark theme; the
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
   await demo.screenshot({ path: path.join(shots, 'playground-owndata-ko-dark.png') });
+  assert.deepEqual(await axePlayground(page), []);
   // the pointer network: no "your data" task, and a note saying why
   await demo.locator('[name=model]').selectOption('pointer');
   assert.deepEqual(await demo.locator('[name=task] option').evaluateAll((o) => o.map((x) => x.value)), ['convex-hull', 'tsp', 'sort']);

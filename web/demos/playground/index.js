@@ -94,6 +94,7 @@ export async function mount(el, ctx) {
     <p class="readout" name="example"></p>
     <div class="demo-row"><div class="chart-host"></div><al-heatmap></al-heatmap></div>
     <p class="readout" name="metrics" aria-live="polite"></p>
+    <div class="own-results" data-for="own"></div>
     <div class="controls"><button type="button" name="longer" data-i18n="pg.pointer.longer" disabled></button> <output name="longer-out"></output></div>
     <div class="controls">
       <button type="button" name="export" data-i18n="pg.export" disabled></button>
@@ -101,7 +102,7 @@ export async function mount(el, ctx) {
       <output name="io"></output>
     </div>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
-  const own = ownData(el.querySelector('.own-host'), ctx, state);
+  const own = ownData(el.querySelector('.own-host'), ctx, state, el.querySelector('.own-results'));
   const isOwn = () => state.task === 'own';
   const FIELDS = ['model', 'task', 'size', 'width', 'heads', 'srclen', 'steps', 'data', 'vocab'];
   for (const k of FIELDS) $(k).value = state[k];

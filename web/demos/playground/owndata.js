@@ -173,7 +173,11 @@ export class BatchSession {
     const rows = this.parsed.train;
     if (this.order.length < Math.min(BATCH, rows.length)) this.order = permutation(rows.length, this.rand);
     const pick = this.order.splice(0, Math.min(BATCH, rows.length));
-    return { src: pick.map((i) => rows[i].src), tgt: pick.map((i) => rows[i].tgt) };
+    if (this.parsed.data !== 'text') return { src: pick.map((i) => rows[i].src), tgt: pick.map((i) => rows[i].tgt) };
+    // a text window: its first k symbols (0 to half the window) are the prompt, the rest the
+    // target, so the model learns both to start and to continue a text
+    const cut = pick.map((i) => Math.floor(this.rand() * (rows[i].tgt.length / 2 + 1)));
+    return { src: pick.map((i, j) => rows[i].tgt.slice(0, cut[j])), tgt: pick.map((i, j) => rows[i].tgt.slice(cut[j])) };
   }
   async train(steps, { snapshot = null } = {}) {
     const f = this.flags = { paused: false, cancelled: false, resume: null };
@@ -286,7 +290,8 @@ export function vocabularyJson(parsed, model) {
   });
 }
 
-export function ownData(host, ctx, state) {
+// host: the input panel; results: where the held-out examples and the vocabulary export go.
+export function ownData(host, ctx, state, results) {
   host.innerHTML = `
     <div class="controls">
       <label><span data-i18n="pg.own.data"></span> <select name="data"><option value="pairs" data-i18n="pg.own.data.pairs"></option><option value="text" data-i18n="pg.own.data.text"></option></select></label>
@@ -296,10 +301,11 @@ export function ownData(host, ctx, state) {
     <div class="controls"><label class="wide"><span data-i18n="pg.own.paste"></span> <textarea name="own-text" rows="6" spellcheck="false" autocomplete="off"></textarea></label></div>
     <p class="note" name="own-note"></p>
     <p class="attnlab-error" role="alert" name="own-error" hidden></p>
-    <p class="readout" name="own-summary"></p>
+    <p class="readout" name="own-summary"></p>`;
+  results.innerHTML = `
     <ol class="readout" name="own-examples"></ol>
     <div class="controls"><button type="button" name="own-vocab" data-i18n="pg.own.exportVocab" disabled></button></div>`;
-  const $ = (n) => host.querySelector(`[name=${n}]`);
+  const $ = (n) => host.querySelector(`[name=${n}]`) ?? results.querySelector(`[name=${n}]`);
   const area = $('own-text');
   const own = { parsed: null, config: null, error: null, metrics: null, summary: null };
 

@@ -45,9 +45,13 @@ class Failure extends Error {
 // split's symbols get the ids from 4 on and the rest map to <unk>; it yields every 1,024 lines
 // so a 2 MB paste never freezes the tab.
 export async function parseOwn(text, { data = 'pairs', unit = 'char' } = {}) {
-  const body = String(text ?? '');
+  let body = String(text ?? '');
   if (body.length > LIMITS.bytes) throw new Failure('pg.own.err.size', { mb: LIMITS.bytes / 1048576 });
   if (!/\S/.test(body)) throw new Failure('pg.own.err.empty');
+  if (body.includes('\r')) body = body.replace(/\r\n?/g, '\n');
+  let end = body.length;
+  while (end > 0 && body[end - 1] === '\n') end--;
+  await nextTurn();
   // every symbol of the input -> a provisional id (characters keyed by code point, so no
   // string is made per character)
   const all = new Map(), names = [];
@@ -69,7 +73,8 @@ export async function parseOwn(text, { data = 'pairs', unit = 'char' } = {}) {
     return out;
   };
   let rows;  // [{src, tgt}] arrays of provisional ids
-  const lines = body.replace(/\r\n?/g, '\n').replace(/\n+$/, '').split('\n');
+  const lines = body.slice(0, end).split('\n');
+  await nextTurn();
   if (data === 'text') {
     const W = WINDOW[unit];
     const toks = [];

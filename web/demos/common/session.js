@@ -8,6 +8,9 @@
 // under the demo's name and config) every few seconds while training, on pause and at the end;
 // on mount a stored model is loaded back, drawn, and can be resumed; Reset ("start over")
 // forgets it.
+// Optional hooks (the playground's own data): `prepare()` runs before a fresh start and stops it
+// by returning false; `create(client, config)` makes the session (one with the RemoteSession's
+// train/pause/resume/cancel and events); `persists()` false keeps such a run out of IndexedDB.
 import { t } from '../../i18n/index.js';
 import { ModelStore } from '../../core/persist.js';
 
@@ -20,7 +23,8 @@ function modelStore() {
   return sharedStore || null;
 }
 
-export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 300, onStart, onProgress, onSnapshot, onDone, onReset }) {
+export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 300, onStart, onProgress, onSnapshot, onDone, onReset,
+  prepare = null, create = null, persists = () => true }) {
   el.classList.add('run');
   el.innerHTML = `
     <button type="button" name="run-toggle"></button>
@@ -50,7 +54,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
   // Keeps the session's weights and step in IndexedDB (failures only cost the persistence).
   async function persist(s) {
     const store = modelStore();
-    if (!store || !run.key || run.step === 0 || run.session !== s) return;
+    if (!store || !run.key || run.step === 0 || run.session !== s || !persists()) return;
     lastSave = performance.now();
     try {
       const bytes = await s.save();
@@ -95,11 +99,27 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     if (run.state === 'training' || run.state === 'creating' || run.done) return;
     if (run.state === 'paused') { run.session.resume(); run.state = 'training'; render(); return; }
     if (run.state === 'restored') { run.base = run.step; return train(run.session); }
+    if (prepare) {
+      run.state = 'creating';
+      render();
+      const ok = await prepare().catch(() => false);
+      run.state = 'idle';
+      render();
+      if (!ok) return;
+    }
     run.state = 'creating';
     render();
     const client = await ctx.worker();
-    run.key = await storeKey();
-    const s = await client.createSession(await config());
+    run.key = persists() ? await storeKey() : null;
+    const cfg = await config();
+    let s;
+    try {
+      s = (create && await create(client, cfg)) || await client.createSession(cfg);
+    } catch (e) {  // a config the engine refuses leaves the run ready for another start
+      run.state = 'idle';
+      render();
+      throw e;
+    }
     attach(s);
     run.snap = snapshot ? await snapshot(s) : null;
     await onStart?.(s);
@@ -109,7 +129,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
   // A model this browser kept for the same demo and config: loaded, drawn, ready to resume.
   async function restore() {
     const store = modelStore();
-    if (!store || run.session || run.state !== 'idle') return false;
+    if (!store || run.session || run.state !== 'idle' || !persists()) return false;
     const key = await storeKey();
     const rec = await store.load(key).catch(() => null);
     if (!rec || run.session || run.state !== 'idle') return false;

@@ -11,6 +11,7 @@
 // A trained pointer network can also be measured on larger point sets than it saw.
 // On the element: el.map (the drawn matrix), el.example, el.losses (every step's), el.metrics,
 // el.longer ({range, metrics} on larger sets), el.imported ({info, metrics} of the last import).
+// The task "own" trains on the reader's own pairs or text (owndata.js; playground.data/.vocab).
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import '../../viz/heatmap.js';
@@ -18,12 +19,14 @@ import { checkpointModel } from '../../core/api.js';
 import { sessionRun } from '../common/session.js';
 import { tokenLabels } from '../common/maps.js';
 import { headMatrix, vocabFrom } from '../common/heads.js';
+import { ownData, measure as ownMeasure, metricsText as ownMetrics } from './owndata.js';
 import { POINTER_TASKS, pointerConfig, pointerExample, pointerMap, exampleText, metricsText, longerRange } from './pointer.js';
 
 const MODELS = ['transformer', 'rnnsearch', 'pointer'];
 const SEQ_TASKS = { reverse: { min_len: 3, max_len: 10, symbols: 10 }, copy: { min_len: 3, max_len: 10, symbols: 10 },
   sort: { min_len: 3, max_len: 10, symbols: 10 }, phrases: { n_min: 2, n_max: 6 }, dates: {} };
-const TASKS = { transformer: SEQ_TASKS, rnnsearch: SEQ_TASKS, pointer: POINTER_TASKS };
+const OWN_TASKS = { ...SEQ_TASKS, own: null };
+const TASKS = { transformer: OWN_TASKS, rnnsearch: OWN_TASKS, pointer: POINTER_TASKS };
 const SIZES = { small: { d_model: 32, heads: 2, d_ff: 64, layers: 1, hidden: 32 }, medium: { d_model: 64, heads: 4, d_ff: 128, layers: 2, hidden: 64 } };
 const WIDTHS = [16, 32, 64, 128];
 const HEADS = [1, 2, 4, 8];
@@ -50,11 +53,13 @@ function sessionConfig({ model, task, size, width, heads, srclen, seed }) {
 // The map to draw: the RNNsearch alignment, else the last decoder cross-attention.
 function pickMap(data) {
   const maps = data?.maps ?? [];
-  const m = maps.find((x) => x.name === 'alignment') ?? maps.filter((x) => x.name.endsWith('multihead_attn')).at(-1);
+  const m = maps.find((x) => x.name === 'alignment') ?? maps.filter((x) => x.name.endsWith('multihead_attn')).at(-1)
+    ?? maps.filter((x) => x.name.startsWith('decoder') && x.name.endsWith('self_attn')).at(-1);  // a decoder-only model
   return m ? { T: m.T, S: m.S, H: m.H, weights: headMatrix(m, m.H > 1 ? -1 : 0) } : null;
 }
 
-const taskOptions = (model) => Object.keys(TASKS[model]).map((k) => `<option value="${k}">${k}</option>`).join('');
+// "your data" is a task of the token models (the pointer network reads point sets: a note says so).
+const taskOptions = (model) => Object.keys(TASKS[model]).map((k) => (k === 'own' ? `<option value="own" data-i18n="pg.own.task"></option>` : `<option value="${k}">${k}</option>`)).join('');
 
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
@@ -69,7 +74,8 @@ export async function mount(el, ctx) {
     width: oneOf(read.num('width', z.d_model, 16, 128), z.d_model, WIDTHS),
     heads: oneOf(read.num('heads', z.heads, 1, 8), z.heads, HEADS),
     srclen: oneOf(read.num('srclen', 10, 5, 20), 10, SRC_LENGTHS),
-    steps: read.num('steps', 600, 50, 20000), seed: read.num('seed', 1, 0, 1e9) };
+    steps: read.num('steps', 600, 50, 20000), seed: read.num('seed', 1, 0, 1e9),
+    data: read.str('data', 'pairs', ['pairs', 'text']), vocab: read.str('vocab', 'char', ['char', 'word']) };
   if (store.get('task') !== null && store.get('task') !== state.task) store.set({ task: state.task });
   el.innerHTML = `
     <div class="controls">
@@ -82,10 +88,13 @@ export async function mount(el, ctx) {
       <label data-for="length"><span data-i18n="pg.srclen"></span> <select name="srclen">${SRC_LENGTHS.map((v) => `<option value="${v}">${v}</option>`).join('')}</select></label>
       <label><span data-i18n="pg.steps"></span> <input type="number" name="steps" min="50" max="20000" step="50"></label>
     </div>
+    <p class="note" data-for="pointer" data-i18n="pg.own.pointer"></p>
+    <div class="own-host" data-for="own"></div>
     <div class="run-host"></div>
     <p class="readout" name="example"></p>
     <div class="demo-row"><div class="chart-host"></div><al-heatmap></al-heatmap></div>
     <p class="readout" name="metrics" aria-live="polite"></p>
+    <div class="own-results" data-for="own"></div>
     <div class="controls"><button type="button" name="longer" data-i18n="pg.pointer.longer" disabled></button> <output name="longer-out"></output></div>
     <div class="controls">
       <button type="button" name="export" data-i18n="pg.export" disabled></button>
@@ -93,7 +102,9 @@ export async function mount(el, ctx) {
       <output name="io"></output>
     </div>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
-  const FIELDS = ['model', 'task', 'size', 'width', 'heads', 'srclen', 'steps'];
+  const own = ownData(el.querySelector('.own-host'), ctx, state, el.querySelector('.own-results'));
+  const isOwn = () => state.task === 'own';
+  const FIELDS = ['model', 'task', 'size', 'width', 'heads', 'srclen', 'steps', 'data', 'vocab'];
   for (const k of FIELDS) $(k).value = state[k];
   const heat = el.querySelector('al-heatmap');
   const chart = lineChart(el.querySelector('.chart-host'), { series: [{ label: t('bahdanau.loss') }], xLabel: t('bahdanau.step'), height: 200 });
@@ -104,6 +115,9 @@ export async function mount(el, ctx) {
   function showModel() {
     for (const n of el.querySelectorAll('[data-for=transformer]')) n.hidden = state.model !== 'transformer';
     for (const n of el.querySelectorAll('[data-for=length]')) n.hidden = !hasLength(state.model, state.task);
+    for (const n of el.querySelectorAll('[data-for=own]')) n.hidden = !isOwn();
+    for (const n of el.querySelectorAll('[data-for=pointer]')) n.hidden = !isPointer();
+    own.note();
     $('dk').textContent = t('pg.dk', { dk: state.width / state.heads });
     $('longer').hidden = !isPointer();
     heat.dataset.i18nAria = isPointer() ? 'pg.pointer.heatmap' : 'bahdanau.heatmap';
@@ -123,8 +137,16 @@ export async function mount(el, ctx) {
     }
     const m = pickMap(data);
     if (!m) return;
-    heat.set(m.weights, m.T, m.S, { rowLabels: ['', ...example.tgt.map(word)].slice(1).concat('</s>').slice(0, m.T), colLabels: tokenLabels(example.srcText, m.S, example.src) });
+    heat.set(m.weights, m.T, m.S, example.labels?.(m) ?? { rowLabels: ['', ...example.tgt.map(word)].slice(1).concat('</s>').slice(0, m.T), colLabels: tokenLabels(example.srcText, m.S, example.src) });
     el.map = m;
+  }
+
+  function ownExample() {
+    const x = own.snapshot();
+    example = x.example;
+    el.example = example;
+    $('example').textContent = example.text;
+    return x.feed;
   }
 
   async function seqExample(s) {
@@ -137,6 +159,11 @@ export async function mount(el, ctx) {
 
   async function evaluate(s) {
     $('metrics').textContent = t('pg.evaluating');
+    if (isOwn()) {
+      el.metrics = await own.evaluate(s);
+      $('metrics').textContent = own.metricsText();
+      return;
+    }
     const ev = await s.evaluate(EVAL.samples, EVAL.seed);
     el.metrics = ev;
     $('metrics').textContent = metricsText(ev, state.task, isPointer());
@@ -161,15 +188,19 @@ export async function mount(el, ctx) {
 
   const run = sessionRun(el.querySelector('.run-host'), ctx, {
     steps: state.steps,
-    config: () => sessionConfig(state),
+    config: () => (isOwn() ? own.config : sessionConfig(state)),
+    prepare: async () => !isOwn() || own.prepare({ width: state.width, heads: state.heads, layers: SIZES[state.size].layers, hidden: SIZES[state.size].hidden }),
+    create: (client) => (isOwn() ? own.create(client, own.config) : null),
+    persists: () => !isOwn(),
     async snapshot(s) {
+      if (isOwn()) return ownExample();
       if (!isPointer()) return seqExample(s);
       example = await pointerExample(s, state.task);
       el.example = example;
       $('example').textContent = exampleText(example, null, state.task);
       return { src: example.x };
     },
-    onStart(s) { session = s; el.config = sessionConfig(state); $('export').disabled = false; },
+    onStart(s) { session = s; el.config = isOwn() ? own.config : sessionConfig(state); $('export').disabled = false; },
     onProgress(p) {
       points.push([p.step, p.loss]);
       el.losses.push(...p.losses);
@@ -179,11 +210,12 @@ export async function mount(el, ctx) {
     async onDone(s) {
       await evaluate(s).catch((e) => { $('metrics').textContent = t('engine.error', { message: e.message }); });
       $('longer').disabled = false;
+      own.ready(isOwn());
     },
     onReset() {
       points = []; chart.set([], [[]]); heat.set([], 0, 0); session = null; example = null; last = null;
       el.map = null; el.example = null; el.metrics = null; el.longer = null; el.losses = [];
-      $('export').disabled = true; $('longer').disabled = true;
+      $('export').disabled = true; $('longer').disabled = true; own.reset();
       for (const n of ['example', 'metrics', 'longer-out']) $(n).textContent = '';
     },
   });
@@ -218,7 +250,7 @@ export async function mount(el, ctx) {
   $('export').addEventListener('click', async () => {
     const bytes = await session.save();
     const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-    const a = Object.assign(document.createElement('a'), { href: url, download: `attnlab-${state.model}-${state.task}.safetensors` });
+    const a = Object.assign(document.createElement('a'), { href: url, download: `attnlab-${el.config?.model?.model ?? state.model}-${state.task}.safetensors` });
     a.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
     $('io').textContent = t('pg.exported', { kb: (bytes.length / 1024).toFixed(0) });
@@ -230,6 +262,7 @@ export async function mount(el, ctx) {
       const bytes = new Uint8Array(await f.arrayBuffer());
       const client = await ctx.worker();
       const pointer = checkpointModel(bytes) === 'pointer';
+      if (isOwn() && !pointer) return await importOwn(f.name, bytes, client);
       // A pointer checkpoint keeps its own task and point counts; a seq2seq one is measured on
       // the selected task when that is a seq2seq task.
       const s = await client.loadSession(bytes, pointer || isPointer() ? {} : { task: state.task, task_options: taskOptionsOf(state.task, state.srclen) });
@@ -244,15 +277,31 @@ export async function mount(el, ctx) {
       }
     } catch (e) {
       $('io').textContent = t('engine.error', { message: e.message });
+    } finally {
+      $('import').value = '';
     }
-    $('import').value = '';
   });
+  // Weights trained on the reader's data: measured on the held-out part of the data in the box
+  // (when the vocabulary sizes agree), else just described.
+  async function importOwn(name, bytes, client) {
+    const s = await client.loadSession(bytes);
+    try {
+      const fits = own.parsed && s.info.srcVocab === own.parsed.vocabSize;
+      const metrics = fits ? await ownMeasure(s, own.parsed) : null;
+      el.imported = { info: s.info, metrics };
+      $('io').textContent = `${t('pg.imported.own', { name, model: s.info.model, params: s.info.params })} ${metrics ? ownMetrics(metrics) : ''}`.trim();
+    } finally {
+      await s.dispose();
+    }
+  }
   showModel();
   return {
     start: run.start, pause: run.pause, reset: run.reset,
     relabel() {
       run.render(); chart.relabel({ series: [t('bahdanau.loss')], xLabel: t('bahdanau.step') }); chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
-      if (el.metrics) $('metrics').textContent = metricsText(el.metrics, state.task, isPointer());
+      if (el.metrics) $('metrics').textContent = isOwn() ? own.metricsText() : metricsText(el.metrics, state.task, isPointer());
+      own.relabel();
+      if (isOwn() && example && own.parsed) $('example').textContent = own.snapshot().example.text;
       if (el.longer) $('longer-out').textContent = longerText();
       $('dk').textContent = t('pg.dk', { dk: state.width / state.heads });
       if (isPointer() && last) drawMap(last); else heat.draw();

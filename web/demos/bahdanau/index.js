@@ -102,6 +102,13 @@ export async function mount(el, ctx) {
       redrawChart();
     },
     onSnapshot: (data, step, s, evaluation) => { drawMap(data, step, evaluation); redrawChart(); },
+    // before training: the untrained model's map (above) and its loss at step 0
+    onPreview(p) {
+      const first = curve.find((q) => q.step === 0);
+      if (first) first.loss = p.loss;
+      else curve.unshift({ step: 0, loss: p.loss, gold: null, aer: null });
+      redrawChart();
+    },
     onReset() { curve.length = 0; example = null; heat.set([], 0, 0); chart.set([], goldSeries().map(() => [])); el.querySelector('[name=metric]').textContent = ''; el.evaluation = null; },
   });
   sel.addEventListener('change', async () => { state.task = sel.value; store.set({ task: state.task }); await run.reset(); makeChart(); });

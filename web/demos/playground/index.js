@@ -176,6 +176,8 @@ export async function mount(el, ctx) {
       chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
     },
     onSnapshot: (data) => drawMap(data),
+    // before training: the untrained model's map and its loss at step 0
+    onPreview(p) { points = [[0, p.loss]]; chart.set([0], [[p.loss]]); },
     async onDone(s) {
       await evaluate(s).catch((e) => { $('metrics').textContent = t('engine.error', { message: e.message }); });
       $('longer').disabled = false;

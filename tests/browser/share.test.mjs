@@ -195,10 +195,11 @@ test('before training, the training demos show the untrained model (step 0) from
   }
   // §8: the untrained h-head model's heads under the (still disabled) h slider
   await page.waitForSelector('[data-demo=multihead] [name=huntrained]:not([hidden])', { timeout: 30000 });
-  const mh = await heatmaps(page, '[data-demo=multihead] [name=hgrid]');
+  const mh = await heatmaps(page, '[data-demo=multihead] [name=ugrid]');
   assert.equal(mh.length, 4, 'h = 4 heads');
   mh.forEach((m, h) => assertAttention(m, `untrained head ${h + 1}`));
   assert.equal(await page.isDisabled('[data-demo=multihead] input[name=h]'), true);
+  assert.equal(await page.locator('[data-demo=multihead] [name=hgrid] al-heatmap').count(), 0, 'the h slider\'s grid waits for the trained models');
   // nothing started training
   assert.deepEqual(progress, []);
   for (const name of names) assert.notEqual(await page.getAttribute(`[data-demo="${name}"] .run`, 'data-state'), 'running');

@@ -4,8 +4,8 @@
 // Worker with h = 1, 2, 4, 8 at a fixed d_model = 32, then each model's held-out loss. Before each
 // ablation model's session is closed, the engine's maps of one held-out example are kept, so an
 // h slider over the trained models shows d_k = d_model/h and that model's heads at once (the
-// sublayer chosen above). Before the ablation has run, the same place shows the untrained
-// h-head model's heads (step 0, from a throwaway session: nothing is trained).
+// sublayer chosen above). Until the ablation has run, the untrained h-head model's heads are
+// shown instead, in their own grid (step 0, from a throwaway session: nothing is trained).
 // State: multihead.layer, multihead.kind, multihead.steps, multihead.h. On the element:
 // el.ablation, el.heads (top), el.ablationHeads ({h, dk, H, T, S, name}, the slider's maps).
 import { t } from '../../i18n/index.js';
@@ -45,6 +45,7 @@ export async function mount(el, ctx) {
     <p class="note" name="hnote" data-i18n="mh.hWait"></p>
     <p class="readout" name="dk" aria-live="polite"></p>
     <p class="note" name="huntrained" hidden></p>
+    <div class="head-grid" name="ugrid"></div>
     <div class="head-grid" name="hgrid"></div>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
   let top = null;
@@ -102,8 +103,9 @@ export async function mount(el, ctx) {
     $('hval').textContent = t('mh.hValue', { h: state.h, dk });
     hInput.setAttribute('aria-valuetext', t('mh.hValue', { h: state.h, dk }));
     const m = ready ? drawHeads($('hgrid'), snaps.get(state.h), 0) : null;
-    if (!ready && untrained) drawHeads($('hgrid'), untrained, 0);
-    else if (!ready) $('hgrid').innerHTML = '';
+    if (!ready) $('hgrid').innerHTML = '';
+    if (!ready && untrained) drawHeads($('ugrid'), untrained, 0);
+    else $('ugrid').innerHTML = '';
     $('huntrained').hidden = ready || !untrained;
     $('huntrained').textContent = t('mh.untrained', { h: state.h });
     $('dk').textContent = ready ? t('mh.dk', { h: state.h, dk, d: D_MODEL, kind: t(`mh.kind.${state.kind}`) }) : '';

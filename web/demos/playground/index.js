@@ -256,6 +256,7 @@ export async function mount(el, ctx) {
       if (el.longer) $('longer-out').textContent = longerText();
       $('dk').textContent = t('pg.dk', { dk: state.width / state.heads });
       if (isPointer() && last) drawMap(last); else heat.draw();
+      if (!isPointer() && example) $('example').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText });
     },
     unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
   };

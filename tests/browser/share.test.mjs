@@ -77,6 +77,7 @@ test('copy embed code: the tag carries the demo\'s settings and language, and re
   const demo = page.locator('[data-demo=sdpa]');
   await demo.locator('input[name=n]').fill('12');
   const copy = demo.getByRole('button', { name: 'Copy embed code' });
+  assert.equal(await demo.locator('textarea[name=embed-code]').isVisible(), false, 'the field appears on demand');
   await copy.click();
   const field = demo.getByRole('textbox', { name: /Embed code/ });
   await field.waitFor();

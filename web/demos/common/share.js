@@ -21,7 +21,7 @@ export function addShareBar(host, ctx) {
   bar.innerHTML = `
     <button type="button" name="embed-copy" data-i18n="share.copy"></button>
     <output class="demo-share-status" aria-live="polite"></output>
-    <label hidden><span data-i18n="share.code"></span><textarea id="${id}" name="embed-code" readonly rows="3" spellcheck="false"></textarea></label>`;
+    <label hidden><span data-i18n="share.code"></span><textarea id="${id}" name="embed-code" readonly rows="4" spellcheck="false"></textarea></label>`;
   const button = bar.querySelector('button');
   const status = bar.querySelector('output');
   const label = bar.querySelector('label');

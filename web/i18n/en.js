@@ -54,6 +54,12 @@ export default {
   'run.start': 'Start', 'run.pause': 'Pause', 'run.resume': 'Resume', 'run.reset': 'Reset',
   'run.step': 'step {step} / {total} · loss {loss}',
 
+  'run.untrained': 'Untrained model (step 0): its attention on a held-out example and its loss, before any training. Press Start to train it.',
+  'run.untrainedLoss': 'The points at step 0 are the untrained models: their loss before any training (and, where shown, their accuracy). Press Start to train them.',
+  'share.copy': 'Copy embed code',
+  'share.code': 'Embed code: this demo with its current settings, for your own page',
+  'share.copied': 'Copied to the clipboard.',
+  'share.select': 'Select the code below and copy it.',
   'run.restored': 'restored from this browser (Reset starts over)',
   'run.creating': 'building the model…',
   'bahdanau.task': 'task', 'bahdanau.task.reverse': 'reverse a sequence (gold alignment known)',
@@ -95,6 +101,7 @@ export default {
   'mh.result': 'loss {loss} · exact {acc}%',
   'mh.hSlider': 'heads h of the trained ablation models', 'mh.hValue': 'h = {h}, d_k = {dk}',
   'mh.hWait': 'The h slider shows the ablation\'s own models: run the ablation first.',
+  'mh.untrained': 'Until the ablation has run: the untrained model with h = {h} (step 0), its heads on a held-out example before any training.',
   'mh.dk': 'h = {h}: each head works in d_k = {d}/{h} = {dk} dimensions. Below, every head of this model\'s {kind} on a held-out example, as the engine computed it.',
 
   'rev.plain': 'input in output order (copy)', 'rev.reversed': 'input reversed',

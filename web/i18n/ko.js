@@ -54,6 +54,12 @@ export default {
   'run.start': '시작', 'run.pause': '일시정지', 'run.resume': '계속', 'run.reset': '처음으로',
   'run.step': '스텝 {step} / {total} · 손실 {loss}',
 
+  'run.untrained': '학습 전 모델(스텝 0): 아무 학습도 하기 전에 평가용 예시에 준 어텐션과 그 손실입니다. 시작을 누르면 학습합니다.',
+  'run.untrainedLoss': '스텝 0의 점은 학습 전 모델입니다. 아무 학습도 하기 전의 손실(과, 보이는 곳에서는 정확도)이며, 시작을 누르면 학습합니다.',
+  'share.copy': '임베드 코드 복사',
+  'share.code': '임베드 코드: 지금 설정 그대로의 이 데모를 여러분의 페이지에 넣는 코드',
+  'share.copied': '클립보드에 복사했습니다.',
+  'share.select': '아래 코드를 선택해 복사하세요.',
   'run.restored': '이 브라우저에 저장된 모델을 불러왔습니다 (처음으로를 누르면 새로 시작)',
   'run.creating': '모델을 만드는 중…',
   'bahdanau.task': '과제', 'bahdanau.task.reverse': '수열 뒤집기 (정답 정렬을 앎)',
@@ -95,6 +101,7 @@ export default {
   'mh.result': '손실 {loss} · 완전 일치 {acc}%',
   'mh.hSlider': '학습된 제거 실험 모델의 헤드 수 h', 'mh.hValue': 'h = {h}, d_k = {dk}',
   'mh.hWait': 'h 슬라이더는 제거 실험에서 학습한 모델을 보여 줍니다. 먼저 제거 실험을 실행하세요.',
+  'mh.untrained': '제거 실험을 실행하기 전: h = {h}인 학습 전 모델(스텝 0)이 아무 학습도 하기 전에 평가용 예시에 준 헤드별 어텐션입니다.',
   'mh.dk': 'h = {h}: 헤드 하나는 d_k = {d}/{h} = {dk}차원에서 계산합니다. 아래는 이 모델의 {kind}에서 검증 예제 하나에 대해 엔진이 계산한 모든 헤드의 가중치입니다.',
 
   'rev.plain': '출력과 같은 순서의 입력 (복사)', 'rev.reversed': '뒤집은 입력',

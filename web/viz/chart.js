@@ -2,10 +2,12 @@
 // {set(x, ys), relabel({series, xLabel, yLabel}), destroy()}. Colours are the Okabe–Ito set
 // (colour-blind safe) with dashes as a second cue; the chart follows its container's width.
 // Axes and their labels take the text colour when drawn and are redrawn after a light/dark switch.
+// PNG / CSV download buttons sit under it; `el.chartData` is what they save ({xLabel, labels, data}).
 // Its text alternative is a visually hidden summary kept current (`.chart-summary`: per series,
 // how many points and the first, last, smallest and largest value), in the page's language.
 import uPlot from 'uplot';
 import { OKABE_ITO, watchScheme } from './palette.js';
+import { exportBar, chartTable } from './export.js';
 
 const DASH = [[], [6, 4], [2, 3], [10, 3, 2, 3]];
 
@@ -34,6 +36,8 @@ export function lineChart(el, opts0) {
   let data = [[], ...opts.series.map(() => [])];
   let plot = null;
   const width = () => Math.max(240, Math.min(el.clientWidth || 320, 640));
+  Object.defineProperty(el, 'chartData', { configurable: true, get: () => ({ xLabel: opts.xLabel, labels: opts.series.map((s) => s.label), data }) });
+  const bar = exportBar(el, { kind: 'chart', picture: () => plot?.ctx.canvas, table: () => chartTable(el.chartData) });
 
   function build() {
     plot?.destroy();
@@ -45,10 +49,12 @@ export function lineChart(el, opts0) {
       legend: { live: false },
       series: [{ label: opts.xLabel }, ...opts.series.map((s, i) => ({
         label: s.label, stroke: s.color ?? OKABE_ITO[i % OKABE_ITO.length], width: 2,
-        dash: s.dash ?? DASH[i % DASH.length], points: { show: opts.points || Boolean(s.points) },
+        dash: s.dash ?? DASH[i % DASH.length],
+        // a lone point (a curve's step 0 before training) is drawn as a dot
+        points: { show: opts.points || s.points ? true : (u) => u.data[0].length === 1 },
       }))],
     }, data, el);
-    el.append(summary);
+    el.append(summary, bar);
     describe();
   }
   build();
@@ -66,6 +72,6 @@ export function lineChart(el, opts0) {
       opts = { ...opts, xLabel: xLabel ?? opts.xLabel, yLabel: yLabel ?? opts.yLabel };
       build();
     },
-    destroy() { ro.disconnect(); langs.disconnect(); unwatch(); plot.destroy(); },
+    destroy() { ro.disconnect(); langs.disconnect(); unwatch(); plot.destroy(); bar.remove(); },
   };
 }

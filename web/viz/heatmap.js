@@ -1,12 +1,14 @@
 // <al-heatmap>: draws a rows×cols matrix of values in [0, 1] on a canvas, with row/column
 // labels, a hover/keyboard-focus readout of each cell, and the values kept on the element
-// (`el.values`, `el.rows`, `el.cols`) so tests and other views read exactly what is drawn.
+// (`el.values`, `el.rows`, `el.cols`) so tests and other views read exactly what is drawn, and
+// PNG / CSV download buttons under it.
 // For assistive technology the element is a named group: the canvas is an image whose text
 // alternative summarises the values (size, range, largest cell), the readout beside it is live.
 // Under the map, a colour legend: the palette's gradient between its two ends. A map wider than
 // its box is drawn scaled down to the box's width (no sideways scrolling on a phone); its labels
 // take the text colour and are redrawn after a light/dark switch.
 import { viridis, diverging, watchScheme } from './palette.js';
+import { exportBar, heatmapTable } from './export.js';
 
 // The few words the map says itself, in the language of the page around it.
 const WORDS = {
@@ -41,6 +43,8 @@ export class Heatmap extends HTMLElement {
     this.readout.className = 'heatmap-readout';
     this.readout.setAttribute('aria-live', 'polite');
     this.append(this.canvas, this.legend, this.readout);
+    // PNG / CSV download buttons (web/viz/export.js)
+    this.append(exportBar(this, { kind: 'heatmap', picture: () => (this.rows ? this.canvas : null), table: () => heatmapTable(this) }));
     this.canvas.addEventListener('mousemove', (e) => this.#hover(e));
     this.addEventListener('keydown', (e) => this.#key(e));
     // the keyboard's cell is outlined while the map has focus

@@ -59,6 +59,15 @@ export async function mount(el, ctx) {
     el.querySelector('[name=metric]').textContent = t('bahdanau.aerMetric', { aer: ev.aer.toFixed(3), n: ev.samples, step: ev.step });
   }
 
+  // the mass on the gold links, in the current language
+  let shownGold = null;
+  function showGold() {
+    if (!shownGold) return;
+    const { gold, S, step } = shownGold;
+    el.querySelector('[name=metric]').textContent = t('bahdanau.metric', { gold: gold.toFixed(3), chance: (1 / S).toFixed(3), step });
+  }
+  const showExample = () => { if (example) el.querySelector('[name=example]').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText }); };
+
   function drawMap(data, step, evaluation) {
     const m = alignmentMap(data);
     if (!m || !example) return;
@@ -70,7 +79,8 @@ export async function mount(el, ctx) {
     if (last && last.step === step) Object.assign(last, { gold, aer });
     else curve.push({ step, loss: last?.loss ?? null, gold, aer });
     el.alignment = { weights: [...m.weights], T: m.T, S: m.S, L, step };
-    if (gold !== null) el.querySelector('[name=metric]').textContent = t('bahdanau.metric', { gold: gold.toFixed(3), chance: (1 / m.S).toFixed(3), step });
+    shownGold = gold === null ? null : { gold, S: m.S, step };
+    showGold();
     if (evaluation?.aer !== undefined) showAer(evaluation);
     el.dispatchEvent(new CustomEvent('snapshot', { detail: { step, gold, aer } }));
   }
@@ -88,7 +98,7 @@ export async function mount(el, ctx) {
     async snapshot(s) {
       const ex = await s.examples(1, { split: 'test', seed: 11 });
       example = { src: ex.src[0], tgt: ex.tgt[0], srcText: ex.srcText[0], tgtText: ex.tgtText[0] };
-      el.querySelector('[name=example]').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText });
+      showExample();
       return { src: [example.src], tgt: [example.tgt], ...(ALIGNED.has(state.task) ? { evaluate: HELD_OUT } : {}) };
     },
     async onStart(s) {
@@ -102,12 +112,19 @@ export async function mount(el, ctx) {
       redrawChart();
     },
     onSnapshot: (data, step, s, evaluation) => { drawMap(data, step, evaluation); redrawChart(); },
-    onReset() { curve.length = 0; example = null; heat.set([], 0, 0); chart.set([], goldSeries().map(() => [])); el.querySelector('[name=metric]').textContent = ''; el.evaluation = null; },
+    // before training: the untrained model's map (above) and its loss at step 0
+    onPreview(p) {
+      const first = curve.find((q) => q.step === 0);
+      if (first) first.loss = p.loss;
+      else curve.unshift({ step: 0, loss: p.loss, gold: null, aer: null });
+      redrawChart();
+    },
+    onReset() { curve.length = 0; example = null; shownGold = null; heat.set([], 0, 0); chart.set([], goldSeries().map(() => [])); el.querySelector('[name=metric]').textContent = ''; el.evaluation = null; },
   });
   sel.addEventListener('change', async () => { state.task = sel.value; store.set({ task: state.task }); await run.reset(); makeChart(); });
   return {
     start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { run.render(); chart.relabel({ series: goldSeries(), xLabel: t('bahdanau.step') }); redrawChart(); heat.draw(); if (el.evaluation) showAer(el.evaluation); },
+    relabel() { run.render(); chart.relabel({ series: goldSeries(), xLabel: t('bahdanau.step') }); redrawChart(); heat.draw(); showExample(); showGold(); if (el.evaluation) showAer(el.evaluation); },
     unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
   };
 }

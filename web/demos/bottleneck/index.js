@@ -81,6 +81,14 @@ export async function mount(el, ctx) {
       acc.set(perLength[0].map((p) => p.len), perLength.map((r) => r.map((p) => p.acc)));
       showSummary();
     },
+    // before training: the untrained models' accuracy per length on the same held-out draw
+    async onPreview(sessions, live) {
+      const ex = await sessions[0].examples(200, { split: 'test', seed: 21 });
+      const outs = await Promise.all(sessions.map((s) => s.decode(ex.src)));
+      if (!live()) return;
+      const untrained = outs.map((o) => accuracyByLength(ex.src, ex.tgt, o));
+      acc.set(untrained[0].map((p) => p.len), untrained.map((r) => r.map((p) => p.acc)));
+    },
     onReset() { loss.set([], [[], []]); acc.set([], [[], []]); perLength = null; trained = null; showSummary(); showLength(); },
   });
 

@@ -1,15 +1,31 @@
 // The context a demo is mounted with: the engine, its settings store, and a progress channel.
 // `progress(step, loss)` fires a bubbling `progress` event ({detail: {step, loss}}) on the host,
 // which the page's status line and embedded widgets' listeners both read.
+// The store is wrapped so that the keys a demo reads or writes are remembered: `settings()`
+// returns their current values (those set), the attributes of an equivalent <attnlab-demo>.
 import { hashStore, attributeStore, reader } from './store.js';
 
 // `worker()` starts (once) and returns the Worker-backed engine client for model sessions.
 // `base` is the URL the page's static files (engine/, models/) are served under.
 export function makeContext({ name, host, engine, worker, base, embedded = false }) {
-  const store = embedded ? attributeStore(host) : hashStore(name);
+  const inner = embedded ? attributeStore(host) : hashStore(name);
+  const keys = new Set();
+  const store = {
+    ...inner,
+    get(key, ...rest) { keys.add(key); return inner.get(key, ...rest); },
+    set(values, ...rest) { Object.keys(values).forEach((k) => keys.add(k)); return inner.set(values, ...rest); },
+  };
   return {
     name, host, engine, worker, base, embedded, store,
     read: reader(store),
+    settings() {
+      const out = {};
+      for (const k of keys) {
+        const v = inner.get(k);
+        if (v !== null && v !== undefined) out[k] = v;
+      }
+      return out;
+    },
     progress(step, loss = null, extra = {}) {
       host.dispatchEvent(new CustomEvent('progress', { bubbles: true, detail: { step, loss, ...extra } }));
     },

@@ -11,6 +11,10 @@
 // Optional hooks (the playground's own data): `prepare()` runs before a fresh start and stops it
 // by returning false; `create(client, config)` makes the session (one with the RemoteSession's
 // train/pause/resume/cancel and events); `persists()` false keeps such a run out of IndexedDB.
+// Before the first Start (and after Reset) the demo is not an empty box: a throwaway session of
+// the same config shows the untrained model (step 0) through the demo's own `snapshot` and
+// `onSnapshot` (its map on the held-out example), and `onPreview({step: 0, loss})` gets the loss
+// of that model on its first training batch; a note says it is untrained. Nothing is trained.
 import { t } from '../../i18n/index.js';
 import { ModelStore } from '../../core/persist.js';
 
@@ -23,14 +27,15 @@ function modelStore() {
   return sharedStore || null;
 }
 
-export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 300, onStart, onProgress, onSnapshot, onDone, onReset,
+export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 300, onStart, onProgress, onSnapshot, onDone, onReset, onPreview,
   prepare = null, create = null, persists = () => true }) {
   el.classList.add('run');
   el.innerHTML = `
     <button type="button" name="run-toggle"></button>
     <button type="button" name="run-reset" data-i18n="run.reset"></button>
     <progress max="${steps}" value="0" data-i18n-aria="run.progress"></progress>
-    <output class="run-status" aria-live="off"></output>`;
+    <output class="run-status" aria-live="off"></output>
+    <span class="run-untrained note" data-i18n="run.untrained" hidden></span>`;
   const toggle = el.querySelector('[name=run-toggle]');
   const bar = el.querySelector('progress');
   const status = el.querySelector('.run-status');
@@ -47,6 +52,40 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     const step = t('run.step', { step: run.step, total: run.steps, loss: run.loss === null ? '—' : run.loss.toPrecision(4) });
     status.textContent = run.state === 'creating' ? t('run.creating') : run.restored ? `${step} · ${t('run.restored')}` : step;
     el.dataset.state = run.done ? 'done' : run.state;
+    const untrained = Boolean(run.preview) && run.state === 'idle' && !run.session;
+    el.querySelector('.run-untrained').hidden = !untrained;
+    if (!untrained) delete el.dataset.preview;
+  }
+
+  // The untrained model of this config (see the top of this file); stale when a run or another
+  // preview has begun meanwhile.
+  let previewGen = 0;
+  async function preview() {
+    const gen = ++previewGen;
+    const live = () => gen === previewGen && run.state === 'idle' && !run.session;
+    const client = await ctx.worker();
+    if (!live()) return;
+    const s = await client.createSession(await config());
+    try {
+      if (!live()) return;
+      const snap = snapshot ? await snapshot(s) : null;
+      if (!live()) return;
+      if (snap) {
+        const data = await s.inspect(snap.src, snap.tgt);
+        if (!live()) return;
+        onSnapshot?.(data, 0, s, null);
+      }
+      run.preview = { step: 0, loss: null };
+      render();
+      const r = await s.train(1, { chunkMs: 40 });  // the loss is the untrained model's, before its update
+      if (!live()) return;
+      run.preview = { step: 0, loss: r.losses?.[0] ?? null };
+      onPreview?.(run.preview);
+      el.dataset.preview = '1';
+      render();
+    } finally {
+      s.dispose().catch(() => {});
+    }
   }
 
   const storeKey = async () => `${el.closest('[data-demo]')?.dataset.demo ?? 'demo'}:${run.steps}:${JSON.stringify(await config())}`;
@@ -97,6 +136,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
 
   async function start() {
     if (run.state === 'training' || run.state === 'creating' || run.done) return;
+    previewGen++;
     if (run.state === 'paused') { run.session.resume(); run.state = 'training'; render(); return; }
     if (run.state === 'restored') { run.base = run.step; return train(run.session); }
     if (prepare) {
@@ -173,9 +213,10 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
       offs.forEach((off) => off());
       await s.dispose().catch(() => {});
     }
-    Object.assign(run, { state: 'idle', step: 0, base: 0, loss: null, done: false, training: null, key: null, restored: false, snap: null });
+    Object.assign(run, { state: 'idle', step: 0, base: 0, loss: null, done: false, training: null, key: null, restored: false, snap: null, preview: null });
     onReset?.();
     render();
+    preview().catch(() => {});
   }
 
   toggle.addEventListener('click', () => (run.state === 'training' ? pause() : start().catch((e) => { status.textContent = t('engine.error', { message: e.message }); })));
@@ -183,6 +224,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
   render();
   // Leaving the page (or unmounting) keeps what was trained; only Reset forgets it.
   async function dispose() {
+    previewGen++;
     const s = run.session;
     run.session = null;
     if (s) {
@@ -191,7 +233,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
       await s.dispose().catch(() => {});
     }
   }
-  Object.assign(run, { start, pause, reset, render, dispose, restore });
-  restore().catch(() => {});
+  Object.assign(run, { start, pause, reset, render, dispose, restore, preview });
+  restore().catch(() => false).then((restored) => { if (!restored) preview().catch(() => {}); });
   return run;
 }

@@ -4,7 +4,8 @@
 // Worker with h = 1, 2, 4, 8 at a fixed d_model = 32, then each model's held-out loss. Before each
 // ablation model's session is closed, the engine's maps of one held-out example are kept, so an
 // h slider over the trained models shows d_k = d_model/h and that model's heads at once (the
-// sublayer chosen above).
+// sublayer chosen above). Until the ablation has run, the untrained h-head model's heads are
+// shown instead, in their own grid (step 0, from a throwaway session: nothing is trained).
 // State: multihead.layer, multihead.kind, multihead.steps, multihead.h. On the element:
 // el.ablation, el.heads (top), el.ablationHeads ({h, dk, H, T, S, name}, the slider's maps).
 import { t } from '../../i18n/index.js';
@@ -43,6 +44,8 @@ export async function mount(el, ctx) {
     <div class="controls"><label><span data-i18n="mh.hSlider"></span> <input type="range" name="h" min="0" max="${HEADS.length - 1}" step="1" disabled></label> <output name="hval"></output></div>
     <p class="note" name="hnote" data-i18n="mh.hWait"></p>
     <p class="readout" name="dk" aria-live="polite"></p>
+    <p class="note" name="huntrained" hidden></p>
+    <div class="head-grid" name="ugrid"></div>
     <div class="head-grid" name="hgrid"></div>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
   let top = null;
@@ -101,6 +104,10 @@ export async function mount(el, ctx) {
     hInput.setAttribute('aria-valuetext', t('mh.hValue', { h: state.h, dk }));
     const m = ready ? drawHeads($('hgrid'), snaps.get(state.h), 0) : null;
     if (!ready) $('hgrid').innerHTML = '';
+    if (!ready && untrained) drawHeads($('ugrid'), untrained, 0);
+    else $('ugrid').innerHTML = '';
+    $('huntrained').hidden = ready || !untrained;
+    $('huntrained').textContent = t('mh.untrained', { h: state.h });
     $('dk').textContent = ready ? t('mh.dk', { h: state.h, dk, d: D_MODEL, kind: t(`mh.kind.${state.kind}`) }) : '';
     el.ablationHeads = m ? { h: state.h, dk, H: m.H, T: m.T, S: m.S, name: m.name } : null;
     store.set({ h: state.h });
@@ -109,6 +116,25 @@ export async function mount(el, ctx) {
 
   // ---- the ablation: one chunk of CHUNK steps per run step, models trained one after another
   const perModel = Math.ceil(state.steps / CHUNK);
+  const ablationConfig = (h) => ({ model: { model: 'transformer', d_model: D_MODEL, heads: h, d_ff: 64, enc_layers: 1, dec_layers: 1, dropout: 0 },
+    task: 'phrases', task_options: { n_min: 2, n_max: 6 }, seed: 1, train: { batch: 32, schedule: 'constant', lr: 0.003 } });
+  // the untrained model's maps under the h slider until the ablation has run
+  let untrained = null, previewGen = 0;
+  async function preview() {
+    const gen = ++previewGen;
+    const live = () => gen === previewGen && !current && !results.length && !run.running;
+    const client = await ctx.worker();
+    if (!live()) return;
+    const s = await client.createSession(ablationConfig(state.h));
+    try {
+      const snap = await snapshot(s);
+      if (!live()) return;
+      untrained = snap;
+      showAblationHeads();
+    } finally {
+      s.dispose().catch(() => {});
+    }
+  }
   let results = [], current = null;
   el.ablation = results;
   const showResults = () => drawBars(el.querySelector('.bars-host'), results.map((r) => ({
@@ -119,8 +145,8 @@ export async function mount(el, ctx) {
     async work(step) {
       const k = Math.floor(step / perModel);
       const client = await ctx.worker();
-      if (!current) current = await client.createSession({ model: { model: 'transformer', d_model: D_MODEL, heads: HEADS[k], d_ff: 64, enc_layers: 1, dec_layers: 1, dropout: 0 },
-        task: 'phrases', task_options: { n_min: 2, n_max: 6 }, seed: 1, train: { batch: 32, schedule: 'constant', lr: 0.003 } });
+      previewGen++;
+      if (!current) current = await client.createSession(ablationConfig(HEADS[k]));
       const r = await current.train(CHUNK, { chunkMs: 40 });
       const loss = r.losses[r.losses.length - 1];
       if (step % perModel === perModel - 1) {
@@ -134,15 +160,16 @@ export async function mount(el, ctx) {
       }
       return { loss };
     },
-    async reset() { if (current) { await current.dispose().catch(() => {}); current = null; } results = []; el.ablation = results; showResults(); snaps.clear(); showAblationHeads(); },
+    async reset() { if (current) { await current.dispose().catch(() => {}); current = null; } results = []; el.ablation = results; showResults(); snaps.clear(); untrained = null; showAblationHeads(); preview().catch(() => {}); },
   });
   $('kind').addEventListener('change', () => { state.kind = $('kind').value; showHeads(); showAblationHeads(); });
   $('layer').addEventListener('change', () => { state.layer = Number($('layer').value); showHeads(); });
   if (shipped) { await loadHeads(); showHeads(); }
   showAblationHeads();
+  preview().catch(() => {});
   return {
     start: run.start, pause: run.pause, reset: run.reset,
     relabel() { if (shipped) { showHeads(); el.querySelector('.pretrained-host').innerHTML = pretrainedNote(shipped.meta); } run.render(); if (results.length) showResults(); showAblationHeads(); },
-    unmount() { run.dispose(); el.innerHTML = ''; },
+    unmount() { previewGen++; run.dispose(); el.innerHTML = ''; },
   };
 }

@@ -25,13 +25,38 @@ export async function mount(el, ctx) {
   let sessions = null, curves = ORDERS.map(() => []), result = null;
   const draw = () => chart.set(curves[0].map((p) => p.step), curves.map((c) => c.map((p) => p.loss)));
   const showResult = () => drawBars(el.querySelector('.bars-host'), result.map((r, i) => ({ label: labels()[i], value: r, text: `${(100 * r).toFixed(1)}%`, color: i })));
+  const config = { model: { model: 'rnnsearch', emb: 16, hidden: 32, attn: 32 },
+    task: 'sort', task_options: { min_len: 3, max_len: 8, symbols: 10 }, seed: 1, train: { batch: 16, schedule: 'constant', lr: 0.01, clip: 1 } };
+  // Before training (and after Reset): the curves' step-0 points, the loss of the untrained
+  // models on the first batch in each order, from throwaway sessions (nothing is trained).
+  let previewGen = 0;
+  const note = () => el.querySelector('.run-host .run-untrained');
+  async function preview() {
+    const gen = ++previewGen;
+    const live = () => gen === previewGen && !sessions && run.step === 0 && !run.running;
+    const client = await ctx.worker();
+    if (!live()) return;
+    const ss = await Promise.all(ORDERS.map(() => client.createSession(config)));
+    try {
+      const batch = await ss[0].examples(16, { split: 'train', seed: 1 });
+      const first = [];
+      for (let m = 0; m < ORDERS.length; m++) first.push((await ss[m].trainBatch(batch.src, batch.src.map((row) => reorder(row, ORDERS[m])))).losses[0]);
+      if (!live()) return;
+      curves = ORDERS.map((_, m) => [{ step: 0, loss: first[m] }]);
+      draw();
+      note().hidden = false;
+    } finally {
+      ss.forEach((x) => x.dispose().catch(() => {}));
+    }
+  }
   const run = createRun(el.querySelector('.run-host'), ctx, {
     total: Math.ceil(steps / CHUNK),
     unit: CHUNK,
     async work(k) {
+      previewGen++;
+      note().hidden = true;
       const client = await ctx.worker();
-      sessions ??= await Promise.all(ORDERS.map(() => client.createSession({ model: { model: 'rnnsearch', emb: 16, hidden: 32, attn: 32 },
-        task: 'sort', task_options: { min_len: 3, max_len: 8, symbols: 10 }, seed: 1, train: { batch: 16, schedule: 'constant', lr: 0.01, clip: 1 } })));
+      sessions ??= await Promise.all(ORDERS.map(() => client.createSession(config)));
       const losses = ORDERS.map(() => 0);
       for (let c = 0; c < CHUNK; c++) {
         const batch = await sessions[0].examples(16, { split: 'train', seed: 1 + k * CHUNK + c });
@@ -60,12 +85,16 @@ export async function mount(el, ctx) {
       sessions = null; result = null; curves = ORDERS.map(() => []);
       chart.set([], ORDERS.map(() => []));
       el.querySelector('.bars-host').innerHTML = '';
+      note().hidden = true;
       if (s) await Promise.all(s.map((x) => x.dispose().catch(() => {})));
+      preview().catch(() => {});
     },
   });
+  el.querySelector('.run-host').insertAdjacentHTML('beforeend', `<span class="run-untrained note" data-i18n="run.untrainedLoss" hidden>${t('run.untrainedLoss')}</span>`);
+  preview().catch(() => {});
   return {
     start: run.start, pause: run.pause, reset: run.reset,
     relabel() { run.render(); chart.relabel({ series: labels(), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss') }); draw(); if (result) showResult(); },
-    unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
+    unmount() { previewGen++; run.dispose(); chart.destroy(); el.innerHTML = ''; },
   };
 }

@@ -207,6 +207,8 @@ export async function mount(el, ctx) {
       chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
     },
     onSnapshot: (data) => drawMap(data),
+    // before training: the untrained model's map and its loss at step 0
+    onPreview(p) { points = [[0, p.loss]]; chart.set([0], [[p.loss]]); },
     async onDone(s) {
       await evaluate(s).catch((e) => { $('metrics').textContent = t('engine.error', { message: e.message }); });
       $('longer').disabled = false;
@@ -305,6 +307,7 @@ export async function mount(el, ctx) {
       if (el.longer) $('longer-out').textContent = longerText();
       $('dk').textContent = t('pg.dk', { dk: state.width / state.heads });
       if (isPointer() && last) drawMap(last); else heat.draw();
+      if (!isPointer() && example) $('example').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText });
     },
     unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
   };

@@ -7,7 +7,10 @@ export function hashStore(prefix) {
     get: (key) => params().get(`${prefix}.${key}`),
     set(values) {
       const p = params();
-      for (const [k, v] of Object.entries(values)) p.set(`${prefix}.${k}`, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+      for (const [k, v] of Object.entries(values)) {
+        if (v === null) p.delete(`${prefix}.${k}`);  // null: the key leaves the URL
+        else p.set(`${prefix}.${k}`, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+      }
       history.replaceState(history.state, '', `${location.pathname}${location.search}#${p}`);
     },
   };
@@ -18,7 +21,7 @@ export function attributeStore(host) {
   return {
     get: (key) => (mem.has(key) ? mem.get(key) : host.getAttribute(key)),
     set(values) {
-      for (const [k, v] of Object.entries(values)) mem.set(k, typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+      for (const [k, v] of Object.entries(values)) mem.set(k, v === null ? null : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
     },
   };
 }

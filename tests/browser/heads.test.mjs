@@ -85,6 +85,11 @@ test('§6: the step-through walks one head\'s computation with the engine\'s num
     const live = await st.locator('.st-live').textContent();
     if (j < step.S) {
       assert.equal(await rowIndex(1), j, `K row ${j} highlighted`);
+      if (j === 0) {  // the highlight is drawn: a tinted background and an outline
+        const look = await st.locator('tr.st-cur').first().evaluate((r) => { const c = getComputedStyle(r); return [c.backgroundColor, c.outlineStyle]; });
+        assert.notEqual(look[0], 'rgba(0, 0, 0, 0)');
+        assert.equal(look[1], 'solid');
+      }
       assert.equal(await rowIndex(2), j, `score row ${j} highlighted`);
       assert.equal(await rowIndex(3), j, `V row ${j} highlighted`);
       assert.match(live, new RegExp(`^Key ${j + 1} of ${step.S}, .*softmax weight ${step.weights[j].toFixed(3)}`));
@@ -128,6 +133,9 @@ test('§6: the step-through walks one head\'s computation with the engine\'s num
   await page.click('#lang-toggle');
   await page.waitForFunction(() => document.documentElement.lang === 'ko');
   assert.equal(await st.locator('.st-next').textContent(), '다음 단계 ▶');
+  const dark = await st.locator('tr.st-cur').first().evaluate((r) => [getComputedStyle(r).backgroundColor, getComputedStyle(document.body).backgroundColor]);
+  assert.notEqual(dark[0], dark[1], 'the highlighted row stands out in the dark theme');
+  assert.notEqual(dark[0], 'rgba(0, 0, 0, 0)');
   assert.match(await st.locator('.st-title').textContent(), /헤드 1/);
   const over = await demo.evaluate((d) => d.scrollWidth - d.clientWidth);
   assert.ok(over <= 0, `the demo overflows by ${over} px`);
@@ -180,7 +188,7 @@ test('§8: heads measured, and muting heads changes the held-out loss and accura
   assert.deepEqual(one.all, base.all);
   assert.match(new URL(page.url()).hash, /multihead\.mute=2(&|$)/);
   const text = await demo.locator('[name=mutecmp]').textContent();
-  assert.match(text, new RegExp(`^Heads muted: 2\\. On 32 held-out examples: loss ${one.muted.loss.toFixed(4)} \\(${one.diff.loss >= 0 ? '\\+' : '−'}${Math.abs(one.diff.loss).toFixed(4)}, [+−]\\d+\\.\\d%, against all heads, ${base.all.loss.toFixed(4)}\\)`));
+  assert.match(text, new RegExp(`^Heads muted: 2\\. On 32 held-out examples: loss ${one.muted.loss.toFixed(4)} \\(${one.diff.loss >= 0 ? '\\+' : '−'}${Math.abs(one.diff.loss).toFixed(4)}, (?:[+−]\\d+\\.\\d%|×\\d+), against all heads, ${base.all.loss.toFixed(4)}\\)`));
   // unmuted: a fresh pass gives exactly the all-heads numbers, and the URL drops the key
   await page.keyboard.press('Space');
   await mutedAre(page, [], enc);

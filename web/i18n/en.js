@@ -108,7 +108,7 @@ export default {
   'mh.top': 'attends to most', 'mh.topValue': '“{tok}” (position {pos}, {pct}%)', 'mh.muteCol': 'mute', 'mh.mute': 'mute head {h}',
   'mh.measuring': 'Measuring on {n} held-out examples…',
   'mh.allHeads': 'All heads, {n} held-out examples: loss {loss} per token, token accuracy {acc}%.',
-  'mh.muted': 'Heads muted: {heads}. On {n} held-out examples: loss {loss} ({dloss}, {rel}%, against all heads, {base}), token accuracy {acc}% ({dacc} points against {baseAcc}%).',
+  'mh.muted': 'Heads muted: {heads}. On {n} held-out examples: loss {loss} ({dloss}, {rel}, against all heads, {base}), token accuracy {acc}% ({dacc} points against {baseAcc}%).',
   'mh.ablationCaption': 'Each model: d_model = 32, one encoder and one decoder layer, the same data, seed and steps; the bars are the held-out loss after training (lower is better). Vaswani et al. (2017, Table 3) report one head 0.9 BLEU below the best setting, and too many small heads losing quality as well.',
   'mh.result': 'loss {loss} · exact {acc}%',
   'mh.hSlider': 'heads h of the trained ablation models', 'mh.hValue': 'h = {h}, d_k = {dk}',

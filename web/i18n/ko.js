@@ -108,7 +108,7 @@ export default {
   'mh.top': '가장 많이 보는 토큰', 'mh.topValue': '“{tok}” (위치 {pos}, {pct}%)', 'mh.muteCol': '끄기', 'mh.mute': '헤드 {h} 끄기',
   'mh.measuring': '검증 예제 {n}개로 재는 중…',
   'mh.allHeads': '모든 헤드, 검증 예제 {n}개: 토큰당 손실 {loss}, 토큰 정확도 {acc}%.',
-  'mh.muted': '끈 헤드: {heads}. 검증 예제 {n}개에서 손실 {loss} (모든 헤드일 때 {base}, 차이 {dloss}, {rel}%), 토큰 정확도 {acc}% (모든 헤드일 때 {baseAcc}%, 차이 {dacc}%p).',
+  'mh.muted': '끈 헤드: {heads}. 검증 예제 {n}개에서 손실 {loss} (모든 헤드일 때 {base}, 차이 {dloss}, {rel}), 토큰 정확도 {acc}% (모든 헤드일 때 {baseAcc}%, 차이 {dacc}%p).',
   'mh.ablationCaption': '모든 모델: d_model = 32, 인코더·디코더 각 1층, 같은 데이터·시드·스텝 수. 막대는 학습 후 검증 손실입니다(낮을수록 좋음). Vaswani 등(2017, 표 3)는 헤드 1개가 최적 설정보다 BLEU 0.9 낮고, 헤드를 너무 많이 잘게 나눠도 품질이 떨어진다고 보고했습니다.',
   'mh.result': '손실 {loss} · 완전 일치 {acc}%',
   'mh.hSlider': '학습된 제거 실험 모델의 헤드 수 h', 'mh.hValue': 'h = {h}, d_k = {dk}',

@@ -142,9 +142,11 @@ export async function mount(el, ctx) {
       if (run !== measuring) return;
       el.muted = { name: m.name, heads, n: MUTE_N, all: baseline, muted: now, diff: { loss: now.loss - baseline.loss, acc: now.acc - baseline.acc } };
       const sign = (x, d) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(d)}`;
+      // a loss ratio: a percentage, or ×r once the loss has at least doubled
+      const relative = (r) => (r >= 2 ? `×${r.toFixed(0)}` : `${sign(100 * (r - 1), 1)}%`);
       $('mutecmp').textContent = heads.length
         ? t('mh.muted', { heads: heads.join(', '), n: MUTE_N, loss: now.loss.toFixed(4), acc: (100 * now.acc).toFixed(1),
-          dloss: sign(now.loss - baseline.loss, 4), rel: sign(100 * (now.loss / baseline.loss - 1), 1), dacc: sign(100 * (now.acc - baseline.acc), 1),
+          dloss: sign(now.loss - baseline.loss, 4), rel: relative(now.loss / baseline.loss), dacc: sign(100 * (now.acc - baseline.acc), 1),
           base: baseline.loss.toFixed(4), baseAcc: (100 * baseline.acc).toFixed(1) })
         : t('mh.allHeads', { n: MUTE_N, loss: now.loss.toFixed(4), acc: (100 * now.acc).toFixed(1) });
       el.dispatchEvent(new CustomEvent('computed'));

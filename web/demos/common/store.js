@@ -33,7 +33,8 @@ export function hashStore(prefix) {
     set(values) {
       const p = hashParams();
       for (const [k, v] of Object.entries(values)) {
-        if (defaults.get(k) === text(v)) p.delete(`${prefix}.${k}`);
+        // null: the key leaves the URL; so does a value equal to its default
+        if (v === null || defaults.get(k) === text(v)) p.delete(`${prefix}.${k}`);
         else p.set(`${prefix}.${k}`, text(v));
       }
       writeHash(p);
@@ -47,7 +48,7 @@ export function attributeStore(host) {
     get: (key) => (mem.has(key) ? mem.get(key) : host.getAttribute(key)),
     defaults() {},  // an attribute stands until set() overrides it, default or not
     set(values) {
-      for (const [k, v] of Object.entries(values)) mem.set(k, text(v));
+      for (const [k, v] of Object.entries(values)) mem.set(k, v === null ? null : text(v));
     },
   };
 }

@@ -1,13 +1,17 @@
 // `multihead` section demo: multi-head attention. Top: every head of one sublayer of the shipped Transformer on
-// a held-out example, side by side (the engine's own per-head maps). Bottom: the head-count
+// a held-out example, side by side (the engine's own per-head maps), each head measured on that
+// example (entropy, distance, the token it attends to most; measure.js), with a mute switch per
+// head: muted heads' outputs are zeroed (inspect {mute}) on N held-out examples and the loss and
+// token accuracy are compared with all heads. Bottom: the head-count
 // ablation in small (Vaswani et al. 2017, Table 3 (A)): the same task trained in the engine's
 // Worker with h = 1, 2, 4, 8 at a fixed d_model = 32, then each model's held-out loss. Before each
 // ablation model's session is closed, the engine's maps of one held-out example are kept, so an
 // h slider over the trained models shows d_k = d_model/h and that model's heads at once (the
 // sublayer chosen above). Until the ablation has run, the untrained h-head model's heads are
 // shown instead, in their own grid (step 0, from a throwaway session: nothing is trained).
-// State: multihead.layer, multihead.kind, multihead.steps, multihead.h. On the element:
-// el.ablation, el.heads (top), el.ablationHeads ({h, dk, H, T, S, name}, the slider's maps).
+// State: multihead.layer, multihead.kind, multihead.mute (muted heads, 1-based, e.g. "1,3"; only
+// when any), multihead.steps, multihead.h. On the element: el.ablation, el.heads (top),
+// el.headStats, el.muted (top), el.ablationHeads ({h, dk, H, T, S, name}, the slider's maps).
 import { t } from '../../i18n/index.js';
 import { drawBars, escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
@@ -15,11 +19,13 @@ import { loadShipped, pretrainedNote } from '../common/shipped.js';
 import { tokenLabels } from '../common/maps.js';
 import { findMap, headMatrix, modelConfig, vocabFrom, longest } from '../common/heads.js';
 import { createRun } from '../common/run.js';
+import { headSummaries, scorePass } from './measure.js';
 
 const HEADS = [1, 2, 4, 8];
 const D_MODEL = 32;
 const CHUNK = 50;
 const KINDS = ['encoder.self_attn', 'decoder.self_attn', 'decoder.multihead_attn'];
+const MUTE_N = 32, MUTE_SEED = 11;  // the held-out examples the muting is measured on
 
 export async function mount(el, ctx) {
   const { read, store } = ctx;
@@ -27,7 +33,8 @@ export async function mount(el, ctx) {
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
   const shipped = await loadShipped(ctx, 'transformer-phrases');
   const state = { layer: read.num('layer', 0, 0, 7), kind: read.str('kind', KINDS[0], KINDS), steps: read.num('steps', 300, 50, 5000),
-    h: read.str('h', '4', HEADS.map(String)) | 0 };
+    h: read.str('h', '4', HEADS.map(String)) | 0,
+    mute: [...new Set(read.str('mute', '').split(',').map(Number).filter((h) => Number.isInteger(h) && h >= 1 && h <= 64))].sort((a, b) => a - b) };
   el.innerHTML = `
     <div class="heads-view" ${shipped ? '' : 'hidden'}>
       <div class="controls">
@@ -35,6 +42,9 @@ export async function mount(el, ctx) {
         <label><span data-i18n="sa.layer"></span> <select name="layer"></select></label>
       </div>
       <div class="head-grid"></div>
+      <h4 data-i18n="mh.measured"></h4>
+      <div class="head-stats"></div>
+      <p class="readout" name="mutecmp" aria-live="polite"></p>
       <div class="pretrained-host"></div>
     </div>
     <h4 data-i18n="mh.ablation"></h4>
@@ -89,6 +99,63 @@ export async function mount(el, ctx) {
     const m = drawHeads(el.querySelector('.head-grid'), top, state.layer);
     if (m) el.heads = { H: m.H, T: m.T, S: m.S, name: m.name };
     store.set({ layer: state.layer, kind: state.kind });
+    showStats(m);
+  }
+
+  // ---- heads, measured: summaries of the shown example's map, and muting on MUTE_N examples
+  let pool = null, baseline = null, shown = null, measuring = 0;
+  function showStats(m) {
+    shown = m;
+    const host = el.querySelector('.head-stats');
+    if (!m) { host.innerHTML = ''; el.headStats = null; return; }
+    state.mute = state.mute.filter((h) => h <= m.H);
+    const cross = state.kind === 'decoder.multihead_attn';
+    const [part, sub] = state.kind.split('.');
+    const cols = sub === 'self_attn' && part === 'decoder' ? top.tgtLabels : top.srcLabels;
+    const stats = headSummaries(m, { signed: cross });
+    el.headStats = { name: m.name, S: m.S, T: m.T, maxEntropy: Math.log2(m.S), heads: stats.map((x) => ({ ...x, token: cols[x.top] ?? '' })) };
+    host.innerHTML = `<table>
+      <caption>${escapeHtml(t('mh.statsCaption', { S: m.S, max: Math.log2(m.S).toFixed(2) }))}</caption>
+      <thead><tr><th scope="col">${escapeHtml(t('sa.head'))}</th><th scope="col">${escapeHtml(t('mh.entropy'))}</th>
+        <th scope="col">${escapeHtml(t(cross ? 'mh.offset' : 'mh.distance'))}</th><th scope="col">${escapeHtml(t('mh.top'))}</th><th scope="col">${escapeHtml(t('mh.muteCol'))}</th></tr></thead>
+      <tbody>${stats.map((x) => `<tr><th scope="row">${x.head + 1}</th><td>${x.entropy.toFixed(2)}</td><td>${x.distance.toFixed(2)}</td>
+        <td>${escapeHtml(t('mh.topValue', { tok: cols[x.top] ?? '', pos: x.top + 1, pct: (100 * x.topWeight).toFixed(0) }))}</td>
+        <td><input type="checkbox" name="mute-${x.head + 1}" value="${x.head + 1}" aria-label="${escapeHtml(t('mh.mute', { h: x.head + 1 }))}"${state.mute.includes(x.head + 1) ? ' checked' : ''}></td></tr>`).join('')}</tbody>
+    </table>`;
+    host.querySelectorAll('input[type=checkbox]').forEach((box) => box.addEventListener('change', () => {
+      const h = Number(box.value);
+      state.mute = box.checked ? [...new Set([...state.mute, h])].sort((a, b) => a - b) : state.mute.filter((x) => x !== h);
+      measure();
+    }));
+    measure();
+  }
+
+  const loadPool = async () => (pool ??= await shipped.session.examples(MUTE_N, { split: 'test', seed: MUTE_SEED }));
+  async function measure() {
+    const m = shown;
+    store.set({ mute: state.mute.length ? state.mute.join(',') : null });
+    if (!m) return;
+    const run = ++measuring, heads = [...state.mute];
+    $('mutecmp').textContent = t('mh.measuring', { n: MUTE_N });
+    try {
+      const ex = await loadPool();
+      baseline ??= scorePass(await shipped.session.inspect(ex.src, ex.tgt), ex.tgt);
+      // no head muted: a fresh pass all the same, so the numbers show the mask is gone
+      const now = scorePass(await shipped.session.inspect(ex.src, ex.tgt, heads.length ? { mute: { [m.name]: heads.map((h) => h - 1) } } : {}), ex.tgt);
+      if (run !== measuring) return;
+      el.muted = { name: m.name, heads, n: MUTE_N, all: baseline, muted: now, diff: { loss: now.loss - baseline.loss, acc: now.acc - baseline.acc } };
+      const sign = (x, d) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(d)}`;
+      // a loss ratio: a percentage, or ×r once the loss has at least doubled
+      const relative = (r) => (r >= 2 ? `×${r.toFixed(0)}` : `${sign(100 * (r - 1), 1)}%`);
+      $('mutecmp').textContent = heads.length
+        ? t('mh.muted', { heads: heads.join(', '), n: MUTE_N, loss: now.loss.toFixed(4), acc: (100 * now.acc).toFixed(1),
+          dloss: sign(now.loss - baseline.loss, 4), rel: relative(now.loss / baseline.loss), dacc: sign(100 * (now.acc - baseline.acc), 1),
+          base: baseline.loss.toFixed(4), baseAcc: (100 * baseline.acc).toFixed(1) })
+        : t('mh.allHeads', { n: MUTE_N, loss: now.loss.toFixed(4), acc: (100 * now.acc).toFixed(1) });
+      el.dispatchEvent(new CustomEvent('computed'));
+    } catch (e) {
+      if (run === measuring) $('mutecmp').textContent = t('engine.error', { message: e.message });
+    }
   }
 
   // ---- the h slider over the trained ablation models (their kept maps; one layer each)
@@ -162,8 +229,9 @@ export async function mount(el, ctx) {
     },
     async reset() { if (current) { await current.dispose().catch(() => {}); current = null; } results = []; el.ablation = results; showResults(); snaps.clear(); untrained = null; showAblationHeads(); preview().catch(() => {}); },
   });
-  $('kind').addEventListener('change', () => { state.kind = $('kind').value; showHeads(); showAblationHeads(); });
-  $('layer').addEventListener('change', () => { state.layer = Number($('layer').value); showHeads(); });
+  // another sublayer: its own heads, none muted
+  $('kind').addEventListener('change', () => { state.kind = $('kind').value; state.mute = []; showHeads(); showAblationHeads(); });
+  $('layer').addEventListener('change', () => { state.layer = Number($('layer').value); state.mute = []; showHeads(); });
   if (shipped) { await loadHeads(); showHeads(); }
   showAblationHeads();
   preview().catch(() => {});

@@ -8,18 +8,22 @@
 // The Transformer's width C and head count H are chosen apart from the size (which sets the
 // layers, and C and H to its preset when it changes); per-head width d_k = C/H. The symbol tasks
 // (reverse, copy, sort) take the longest source length.
-// A trained pointer network can also be measured on larger point sets than it saw.
-// On the element: el.map (the drawn matrix), el.example, el.losses (every step's), el.metrics,
+// A trained pointer network can also be measured on larger point sets than it saw. A trained
+// Transformer gets the step-through of one head of its first encoder self-attention on the
+// example (common/stepthrough.js; head and query token selects).
+// On the element: el.map (the drawn matrix), el.example, el.losses (every step's), el.metrics, el.step,
 // el.longer ({range, metrics} on larger sets), el.imported ({info, metrics} of the last import).
 // The task "own" trains on the reader's own pairs or text (owndata.js; playground.data/.vocab).
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
+import { escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
 import { checkpointModel } from '../../core/api.js';
 import { sessionRun } from '../common/session.js';
 import { tokenLabels } from '../common/maps.js';
-import { headMatrix, vocabFrom } from '../common/heads.js';
+import { headMatrix, vocabFrom, findMap } from '../common/heads.js';
 import { ownData, measure as ownMeasure, metricsText as ownMetrics } from './owndata.js';
+import { stepThrough, headParts } from '../common/stepthrough.js';
 import { POINTER_TASKS, pointerConfig, pointerExample, pointerMap, exampleText, metricsText, longerRange } from './pointer.js';
 
 const MODELS = ['transformer', 'rnnsearch', 'pointer'];
@@ -95,6 +99,14 @@ export async function mount(el, ctx) {
     <div class="demo-row"><div class="chart-host"></div><al-heatmap></al-heatmap></div>
     <p class="readout" name="metrics" aria-live="polite"></p>
     <div class="own-results" data-for="own"></div>
+    <div class="pg-steps" hidden>
+      <h4 data-i18n="pg.step"></h4>
+      <div class="controls">
+        <label><span data-i18n="sa.head"></span> <select name="st-head"></select></label>
+        <label><span data-i18n="pg.stepToken"></span> <select name="st-token"></select></label>
+      </div>
+      <div class="stepthrough-host"></div>
+    </div>
     <div class="controls"><button type="button" name="longer" data-i18n="pg.pointer.longer" disabled></button> <output name="longer-out"></output></div>
     <div class="controls">
       <button type="button" name="export" data-i18n="pg.export" disabled></button>
@@ -110,6 +122,29 @@ export async function mount(el, ctx) {
   const chart = lineChart(el.querySelector('.chart-host'), { series: [{ label: t('bahdanau.loss') }], xLabel: t('bahdanau.step'), height: 200 });
   let example = null, word = null, points = [], session = null, last = null;
   el.losses = [];
+  const steps = stepThrough(el.querySelector('.stepthrough-host'), { engine: ctx.engine, onStep: (st) => { el.step = st; } });
+  let stepMap = null, stepLabels = [];
+
+  // the trained Transformer's first encoder self-attention on the example, with q, K, V per head
+  async function stepsFor(s) {
+    if (state.model !== 'transformer' || !example) return;
+    const data = await s.inspect([example.src], [example.tgt], { parts: true });
+    stepMap = findMap(data, 'encoder.layers.0.self_attn');
+    if (!stepMap?.q) { stepMap = null; return; }
+    stepLabels = tokenLabels(example.srcText, stepMap.S, example.src);
+    $('st-head').innerHTML = Array.from({ length: stepMap.H }, (_, h) => `<option value="${h}">${h + 1}</option>`).join('');
+    $('st-token').innerHTML = stepLabels.map((l, i) => `<option value="${i}">${i + 1}: ${escapeHtml(l)}</option>`).join('');
+    el.querySelector('.pg-steps').hidden = false;
+    showSteps();
+  }
+  function showSteps() {
+    if (!stepMap) return;
+    const h = Number($('st-head').value), i = Number($('st-token').value);
+    steps.set(headParts(stepMap, h, i), { labels: stepLabels, key: `${h}/${i}`,
+      heading: t('sa.stepTitle', { layer: 1, h: h + 1, tok: stepLabels[i] ?? '', hs: stepMap.hs }) });
+  }
+  $('st-head').addEventListener('change', showSteps);
+  $('st-token').addEventListener('change', showSteps);
 
   const isPointer = () => state.model === 'pointer';
   function showModel() {
@@ -211,12 +246,14 @@ export async function mount(el, ctx) {
     onPreview(p) { points = [[0, p.loss]]; chart.set([0], [[p.loss]]); },
     async onDone(s) {
       await evaluate(s).catch((e) => { $('metrics').textContent = t('engine.error', { message: e.message }); });
+      await stepsFor(s).catch(() => {});
       $('longer').disabled = false;
       own.ready(isOwn());
     },
     onReset() {
       points = []; chart.set([], [[]]); heat.set([], 0, 0); session = null; example = null; last = null;
       el.map = null; el.example = null; el.metrics = null; el.longer = null; el.losses = [];
+      el.querySelector('.pg-steps').hidden = true; stepMap = null; steps.set(null); el.step = null;
       $('export').disabled = true; $('longer').disabled = true; own.reset();
       for (const n of ['example', 'metrics', 'longer-out']) $(n).textContent = '';
     },
@@ -308,6 +345,7 @@ export async function mount(el, ctx) {
       $('dk').textContent = t('pg.dk', { dk: state.width / state.heads });
       if (isPointer() && last) drawMap(last); else heat.draw();
       if (!isPointer() && example) $('example').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText });
+      showSteps();
     },
     unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
   };

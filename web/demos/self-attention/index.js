@@ -1,14 +1,18 @@
 // `self-attention` section demo: self-attention of a trained encoder. The shipped Transformer (trained natively by
 // `npm run models`) encodes a held-out source; clicking a token shows the weights its query
 // gives every key, per layer and head (or their mean), read from the engine's own maps. The
-// block diagram lists the model's real configuration. State: self-attention.ex, .layer,
-// .head, .token.
+// block diagram lists the model's real configuration. Below the maps, a step-through of one
+// head's computation for the chosen query (common/stepthrough.js, with the engine's q, K, V from
+// inspect {parts: true}; with "mean of heads" selected it walks head 1). State:
+// self-attention.ex, .layer, .head, .token. On the element: el.selected (the map row shown),
+// el.step (the step-through's numbers).
 import { t } from '../../i18n/index.js';
 import { drawBars, escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
 import { loadShipped, pretrainedNote } from '../common/shipped.js';
 import { tokenLabels } from '../common/maps.js';
 import { findMap, headMatrix, modelConfig, longest } from '../common/heads.js';
+import { stepThrough, headParts } from '../common/stepthrough.js';
 
 export async function mount(el, ctx) {
   const shipped = await loadShipped(ctx, 'transformer-phrases');
@@ -30,6 +34,9 @@ export async function mount(el, ctx) {
       <div><h4 data-i18n="sa.weights"></h4><div class="bars-host"></div></div>
       <al-heatmap data-i18n-aria="sa.heatmap"></al-heatmap>
     </div>
+    <h4 data-i18n="sa.step"></h4>
+    <p class="note" name="stepnote"></p>
+    <div class="stepthrough-host"></div>
     <h4 data-i18n="sa.block"></h4>
     <ol class="block-diagram"></ol>
     <div class="pretrained-host"></div>`;
@@ -39,6 +46,7 @@ export async function mount(el, ctx) {
   const heat = el.querySelector('al-heatmap');
   $('ex').value = state.ex; $('layer').value = state.layer; $('head').value = state.head;
   let data = null, labels = [];
+  const steps = stepThrough(el.querySelector('.stepthrough-host'), { engine: ctx.engine, onStep: (s) => { el.step = s; } });
 
   function block() {
     el.querySelector('.block-diagram').innerHTML = [
@@ -63,13 +71,24 @@ export async function mount(el, ctx) {
     drawBars(el.querySelector('.bars-host'), row.map((v, j) => ({ label: labels[j], value: v, color: 1 })));
     heat.set(w, m.T, m.S, { rowLabels: labels, colLabels: labels });
     el.selected = { layer: state.layer, head: state.head, token: state.token, row, T: m.T, S: m.S, H: m.H };
+    showSteps(m);
     store.set(state);
     el.dispatchEvent(new CustomEvent('computed'));
   }
 
+  // the step-through of the selected head (head 1 under "mean of heads") for the query token
+  function showSteps(m) {
+    const h = Math.max(0, state.head);
+    const parts = headParts(m, h, state.token);
+    el.querySelector('[name=stepnote]').textContent = !parts ? t('sa.stepMissing') : state.head < 0 ? t('sa.stepMean') : '';
+    el.querySelector('[name=stepnote]').hidden = !!parts && state.head >= 0;
+    steps.set(parts, { labels, heading: t('sa.stepTitle', { layer: state.layer + 1, h: h + 1, tok: labels[state.token] ?? '', hs: m.hs ?? '' }),
+      key: `${state.ex}/${state.layer}/${h}/${state.token}` });
+  }
+
   async function load() {
     const src = ex.src[state.ex], tgt = ex.tgt[state.ex];
-    data = await session.inspect([src], [tgt]);
+    data = await session.inspect([src], [tgt], { parts: true });
     const m = findMap(data, 'encoder.layers.0.self_attn');
     labels = tokenLabels(ex.srcText[state.ex], m?.S ?? src.length, src);
     show();

@@ -132,7 +132,8 @@ test('§6: the step-through walks one head\'s computation with the engine\'s num
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.click('#lang-toggle');
   await page.waitForFunction(() => document.documentElement.lang === 'ko');
-  assert.equal(await st.locator('.st-next').textContent(), '다음 단계 ▶');
+  // the demos are relabelled after the page's prose is re-rendered in the new language
+  await page.waitForFunction(() => document.querySelector('[data-demo=self-attention] .st-next')?.textContent === '다음 단계 ▶', null, { timeout: 10000 });
   const dark = await st.locator('tr.st-cur').first().evaluate((r) => [getComputedStyle(r).backgroundColor, getComputedStyle(document.body).backgroundColor]);
   assert.notEqual(dark[0], dark[1], 'the highlighted row stands out in the dark theme');
   assert.notEqual(dark[0], 'rgba(0, 0, 0, 0)');
@@ -239,7 +240,7 @@ test('§8: heads measured, and muting heads changes the held-out loss and accura
   await page.click('#lang-toggle');
   await page.waitForFunction(() => document.documentElement.lang === 'ko');
   await mutedAre(page, [1, 2, 3, 4], last);
-  assert.equal(await demo.locator('.head-stats input[name=mute-1]').getAttribute('aria-label'), '헤드 1 끄기');
+  await page.waitForFunction(() => document.querySelector('[data-demo=multihead] .head-stats input[name=mute-1]')?.getAttribute('aria-label') === '헤드 1 끄기', null, { timeout: 10000 });
   await page.waitForFunction(() => /^끈 헤드: 1, 2, 3, 4\./.test(document.querySelector('[data-demo=multihead] [name=mutecmp]').textContent));
   const over = await demo.evaluate((d) => d.scrollWidth - d.clientWidth);
   assert.ok(over <= 0, `the demo overflows by ${over} px`);

@@ -38,6 +38,9 @@ test('§1: sentence log-probabilities from the engine, grammatical above shuffle
     assert.equal(s.tokens.at(-1), '</s>');
   }
   assert.equal(await demo.locator('.bar-row').count(), first.sentences.length);
+  // each bar says its total and its mean per token (the fair comparison the text recommends)
+  const goodText = await demo.locator('.bar-row').first().textContent();
+  assert.ok(goodText.includes(`log p = ${good.total.toFixed(1)}`) && goodText.includes(`mean ${(good.total / good.logprobs.length).toFixed(2)} per token`), goodText);
 
   if (hasBuild('wasm') && existsSync(ckpt)) {
     const mod = await loadNodeEngine('wasm');

@@ -42,6 +42,7 @@ test('heatmap shows the engine attention weights for random Q, K', async () => {
   let s = await heatmapState(page);
   assert.equal(s.rows, 10);
   assert.equal(s.dk, 32);
+  assert.equal(await page.textContent('[data-demo=sdpa] [name=nval]'), 'n = 10');  // the token count is shown
   const ref = softmaxRows(s.q, s.k, s.n, s.dk, s.causal);
   s.values.forEach((v, i) => assert.ok(Math.abs(v - ref[i]) < 1e-5, `cell ${i}: ${v} vs ${ref[i]}`));
 

@@ -42,6 +42,7 @@ export async function mount(el, ctx) {
   el.innerHTML = `
     <div class="controls">
       <label><span data-i18n="sdpa.n"></span> <input type="range" name="n" min="2" max="32"></label>
+      <output name="nval"></output>
       <label><span data-i18n="sdpa.dk"></span> <input type="range" name="dk" min="0" max="9"></label>
       <output name="dkval"></output>
       <label><input type="checkbox" name="scale"> <span data-i18n="sdpa.scale"></span></label>
@@ -102,6 +103,7 @@ export async function mount(el, ctx) {
     heat.set(result.weights, n, n, { rowLabels: labels, colLabels: labels });
     stats = rowStats(result.weights, n, n);
     showStats();
+    $('nval').textContent = `n = ${n}`;
     $('dkval').textContent = `d_k = ${dk}`;
     $('dk').setAttribute('aria-valuetext', `d_k = ${dk}`);  // the slider's value is log2 d_k
     store.set(state);

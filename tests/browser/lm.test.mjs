@@ -57,6 +57,15 @@ test('§1: sentence log-probabilities from the engine, grammatical above shuffle
   await page.waitForFunction(() => (document.querySelector('[data-demo=lm]').sentences ?? []).includes('the whale is a fish .'));
   const own = await page.evaluate(() => document.querySelector('[data-demo=lm]').scores.at(-1));
   assert.deepEqual(own.tokens, ['the', 'whale', 'is', 'a', 'fish', '.', '</s>']);
+  // a word the model never learned is scored, and shown, as <unk>
+  await demo.locator('[name=text]').fill('the qzxv is a fish .');
+  await page.waitForFunction(() => (document.querySelector('[data-demo=lm]').sentences ?? []).includes('the qzxv is a fish .'));
+  const unk = await page.evaluate(() => document.querySelector('[data-demo=lm]').scores.at(-1));
+  assert.equal(unk.tokens[1], '<unk>');
+  await demo.locator('.bar-row').last().hover();
+  await page.waitForFunction(() => document.querySelector('[data-demo=lm] .lm-tokens').textContent.includes('<unk>'));
+  await demo.locator('[name=text]').fill('the whale is a fish .');
+  await page.waitForFunction(() => (document.querySelector('[data-demo=lm]').sentences ?? []).includes('the whale is a fish .'));
   assert.match(page.url(), /lm\.text=/);
   await demo.screenshot({ path: path.join(shots, 'lm-scores.png') });
   assert.deepEqual(page.errors, []);

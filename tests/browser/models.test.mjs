@@ -155,6 +155,11 @@ test('playground: trains a small RNNsearch, exports .safetensors and imports it 
   assert.ok(Object.keys(header).length > 5, 'safetensors header lists the tensors');
   await demo.locator('[name=import]').setInputFiles(file);
   await page.waitForFunction(() => /playground\.safetensors: \d+ parameters/.test(document.querySelector('[data-demo=playground] [name=io]').textContent), null, { timeout: 30000 });
+  // a file that is not a checkpoint: a sentence that names it and says what to pick, cleared by Reset
+  await demo.locator('[name=import]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('not weights') });
+  await page.waitForFunction(() => /notes\.txt could not be imported \(.+\)\. Pick a \.safetensors file/.test(document.querySelector('[data-demo=playground] [name=io]').textContent), null, { timeout: 30000 });
+  await demo.locator('[name=run-reset]').click();
+  await page.waitForFunction(() => document.querySelector('[data-demo=playground] [name=io]').textContent === '');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -181,6 +181,7 @@ export default {
   'pg.own.example.text': '{src} … the model goes on: {out} (the text: {gold})',
   'pg.own.snapshot.text': 'Held-out text: {text}',
   'pg.own.exportVocab': 'Export the vocabulary (.json)',
+  'pg.importFailed': '{name} could not be imported ({message}). Pick a .safetensors file exported from this page or written by attn train.',
   'pg.imported.own': '{name}: a {model} model, {params} parameters.',
 
   'order.drawn': 'written as drawn', 'order.reversed': 'written reversed', 'order.ascending': 'written ascending',

@@ -181,6 +181,7 @@ export default {
   'pg.own.example.text': '{src} … 모델이 이어 쓴 내용: {out} (원래 텍스트: {gold})',
   'pg.own.snapshot.text': '검증용 텍스트: {text}',
   'pg.own.exportVocab': '어휘 내보내기 (.json)',
+  'pg.importFailed': '{name} 파일을 가져오지 못했습니다({message}). 이 페이지에서 내보냈거나 attn train이 쓴 .safetensors 파일을 고르세요.',
   'pg.imported.own': '{name}: {model} 모델, 파라미터 {params}개.',
 
   'order.drawn': '뽑힌 순서 그대로 쓰기', 'order.reversed': '거꾸로 쓰기', 'order.ascending': '오름차순으로 쓰기',

@@ -235,7 +235,7 @@ export async function mount(el, ctx) {
       $('example').textContent = exampleText(example, null, state.task);
       return { src: example.x };
     },
-    onStart(s) { session = s; el.config = isOwn() ? own.config : sessionConfig(state); $('export').disabled = false; },
+    onStart(s) { session = s; el.config = isOwn() ? own.config : sessionConfig(state); $('export').disabled = false; $('io').textContent = ''; },
     onProgress(p) {
       points.push([p.step, p.loss]);
       el.losses.push(...p.losses);
@@ -251,6 +251,7 @@ export async function mount(el, ctx) {
       own.ready(isOwn());
     },
     onReset() {
+      $('io').textContent = '';
       points = []; chart.set([], [[]]); heat.set([], 0, 0); session = null; example = null; last = null;
       el.map = null; el.example = null; el.metrics = null; el.longer = null; el.losses = [];
       el.querySelector('.pg-steps').hidden = true; stepMap = null; steps.set(null); el.step = null;
@@ -315,7 +316,8 @@ export async function mount(el, ctx) {
         await s.dispose();
       }
     } catch (e) {
-      $('io').textContent = t('engine.error', { message: e.message });
+      // what failed, in the reader's words, and what to pick instead; gone at the next start/reset
+      $('io').textContent = t('pg.importFailed', { name: f.name, message: e.message });
     } finally {
       $('import').value = '';
     }

@@ -149,6 +149,13 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 32/h',
   await page.waitForFunction(() => document.querySelector('[data-demo=multihead]').ablationHeads, null, { timeout: 30000 });
   assert.equal(await slider.isDisabled(), false);
   assert.deepEqual(await page.evaluate(() => document.querySelector('[data-demo=multihead]').ablation.map((r) => r.h)), [1, 2, 4, 8]);
+  // the result bars' values ("loss 1.781 · exact 18.0%") stay on one line at 1280 px (they wrapped onto 4)
+  const valueLines = () => demo.evaluate((d) => [...d.querySelectorAll('.bars-host .bar-value')].map((e) => {
+    const cs = getComputedStyle(e);
+    const line = parseFloat(cs.lineHeight) || 1.2 * parseFloat(cs.fontSize);
+    return Math.round(e.getBoundingClientRect().height / line);
+  }));
+  assert.deepEqual(await valueLines(), [1, 1, 1, 1]);
 
   async function check(h) {
     const dk = 32 / h;
@@ -193,6 +200,8 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 32/h',
   assert.match(await demo.locator('[name=dk]').textContent(), /d_k = 32\/4 = 8차원/);
   assert.equal(await demo.locator('[name=hgrid] figcaption').first().textContent(), '헤드 1');
   assert.equal(await demo.locator('[name=hgrid] al-heatmap').count(), 4);
+  await page.waitForFunction(() => /손실/.test(document.querySelector('[data-demo=multihead] .bars-host .bar-value')?.textContent ?? ''));
+  for (const n of await valueLines()) assert.ok(n <= 2, `a result value takes ${n} lines at 375 px`);
   const over = await demo.evaluate((d) => d.scrollWidth - d.clientWidth);
   assert.ok(over <= 0, `the demo overflows by ${over} px`);
   assert.deepEqual(await axeDemo(page, 'multihead'), []);

@@ -189,7 +189,7 @@ export default {
   'lm.grammatical': 'grammatical', 'lm.shuffled': 'same words shuffled', 'lm.nonsense': 'roles swapped',
   'lm.yours': 'your sentence', 'lm.empty': 'type a sentence',
   'lm.howto': 'Each bar is the total log-probability (natural log) the model gives a sentence and its end mark: shorter bars are likelier sentences. Hover or focus a bar to see every token’s log-probability; words outside the 2,000 most frequent become <unk>.',
-  'lm.logp': 'log p = {v} (mean {mean} per token)',
+  'lm.logp': 'log p = {v}', 'lm.mean': 'mean {mean} per token',
   'tr.about': 'A German→English Transformer trained natively (not in this page) on {pairs} example sentence pairs of the Ding dictionary: {params} million parameters, {minutes} minutes on 2 CPU threads, {bleu} BLEU on {test} held-out pairs (beam 4). The paper trained on 4.5 million WMT pairs for 12 hours on 8 GPUs. At this BLEU most translations are wrong: what this model shows is the machinery (beam search, every head’s cross-attention), not a translator to rely on.',
   'tr.open': 'Open the translator (loads {mb} MB)', 'tr.loading': 'Loading the model ({mb} MB)…',
   'tr.missing': 'the model file {file} is not in this build',

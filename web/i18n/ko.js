@@ -189,7 +189,7 @@ export default {
   'lm.grammatical': '문법적인 문장', 'lm.shuffled': '같은 단어를 섞은 문장', 'lm.nonsense': '역할을 바꾼 문장',
   'lm.yours': '직접 입력한 문장', 'lm.empty': '문장을 입력하세요',
   'lm.howto': '막대는 모델이 문장과 끝 표시에 주는 로그 확률(자연로그)의 합입니다. 막대가 짧을수록 모델이 더 그럴듯하다고 보는 문장입니다. 막대에 마우스를 올리거나 포커스를 두면 토큰마다의 로그 확률이 보입니다. 가장 자주 나오는 2,000개 밖의 단어는 <unk>가 됩니다.',
-  'lm.logp': 'log p = {v} (토큰당 평균 {mean})',
+  'lm.logp': 'log p = {v}', 'lm.mean': '토큰당 평균 {mean}',
   'tr.about': '이 페이지가 아니라 네이티브로 학습한 독일어→영어 Transformer입니다. Ding 사전의 예문 {pairs}쌍으로 학습했고, 파라미터는 {params}백만 개, CPU 스레드 2개로 {minutes}분 걸렸습니다. 따로 떼어 둔 {test}쌍에서 BLEU {bleu}(beam 4)입니다. 논문은 WMT 450만 쌍을 GPU 8개로 12시간 학습했습니다. 이 BLEU에서는 번역 대부분이 틀립니다. 이 모델이 보여 주는 것은 믿고 쓸 번역기가 아니라 그 작동 방식(beam search, 모든 헤드의 교차 어텐션)입니다.',
   'tr.open': '번역기 열기 ({mb} MB 내려받음)', 'tr.loading': '모델을 불러오는 중 ({mb} MB)…',
   'tr.missing': '이 빌드에는 모델 파일 {file}이 없습니다',

@@ -1,8 +1,8 @@
 // `language-model` section demo: sentence probabilities under the shipped word-level language model (a decoder-only
 // Transformer trained natively on Moby-Dick). The engine (lmScore, a few milliseconds per
 // sentence, so on the page's own module like the other small computations) scores each one,
-// log p(w_1..w_n </s>) = Σ_t log p(w_t | w_<t); the bars show that total (their text also the mean
-// per token, the fair measure between sentences of different lengths), hovering or focusing
+// log p(w_1..w_n </s>) = Σ_t log p(w_t | w_<t); the bars show that total (their labels also the
+// mean per token, the fair measure between sentences of different lengths), hovering or focusing
 // a bar lists the per-token log-probabilities. State: lm.text (the reader's own sentence).
 import { t } from '../../i18n/index.js';
 import { drawBars, escapeHtml } from '../../viz/bars.js';
@@ -60,11 +60,14 @@ export async function mount(el, ctx) {
   }
 
   function draw() {
-    const labels = [...FIXED.map((f) => `${t(f.key)}: ${f.text}`), `${t('lm.yours')}: ${state.text}`];
+    // the mean per token goes with the sentence (the label line spans the row); the value column
+    // keeps the total
+    const mean = (i) => (scores[i] ? ` (${t('lm.mean', { mean: (scores[i].total / scores[i].logprobs.length).toFixed(2) })})` : '');
+    const labels = [...FIXED.map((f, i) => `${t(f.key)}: ${f.text}${mean(i)}`), `${t('lm.yours')}: ${state.text}${mean(FIXED.length)}`];
     const max = Math.max(1, ...scores.map((s) => (s ? -s.total : 0)));
     drawBars(barsHost, labels.map((label, i) => ({
       label, value: scores[i] ? scores[i].total : 0, color: i < FIXED.length ? i : 3,
-      text: scores[i] ? t('lm.logp', { v: scores[i].total.toFixed(1), mean: (scores[i].total / scores[i].logprobs.length).toFixed(2) }) : t('lm.empty'),
+      text: scores[i] ? t('lm.logp', { v: scores[i].total.toFixed(1) }) : t('lm.empty'),
     })), { max });
     barsHost.querySelectorAll('.bar-row').forEach((row) => {
       row.tabIndex = 0;

@@ -49,7 +49,7 @@ export async function mount(el, ctx) {
     </div>
     <h4 data-i18n="mh.ablation"></h4>
     <div class="run-host"></div>
-    <div class="bars-host"></div>
+    <div class="bars-host mh-results"></div>
     <p class="caption" data-i18n="mh.ablationCaption"></p>
     <div class="controls"><label><span data-i18n="mh.hSlider"></span> <input type="range" name="h" min="0" max="${HEADS.length - 1}" step="1" disabled></label> <output name="hval"></output></div>
     <p class="note" name="hnote" data-i18n="mh.hWait"></p>

@@ -3,7 +3,8 @@
 // Screenshots go to test-results/screenshots/.
 import { chromium } from 'playwright-core';
 import { preview } from 'vite';
-import { mkdtempSync, mkdirSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, existsSync, rmSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,4 +80,15 @@ export async function serveDir(dir, { headers = {}, deny = () => false } = {}) {
     url: `http://127.0.0.1:${server.address().port}/`, requests,
     close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }),
   };
+}
+
+// axe-core (WCAG 2.0/2.1 A and AA) on one demo of the page: its serious and critical violations,
+// one line each ("rule selector"); the script is added to the page once.
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+export async function axeDemo(page, name) {
+  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ content: AXE });
+  return page.evaluate(async (sel) => {
+    const r = await window.axe.run({ include: [[sel]] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} ${n.target.join(' ')}`));
+  }, `[data-demo=${name}]`);
 }

@@ -14,19 +14,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { startServer, launch, shots } from './harness.mjs';
+import { axeDemo, startServer, launch, shots } from './harness.mjs';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-async function axeDemo(page, name) {
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ content: AXE });
-  return page.evaluate(async (sel) => {
-    const r = await window.axe.run({ include: [[sel]] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} ${n.target.join(' ')}`));
-  }, `[data-demo=${name}]`);
-}
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });

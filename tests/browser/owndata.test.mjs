@@ -13,19 +13,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { startServer, launch, shots } from './harness.mjs';
+import { axeDemo, startServer, launch, shots } from './harness.mjs';
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-// axe-core (WCAG 2.0/2.1 A and AA) on the playground: its serious and critical violations
-async function axePlayground(page) {
-  if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ content: AXE });
-  return page.evaluate(async () => {
-    const r = await window.axe.run({ include: [['[data-demo=playground]']] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} ${n.target.join(' ')}`));
-  });
-}
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -151,7 +140,7 @@ test('playground, your data: 300 reversed words train RNNsearch to held-out exac
   assert.deepEqual(back.metrics, metrics);
   assert.match(await demo.locator('[name=io]').textContent(), /owndata\.safetensors: a rnnsearch model, \d+ parameters\. Held-out, 30 pairs/);
   await demo.screenshot({ path: path.join(shots, 'playground-owndata.png') });
-  assert.deepEqual(await axePlayground(page), []);
+  assert.deepEqual(await axeDemo(page, 'playground'), []);
   assert.deepEqual(page.errors, []);
   await page.close();
 });
@@ -293,7 +282,7 @@ test('playground, your data: messages in Korean at 375 px in the dark theme; the
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
   await demo.screenshot({ path: path.join(shots, 'playground-owndata-ko-dark.png') });
-  assert.deepEqual(await axePlayground(page), []);
+  assert.deepEqual(await axeDemo(page, 'playground'), []);
   // the pointer network: no "your data" task, and a note saying why
   await demo.locator('[name=model]').selectOption('pointer');
   assert.deepEqual(await demo.locator('[name=task] option').evaluateAll((o) => o.map((x) => x.value)), ['convex-hull', 'tsp', 'sort']);

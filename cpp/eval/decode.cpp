@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 #include "core/check.hpp"
@@ -82,7 +83,7 @@ void check_source(const Model& m, const std::vector<int32_t>& src, const char* w
 
 std::vector<std::vector<int32_t>> greedy_decode(Model& m,
                                                 const std::vector<std::vector<int32_t>>& srcs,
-                                                int max_len) {
+                                                int max_len, bool step_cache) {
   const int V = m.out_vocab(), pad = m.pad_id(), eos = m.eos_id();
   std::vector<std::vector<int32_t>> out(srcs.size());
   if (srcs.empty()) return out;
@@ -106,8 +107,29 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
       }
     return out;
   }
-  std::vector<std::vector<int32_t>> prefixes(srcs.size(), {int32_t(m.bos_id())});
   std::vector<bool> done(srcs.size(), false);
+  if (std::unique_ptr<StepDecoder> sd =
+          step_cache ? m.step_decoder(srcs, int(srcs.size()), max_len) : nullptr) {
+    std::vector<int32_t> last(srcs.size(), int32_t(m.bos_id()));  // done rows repeat </s>
+    for (int step = 0; step < max_len; ++step) {
+      const std::vector<float> z = sd->step(last);
+      bool all = true;
+      for (size_t r = 0; r < srcs.size(); ++r) {
+        if (done[r]) continue;
+        const int tok = argmax(z.data() + r * size_t(V), V);
+        last[r] = tok;
+        if (tok == eos) {
+          done[r] = true;
+        } else {
+          out[r].push_back(tok);
+          all = false;
+        }
+      }
+      if (all) break;
+    }
+    return out;
+  }
+  std::vector<std::vector<int32_t>> prefixes(srcs.size(), {int32_t(m.bos_id())});
   for (int step = 0; step < max_len; ++step) {
     const Batch b = prefix_batch(srcs, prefixes, pad);
     m.forward(b, false, nullptr, 0.f);
@@ -132,46 +154,65 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
 }
 
 std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int beam, int max_len,
-                                 float alpha) {
+                                 float alpha, bool step_cache) {
   AL_CHECK(beam >= 1, "beam width must be at least 1");
   check_source(m, src);
-  if (!m.autoregressive() || beam == 1) return greedy_decode(m, {src}, max_len)[0];
+  if (!m.autoregressive() || beam == 1) return greedy_decode(m, {src}, max_len, step_cache)[0];
   const int V = m.out_vocab(), eos = m.eos_id();
   struct Hyp {
     std::vector<int32_t> toks;  // with <s>
     double logp;
   };
+  struct Cand {  // live[r] extended by token v
+    double logp;
+    int r, v;
+  };
   auto lp = [&](size_t len) { return std::pow((5.0 + double(len)) / 6.0, double(alpha)); };
   std::vector<Hyp> live{{{int32_t(m.bos_id())}, 0.0}};
   std::vector<Hyp> finished;
+  std::unique_ptr<StepDecoder> sd = step_cache ? m.step_decoder({src}, beam, max_len) : nullptr;
   for (int step = 0; step < max_len && !live.empty(); ++step) {
-    std::vector<std::vector<int32_t>> srcs(live.size(), src), pre;
-    for (const Hyp& h : live) pre.push_back(h.toks);
-    const Batch b = prefix_batch(srcs, pre, m.pad_id());
-    m.forward(b, false, nullptr, 0.f);
-    const std::vector<float> z = m.logits();
-    std::vector<Hyp> cand;
+    std::vector<float> z;
+    std::vector<size_t> at(live.size());  // where row r's next-token logits start in z
+    if (sd) {
+      std::vector<int32_t> last;
+      for (const Hyp& h : live) last.push_back(h.toks.back());
+      z = sd->step(last);
+      for (size_t r = 0; r < live.size(); ++r) at[r] = r * size_t(V);
+    } else {
+      std::vector<std::vector<int32_t>> srcs(live.size(), src), pre;
+      for (const Hyp& h : live) pre.push_back(h.toks);
+      const Batch b = prefix_batch(srcs, pre, m.pad_id());
+      m.forward(b, false, nullptr, 0.f);
+      z = m.logits();
+      for (size_t r = 0; r < live.size(); ++r)
+        at[r] = (r * size_t(b.T) + live[r].toks.size() - 1) * size_t(V);
+    }
+    std::vector<Cand> cand;
+    cand.reserve(live.size() * size_t(V));
     for (size_t r = 0; r < live.size(); ++r) {
-      const int t = int(live[r].toks.size()) - 1;
-      const std::vector<float> lsm = log_softmax(z.data() + (r * size_t(b.T) + size_t(t)) * V, V);
-      for (int v = 0; v < V; ++v) {
-        Hyp h{live[r].toks, live[r].logp + lsm[size_t(v)]};
-        h.toks.push_back(v);
-        cand.push_back(std::move(h));
-      }
+      const std::vector<float> lsm = log_softmax(z.data() + at[r], V);
+      for (int v = 0; v < V; ++v) cand.push_back({live[r].logp + lsm[size_t(v)], int(r), v});
     }
     // logp is finite or -inf (log_softmax never gives NaN), so this is a strict weak order.
     std::stable_sort(cand.begin(), cand.end(),
-                     [](const Hyp& a, const Hyp& c) { return a.logp > c.logp; });
-    live.clear();
-    for (Hyp& h : cand) {
-      if (int(live.size()) >= beam) break;
-      if (h.toks.back() == eos)
+                     [](const Cand& a, const Cand& c) { return a.logp > c.logp; });
+    std::vector<Hyp> next;
+    std::vector<int> parents;
+    for (const Cand& k : cand) {
+      if (int(next.size()) >= beam) break;
+      Hyp h{live[size_t(k.r)].toks, k.logp};
+      h.toks.push_back(k.v);
+      if (k.v == eos) {
         finished.push_back(std::move(h));
-      else
-        live.push_back(std::move(h));
+      } else {
+        next.push_back(std::move(h));
+        parents.push_back(k.r);
+      }
     }
+    live = std::move(next);
     if (int(finished.size()) >= beam) break;
+    if (sd && !live.empty()) sd->reorder(parents);
   }
   for (Hyp& h : live) finished.push_back(std::move(h));
   if (finished.empty()) return {};

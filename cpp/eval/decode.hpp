@@ -1,7 +1,10 @@
 // Decoding: greedy (batched) and beam search with the GNMT length penalty
 //   score = log p(y) / lp(y),  lp(y) = ((5 + |y|) / 6)^α   (Wu et al. 2016)
-// Transformers re-run the full prefix each step (no cache): exact, and cheap at the lengths used
-// here; the recurrent models (RNNsearch, RNNencdec) step their decoder once per token.
+// The encoder-decoder Transformer encodes the source once and runs its decoder on one new token
+// per step, with the keys and values of earlier positions cached (Model::step_decoder);
+// step_cache = false, the other Transformers and an inspection's decoding re-run the whole
+// prefix instead (the same numbers up to float rounding). The recurrent models (RNNsearch,
+// RNNencdec) step their decoder once per token.
 // Outputs exclude <s> and </s>. Encoder-only models tag every source position in one pass.
 // Defined for any weights: NaN logits count as -inf, +inf logits share the mass, scores never
 // break the beam's ordering, and decoding always ends within max_len with ids in [0, V).
@@ -19,9 +22,9 @@ void check_source(const Model& m, const std::vector<int32_t>& src, const char* w
 
 std::vector<std::vector<int32_t>> greedy_decode(Model& m,
                                                 const std::vector<std::vector<int32_t>>& srcs,
-                                                int max_len);
+                                                int max_len, bool step_cache = true);
 
 std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int beam, int max_len,
-                                 float alpha = 0.6f);
+                                 float alpha = 0.6f, bool step_cache = true);
 
 }  // namespace attnlab

@@ -82,6 +82,21 @@ struct AttentionParts {
 // Heads to mute, by attention sublayer name (AttentionMap::name) → head indices.
 using HeadMask = std::map<std::string, std::vector<int>>;
 
+// Incremental decoding of an encoder-decoder: the sources are encoded once, then each call of
+// step() runs the decoder on one new token per row, attending over the keys and values that
+// earlier steps left in a cache. Row r starts on source r (Model::step_decoder); reorder() is
+// beam search's selection: the new row i continues old row parents[i] (cache and source).
+class StepDecoder {
+ public:
+  virtual ~StepDecoder() = default;
+  // Appends tokens[r] (one per current row) at the next position and returns the logits of
+  // the token after it, [rows, V], on the host.
+  virtual std::vector<float> step(const std::vector<int32_t>& tokens) = 0;
+  // The new rows continue parents[i] (indices of current rows; at most capacity() of them).
+  virtual void reorder(const std::vector<int>& parents) = 0;
+  virtual int rows() const = 0;
+};
+
 class Model {
  public:
   explicit Model(const KernelTable& kt) : kt_(kt), params_(kt), ws_(kt) {}
@@ -133,6 +148,15 @@ class Model {
   // Recurrent decoders carry their state forward: they decode greedily with one decoder step
   // per token (decodes_stepwise, greedy_stepwise) instead of a re-run of the whole prefix.
   virtual bool decodes_stepwise() const { return false; }
+  // A step decoder over `srcs` (row r on source r, room for `capacity` rows and `max_steps`
+  // tokens including <s>), or null when the model decodes by re-running the whole prefix:
+  // every model but the encoder-decoder Transformer, and that one while an inspection has
+  // lifted its causal mask or muted heads.
+  virtual std::unique_ptr<StepDecoder> step_decoder(const std::vector<std::vector<int32_t>>& srcs,
+                                                    int capacity, int max_steps) {
+    (void)srcs, (void)capacity, (void)max_steps;
+    return nullptr;
+  }
   virtual GreedyDecoded greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs, int max_len);
   // Whether attention().at(0) of a forward pass is the target-to-source alignment [B,1,T,S]
   // (and greedy_stepwise reports it): RNNsearch, not RNNencdec or the Transformers.

@@ -40,6 +40,11 @@ class Transformer : public Model {
   bool has_causal_mask() const override { return cfg_.model != "encoder"; }
   bool causal() const { return causal_; }
   void set_causal(bool on) override { causal_ = on; }
+  // Encoder-decoder only: encodes the sources once; each step runs the decoder layers on the new
+  // token with a key/value cache (see StepDecoder). Null while the causal mask is lifted or heads
+  // are muted (an inspection's decoding re-runs the prefix instead).
+  std::unique_ptr<StepDecoder> step_decoder(const std::vector<std::vector<int32_t>>& srcs,
+                                            int capacity, int max_steps) override;
 
  private:
   // One embedded, encoded stack: src side (encoder) or tgt side (decoder / LM). `dev_ids`
@@ -57,6 +62,7 @@ class Transformer : public Model {
   };
   void ready(const Ids& r) const { params_.grads_ready(r.first, r.last); }
 
+  friend class TransformerStepDecoder;
   TransformerConfig cfg_;
   bool causal_ = true;
   std::map<std::string, std::vector<uint8_t>> muted_;  // sublayer name -> [H] flags

@@ -1,77 +1,88 @@
 // Reproduces, in small and natively, the findings of Bahdanau et al. 2015 (RNNsearch vs.
 // RNNencdec, alignment) and Vinyals et al. 2015 / 2016 (Ptr-Net on convex hull, TSP, sorting)
-// with the engine's own `attn` command, and prints a table: paper | ours | training cost.
-//   npm run reproduce                  every run (tens of minutes on 2 cores)
-//   npm run reproduce -- --only hull5  runs whose id contains the word (or one of a,b,c)
+// with the engine's own `attn` command, over several seeds, and prints a table: paper | ours
+// (mean ± sd over the seeds, and the worst seed) | met? | training cost.
+// Each row is `attn train --preset <id> --seed <s>`: the recipe is the preset (cpp/cli/
+// cmd_train.cpp), so the README's short command gives the table's figure. A row's target counts
+// as met only when its worst seed meets it.
+//   npm run reproduce                  every row, seeds 1-3 (hours on 2 cores: hull10 alone ~2 h
+//                                      a seed)
+//   npm run reproduce -- --only hull5  rows whose id contains the word (or one of a,b,c)
+//   npm run reproduce -- --seeds 5     seeds 1-5
 //   npm run reproduce -- --jobs 2      two runs at a time (one core each)
+//   npm run reproduce -- --fresh       retrain runs whose results are already kept
 //   npm run reproduce -- --only translate-de-en   the guide's German→English translator, from
 //                                      data to the page's model (scripts/translator.mjs; its
 //                                      own flags follow, e.g. --skip-train)
-// Needs build/native/attn (npm run build:engine). Fixed seeds: reruns give the same numbers.
+// Each run's result is kept in build/reproduce/<id>-seed<s>.json and reused by later runs (so a
+// table can be completed over several sittings); the table, build/reproduce/results.json and,
+// when both phrase rows ran, the length curve docs/reproduce/length-curve.svg are rewritten.
+// Needs build/native/attn (npm run build:engine).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lengthCurveSvg } from './lib/length-curve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const attn = path.join(root, 'build', 'native', 'attn');
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'attnlab-reproduce-'));
+const keep = path.join(root, 'build', 'reproduce');
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 // The longest source lengths of the length experiment (Bahdanau et al., Fig. 2 in small).
 const LONG = [26, 27, 28, 29, 30];
 const bucket = (r) => {
-  const v = LONG.map((n) => r.per_length[String(n)]).filter((x) => x !== undefined);
+  const v = LONG.map((n) => r.per_length?.[String(n)]).filter((x) => x !== undefined);
   return v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
 };
 
+// A metric: value(result), how to print it, and the target the worst seed must meet (min: at
+// least, max: at most; none: reported only).
+// lower: smaller is better (a max target implies it), so the worst seed is the largest value.
+const m = (label, value, opt = {}) => ({ label, value: typeof value === 'string' ? (r) => r[value] : value, fmt: pct,
+  lower: opt.max !== undefined, ...opt });
 const runs = [
   {
     id: 'dates', what: 'RNNsearch, dates → ISO (held-out)',
-    paper: 'target: AER ≤ 10%, sequence accuracy ≥ 99%',
-    args: ['--model', 'rnnsearch', '--task', 'dates', '--hidden', '64', '--steps', '600'],
-    show: (r) => `sequence ${pct(r.sequence_accuracy)}, AER ${pct(r.aer)}`,
+    paper: 'target: AER ≤ 8%, sequence accuracy ≥ 99%',
+    metrics: [m('sequence', 'sequence_accuracy', { min: 0.99 }), m('AER', 'aer', { max: 0.08 })],
   },
   {
     id: 'search30', what: 'RNNsearch, phrases of 2–30 words',
     paper: 'RNNsearch holds up on long sentences (Fig. 2)',
-    args: ['--model', 'rnnsearch', '--task', 'phrases', '--n-min', '2', '--n-max', '30', '--hidden', '64', '--steps', '1500'],
-    show: (r) => `sequence ${pct(r.sequence_accuracy)}; lengths 26–30: ${pct(bucket(r))}`,
+    metrics: [m('sequence', 'sequence_accuracy'), m('lengths 26–30', bucket)],
   },
   {
     id: 'encdec30', what: 'RNNencdec, phrases of 2–30 words',
     paper: 'RNNencdec degrades with length (Fig. 2)',
-    args: ['--model', 'rnnencdec', '--task', 'phrases', '--n-min', '2', '--n-max', '30', '--hidden', '64', '--steps', '1500'],
-    show: (r) => `sequence ${pct(r.sequence_accuracy)}; lengths 26–30: ${pct(bucket(r))}`,
+    metrics: [m('sequence', 'sequence_accuracy'), m('lengths 26–30', bucket)],
   },
   {
     id: 'tsp5', what: 'Ptr-Net + glimpse, TSP n = 5 (optimal labels, beam 5)',
     paper: 'tour 2.12 vs optimal 2.12; target within 2%',
-    args: ['--model', 'pointer', '--task', 'tsp', '--n', '5', '--hidden', '128', '--embed', '128', '--glimpse',
-      '--steps', '6000', '--lr-final', '0.0001', '--decay-from', '4000', '--beam', '5', '--eval-every', '2000'],
-    show: (r) => `tour ${r.tour_length.toFixed(3)} vs optimal ${r.optimal_tour_length.toFixed(3)} (+${pct(r.tour_length / r.optimal_tour_length - 1)}); exact ${pct(r.accuracy)}`,
+    metrics: [m('tour over optimal', (r) => r.tour_length / r.optimal_tour_length - 1, { max: 0.02, fmt: (x) => `+${pct(x)}` }),
+      m('exact', 'accuracy')],
   },
   {
     id: 'sort5', what: 'Read-Process-Write + glimpse, sorting 5 numbers',
     paper: '90% exact (Order Matters, with glimpses)',
-    args: ['--model', 'pointer', '--task', 'sort', '--n', '5', '--hidden', '64', '--glimpse', '--encoder', 'rpw', '--steps', '1000', '--batch', '64', '--lr', '0.003'],
-    show: (r) => `exact ${pct(r.accuracy)}`,
+    metrics: [m('exact', 'accuracy', { min: 0.9 })],
   },
   {
     id: 'hull5', what: 'Ptr-Net + glimpse, convex hull n = 5',
     paper: '92.0% accuracy (5–50 model, tested at n = 5); target ≥ 90%, area ≥ 99%',
-    args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '5', '--hidden', '128', '--embed', '128', '--glimpse',
-      '--steps', '24000', '--lr-final', '0.0001', '--decay-from', '14000', '--eval-every', '4000'],
-    show: (r) => `accuracy ${pct(r.accuracy)}, area ${pct(r.area_coverage)}, invalid ${pct(r.invalid_rate)}`,
+    metrics: [m('accuracy', 'accuracy', { min: 0.9 }), m('area', 'area_coverage', { min: 0.99 }), m('invalid', 'invalid_rate', { lower: true })],
   },
   {
     id: 'hull10', what: 'Ptr-Net + glimpse, convex hull n = 10',
     paper: '87.0% accuracy; target ≥ 80%',
-    args: ['--model', 'pointer', '--task', 'convex-hull', '--n', '10', '--hidden', '128', '--embed', '128', '--glimpse',
-      '--steps', '40000', '--lr-final', '0.0001', '--decay-from', '24000', '--eval-every', '4000'],
-    show: (r) => `accuracy ${pct(r.accuracy)}, area ${pct(r.area_coverage)}, invalid ${pct(r.invalid_rate)}`,
+    metrics: [m('accuracy', 'accuracy', { min: 0.8 }), m('area', 'area_coverage'), m('invalid', 'invalid_rate', { lower: true })],
   },
+  ...[1, 4, 16, 32].map((h) => ({
+    id: `heads${h}`, what: `Transformer, h = ${h} heads (d_k = ${64 / h}), phrases of 2–20 words`,
+    paper: h === 1 ? 'Table 3 (A): one head 0.9 BLEU below the best (h = 8)' : h === 32 ? 'Table 3 (A): too many heads also lose quality' : 'Table 3 (A), same compute for every h',
+    metrics: [m('held-out loss', 'loss', { lower: true, fmt: (x) => x.toFixed(3), sdFmt: (x) => x.toFixed(3) }), m('sequence', 'sequence_accuracy')],
+  })),
 ];
 
 function run(args) {
@@ -97,25 +108,74 @@ if (only === 'translate-de-en') {
   await new Promise(() => {});
 }
 const jobs = Math.max(1, Number(flag('--jobs', '1')));  // runs at once (each uses one core)
-const todo = runs.filter((x) => only.split(',').some((w) => x.id.includes(w)));
-const results = new Array(todo.length);
+const nSeeds = Math.max(1, Number(flag('--seeds', '3')));
+const seeds = Array.from({ length: nSeeds }, (_, i) => i + 1);
+const fresh = process.argv.includes('--fresh');
+// a word that is a row's id picks that row; any other word, the rows whose id contains it
+const words = only.split(',').filter(Boolean);
+const todo = runs.filter((x) => !words.length || words.some((w) => (runs.some((y) => y.id === w) ? x.id === w : x.id.includes(w))));
+if (!todo.length) {
+  console.error(`--only ${only}: no such row (rows: ${runs.map((r) => r.id).join(', ')}, translate-de-en)`);
+  process.exit(1);
+}
+mkdirSync(keep, { recursive: true });
+const jobsList = todo.flatMap((r) => seeds.map((seed) => ({ r, seed, file: path.join(keep, `${r.id}-seed${seed}.json`) })));
 let next = 0;
 async function worker() {
-  while (next < todo.length) {
-    const i = next++, r = todo[i];
-    console.error(`\n== ${r.what}: attn train ${r.args.join(' ')}`);
-    const res = await run(['train', ...r.args, '--seed', '1', '--out', path.join(tmp, `${r.id}.safetensors`), '--eval-samples', '1000', '--log-every', '1000']);
-    results[i] = { ...r, res };
+  while (next < jobsList.length) {
+    const j = jobsList[next++];
+    if (!fresh && existsSync(j.file)) continue;
+    const args = ['train', '--preset', j.r.id, '--seed', String(j.seed), '--out', path.join(keep, `${j.r.id}-seed${j.seed}.safetensors`), '--log-every', '1000'];
+    console.error(`\n== ${j.r.what}, seed ${j.seed}: attn ${args.join(' ')}`);
+    const res = await run(args);
+    writeFileSync(j.file, `${JSON.stringify(res)}\n`);
   }
 }
 await Promise.all(Array.from({ length: jobs }, worker));
-const rows = results;
-const byId = Object.fromEntries(rows.map((r) => [r.id, r.res]));
-console.log('\n| experiment | paper | ours | training cost |\n| --- | --- | --- | --- |');
-for (const r of rows)
-  console.log(`| ${r.what} | ${r.paper} | ${r.show(r.res)} | ${r.res.steps} steps, ${(r.res.train_seconds / 60).toFixed(1)} min |`);
-if (byId.search30 && byId.encdec30) {
-  const a = bucket(byId.search30), b = bucket(byId.encdec30);
-  const ratio = b > 0 ? `${(a / b).toFixed(1)}×` : (a > 0 ? 'unbounded (RNNencdec got none right)' : 'undefined');
-  console.log(`\nLongest bucket (26–30 words): RNNsearch ${pct(a)} vs RNNencdec ${pct(b)}; ratio ${ratio} (target ≥ 2×)`);
+
+const stats = (xs) => {
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  const sd = xs.length > 1 ? Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / (xs.length - 1)) : 0;
+  return { mean, sd, min: Math.min(...xs), max: Math.max(...xs) };
+};
+const results = {};
+console.log(`\n| experiment | paper | ours: mean ± sd over seeds ${seeds.join(', ')} (worst seed) | target met by the worst seed | training cost per seed |`);
+console.log('| --- | --- | --- | --- | --- |');
+for (const r of todo) {
+  const res = seeds.map((seed) => JSON.parse(readFileSync(path.join(keep, `${r.id}-seed${seed}.json`), 'utf8')));
+  const cells = [], met = [];
+  const row = { id: r.id, seeds, metrics: {} };
+  for (const k of r.metrics) {
+    const xs = res.map(k.value), st = stats(xs);
+    const worst = k.lower ? st.max : st.min;
+    cells.push(`${k.label} ${k.fmt(st.mean)} ± ${(k.sdFmt ?? ((x) => (100 * x).toFixed(1)))(st.sd)} (worst ${k.fmt(worst)})`);
+    if (k.min !== undefined) met.push(worst >= k.min);
+    if (k.max !== undefined) met.push(worst <= k.max);
+    row.metrics[k.label] = { values: xs, ...st, worst, target: k.min !== undefined ? { min: k.min } : k.max !== undefined ? { max: k.max } : null };
+  }
+  const secs = stats(res.map((x) => x.train_seconds));
+  row.steps = res[0].steps;
+  row.minutes = secs.mean / 60;
+  row.met = met.length ? met.every(Boolean) : null;
+  results[r.id] = { ...row, runs: res };
+  console.log(`| ${r.what} | ${r.paper} | ${cells.join('; ')} | ${row.met === null ? '—' : row.met ? 'yes' : 'no'} | ${res[0].steps} steps, ${row.minutes.toFixed(1)} min |`);
 }
+if (results.search30 && results.encdec30) {
+  const ratios = seeds.map((_, i) => {
+    const a = bucket(results.search30.runs[i]), b = bucket(results.encdec30.runs[i]);
+    return b > 0 ? a / b : a > 0 ? Infinity : 0;
+  });
+  const worst = Math.min(...ratios);
+  const fmt = (x) => (x === Infinity ? '∞ (RNNencdec got none right)' : `${x.toFixed(1)}×`);
+  console.log(`\nLongest bucket (26–30 words), RNNsearch / RNNencdec per seed: ${ratios.map(fmt).join(', ')}; ` +
+    `worst ${fmt(worst)} (target ≥ 2×: ${worst >= 2 ? 'met' : 'not met'})`);
+  results.length_ratio = { ratios: ratios.map((x) => (x === Infinity ? null : x)), met: worst >= 2 };
+  const svg = lengthCurveSvg([
+    { label: 'RNNsearch', runs: results.search30.runs.map((x) => x.per_length) },
+    { label: 'RNNencdec', runs: results.encdec30.runs.map((x) => x.per_length) },
+  ], { title: `Exact match by source length, phrases of 2–30 words (seeds ${seeds.join(', ')})` });
+  mkdirSync(path.join(root, 'docs', 'reproduce'), { recursive: true });
+  writeFileSync(path.join(root, 'docs', 'reproduce', 'length-curve.svg'), svg);
+  console.log('length curve: docs/reproduce/length-curve.svg');
+}
+writeFileSync(path.join(keep, 'results.json'), `${JSON.stringify(results, null, 1)}\n`);

@@ -87,6 +87,11 @@ bool Args::flag(const std::string& f) {
   return false;
 }
 
+void Args::defaults(const std::vector<std::pair<std::string, std::string>>& flags) {
+  for (const auto& [key, value] : flags)
+    if (!values_.count(key)) values_[key] = value.empty() ? std::string("\x01") : value;
+}
+
 void Args::finish() const {
   for (const auto& kv : values_) AL_CHECK(used_.count(kv.first), "unknown flag --" << kv.first);
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace attnlab::cli {
@@ -19,6 +20,8 @@ class Args {
   double number(const std::string& flag, double def, double lo, double hi);
   bool flag(const std::string& flag);  // --x or --x true/false
   void finish() const;                 // errors on unconsumed flags
+  // Adds flags that were not given ("" as a value: a flag without one); given flags win.
+  void defaults(const std::vector<std::pair<std::string, std::string>>& flags);
 
  private:
   std::map<std::string, std::string> values_;

@@ -52,9 +52,118 @@ void progress(const StepInfo& s, int last, double secs, long tokens, bool tty, i
   }
 }
 
+// The recipes of `npm run reproduce`'s rows (scripts/reproduce.mjs runs each with --preset and a
+// seed): `attn train --preset hull5 --seed 2 --out h.safetensors` is the table's run for seed 2.
+// Flags given on the command line win over the recipe's.
+using Recipe = std::vector<std::pair<std::string, std::string>>;
+const std::vector<std::pair<std::string, Recipe>>& recipes() {
+  static const std::vector<std::pair<std::string, Recipe>> r = {
+      {"dates", {{"model", "rnnsearch"}, {"task", "dates"}, {"hidden", "64"}, {"steps", "600"}}},
+      {"search30",
+       {{"model", "rnnsearch"},
+        {"task", "phrases"},
+        {"n-min", "2"},
+        {"n-max", "30"},
+        {"hidden", "64"},
+        {"steps", "1500"}}},
+      {"encdec30",
+       {{"model", "rnnencdec"},
+        {"task", "phrases"},
+        {"n-min", "2"},
+        {"n-max", "30"},
+        {"hidden", "64"},
+        {"steps", "1500"}}},
+      {"tsp5",
+       {{"model", "pointer"},
+        {"task", "tsp"},
+        {"n", "5"},
+        {"hidden", "128"},
+        {"embed", "128"},
+        {"glimpse", ""},
+        {"steps", "6000"},
+        {"lr-final", "0.0001"},
+        {"decay-from", "4000"},
+        {"beam", "5"},
+        {"eval-every", "2000"}}},
+      {"sort5",
+       {{"model", "pointer"},
+        {"task", "sort"},
+        {"n", "5"},
+        {"hidden", "64"},
+        {"glimpse", ""},
+        {"encoder", "rpw"},
+        {"steps", "1000"},
+        {"batch", "64"},
+        {"lr", "0.003"}}},
+      {"hull5",
+       {{"model", "pointer"},
+        {"task", "convex-hull"},
+        {"n", "5"},
+        {"hidden", "128"},
+        {"embed", "128"},
+        {"glimpse", ""},
+        {"steps", "24000"},
+        {"lr-final", "0.0001"},
+        {"decay-from", "14000"},
+        {"eval-every", "4000"}}},
+      {"hull10",
+       {{"model", "pointer"},
+        {"task", "convex-hull"},
+        {"n", "10"},
+        {"hidden", "128"},
+        {"embed", "128"},
+        {"glimpse", ""},
+        {"steps", "40000"},
+        {"lr-final", "0.0001"},
+        {"decay-from", "24000"},
+        {"eval-every", "4000"}}},
+  };
+  return r;
+}
+
+// The head-count ablation (Vaswani et al. 2017, Table 3 rows A) in small: one Transformer width
+// (d_model 64, 2+2 layers), the same data, steps and seed, h = 1, 4, 16 or 32 heads (d_k = 64,
+// 16, 4, 2); the attention's arithmetic is the same for every h.
+Recipe heads_recipe(int h) {
+  return {{"model", "transformer"},
+          {"task", "phrases"},
+          {"task-options", R"({"n_min":2,"n_max":20})"},
+          {"d-model", "64"},
+          {"heads", std::to_string(h)},
+          {"d-ff", "256"},
+          {"layers", "2"},
+          {"dropout", "0"},
+          {"batch", "32"},
+          {"steps", "1000"},
+          {"warmup", "400"}};
+}
+
+const Recipe* find_recipe(const std::string& name) {
+  static const std::vector<std::pair<std::string, Recipe>> heads = {{"heads1", heads_recipe(1)},
+                                                                    {"heads4", heads_recipe(4)},
+                                                                    {"heads16", heads_recipe(16)},
+                                                                    {"heads32", heads_recipe(32)}};
+  for (const auto* list : {&recipes(), &heads})
+    for (const auto& [n, flags] : *list)
+      if (n == name) return &flags;
+  return nullptr;
+}
+
 }  // namespace
 
 int cmd_train(Args& a) {
+  // --preset: a reproduction recipe here; small|base|big size the parallel-corpus Transformer
+  const std::string preset = a.str("preset", "");
+  if (!preset.empty() && preset != "small" && preset != "base" && preset != "big") {
+    const Recipe* r = find_recipe(preset);
+    std::string names;
+    for (const auto& kv : recipes()) names += kv.first + ", ";
+    AL_CHECK(r, "unknown --preset " << preset << " (recipes: " << names
+                                    << "heads1, heads4, heads16, heads32; for --task parallel: "
+                                       "small, base, big)");
+    a.defaults(*r);
+    a.defaults({{"eval-samples", "1000"}});  // the table's figure: 1000 held-out samples
+  }
   if (is_rnn_model(a.str("model", ""))) return cmd_train_rnn(a);
   if (a.str("task", "") == "parallel") return cmd_train_parallel(a);
   const std::string task_name = a.need("task");

@@ -34,6 +34,14 @@ ok lm "$ATTN" train --model lm --task copy --d-model 8 --heads 2 --d-ff 8 --laye
 ok lm-translate "$ATTN" translate --checkpoint "$DIR/lm.safetensors" --src "3 4"
 ok encoder "$ATTN" train --model encoder --task copy --d-model 8 --heads 2 --d-ff 8 --layers 1 --steps 2 --batch 4 --out "$DIR/enc.safetensors"
 ok encoder-eval "$ATTN" eval --checkpoint "$DIR/enc.safetensors" --task copy --samples 5
+# a reproduction recipe by name (--preset): its flags, 1000 held-out samples, and given flags win
+ok preset "$ATTN" train --preset dates --steps 3 --seed 2 --out "$DIR/dates.safetensors"
+has preset '"aer":'
+has preset '"samples":1000'
+has preset '"steps":3,'
+ok preset-heads "$ATTN" train --preset heads16 --steps 2 --eval-samples 10 --out "$DIR/h16.safetensors"
+ok preset-heads-info "$ATTN" eval --checkpoint "$DIR/h16.safetensors" --task phrases --samples 5
+bad unknown-preset "$ATTN" train --preset hull99 --out "$DIR/x"
 
 head -c 1000 "$C" >"$DIR/trunc.safetensors"
 head -c 5 "$C" >"$DIR/tiny.safetensors"

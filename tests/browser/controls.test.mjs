@@ -7,7 +7,7 @@
 //   where they differ from the target), and the decoders' reading sizes from the models' config:
 //   one summary vector of 2 × hidden numbers against L annotations (the attention map's columns).
 //   §8 (multihead): the h slider is disabled until the ablation has run, then shows h maps for
-//   h heads, each row of each map summing to 1, and d_k = 32/h; its value is announced and kept
+//   h heads, each row of each map summing to 1, and d_k = 64/h; its value is announced and kept
 //   in the URL. Both at 375 px in Korean with the dark theme as well, without overflow, and with
 //   no serious or critical axe-core violation in the trained demo.
 // Skipped only when the engine build has no model sessions.
@@ -121,9 +121,9 @@ test('§2: the source-length slider reads the trained models at one length', asy
   await page.close();
 });
 
-test('§8: the h slider shows h maps of the trained ablation model, d_k = 32/h', async (t) => {
+test('§8: the h slider shows h maps of the trained ablation model, d_k = 64/h', async (t) => {
   const page = await browser.newPage();
-  if (!await openDemo(page, 'multihead', '?lang=en#multihead.steps=50&multihead.h=2')) {
+  if (!await openDemo(page, 'multihead', '?lang=en#multihead.steps=50&multihead.h=16')) {
     await page.close();
     return t.skip('engine build without model sessions');
   }
@@ -131,12 +131,12 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 32/h',
   const slider = demo.locator('input[name=h]');
   assert.equal(await slider.isDisabled(), true);
   assert.match(await demo.locator('[name=hnote]').textContent(), /run the ablation first/);
-  assert.equal(await slider.getAttribute('aria-valuetext'), 'h = 2, d_k = 16');
+  assert.equal(await slider.getAttribute('aria-valuetext'), 'h = 16, d_k = 4');
   assert.equal(await demo.locator('[name=hgrid] al-heatmap').count(), 0);
   await train(page, 'multihead');
   await page.waitForFunction(() => document.querySelector('[data-demo=multihead]').ablationHeads, null, { timeout: 30000 });
   assert.equal(await slider.isDisabled(), false);
-  assert.deepEqual(await page.evaluate(() => document.querySelector('[data-demo=multihead]').ablation.map((r) => r.h)), [1, 2, 4, 8]);
+  assert.deepEqual(await page.evaluate(() => document.querySelector('[data-demo=multihead]').ablation.map((r) => r.h)), [1, 4, 16, 32]);
   // the result bars' values ("loss 1.781 · exact 18.0%") stay on one line at 1280 px (they wrapped onto 4)
   const valueLines = () => demo.evaluate((d) => [...d.querySelectorAll('.bars-host .bar-value')].map((e) => {
     const cs = getComputedStyle(e);
@@ -146,10 +146,10 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 32/h',
   assert.deepEqual(await valueLines(), [1, 1, 1, 1]);
 
   async function check(h) {
-    const dk = 32 / h;
+    const dk = 64 / h;
     assert.equal(await slider.getAttribute('aria-valuetext'), `h = ${h}, d_k = ${dk}`);
     assert.equal(await demo.locator('[name=hval]').textContent(), `h = ${h}, d_k = ${dk}`);
-    assert.match(await demo.locator('[name=dk]').textContent(), new RegExp(`d_k = 32/${h} = ${dk} dimensions`));
+    assert.match(await demo.locator('[name=dk]').textContent(), new RegExp(`d_k = 64/${h} = ${dk} dimensions`));
     // the link keeps h unless it is the default (4), which links leave out
     if (h === 4) assert.doesNotMatch(page.url(), /multihead\.h=/);
     else assert.match(page.url(), new RegExp(`multihead\\.h=${h}(&|$)`));
@@ -169,13 +169,12 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 32/h',
     if (h > 1) assert.notDeepEqual(maps[0].values, maps[1].values, 'heads differ');
     return maps;
   }
-  await check(2);
+  await check(16);
   await slider.focus();
   await page.keyboard.press('End');
-  await check(8);
+  await check(32);
   await page.keyboard.press('Home');
   await check(1);
-  await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   await check(4);
   await demo.locator('[name=hgrid]').screenshot({ path: path.join(shots, 'multihead-h.png') });
@@ -185,7 +184,7 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 32/h',
   await page.click('#lang-toggle');
   await page.waitForFunction(() => document.documentElement.lang === 'ko');
   assert.match(await demo.locator('label:has(input[name=h])').textContent(), /헤드 수 h/);
-  assert.match(await demo.locator('[name=dk]').textContent(), /d_k = 32\/4 = 8차원/);
+  assert.match(await demo.locator('[name=dk]').textContent(), /d_k = 64\/4 = 16차원/);
   assert.equal(await demo.locator('[name=hgrid] figcaption').first().textContent(), '헤드 1');
   assert.equal(await demo.locator('[name=hgrid] al-heatmap').count(), 4);
   await page.waitForFunction(() => /손실/.test(document.querySelector('[data-demo=multihead] .bars-host .bar-value')?.textContent ?? ''));

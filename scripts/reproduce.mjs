@@ -79,7 +79,7 @@ const runs = [
     metrics: [m('accuracy', 'accuracy', { min: 0.8 }), m('area', 'area_coverage'), m('invalid', 'invalid_rate', { lower: true })],
   },
   ...[1, 4, 16, 32].map((h) => ({
-    id: `heads${h}`, what: `Transformer, h = ${h} heads (d_k = ${64 / h}), phrases of 2–20 words`,
+    id: `heads${h}`, what: `Transformer, h = ${h} head${h > 1 ? 's' : ''} (d_k = ${64 / h}), phrases of 2–20 words`,
     paper: h === 1 ? 'Table 3 (A): one head 0.9 BLEU below the best (h = 8)' : h === 32 ? 'Table 3 (A): too many heads also lose quality' : 'Table 3 (A), same compute for every h',
     metrics: [m('held-out loss', 'loss', { lower: true, fmt: (x) => x.toFixed(3), sdFmt: (x) => x.toFixed(3) }), m('sequence', 'sequence_accuracy')],
   })),
@@ -127,8 +127,9 @@ async function worker() {
     if (!fresh && existsSync(j.file)) continue;
     const args = ['train', '--preset', j.r.id, '--seed', String(j.seed), '--out', path.join(keep, `${j.r.id}-seed${j.seed}.safetensors`), '--log-every', '1000'];
     console.error(`\n== ${j.r.what}, seed ${j.seed}: attn ${args.join(' ')}`);
+    const t0 = Date.now();
     const res = await run(args);
-    writeFileSync(j.file, `${JSON.stringify(res)}\n`);
+    writeFileSync(j.file, `${JSON.stringify({ ...res, wall_seconds: (Date.now() - t0) / 1000 })}\n`);
   }
 }
 await Promise.all(Array.from({ length: jobs }, worker));
@@ -153,7 +154,7 @@ for (const r of todo) {
     if (k.max !== undefined) met.push(worst <= k.max);
     row.metrics[k.label] = { values: xs, ...st, worst, target: k.min !== undefined ? { min: k.min } : k.max !== undefined ? { max: k.max } : null };
   }
-  const secs = stats(res.map((x) => x.train_seconds));
+  const secs = stats(res.map((x) => x.train_seconds ?? x.wall_seconds));
   row.steps = res[0].steps;
   row.minutes = secs.mean / 60;
   row.met = met.length ? met.every(Boolean) : null;

@@ -275,10 +275,15 @@ int cmd_train(Args& a) {
     return kInterruptedExit;
   }
   if (eval_samples > 0) {
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const EvalResult r = evaluate(*model, *task, eval_samples, seed + 1000003);
     std::printf("%s\n", nlohmann::json({{"loss", r.loss},
                                         {"token_accuracy", r.token_accuracy},
-                                        {"sequence_accuracy", r.sequence_accuracy}})
+                                        {"sequence_accuracy", r.sequence_accuracy},
+                                        {"samples", eval_samples},
+                                        {"steps", done},
+                                        {"train_seconds", secs}})
                             .dump()
                             .c_str());
   }

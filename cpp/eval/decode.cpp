@@ -109,7 +109,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
   }
   std::vector<bool> done(srcs.size(), false);
   if (std::unique_ptr<StepDecoder> sd =
-          step_cache ? m.step_decoder(srcs, int(srcs.size()), max_len) : nullptr) {
+          step_cache && max_len >= 1 ? m.step_decoder(srcs, int(srcs.size()), max_len) : nullptr) {
     std::vector<int32_t> last(srcs.size(), int32_t(m.bos_id()));  // done rows repeat </s>
     for (int step = 0; step < max_len; ++step) {
       const std::vector<float> z = sd->step(last);
@@ -170,7 +170,8 @@ std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int 
   auto lp = [&](size_t len) { return std::pow((5.0 + double(len)) / 6.0, double(alpha)); };
   std::vector<Hyp> live{{{int32_t(m.bos_id())}, 0.0}};
   std::vector<Hyp> finished;
-  std::unique_ptr<StepDecoder> sd = step_cache ? m.step_decoder({src}, beam, max_len) : nullptr;
+  std::unique_ptr<StepDecoder> sd =
+      step_cache && max_len >= 1 ? m.step_decoder({src}, beam, max_len) : nullptr;
   for (int step = 0; step < max_len && !live.empty(); ++step) {
     std::vector<float> z;
     std::vector<size_t> at(live.size());  // where row r's next-token logits start in z

@@ -157,6 +157,9 @@ TEST_CASE("step decoder: decoding gives the same tokens with and without the cac
     CHECK(a == b);
   }
   CHECK(same == 20);
+  // no room to decode: empty outputs, as without the cache
+  CHECK(greedy_decode(*m, srcs, 0) == std::vector<std::vector<int32_t>>(srcs.size()));
+  CHECK(beam_decode(*m, srcs[0], 4, 0).empty());
   // an inspection that mutes a head decodes through the full prefix, and still decodes
   m->set_muted_heads({{"decoder.layers.0.multihead_attn", {1}}});
   CHECK_FALSE(m->step_decoder(srcs, 40, 14));

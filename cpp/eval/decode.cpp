@@ -69,6 +69,29 @@ int argmax(const float* z, int V) {
   return best;
 }
 
+// The logits of each row's next token, row r's at z[at[r]...]: from the step decoder, fed each
+// prefix's newest token, or else from a forward pass over the sources and whole prefixes.
+std::vector<float> next_logits(Model& m, StepDecoder* sd,
+                               const std::vector<std::vector<int32_t>>& srcs,
+                               const std::vector<std::vector<int32_t>>& prefixes,
+                               std::vector<size_t>& at) {
+  const size_t V = size_t(m.out_vocab());
+  at.resize(prefixes.size());
+  if (sd) {
+    std::vector<int32_t> last;
+    for (size_t r = 0; r < prefixes.size(); ++r) {
+      last.push_back(prefixes[r].back());
+      at[r] = r * V;
+    }
+    return sd->step(last);
+  }
+  const Batch b = prefix_batch(srcs, prefixes, m.pad_id());
+  m.forward(b, false, nullptr, 0.f);
+  for (size_t r = 0; r < prefixes.size(); ++r)
+    at[r] = (r * size_t(b.T) + prefixes[r].size() - 1) * V;
+  return m.logits();
+}
+
 }  // namespace
 
 void check_source(const Model& m, const std::vector<int32_t>& src, const char* what) {
@@ -108,43 +131,21 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
     return out;
   }
   std::vector<bool> done(srcs.size(), false);
-  if (std::unique_ptr<StepDecoder> sd =
-          step_cache && max_len >= 1 ? m.step_decoder(srcs, int(srcs.size()), max_len) : nullptr) {
-    std::vector<int32_t> last(srcs.size(), int32_t(m.bos_id()));  // done rows repeat </s>
-    for (int step = 0; step < max_len; ++step) {
-      const std::vector<float> z = sd->step(last);
-      bool all = true;
-      for (size_t r = 0; r < srcs.size(); ++r) {
-        if (done[r]) continue;
-        const int tok = argmax(z.data() + r * size_t(V), V);
-        last[r] = tok;
-        if (tok == eos) {
-          done[r] = true;
-        } else {
-          out[r].push_back(tok);
-          all = false;
-        }
-      }
-      if (all) break;
-    }
-    return out;
-  }
+  const std::unique_ptr<StepDecoder> sd =
+      step_cache && max_len >= 1 ? m.step_decoder(srcs, int(srcs.size()), max_len) : nullptr;
   std::vector<std::vector<int32_t>> prefixes(srcs.size(), {int32_t(m.bos_id())});
+  std::vector<size_t> at;
   for (int step = 0; step < max_len; ++step) {
-    const Batch b = prefix_batch(srcs, prefixes, pad);
-    m.forward(b, false, nullptr, 0.f);
-    const std::vector<float> z = m.logits();
+    const std::vector<float> z = next_logits(m, sd.get(), srcs, prefixes, at);
     bool all = true;
-    for (int r = 0; r < b.B; ++r) {
-      if (done[size_t(r)]) continue;
-      const int t = int(prefixes[size_t(r)].size()) - 1;
-      const float* zr = z.data() + (size_t(r) * b.T + t) * V;
-      const int tok = argmax(zr, V);
+    for (size_t r = 0; r < srcs.size(); ++r) {
+      if (done[r]) continue;  // a finished row's prefix stays as it is
+      const int tok = argmax(z.data() + at[r], V);
       if (tok == eos) {
-        done[size_t(r)] = true;
+        done[r] = true;
       } else {
-        prefixes[size_t(r)].push_back(tok);
-        out[size_t(r)].push_back(tok);
+        prefixes[r].push_back(tok);
+        out[r].push_back(tok);
         all = false;
       }
     }
@@ -173,22 +174,10 @@ std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int 
   std::unique_ptr<StepDecoder> sd =
       step_cache && max_len >= 1 ? m.step_decoder({src}, beam, max_len) : nullptr;
   for (int step = 0; step < max_len && !live.empty(); ++step) {
-    std::vector<float> z;
-    std::vector<size_t> at(live.size());  // where row r's next-token logits start in z
-    if (sd) {
-      std::vector<int32_t> last;
-      for (const Hyp& h : live) last.push_back(h.toks.back());
-      z = sd->step(last);
-      for (size_t r = 0; r < live.size(); ++r) at[r] = r * size_t(V);
-    } else {
-      std::vector<std::vector<int32_t>> srcs(live.size(), src), pre;
-      for (const Hyp& h : live) pre.push_back(h.toks);
-      const Batch b = prefix_batch(srcs, pre, m.pad_id());
-      m.forward(b, false, nullptr, 0.f);
-      z = m.logits();
-      for (size_t r = 0; r < live.size(); ++r)
-        at[r] = (r * size_t(b.T) + live[r].toks.size() - 1) * size_t(V);
-    }
+    std::vector<std::vector<int32_t>> pre;
+    for (const Hyp& h : live) pre.push_back(h.toks);
+    std::vector<size_t> at;
+    const std::vector<float> z = next_logits(m, sd.get(), std::vector(live.size(), src), pre, at);
     std::vector<Cand> cand;
     cand.reserve(live.size() * size_t(V));
     for (size_t r = 0; r < live.size(); ++r) {

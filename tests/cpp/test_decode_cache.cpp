@@ -30,22 +30,15 @@ nlohmann::json config(bool norm_first, const char* pos, bool tie) {
           {"activation", "gelu"}};
 }
 
-// Logits [T,V] of row `r` of a teacher-forced forward over (srcs, prefixes).
+// Logits [T,V] of row `r` of a teacher-forced forward over (srcs, prefixes); prefixes start
+// with <s>, which make_batch adds.
 std::vector<std::vector<float>> full_logits(Model& m, const std::vector<std::vector<int32_t>>& srcs,
                                             const std::vector<std::vector<int32_t>>& prefixes,
                                             int r) {
-  Batch b;
-  b.B = int(srcs.size());
-  for (const auto& s : srcs) b.S = std::max(b.S, int(s.size()));
-  for (const auto& p : prefixes) b.T = std::max(b.T, int(p.size()));
-  b.src.assign(size_t(b.B) * b.S, kPad);
-  b.tgt_in.assign(size_t(b.B) * b.T, kPad);
-  b.tgt_out.assign(size_t(b.B) * b.T, kPad);
-  for (int i = 0; i < b.B; ++i) {
-    std::copy(srcs[size_t(i)].begin(), srcs[size_t(i)].end(), b.src.begin() + long(i) * b.S);
-    std::copy(prefixes[size_t(i)].begin(), prefixes[size_t(i)].end(),
-              b.tgt_in.begin() + long(i) * b.T);
-  }
+  std::vector<Example> ex;
+  for (size_t i = 0; i < srcs.size(); ++i)
+    ex.push_back({srcs[i], std::vector<int32_t>(prefixes[i].begin() + 1, prefixes[i].end())});
+  const Batch b = make_batch(ex);
   m.forward(b, false, nullptr, 0.f);
   const std::vector<float> z = m.logits();
   const int V = m.out_vocab();

@@ -56,6 +56,24 @@ void progress(const StepInfo& s, int last, double secs, long tokens, bool tty, i
 // seed): `attn train --preset hull5 --seed 2 --out h.safetensors` is the table's run for seed 2.
 // Flags given on the command line win over the recipe's.
 using Recipe = std::vector<std::pair<std::string, std::string>>;
+
+// The head-count ablation (Vaswani et al. 2017, Table 3 rows A) in small: one Transformer width
+// (d_model 64, 2+2 layers), the same data, steps and seed, h = 1, 4, 16 or 32 heads (d_k = 64,
+// 16, 4, 2); the attention's arithmetic is the same for every h.
+Recipe heads_recipe(int h) {
+  return {{"model", "transformer"},
+          {"task", "phrases"},
+          {"task-options", R"({"n_min":2,"n_max":20})"},
+          {"d-model", "64"},
+          {"heads", std::to_string(h)},
+          {"d-ff", "256"},
+          {"layers", "2"},
+          {"dropout", "0"},
+          {"batch", "32"},
+          {"steps", "1000"},
+          {"warmup", "400"}};
+}
+
 const std::vector<std::pair<std::string, Recipe>>& recipes() {
   static const std::vector<std::pair<std::string, Recipe>> r = {
       {"dates", {{"model", "rnnsearch"}, {"task", "dates"}, {"hidden", "64"}, {"steps", "600"}}},
@@ -117,35 +135,17 @@ const std::vector<std::pair<std::string, Recipe>>& recipes() {
         {"lr-final", "0.0001"},
         {"decay-from", "24000"},
         {"eval-every", "4000"}}},
+      {"heads1", heads_recipe(1)},
+      {"heads4", heads_recipe(4)},
+      {"heads16", heads_recipe(16)},
+      {"heads32", heads_recipe(32)},
   };
   return r;
 }
 
-// The head-count ablation (Vaswani et al. 2017, Table 3 rows A) in small: one Transformer width
-// (d_model 64, 2+2 layers), the same data, steps and seed, h = 1, 4, 16 or 32 heads (d_k = 64,
-// 16, 4, 2); the attention's arithmetic is the same for every h.
-Recipe heads_recipe(int h) {
-  return {{"model", "transformer"},
-          {"task", "phrases"},
-          {"task-options", R"({"n_min":2,"n_max":20})"},
-          {"d-model", "64"},
-          {"heads", std::to_string(h)},
-          {"d-ff", "256"},
-          {"layers", "2"},
-          {"dropout", "0"},
-          {"batch", "32"},
-          {"steps", "1000"},
-          {"warmup", "400"}};
-}
-
 const Recipe* find_recipe(const std::string& name) {
-  static const std::vector<std::pair<std::string, Recipe>> heads = {{"heads1", heads_recipe(1)},
-                                                                    {"heads4", heads_recipe(4)},
-                                                                    {"heads16", heads_recipe(16)},
-                                                                    {"heads32", heads_recipe(32)}};
-  for (const auto* list : {&recipes(), &heads})
-    for (const auto& [n, flags] : *list)
-      if (n == name) return &flags;
+  for (const auto& [n, flags] : recipes())
+    if (n == name) return &flags;
   return nullptr;
 }
 
@@ -159,8 +159,7 @@ int cmd_train(Args& a) {
     std::string names;
     for (const auto& kv : recipes()) names += kv.first + ", ";
     AL_CHECK(r, "unknown --preset " << preset << " (recipes: " << names
-                                    << "heads1, heads4, heads16, heads32; for --task parallel: "
-                                       "small, base, big)");
+                                    << "and for --task parallel: small, base, big)");
     a.defaults(*r);
     a.defaults({{"eval-samples", "1000"}});  // the table's figure: 1000 held-out samples
   }

@@ -13,13 +13,19 @@ import { must } from './lib/run.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const jobs = String(process.env.ATTNLAB_JOBS || 2);
-const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
+// ccache, where installed (scripts/setup.sh installs it), compiles the native folders. The CUDA
+// build's C++ objects are the Release build's (cpp/cuda/cuda.cmake), so they come from the cache;
+// CCACHE_BASEDIR makes paths inside the repository relative, so that one file compiled in two
+// build folders hashes alike.
+const ccache = ['/usr/bin/ccache', '/usr/local/bin/ccache'].find((p) => existsSync(p));
+const env = { ...process.env, NODE_PATH: '/usr/share/nodejs', CCACHE_BASEDIR: root };
 
 // target: one CMake target (or a list) instead of all (npm start needs only the page's module).
 async function cmakeBuild(dir, configureArgs, { emscripten = false, target = null } = {}) {
   const bdir = path.join(root, 'build', dir);
   if (!existsSync(path.join(bdir, 'CMakeCache.txt'))) {
     const args = ['-S', root, '-B', bdir, ...configureArgs];
+    if (ccache && !emscripten) args.push(`-DCMAKE_CXX_COMPILER_LAUNCHER=${ccache}`);
     if (emscripten) await must('emcmake', ['cmake', ...args], { cwd: root, env });
     else await must('cmake', args, { cwd: root, env });
   }

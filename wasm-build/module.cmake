@@ -22,13 +22,17 @@ else()
   set(ATTNLAB_MODULE_NAME attnlab)
 endif()
 
-add_executable(attnlab_web ${ATTNLAB_BIND_SOURCES})
+# The bindings compile once; both flavours link the same objects.
+add_library(attnlab_bind OBJECT ${ATTNLAB_BIND_SOURCES})
+target_link_libraries(attnlab_bind PRIVATE attnlab)
+
+add_executable(attnlab_web $<TARGET_OBJECTS:attnlab_bind>)
 target_link_libraries(attnlab_web PRIVATE attnlab)
 set_target_properties(attnlab_web PROPERTIES OUTPUT_NAME ${ATTNLAB_MODULE_NAME} SUFFIX .mjs)
 target_link_options(attnlab_web PRIVATE ${ATTNLAB_LINK_COMMON} -sEXPORT_ES6=1
                     -sENVIRONMENT=web,worker)
 
-add_executable(attnlab_node ${ATTNLAB_BIND_SOURCES})
+add_executable(attnlab_node $<TARGET_OBJECTS:attnlab_bind>)
 target_link_libraries(attnlab_node PRIVATE attnlab)
 set_target_properties(attnlab_node PROPERTIES OUTPUT_NAME ${ATTNLAB_MODULE_NAME}-node SUFFIX .cjs)
 target_link_options(attnlab_node PRIVATE ${ATTNLAB_LINK_COMMON} -sENVIRONMENT=node)

@@ -21,8 +21,12 @@ target_compile_options(attnlab_cuda PRIVATE
   $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra --expt-relaxed-constexpr>)
 target_link_libraries(attnlab_cuda PUBLIC CUDA::cudart_static CUDA::cublas)
 
-target_compile_definitions(attnlab PUBLIC ATTNLAB_WITH_CUDA)
-target_link_libraries(attnlab PUBLIC attnlab_cuda)
+# Only the kernel table's registry needs to know; the rest of the engine compiles exactly as in
+# the native Release build (and the CUDA headers stay out of it), so with ccache those objects
+# come from the cache (scripts/build.mjs).
+set_property(SOURCE ${CMAKE_SOURCE_DIR}/cpp/kernels/cpu_table.cpp APPEND PROPERTY
+             COMPILE_DEFINITIONS ATTNLAB_WITH_CUDA)
+set_property(TARGET attnlab APPEND PROPERTY INTERFACE_LINK_LIBRARIES "$<LINK_ONLY:attnlab_cuda>")
 
 # NCCL from the CUDA toolkit: the GPU backend of data-parallel training (cpp/dist/nccl_*).
 find_library(ATTNLAB_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})

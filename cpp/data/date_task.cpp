@@ -190,6 +190,11 @@ SeqExample DateTask::example(CivilDate d, int f) const {
   for (char c : ex.tgt_text) ex.tgt.push_back(tgt_.id(std::string(1, c)));
   ex.gold.assign(ex.tgt.size(), {});
   for (int i = 0; i < 4; ++i) ex.gold[size_t(i)] = {year_at[i]};
+  // With years 1950..2049 the century digits are ambiguous: the year's first digit also
+  // follows from its second (9, 5..8 -> "1"; 0..4 -> "2") and the second from the first
+  // ("1" -> "9", "2" -> "0"). Reading either is a correct alignment: both are possible links.
+  ex.possible.assign(ex.tgt.size(), {});
+  ex.possible[0] = ex.possible[1] = {year_at[0], year_at[1]};
   for (int i = 0; i < 2; ++i) ex.gold[size_t(5 + i)] = {month_at[i]};
   for (int i = 0; i < 2; ++i) ex.gold[size_t(8 + i)] = {day_at[i]};
   return ex;

@@ -2,7 +2,9 @@
 // ko-KR; the full/long/medium/short styles of Intl.DateTimeFormat, e.g. "Saturday, 25 December
 // 2021", "samedi 25 décembre 2021", "2021년 12월 25일 토요일") -> ISO "2021-12-25", for dates in
 // 1950..2049. Targets are characters; every digit of the target is aligned with the source
-// token it comes from (the year digit, the month word or digit, the day digit).
+// token it comes from (the year digit, the month word or digit, the day digit): the sure links.
+// The two century digits determine each other in this range, so for the alignment error rate
+// their links are possible ones, both digits for each (see example()).
 #pragma once
 #include <string>
 

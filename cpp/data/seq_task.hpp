@@ -33,6 +33,10 @@ struct SeqExample {
   std::vector<int32_t> src, tgt;  // token ids, no <s>/</s>
   // gold[i]: source positions aligned with target token i (empty: no gold link, e.g. '-').
   std::vector<std::vector<int>> gold;
+  // possible[i]: non-empty where the task leaves target i's alignment ambiguous (several
+  // source tokens determine it): then all of these are possible links and target i has no
+  // sure one (Och & Ney 2003). Elsewhere, or when possible is shorter: gold[i] is sure.
+  std::vector<std::vector<int>> possible;
 };
 
 class SeqTask : public Task {

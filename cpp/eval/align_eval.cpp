@@ -13,6 +13,7 @@ nlohmann::json AlignEval::to_json() const {
                       {"sequence_accuracy", sequence_accuracy},
                       {"token_accuracy", token_accuracy}};
   if (aer >= 0) j["aer"] = aer;
+  if (aer_sure >= 0) j["aer_sure"] = aer_sure;
   nlohmann::json pl = nlohmann::json::object();
   for (const auto& [len, ct] : per_length)
     pl[std::to_string(len)] = ct.second ? double(ct.first) / double(ct.second) : 0.0;
@@ -21,21 +22,32 @@ nlohmann::json AlignEval::to_json() const {
 }
 
 double alignment_error_rate(const std::vector<std::vector<std::vector<float>>>& attn,
-                            const std::vector<std::vector<std::vector<int>>>& gold) {
+                            const std::vector<std::vector<std::vector<int>>>& gold,
+                            const std::vector<std::vector<std::vector<int>>>& possible) {
   AL_CHECK(attn.size() == gold.size(),
            "aer: " << attn.size() << " alignments, " << gold.size() << " gold alignments");
-  long a = 0, s = 0, hit = 0;
+  AL_CHECK(possible.empty() || possible.size() == gold.size(),
+           "aer: " << possible.size() << " possible-link lists for " << gold.size() << " examples");
+  const auto has = [](const std::vector<int>& v, int j) {
+    return std::find(v.begin(), v.end(), j) != v.end();
+  };
+  static const std::vector<int> none;
+  long a = 0, s = 0, hit_s = 0, hit_p = 0;
   for (size_t n = 0; n < gold.size(); ++n)
     for (size_t i = 0; i < gold[n].size(); ++i) {
-      if (gold[n][i].empty()) continue;
-      s += long(gold[n][i].size());
+      const bool ambiguous = !possible.empty() && i < possible[n].size() && !possible[n][i].empty();
+      const std::vector<int>& sure = ambiguous ? none : gold[n][i];
+      const std::vector<int>& links = ambiguous ? possible[n][i] : gold[n][i];  // P
+      if (links.empty()) continue;
+      s += long(sure.size());
       if (i >= attn[n].size()) continue;
       const auto& row = attn[n][i];
       const int j = int(std::max_element(row.begin(), row.end()) - row.begin());
       ++a;
-      hit += std::count(gold[n][i].begin(), gold[n][i].end(), j) > 0;
+      hit_s += has(sure, j);
+      hit_p += has(links, j);
     }
-  return a + s ? 1.0 - 2.0 * double(hit) / double(a + s) : 0.0;
+  return a + s ? 1.0 - double(hit_s + hit_p) / double(a + s) : 0.0;
 }
 
 namespace {
@@ -47,7 +59,7 @@ struct Tally {
   long samples = 0, exact = 0, tok_hit = 0, tok_all = 0;  // greedy outputs vs the references
   std::map<int, std::pair<long, long>> per_length;
   std::vector<std::vector<std::vector<float>>> attn;
-  std::vector<std::vector<std::vector<int>>> gold;
+  std::vector<std::vector<std::vector<int>>> gold, possible;
 
   void add(Model& m, const std::vector<SeqExample>& ex, size_t i, size_t end) {
     std::vector<Example> part;
@@ -70,6 +82,7 @@ struct Tally {
         }
         attn.push_back(std::move(rows));
         gold.push_back(ex[k].gold);
+        possible.push_back(ex[k].possible);
       }
     }
     const std::vector<std::vector<int32_t>> d = greedy_decode(m, srcs, max_tgt + 2);
@@ -114,7 +127,10 @@ AlignEval evaluate_aligned(Model& m, const SeqTask& task, int samples, uint64_t 
   r.per_length = t.per_length;
   r.sequence_accuracy = double(t.exact) / double(std::max(1L, t.samples));
   r.token_accuracy = double(t.tok_hit) / double(std::max(1L, t.tok_all));
-  if (m.aligns()) r.aer = alignment_error_rate(t.attn, t.gold);
+  if (m.aligns()) {
+    r.aer = alignment_error_rate(t.attn, t.gold, t.possible);
+    r.aer_sure = alignment_error_rate(t.attn, t.gold);
+  }
   return r;
 }
 
@@ -126,7 +142,7 @@ EvalResult evaluate_with_alignment(Model& m, const SeqTask& task, int samples, u
   r.loss = t.forced.loss();
   r.token_accuracy = t.forced.accuracy();
   r.sequence_accuracy = double(t.exact) / double(samples);
-  if (m.aligns()) r.aer = alignment_error_rate(t.attn, t.gold);
+  if (m.aligns()) r.aer = alignment_error_rate(t.attn, t.gold, t.possible);
   for (const auto& [len, ct] : t.per_length)
     r.per_length[len] = ct.second ? double(ct.first) / double(ct.second) : 0.0;
   return r;

@@ -37,6 +37,7 @@ ok encoder-eval "$ATTN" eval --checkpoint "$DIR/enc.safetensors" --task copy --s
 # a reproduction recipe by name (--preset): its flags, 1000 held-out samples, and given flags win
 ok preset "$ATTN" train --preset dates --steps 3 --seed 2 --out "$DIR/dates.safetensors"
 has preset '"aer":'
+has preset '"aer_sure":'
 has preset '"samples":1000'
 has preset '"steps":3,'
 ok preset-heads "$ATTN" train --preset heads16 --steps 2 --eval-samples 10 --out "$DIR/h16.safetensors"

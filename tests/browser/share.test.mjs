@@ -1,9 +1,10 @@
 // Sharing and exporting what a reader sees, and what a demo shows before any training:
 //   - "Copy embed code" under a demo gives the <script> and an <attnlab-demo> tag with the demo's
-//     current settings and language, shown in a labelled field; that code, pasted into a fresh
-//     host page, renders the widget with the same settings;
+//     current settings and language (a language switch rewrites it), shown in a labelled field;
+//     that code, pasted into a fresh host page, renders the widget with the same settings;
 //   - every heatmap and chart has PNG and CSV download buttons: the CSV holds the element's own
-//     numbers with their labels, the PNG is a PNG of the drawn canvas's size;
+//     numbers with their labels, the PNG is a PNG of the drawn canvas's size (a chart's has its
+//     legend under the plot);
 //   - before the reader presses Start, the training demos show the untrained model (step 0) from
 //     the engine: maps whose rows sum to 1, loss curves that start at a finite step-0 point, and
 //     nothing trains;
@@ -88,6 +89,12 @@ test('copy embed code: the tag carries the demo\'s settings and language, and re
   // the open field, its status and the download buttons pass axe in the dark theme too
   await ko.evaluate(() => { document.documentElement.dataset.theme = 'dark'; });
   assert.deepEqual(await axeDemo(ko, 'sdpa'), []);
+  // switching the page to English rewrites the shown code, which keeps the demo's settings
+  await ko.click('#lang-toggle');
+  await ko.waitForFunction(() => document.documentElement.lang === 'en');
+  const switched = await ko.locator('[data-demo=sdpa] textarea[name=embed-code]').inputValue();
+  assert.match(switched, /dk="8"[^>]* lang="en"/, switched);
+  assert.equal(await ko.locator('[data-demo=sdpa]').getByRole('textbox', { name: /Embed code/ }).isVisible(), true);
   await ko.close();
 
   const host = await hostPage(`<h1>Course page</h1>${code}`);
@@ -141,7 +148,25 @@ test('PNG and CSV downloads of a heatmap and a chart hold what is drawn', async 
   const chartPng = await download(page, chart.getByRole('button', { name: /PNG: download this chart/ }));
   assert.equal(chartPng.bytes.subarray(1, 4).toString('latin1'), 'PNG');
   const csize = await chart.evaluate((c) => { const cv = c.querySelector('canvas'); return [cv.width, cv.height]; });
-  assert.deepEqual([chartPng.bytes.readUInt32BE(16), chartPng.bytes.readUInt32BE(20)], csize);
+  const [pw, ph] = [chartPng.bytes.readUInt32BE(16), chartPng.bytes.readUInt32BE(20)];
+  assert.equal(pw, csize[0], 'the PNG has the plot\'s width');
+  assert.ok(ph > csize[1] && ph < csize[1] + 120, `the PNG is the plot (${csize[1]} px high) and a legend under it: ${ph} px`);
+  // the legend under the plot: a line in each series' colour (uPlot's legend is HTML, not canvas)
+  const legend = await chart.evaluate((c) => {
+    const pic = c.querySelector('.export-bar').picture();
+    const plotH = c.querySelector('canvas').height;
+    const px = pic.getContext('2d').getImageData(0, plotH, pic.width, pic.height - plotH).data;
+    const seen = new Set();
+    for (let k = 0; k < px.length; k += 4) if (px[k + 3] === 255) seen.add(`#${[px[k], px[k + 1], px[k + 2]].map((v) => v.toString(16).padStart(2, '0')).join('')}`.toUpperCase());
+    // the series' own colours, from uPlot's HTML legend (its markers; the x series has none)
+    const strokes = [...c.querySelectorAll('.u-legend .u-marker')].map((m) => getComputedStyle(m).borderTopColor)
+      .filter((col) => !/rgba\(.*, 0\)$/.test(col));
+    return { height: pic.height, seen: [...seen], strokes, labels: c.chartData.labels };
+  });
+  assert.equal(legend.height, ph);
+  assert.ok(legend.strokes.length === legend.labels.length && legend.labels.length >= 2, JSON.stringify(legend));
+  const hex = (rgb) => `#${rgb.match(/\d+/g).slice(0, 3).map((v) => Number(v).toString(16).padStart(2, '0')).join('')}`.toUpperCase();
+  for (const s of legend.strokes) assert.ok(legend.seen.includes(hex(s)), `the legend has a line in ${hex(s)}: ${legend.seen.length} opaque colours`);
 
   // the Korean page labels them in Korean
   await page.click('#lang-toggle');

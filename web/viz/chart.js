@@ -37,7 +37,53 @@ export function lineChart(el, opts0) {
   let plot = null;
   const width = () => Math.max(240, Math.min(el.clientWidth || 320, 640));
   Object.defineProperty(el, 'chartData', { configurable: true, get: () => ({ xLabel: opts.xLabel, labels: opts.series.map((s) => s.label), data }) });
-  const bar = exportBar(el, { kind: 'chart', picture: () => plot?.ctx.canvas, table: () => chartTable(el.chartData) });
+  const bar = exportBar(el, { kind: 'chart', picture, table: () => chartTable(el.chartData) });
+
+  // The picture a PNG saves: the plot and, under it, its legend (each series' colour, dash and
+  // label), which uPlot draws in HTML, so the canvas alone would lose it.
+  function picture() {
+    if (!plot) return null;
+    const src = plot.ctx.canvas;
+    const r = src.width / (plot.width || src.width);  // device pixels per CSS pixel
+    const style = getComputedStyle(el);
+    const font = `${Math.round(12 * r)}px ${style.fontFamily || 'sans-serif'}`;
+    const pad = 8 * r, swatch = 24 * r, gap = 6 * r, sep = 16 * r, lineH = 18 * r;
+    const g0 = document.createElement('canvas').getContext('2d');
+    g0.font = font;
+    // lay the entries out in rows across the plot's width
+    const rows = [[]];
+    let x = pad;
+    const items = opts.series.map((s, i) => ({
+      label: s.label ?? '', color: s.color ?? OKABE_ITO[i % OKABE_ITO.length], dash: s.dash ?? DASH[i % DASH.length],
+    })).map((it) => ({ ...it, w: swatch + gap + g0.measureText(it.label).width }));
+    for (const it of items) {
+      if (x + it.w > src.width - pad && rows.at(-1).length) { rows.push([]); x = pad; }
+      rows.at(-1).push({ ...it, x });
+      x += it.w + sep;
+    }
+    const out = document.createElement('canvas');
+    out.width = src.width;
+    out.height = Math.round(src.height + 2 * pad + rows.length * lineH);
+    const g = out.getContext('2d');
+    g.drawImage(src, 0, 0);
+    g.font = font;
+    g.textBaseline = 'middle';
+    rows.forEach((row, k) => {
+      const y = Math.round(src.height + pad + (k + 0.5) * lineH);
+      for (const { label, color, dash, x: x0 } of row) {
+        g.strokeStyle = color;
+        g.lineWidth = 2 * r;
+        g.setLineDash(dash.map((d) => d * r));
+        g.beginPath();
+        g.moveTo(x0, y);
+        g.lineTo(x0 + swatch, y);
+        g.stroke();
+        g.fillStyle = style.color;
+        g.fillText(label, x0 + swatch + gap, y);
+      }
+    });
+    return out;
+  }
 
   function build() {
     plot?.destroy();

@@ -103,6 +103,7 @@ export function exportBar(owner, { kind, picture, table }) {
   csv.addEventListener('click', () => {
     download(new Blob([`\ufeff${csvText(table())}`], { type: 'text/csv;charset=utf-8' }), fileName(owner, kind, 'csv'));
   });
+  bar.picture = picture;  // what the PNG button saves
   bar.relabel();
   watch(bar);
   return bar;

@@ -2,8 +2,8 @@
 // <attnlab-demo> tag with the demo's current settings as attributes (ctx.settings(), the keys
 // the demo reads and writes) and the page's language, so a course page can show this very view.
 // The code goes to the clipboard where the browser allows it, and is always shown in a labelled,
-// selectable text field.
-import { t, getLang } from '../../i18n/index.js';
+// selectable text field. A shown field follows a language switch of the page (its lang="..").
+import { t, getLang, onLangChange } from '../../i18n/index.js';
 
 const attr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
@@ -14,7 +14,9 @@ export function embedCode(name, settings, { src = new URL('embed.js', document.b
 }
 
 export function addShareBar(host, ctx) {
-  host.querySelector(':scope > .demo-share')?.remove();
+  const old = host.querySelector(':scope > .demo-share');
+  old?.stopFollowingLang?.();
+  old?.remove();
   const bar = document.createElement('div');
   bar.className = 'demo-share';
   const id = `embed-code-${ctx.name}`;
@@ -28,6 +30,10 @@ export function addShareBar(host, ctx) {
   const field = bar.querySelector('textarea');
   button.textContent = t('share.copy');
   label.querySelector('span').textContent = t('share.code');
+  // the shown code names the page's language: rewrite it when the reader switches
+  bar.stopFollowingLang = onLangChange(() => {
+    if (!label.hidden) field.value = embedCode(ctx.name, ctx.settings());
+  });
   button.addEventListener('click', async () => {
     field.value = embedCode(ctx.name, ctx.settings());
     label.hidden = false;

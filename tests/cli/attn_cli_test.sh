@@ -43,6 +43,17 @@ has preset '"steps":3,'
 ok preset-heads "$ATTN" train --preset heads16 --steps 2 --eval-samples 10 --out "$DIR/h16.safetensors"
 ok preset-heads-info "$ATTN" eval --checkpoint "$DIR/h16.safetensors" --task phrases --samples 5
 bad unknown-preset "$ATTN" train --preset hull99 --out "$DIR/x"
+# --eval-seed: the held-out sets are attn eval's with that seed (its default is 12345), so the
+# figures agree; without it they are drawn from the training seed, and differ
+hull=(train --model pointer --task convex-hull --n 5 --hidden 16 --steps 100 --seed 4 --eval-samples 200)
+ok evalseed "$ATTN" "${hull[@]}" --eval-seed 12345 --out "$DIR/hull.safetensors"
+area_fixed=$(grep -o '"area_coverage":[0-9.e-]*' "$DIR/out")
+ok evalseed-own "$ATTN" "${hull[@]}" --out "$DIR/hull2.safetensors"
+area_own=$(grep -o '"area_coverage":[0-9.e-]*' "$DIR/out")
+ok evalseed-eval "$ATTN" eval --checkpoint "$DIR/hull.safetensors" --samples 200
+area_eval=$(grep -o '"area_coverage":[0-9.e-]*' "$DIR/out")
+[ -n "$area_fixed" ] && [ "$area_fixed" = "$area_eval" ] && [ "$area_own" != "$area_eval" ] ||
+  { echo "FAIL evalseed: train --eval-seed 12345 $area_fixed, without $area_own, eval $area_eval"; fails=$((fails + 1)); }
 
 head -c 1000 "$C" >"$DIR/trunc.safetensors"
 head -c 5 "$C" >"$DIR/tiny.safetensors"

@@ -2,7 +2,8 @@
 // {set(x, ys), relabel({series, xLabel, yLabel}), destroy()}. Colours are the Okabe–Ito set
 // (colour-blind safe) with dashes as a second cue; the chart follows its container's width.
 // Axes and their labels take the text colour when drawn and are redrawn after a light/dark switch.
-// PNG / CSV download buttons sit under it; `el.chartData` is what they save ({xLabel, labels, data}).
+// PNG / CSV download buttons sit under it; `el.chartData` is what the CSV saves ({xLabel, labels,
+// data}), and the PNG is the plot with its legend drawn under it.
 // Its text alternative is a visually hidden summary kept current (`.chart-summary`: per series,
 // how many points and the first, last, smallest and largest value), in the page's language.
 import uPlot from 'uplot';

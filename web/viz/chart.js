@@ -12,6 +12,9 @@ import { exportBar, chartTable } from './export.js';
 
 const DASH = [[], [6, 4], [2, 3], [10, 3, 2, 3]];
 
+// A series' colour and dash, as the plot draws it and the PNG's legend repeats it.
+const look = (s, i) => ({ color: s.color ?? OKABE_ITO[i % OKABE_ITO.length], dash: s.dash ?? DASH[i % DASH.length] });
+
 const num = (v) => (Math.abs(v) >= 1000 || Number.isInteger(v) ? String(Math.round(v)) : v.toPrecision(3));
 const WORDS = {
   en: { chart: (y, x) => `Chart of ${y || 'values'} against ${x || 'x'}.`, empty: 'no data yet',
@@ -54,9 +57,8 @@ export function lineChart(el, opts0) {
     // lay the entries out in rows across the plot's width
     const rows = [[]];
     let x = pad;
-    const items = opts.series.map((s, i) => ({
-      label: s.label ?? '', color: s.color ?? OKABE_ITO[i % OKABE_ITO.length], dash: s.dash ?? DASH[i % DASH.length],
-    })).map((it) => ({ ...it, w: swatch + gap + g0.measureText(it.label).width }));
+    const items = opts.series.map((s, i) => ({ label: s.label ?? '', ...look(s, i) }))
+      .map((it) => ({ ...it, w: swatch + gap + g0.measureText(it.label).width }));
     for (const it of items) {
       if (x + it.w > src.width - pad && rows.at(-1).length) { rows.push([]); x = pad; }
       rows.at(-1).push({ ...it, x });
@@ -95,8 +97,7 @@ export function lineChart(el, opts0) {
       axes: [axis(opts.xLabel), axis(opts.yLabel)],
       legend: { live: false },
       series: [{ label: opts.xLabel }, ...opts.series.map((s, i) => ({
-        label: s.label, stroke: s.color ?? OKABE_ITO[i % OKABE_ITO.length], width: 2,
-        dash: s.dash ?? DASH[i % DASH.length],
+        label: s.label, stroke: look(s, i).color, width: 2, dash: look(s, i).dash,
         // a lone point (a curve's step 0 before training) is drawn as a dot
         points: { show: opts.points || s.points ? true : (u) => u.data[0].length === 1 },
       }))],

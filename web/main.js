@@ -292,7 +292,11 @@ document.getElementById('lang-toggle').addEventListener('click', () => {
   placeBeforeSwitch = readingPlace();
   setLang(getLang() === 'ko' ? 'en' : 'ko');
 });
+// body[data-lang] names the language once a switch is complete: prose re-rendered, demos relabelled
+let switches = 0;
 onLangChange(async () => {
+  const seq = ++switches;
+  delete document.body.dataset.lang;
   const place = placeBeforeSwitch ?? readingPlace();
   placeBeforeSwitch = null;
   renderNav();
@@ -301,6 +305,7 @@ onLangChange(async () => {
   applyI18n();
   if (shownEngine) showEngine(shownEngine);
   holdPlace(place);
+  if (seq === switches) document.body.dataset.lang = getLang();
 });
 ensureWidgetStyles();
 initTheme(document.getElementById('theme-toggle'));
@@ -330,6 +335,7 @@ for (const host of hosts.values()) observer.observe(host);
 for (const host of waiting) mountHost(host);
 waiting.clear();
 document.body.dataset.ready = '1';
+if (!switches) document.body.dataset.lang = getLang();
 // A section named in the hash (#bahdanau, beside any demo settings) is scrolled to and held at
 // the top while the demos around it mount; the hash then names it by its key, first (one of the
 // old positional anchors, #s04, becomes #bahdanau). From then on the hash follows the reader's

@@ -108,7 +108,7 @@ test('§2: the source-length slider reads the trained models at one length', asy
   await page.setViewportSize({ width: 375, height: 800 });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.click('#lang-toggle');
-  await page.waitForFunction(() => document.documentElement.lang === 'ko');
+  await page.waitForFunction(() => document.body.dataset.lang === 'ko');
   assert.match(await demo.locator('label:has(input[name=len])').textContent(), /소스 길이 L/);
   assert.match(await demo.locator('[name=compression]').textContent(), /요약 벡터 c 하나/);
   // the race's summary line follows the language switch too (it stayed in English before)
@@ -182,7 +182,7 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 64/h',
   await page.setViewportSize({ width: 375, height: 800 });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.click('#lang-toggle');
-  await page.waitForFunction(() => document.documentElement.lang === 'ko');
+  await page.waitForFunction(() => document.body.dataset.lang === 'ko');
   assert.match(await demo.locator('label:has(input[name=h])').textContent(), /헤드 수 h/);
   assert.match(await demo.locator('[name=dk]').textContent(), /d_k = 64\/4 = 16차원/);
   assert.equal(await demo.locator('[name=hgrid] figcaption').first().textContent(), '헤드 1');

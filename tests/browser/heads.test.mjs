@@ -120,7 +120,7 @@ test('§6: the step-through walks one head\'s computation with the engine\'s num
   await page.setViewportSize({ width: 375, height: 800 });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.click('#lang-toggle');
-  await page.waitForFunction(() => document.documentElement.lang === 'ko');
+  await page.waitForFunction(() => document.body.dataset.lang === 'ko');
   // the demos are relabelled after the page's prose is re-rendered in the new language
   await page.waitForFunction(() => document.querySelector('[data-demo=self-attention] .st-next')?.textContent === '다음 단계 ▶', null, { timeout: 10000 });
   const dark = await st.locator('tr.st-cur').first().evaluate((r) => [getComputedStyle(r).backgroundColor, getComputedStyle(document.body).backgroundColor]);
@@ -227,7 +227,7 @@ test('§8: heads measured, and muting heads changes the held-out loss and accura
   await page.setViewportSize({ width: 375, height: 800 });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.click('#lang-toggle');
-  await page.waitForFunction(() => document.documentElement.lang === 'ko');
+  await page.waitForFunction(() => document.body.dataset.lang === 'ko');
   await mutedAre(page, [1, 2, 3, 4], last);
   await page.waitForFunction(() => document.querySelector('[data-demo=multihead] .head-stats input[name=mute-1]')?.getAttribute('aria-label') === '헤드 1 끄기', null, { timeout: 10000 });
   await page.waitForFunction(() => /^끈 헤드: 1, 2, 3, 4\./.test(document.querySelector('[data-demo=multihead] [name=mutecmp]').textContent));

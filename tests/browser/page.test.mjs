@@ -67,7 +67,7 @@ test('the language toggle switches all visible text without a reload, keeping de
   const before = await page.evaluate(() => document.querySelector('[data-demo=mixing]').result.weights);
   await page.evaluate(() => { window.__sameDocument = true; });
   await page.click('#lang-toggle');
-  await page.waitForFunction(() => document.documentElement.lang === 'en');
+  await page.waitForFunction(() => document.body.dataset.lang === 'en');
   let text = await visibleText(page);
   const hangul = text.match(new RegExp(`.{0,30}${HANGUL.source}.{0,30}`))?.[0];
   assert.equal(hangul, undefined, `Korean left after switching to English: ${hangul}`);
@@ -77,7 +77,7 @@ test('the language toggle switches all visible text without a reload, keeping de
   assert.deepEqual(after, before);
   assert.match(await page.textContent('[data-demo=mixing]'), /softmax weights/);
   await page.click('#lang-toggle');
-  await page.waitForFunction(() => document.documentElement.lang === 'ko');
+  await page.waitForFunction(() => document.body.dataset.lang === 'ko');
   text = await visibleText(page);
   assert.match(text, HANGUL);
   assert.doesNotMatch(page.url(), /lang=en/);

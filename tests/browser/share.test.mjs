@@ -91,7 +91,7 @@ test('copy embed code: the tag carries the demo\'s settings and language, and re
   assert.deepEqual(await axeDemo(ko, 'sdpa'), []);
   // switching the page to English rewrites the shown code, which keeps the demo's settings
   await ko.click('#lang-toggle');
-  await ko.waitForFunction(() => document.documentElement.lang === 'en');
+  await ko.waitForFunction(() => document.body.dataset.lang === 'en');
   const switched = await ko.locator('[data-demo=sdpa] textarea[name=embed-code]').inputValue();
   assert.match(switched, /dk="8"[^>]* lang="en"/, switched);
   assert.equal(await ko.locator('[data-demo=sdpa]').getByRole('textbox', { name: /Embed code/ }).isVisible(), true);
@@ -170,7 +170,7 @@ test('PNG and CSV downloads of a heatmap and a chart hold what is drawn', async 
 
   // the Korean page labels them in Korean
   await page.click('#lang-toggle');
-  await page.waitForFunction(() => document.documentElement.lang === 'ko');
+  await page.waitForFunction(() => document.body.dataset.lang === 'ko');
   assert.equal(await demo.locator('al-heatmap [name=export-csv]').getAttribute('aria-label'), 'CSV: 이 지도의 숫자를 내려받기');
   assert.deepEqual(page.errors, []);
   await page.close();

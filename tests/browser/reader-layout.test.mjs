@@ -209,7 +209,7 @@ test('a language switch keeps the reader where they were in the text', async () 
   const switchLang = async () => {
     const lang = await page.evaluate(() => document.documentElement.lang);
     await press(page, '#lang-toggle');
-    await page.waitForFunction((l) => document.documentElement.lang !== l, lang);
+    await page.waitForFunction((l) => document.body.dataset.lang && document.body.dataset.lang !== l, lang);
     await page.waitForTimeout(2000);  // relabelled demos redraw, the layout settles
   };
   // [element kept in view, where it is put, elements that must stay put]

@@ -14,6 +14,9 @@
 //   npm run reproduce -- --only translate-de-en   the guide's German→English translator, from
 //                                      data to the page's model (scripts/translator.mjs; its
 //                                      own flags follow, e.g. --skip-train)
+//   npm run reproduce -- --only translate-sweep   the translator's configurations trained for the
+//                                      same wall time side by side (scripts/translate-sweep.mjs;
+//                                      its own flags follow, e.g. --minutes 110)
 // Each run's result is kept in build/reproduce/<id>-seed<s>.json and reused by later runs (so a
 // table can be completed over several sittings); the table, build/reproduce/results.json and,
 // when both phrase rows ran, the length curve docs/reproduce/length-curve.svg are rewritten.
@@ -115,9 +118,10 @@ if (!existsSync(attn)) {
 }
 const flag = (name, def) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : def);
 const only = flag('--only', '');
-if (only === 'translate-de-en') {
+if (only === 'translate-de-en' || only === 'translate-sweep') {
   const rest = process.argv.slice(2).filter((a, i, all) => a !== '--only' && all[i - 1] !== '--only');
-  const r = spawn(process.execPath, [path.join(root, 'scripts', 'translator.mjs'), ...rest], { stdio: 'inherit' });
+  const script = only === 'translate-de-en' ? 'translator.mjs' : 'translate-sweep.mjs';
+  const r = spawn(process.execPath, [path.join(root, 'scripts', script), ...rest], { stdio: 'inherit' });
   r.on('close', (code) => process.exit(code ?? 1));
   await new Promise(() => {});
 }
@@ -129,7 +133,7 @@ const fresh = process.argv.includes('--fresh');
 const words = only.split(',').filter(Boolean);
 const todo = runs.filter((x) => !words.length || words.some((w) => (runs.some((y) => y.id === w) ? x.id === w : x.id.includes(w))));
 if (!todo.length) {
-  console.error(`--only ${only}: no such row (rows: ${runs.map((r) => r.id).join(', ')}, translate-de-en)`);
+  console.error(`--only ${only}: no such row (rows: ${runs.map((r) => r.id).join(', ')}, translate-de-en, translate-sweep)`);
   process.exit(1);
 }
 mkdirSync(keep, { recursive: true });

@@ -4,9 +4,9 @@
 //   M: vocab 32, d_model 128, 4 heads, d_ff 512, 2+2 layers, lengths 32, batch 32
 //   base: the paper's base model, vocab 8000 (untied), d_model 512, 8 heads, d_ff 2048,
 //         6+6 layers, lengths 32, batch 16
-//   de-en: the guide's German-English translator (scripts/translator.mjs): shared vocab 5000
-//         with tied target embeddings, d_model 256, 4 heads, d_ff 1024, 3+3 layers, lengths 32,
-//         batch 128 (its 4,096-token batches)
+//   de-en: the guide's German-English translator (scripts/translator.mjs): shared vocab 3000
+//         with tied target embeddings, d_model 256, 4 heads, d_ff 512, 2+2 layers, lengths 32,
+//         batch 64 (its 2,048-token batches)
 // Dropout 0, label smoothing 0.1, fixed random tokens; the peer is
 // scripts/bench/transformer_torch.py. Medians over the timed steps: wall ms per step and its
 // forward / backward / Adam parts, and process CPU ms per step.
@@ -40,20 +40,20 @@ int cmd_bench(Args& a) {
   a.finish();
   set_num_threads(threads);
   struct Shape {
-    int C, L, B, V, H, N;
+    int C, L, B, V, H, N, F;  // F: d_ff
     bool tied;
   };
-  const Shape sh = size == "S"      ? Shape{64, 16, 32, 32, 4, 2, false}
-                   : size == "M"    ? Shape{128, 32, 32, 32, 4, 2, false}
-                   : size == "base" ? Shape{512, 32, 16, 8000, 8, 6, false}
-                                    : Shape{256, 32, 128, 5000, 4, 3, true};
+  const Shape sh = size == "S"      ? Shape{64, 16, 32, 32, 4, 2, 256, false}
+                   : size == "M"    ? Shape{128, 32, 32, 32, 4, 2, 512, false}
+                   : size == "base" ? Shape{512, 32, 16, 8000, 8, 6, 2048, false}
+                                    : Shape{256, 32, 64, 3000, 4, 2, 512, true};
   const int C = sh.C, L = sh.L, B = sh.B, V = sh.V, H = sh.H, N = sh.N;
   const nlohmann::json cfg = {{"model", "transformer"},
                               {"src_vocab", V},
                               {"tgt_vocab", V},
                               {"d_model", C},
                               {"heads", H},
-                              {"d_ff", 4 * C},
+                              {"d_ff", sh.F},
                               {"enc_layers", N},
                               {"dec_layers", N},
                               {"dropout", 0.0},

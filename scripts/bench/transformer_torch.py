@@ -2,8 +2,8 @@
 """PyTorch CPU peer of `attn bench`: ms per training step (forward + backward + Adam) of
 nn.Transformer with attnlab's embeddings (x sqrt(d_model), sinusoidal positions) and generator,
 at config S, M or base (the paper's base model: 6+6 layers, d_model 512, 8 heads, d_ff 2048,
-vocab 8000, lengths 32, batch 16) or de-en (the guide's translator: 3+3 layers, d_model 256,
-4 heads, vocab 5000 with a tied generator, lengths 32, batch 128), dropout 0, label smoothing 0.1, fixed random tokens.
+vocab 8000, lengths 32, batch 16) or de-en (the guide's translator: 2+2 layers, d_model 256,
+4 heads, d_ff 512, vocab 3000 with a tied generator, lengths 32, batch 64), dropout 0, label smoothing 0.1, fixed random tokens.
 Prints one JSON object (median wall and process-CPU ms per step).
 Usage: /usr/bin/python3 scripts/bench/transformer_torch.py --config S --threads 1
 (scripts/bench/transformer.mjs starts it with peers/env.mjs's environment: no
@@ -32,9 +32,10 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
-    C, L, B, V, H, N = {"S": (64, 16, 32, 32, 4, 2), "M": (128, 32, 32, 32, 4, 2),
-                        "base": (512, 32, 16, 8000, 8, 6), "de-en": (256, 32, 128, 5000, 4, 3)}[a.config]
-    model = nn.Transformer(C, H, N, N, 4 * C, 0.0, batch_first=True)
+    C, L, B, V, H, N, D_FF = {"S": (64, 16, 32, 32, 4, 2, 256), "M": (128, 32, 32, 32, 4, 2, 512),
+                           "base": (512, 32, 16, 8000, 8, 6, 2048),
+                           "de-en": (256, 32, 64, 3000, 4, 2, 512)}[a.config]
+    model = nn.Transformer(C, H, N, N, D_FF, 0.0, batch_first=True)
     src_embed, tgt_embed, gen = nn.Embedding(V, C), nn.Embedding(V, C), nn.Linear(C, V)
     if a.config == "de-en":  # the translator ties its generator to the target embedding
         gen.weight = tgt_embed.weight

@@ -1,6 +1,6 @@
 // Bench rows for the guide's German→English translator (scripts/translator.mjs):
-//   - training throughput of its architecture (3+3 layers, d_model 256, 4 heads, shared vocab
-//     5000 with a tied generator, 4,096-token batches), target tokens per second at 2 threads,
+//   - training throughput of its architecture (2+2 layers, d_model 256, 4 heads, d_ff 512,
+//     shared vocab 3000 with a tied generator, 2,048-token batches), target tokens per second at 2 threads,
 //     natively (`attn bench --config de-en`) next to PyTorch's nn.Transformer of the same size
 //     and threads (scripts/bench/transformer_torch.py --config de-en, at full strength:
 //     peers/env.mjs), in the same run;
@@ -48,7 +48,7 @@ export async function rows(ctx = {}) {
   const tokens = ours.tokens_per_step;
   const tps = (ms) => Math.round(tokens / (ms * 1e-3));
   out.push({
-    name: 'translator training (de-en: 3+3 layers, d_model 256, vocab 5000 tied, 4,096-token batches), 2 threads',
+    name: 'translator training (de-en: 2+2 layers, d_model 256, d_ff 512, vocab 3000 tied, 2,048-token batches), 2 threads',
     unit: 'target tokens/s',
     attnlab: tps(ours.ms_per_step),
     peer: peer ? `PyTorch ${peer.torch} nn.Transformer CPU, 2 threads (OpenBLAS ${peer.core ?? 'kernel unknown'})` : null,

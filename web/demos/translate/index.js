@@ -35,6 +35,7 @@ export async function mount(el, ctx) {
     $('about').textContent = t('tr.about', {
       pairs: meta.trainPairs.toLocaleString(), bleu: meta.bleu.toFixed(1), test: meta.testPairs,
       params: (meta.params / 1e6).toFixed(1), mb, minutes: Math.round(meta.seconds / 60),
+      threads: (meta.threads ?? 2) === 1 ? t('tr.threads1') : t('tr.threadsN', { n: meta.threads ?? 2 }),
     });
     const open = $('open');
     if (open) open.textContent = t('tr.open', { mb });

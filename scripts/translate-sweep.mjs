@@ -10,11 +10,12 @@
 // with the best single checkpoint among those 5 (by validation BLEU) beside it.
 // Writes OUT/sweep.json, OUT/sweep.md and docs/reproduce/translate-sweep.svg (validation BLEU
 // against training minutes).
-import { createWriteStream, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lineChartSvg } from './lib/line-chart.mjs';
+import { RECIPE_FLAGS, checkpoints, readWall, stepOf, trainSitting } from './lib/translate-run.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const attn = path.join(root, 'build', 'native', 'attn');
@@ -27,16 +28,14 @@ const CURVE_EVERY = Number(opt('curve-every', 1000));
 const AVERAGE = 5, SAVE_EVERY = 250;
 if (!(MINUTES > 0) || !(CURVE_EVERY > 0)) throw new Error('--minutes and --curve-every must be positive numbers');
 
-// What every configuration shares: the low-resource settings (a smaller shared BPE vocabulary
-// and smaller batches, so more updates per pass over the 14,833 pairs), and what they vary.
-const COMMON = {
-  'vocab-size': '3000', 'd-model': '256', heads: '4', dropout: '0.3', 'max-tokens': '2048', warmup: '2000',
-  'label-smoothing': '0.1', seed: '1',
-};
+// What every configuration shares: the shipped recipe's low-resource settings (a small shared
+// BPE vocabulary and small batches, so more updates per pass over the 14,833 pairs); each
+// configuration changes the size (l2-ff512 is the shipped recipe itself).
+const { layers: _layers, 'd-ff': _dff, ...COMMON } = RECIPE_FLAGS;
 const CONFIGS = [
   { id: 'l3-ff1024', label: '3+3 layers, d_ff 1024', flags: { layers: '3', 'd-ff': '1024' } },
-  { id: 'l2-ff512', label: '2+2 layers, d_ff 512', flags: { layers: '2', 'd-ff': '512' } },
-  { id: 'shipped-recipe', label: '3+3 layers, d_ff 1024, 5,000 BPE, 4,096 tokens',
+  { id: 'l2-ff512', label: '2+2 layers, d_ff 512', flags: { layers: RECIPE_FLAGS.layers, 'd-ff': RECIPE_FLAGS['d-ff'] } },
+  { id: 'earlier-recipe', label: '3+3 layers, d_ff 1024, 5,000 BPE, 4,096 tokens',
     flags: { layers: '3', 'd-ff': '1024', 'vocab-size': '5000', 'max-tokens': '4096', warmup: '1000' } },
 ];
 const only = (opt('only', '') || '').split(',').filter(Boolean);
@@ -47,17 +46,14 @@ if (!existsSync(path.join(DATA, 'test.tsv'))) throw new Error(`${DATA} is missin
 
 const dir = (c) => path.join(OUT, c.id);
 const runFile = (c) => path.join(dir(c), 'de-en.safetensors');
-const ckpts = (c) => (existsSync(`${runFile(c)}.ckpt`) ? readdirSync(`${runFile(c)}.ckpt`)
-  .filter((f) => /^step-\d+\.safetensors$/.test(f)).sort().map((f) => path.join(`${runFile(c)}.ckpt`, f)) : []);
-const stepOf = (f) => Number(path.basename(f).match(/\d+/)[0]);
-const wallOf = (c) => (existsSync(path.join(dir(c), 'wall.json')) ? JSON.parse(readFileSync(path.join(dir(c), 'wall.json'), 'utf8')) : { seconds: 0, runs: [] });
+const ckpts = (c) => checkpoints(runFile(c));
+const wallOf = (c) => readWall(dir(c));
 
-function run(argv, { log } = {}) {
+function run(argv) {
   return new Promise((resolve, reject) => {
-    const p = spawn(attn, argv, { cwd: root, stdio: ['ignore', 'pipe', log ? 'pipe' : 'inherit'] });
+    const p = spawn(attn, argv, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (d) => { out += d; });
-    if (log) p.stderr.pipe(log);
     p.on('error', reject);
     p.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`attn ${argv.join(' ')} exited ${code}`))));
   });
@@ -65,13 +61,12 @@ function run(argv, { log } = {}) {
 const lastJson = (out) => JSON.parse(out.trim().split('\n').pop());
 
 // Train one configuration until it has had MINUTES of wall time (summed over resumed runs).
-function train(c) {
+async function train(c) {
   mkdirSync(dir(c), { recursive: true });
-  const wall = wallOf(c);
-  const left = MINUTES * 60 - wall.seconds;
-  if (left < 30) return Promise.resolve();
+  const left = MINUTES * 60 - wallOf(c).seconds;
+  if (left < 30) return;
   const last = ckpts(c).at(-1);
-  const argv = ['train', '--task', 'parallel', '--steps', '1000000', '--save-every', String(SAVE_EVERY), '--keep', '100000',
+  const argv = ['train', '--task', 'parallel', '--steps', '1000000', '--save-every', String(SAVE_EVERY), '--keep', '1000',
     '--log-every', '50', '--threads', '1', '--out', runFile(c)];
   if (last) argv.push('--resume', last);
   else {
@@ -79,25 +74,9 @@ function train(c) {
     for (const [k, v] of Object.entries({ ...COMMON, ...c.flags })) argv.push(`--${k}`, v);
   }
   console.error(`== ${c.id}: attn ${argv.join(' ')} (${(left / 60).toFixed(1)} min)`);
-  const log = createWriteStream(path.join(dir(c), 'train.log'), { flags: 'a' });
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const p = spawn(attn, argv, { cwd: root, stdio: ['ignore', 'inherit', 'pipe'] });
-    p.stderr.pipe(log);
-    const timer = setTimeout(() => p.kill('SIGINT'), left * 1000);  // attn saves its step and exits 130
-    const stop = () => p.kill('SIGINT');
-    process.once('SIGINT', stop);
-    p.on('close', (code) => {
-      clearTimeout(timer);
-      process.off('SIGINT', stop);
-      const seconds = (Date.now() - t0) / 1000;
-      wall.seconds += seconds;
-      wall.runs.push({ from: last ? stepOf(last) : 0, to: ckpts(c).at(-1) ? stepOf(ckpts(c).at(-1)) : 0, seconds, threads: 1 });
-      writeFileSync(path.join(dir(c), 'wall.json'), `${JSON.stringify(wall, null, 2)}\n`);
-      if (code === 0 || code === 130) resolve();
-      else reject(new Error(`${c.id}: attn train exited ${code}`));
-    });
-  });
+  const stderr = createWriteStream(path.join(dir(c), 'train.log'), { flags: 'a' });
+  const code = await trainSitting({ attn, cwd: root, argv, run: runFile(c), dir: dir(c), threads: 1, seconds: left, stderr });
+  if (code !== 0 && code !== 130) throw new Error(`${c.id}: attn train exited ${code}`);
 }
 
 // At most two attn processes at a time, one thread each.

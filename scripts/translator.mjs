@@ -14,10 +14,11 @@
 // Options: --steps N (default the recipe's), --out DIR (default build/translate), --fresh
 // (start over), --skip-train (evaluate and export an existing run), --threads N,
 // --set k=v,... (recipe flags, for a sweep), --no-export (evaluate only: leave the page's model).
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { RECIPE_FLAGS as SHIPPED_RECIPE, checkpoints, readWall, stepOf, trainSitting } from './lib/translate-run.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const attn = path.join(root, 'build', 'native', 'attn');
@@ -34,14 +35,8 @@ const STEPS = Number(opt('steps', 20488));  // 110 minutes of the sweep's run on
 // trains faster, with float sums in another order).
 const THREADS = String(opt('threads', 1));
 const SAVE_EVERY = 250, KEEP = 12, AVERAGE = 5, EXAMPLES = 40, PARITY = 100;
-// The recipe, the best of the equal-time sweep (scripts/translate-sweep.mjs): a 2+2-layer
-// Transformer (d_model 256, 4 heads, d_ff 512) with a shared 3,000-token BPE vocabulary, tied
-// target embeddings, dropout 0.3, label smoothing 0.1, Noam schedule (warmup 2,000), batches of
-// up to 2,048 padded tokens, seed 1.
-const RECIPE_FLAGS = {
-  'vocab-size': '3000', layers: '2', 'd-model': '256', heads: '4', 'd-ff': '512', dropout: '0.3',
-  'max-tokens': '2048', warmup: '2000', 'label-smoothing': '0.1', seed: '1',
-};
+// The recipe (scripts/lib/translate-run.mjs), the best of the equal-time sweep.
+const RECIPE_FLAGS = { ...SHIPPED_RECIPE };
 // --set dropout=0.2,vocab-size=4000 changes recipe flags (for a sweep; use another --out)
 for (const kv of (opt('set', '') || '').split(',').filter(Boolean)) {
   const [k, v] = kv.split('=');
@@ -58,20 +53,14 @@ function must(cmd, argv, opts = {}) {
   return r.stdout;
 }
 const json = (out) => JSON.parse(out.trim().split('\n').pop());
-const ckpts = () => (existsSync(`${RUN}.ckpt`) ? readdirSync(`${RUN}.ckpt`).filter((f) => /^step-\d+\.safetensors$/.test(f)).sort()
-  .map((f) => path.join(`${RUN}.ckpt`, f)) : []);
-const stepOf = (f) => Number(path.basename(f).match(/\d+/)[0]);
+const ckpts = () => checkpoints(RUN);
 
 if (!existsSync(attn)) must('node', [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
 if (!existsSync(path.join(DATA, 'test.tsv'))) must('bash', [path.join(root, 'scripts', 'data.sh')], { stdio: 'inherit' });
 if (has('fresh')) rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 
-// Wall time of the training, summed over resumed runs (kept in OUT/wall.json).
-const wallFile = path.join(OUT, 'wall.json');
-const wall = existsSync(wallFile) ? JSON.parse(readFileSync(wallFile, 'utf8')) : { seconds: 0, runs: [] };
-
-function train() {
+async function train() {
   const last = ckpts().at(-1);
   if (last && stepOf(last) >= STEPS) return;
   const argv = ['train', '--task', 'parallel', '--steps', String(STEPS), '--save-every', String(SAVE_EVERY),
@@ -79,21 +68,9 @@ function train() {
   if (last) argv.push('--resume', last);
   else argv.push('--train', path.join(DATA, 'train.tsv'), '--valid', path.join(DATA, 'valid.tsv'), ...RECIPE);
   console.error(`== attn ${argv.join(' ')}`);
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const p = spawn(attn, argv, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
-    const stop = () => p.kill('SIGINT');  // attn saves a checkpoint and exits
-    process.once('SIGINT', stop);
-    p.on('close', (code) => {
-      process.off('SIGINT', stop);
-      wall.seconds += (Date.now() - t0) / 1000;
-      wall.runs.push({ from: last ? stepOf(last) : 0, to: ckpts().at(-1) ? stepOf(ckpts().at(-1)) : 0, seconds: (Date.now() - t0) / 1000,
-        threads: Number(THREADS) });
-      writeFileSync(wallFile, JSON.stringify(wall, null, 2));
-      if (code === 0) resolve();
-      else reject(new Error(`attn train exited ${code}${code === 130 ? ' (interrupted; run again to continue)' : ''}`));
-    });
-  });
+  // wall time summed over sittings in OUT/wall.json; Ctrl-C saves a checkpoint and stops
+  const code = await trainSitting({ attn, cwd: root, argv, run: RUN, dir: OUT, threads: THREADS });
+  if (code !== 0) throw new Error(`attn train exited ${code}${code === 130 ? ' (interrupted; run again to continue)' : ''}`);
 }
 
 const evalTest = (ckpt, extra = []) => json(must(attn, ['eval', '--checkpoint', ckpt, '--test', path.join(DATA, 'test.tsv'),
@@ -101,6 +78,7 @@ const evalTest = (ckpt, extra = []) => json(must(attn, ['eval', '--checkpoint', 
 
 if (!has('skip-train')) await train();
 const all = ckpts();
+const wall = readWall(OUT);
 if (all.length < AVERAGE) throw new Error(`need at least ${AVERAGE} checkpoints in ${RUN}.ckpt, found ${all.length}`);
 const avg = path.join(OUT, 'average.safetensors');
 must(attn, ['average', '--out', avg, '--dir', `${RUN}.ckpt`, '--last', String(AVERAGE)]);

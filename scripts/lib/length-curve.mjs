@@ -4,8 +4,7 @@
 //   lengthCurveSvg([{label, runs: [per_length, ...]}, ...], {title})
 // per_length: {"<length>": accuracy in [0, 1], ...} as `attn train --eval-samples` prints it.
 
-const COLORS = ['#1f5fbf', '#c4461b', '#2e7d32', '#6a1b9a'];
-const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+import { COLORS, esc } from './line-chart.mjs';
 
 export function lengthCurveSvg(series, { title = '', width = 640, height = 360 } = {}) {
   if (!series.length || series.some((s) => !s.runs.length)) throw new Error('lengthCurveSvg: every series needs at least one run');

@@ -3,8 +3,8 @@
 // above the largest value, a legend under the plot, on a white background.
 //   lineChartSvg([{label, points: [[x, y], ...]}, ...], {title, xLabel, yLabel})
 
-const COLORS = ['#1f5fbf', '#c4461b', '#2e7d32', '#6a1b9a'];
-const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export const COLORS = ['#1f5fbf', '#c4461b', '#2e7d32', '#6a1b9a'];
+export const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 // a round step (1, 2 or 5 times a power of ten) that cuts [0, max] into at most 6 parts
 export function niceStep(max) {

@@ -31,11 +31,12 @@ export async function mount(el, ctx) {
     <button type="button" name="open"></button>
     <p class="readout" name="status" aria-live="polite"></p>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
+  const threads = meta.threads ?? 2;  // models exported before index.json recorded it: 2
   const about = () => {
     $('about').textContent = t('tr.about', {
       pairs: meta.trainPairs.toLocaleString(), bleu: meta.bleu.toFixed(1), test: meta.testPairs,
       params: (meta.params / 1e6).toFixed(1), mb, minutes: Math.round(meta.seconds / 60),
-      threads: (meta.threads ?? 2) === 1 ? t('tr.threads1') : t('tr.threadsN', { n: meta.threads ?? 2 }),
+      threads: threads === 1 ? t('tr.threads1') : t('tr.threadsN', { n: threads }),
     });
     const open = $('open');
     if (open) open.textContent = t('tr.open', { mb });

@@ -22,7 +22,12 @@ for (const [lang, width, height] of [['en', 1280, 900], ['ko', 375, 800]]) test(
   for (let i = 0; i < 600; i++) {
     await page.keyboard.press('Tab');
     // a demo still loading keeps the focus until its first control can take it
-    await page.waitForFunction(() => { const a = document.activeElement; return !a?.matches?.('[data-demo]') || !a.hasAttribute('tabindex'); }, null, { timeout: 60000 });
+    await page.waitForFunction(() => { const a = document.activeElement; return !a?.matches?.('[data-demo]') || !a.hasAttribute('tabindex'); }, null, { timeout: 60000 })
+      .catch(async (e) => {
+        // name the demo that kept the focus, what it shows and what the page reported
+        const held = await page.evaluate(() => { const a = document.activeElement; return `${a?.dataset?.demo} (${a?.textContent?.trim().slice(0, 160)})`; });
+        throw new Error(`after ${stops.length} stops the focus stayed on the demo ${held} for 60 s; page errors: ${JSON.stringify(page.errors)}; ${e.message}`);
+      });
     const at = await page.evaluate(() => {
       const a = document.activeElement;
       if (a === document.body || a.closest('footer')) return null;

@@ -1,7 +1,7 @@
 // The CUDA kernel table against the CPU table on the same inputs, one test per table entry
 // (ggml's test-backend-ops idea). GEMMs are held to the bf16 bound of tolerances.hpp, the fused
-// kernels to fp32 agreement. Without a CUDA build or device, cuda_kernels() is null and every
-// case reports itself skipped.
+// kernels to fp32 agreement. Compiled only in the CUDA build (tests/cpp/tests.cmake); without a
+// CUDA device cuda_kernels() is null and every case is reported as skipped (skip.hpp).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include "data/task.hpp"
 #include "kernels/kernels.hpp"
 #include "models/model.hpp"
+#include "skip.hpp"
 #include "tolerances.hpp"
 #include "train/trainer.hpp"
 
@@ -20,11 +21,8 @@ using attnlab::test::kBf16LossRel;
 using attnlab::test::kCudaAbs;
 using attnlab::test::kCudaRel;
 
-#define REQUIRE_GPU_OR_SKIP()                                       \
-  if (!cuda_kernels()) {                                            \
-    SUCCEED("no CUDA build or no CUDA device: CUDA tests skipped"); \
-    return;                                                         \
-  }
+#define REQUIRE_GPU_OR_SKIP() \
+  if (!cuda_kernels()) ATTNLAB_SKIP("no CUDA device")
 
 namespace {
 

@@ -21,6 +21,7 @@
 #include "dist/world.hpp"
 #include "kernels/kernels.hpp"
 #include "layers/arena.hpp"
+#include "skip.hpp"
 
 using namespace attnlab;
 
@@ -147,10 +148,8 @@ TEST_CASE("dist: the launcher's environment gives rank, size and local rank", "[
 }
 
 TEST_CASE("dist: a plain process is a world of one with identity collectives", "[dist]") {
-  if (detect_world().launcher != Launcher::Single) {
-    SUCCEED("this test process was started by a launcher: skipped");
-    return;
-  }
+  if (detect_world().launcher != Launcher::Single)
+    ATTNLAB_SKIP("this test process was started by a launcher");
   World world;
   CHECK(world.size() == 1);
   CHECK(world.rank() == 0);
@@ -272,41 +271,4 @@ TEST_CASE("dist: ranks that disagree on a fingerprint get one clear error", "[di
   CHECK_THROWS_WITH(
       require_same_on_all_ranks(fake, mine, "the model config"),
       Catch::Contains("the ranks disagree on the model config") && Catch::Contains("rank 0 of 2"));
-}
-
-// With one GPU, a world of one still runs NCCL's code: id through the file, sums, broadcast and
-// the bucketed sync on device gradients.
-TEST_CASE("cuda: nccl world of one reduces device gradients", "[cuda][nccl]") {
-  if (!cuda_kernels() || !built_with_nccl()) {
-    SUCCEED("no CUDA device or no NCCL in this build: skipped");
-    return;
-  }
-  const std::string id_file = "attnlab_test_nccl_id." + std::to_string(std::rand());
-  WorldInfo one;
-  NcclCommunicator comm(one, nullptr, id_file);
-  CHECK_FALSE(std::ifstream(id_file).good());  // removed once every rank joined
-  CHECK(comm.allreduce_int64(41, ReduceOp::Sum) == 41);
-  CHECK(comm.allreduce_double(-1.5, ReduceOp::Min) == -1.5);
-  comm.barrier();
-
-  const KernelTable& g = *cuda_kernels();
-  ParamArena P(g);
-  P.add("w", {3000}, Init::Normal, 1.f);
-  Rng rng(3);
-  P.allocate(rng);
-  std::vector<float> host(3000);
-  for (size_t i = 0; i < host.size(); ++i) host[i] = float(i) * 0.25f;
-  g.upload(P.grads(), host.data(), host.size() * sizeof(float));
-  const uint64_t before = param_checksum(P);
-  broadcast_params(comm, P);
-  CHECK(param_checksum(P) == before);
-
-  BucketedGradientSync sync(comm, 1024 * sizeof(float));
-  sync.begin(P, 8);
-  sync.bucket_ready(0, 3000);
-  CHECK(sync.buckets_started() == 3);
-  CHECK(sync.reduce(P, 0.75, 8) == Approx(0.75));
-  std::vector<float> got(3000);
-  g.download(got.data(), P.grads(), got.size() * sizeof(float));
-  CHECK(got == host);
 }

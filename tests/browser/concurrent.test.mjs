@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch } from './harness.mjs';
+import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -21,7 +22,7 @@ test('§4 and the playground train side by side', async (t) => {
   }
   if (await page.locator('[data-demo=bahdanau]').getAttribute('data-pending') === '1') {
     await page.close();
-    return t.skip('engine build without model sessions');
+    return unavailable(t, 'engine build without model sessions');
   }
   const b = page.locator('[data-demo=bahdanau]'), p = page.locator('[data-demo=playground]');
   await b.locator('[name=run-toggle]').click();

@@ -15,6 +15,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { axeDemo, startServer, launch, shots } from './harness.mjs';
+import { unavailable } from '../unavailable.mjs';
 
 
 let server, browser;
@@ -39,7 +40,7 @@ test('§2: the source-length slider reads the trained models at one length', asy
   const page = await browser.newPage();
   if (!await openDemo(page, 'bottleneck', '?lang=en#bottleneck.steps=100&bottleneck.len=11')) {
     await page.close();
-    return t.skip('engine build without model sessions');
+    return unavailable(t, 'engine build without model sessions');
   }
   const demo = page.locator('[data-demo=bottleneck]');
   const slider = demo.locator('input[name=len]');
@@ -125,7 +126,7 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 64/h',
   const page = await browser.newPage();
   if (!await openDemo(page, 'multihead', '?lang=en#multihead.steps=50&multihead.h=16')) {
     await page.close();
-    return t.skip('engine build without model sessions');
+    return unavailable(t, 'engine build without model sessions');
   }
   const demo = page.locator('[data-demo=multihead]');
   const slider = demo.locator('input[name=h]');

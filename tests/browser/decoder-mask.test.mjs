@@ -7,6 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { startServer, launch, shots } from './harness.mjs';
+import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -42,7 +43,7 @@ function upper(d) {
 
 test('§7: the causal-mask toggle redraws the decoder self-attention from the engine', async (t) => {
   const page = await openDecoder();
-  if (page.pending) { await page.close(); return t.skip('engine build without model sessions or checkpoint'); }
+  if (page.pending) { await page.close(); return unavailable(t, 'engine build without model sessions or checkpoint'); }
   const demo = page.locator('[data-demo=decoder]');
   const box = demo.locator('input[name=mask]');
   assert.equal(await box.isChecked(), true);

@@ -15,6 +15,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { axeDemo, startServer, launch, shots } from './harness.mjs';
+import { unavailable } from '../unavailable.mjs';
 
 
 let server, browser;
@@ -36,7 +37,7 @@ const close = (a, b, tol, what) => {
 
 test('§6: the step-through walks one head\'s computation with the engine\'s numbers', async (t) => {
   const page = await browser.newPage();
-  if (!await openDemo(page, 'self-attention', '?lang=en#self-attention.layer=0')) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (!await openDemo(page, 'self-attention', '?lang=en#self-attention.layer=0')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=self-attention]');
   const st = demo.locator('.stepthrough');
   // a head and a query token picked with the controls
@@ -143,7 +144,7 @@ const mutedAre = (page, heads, name) => page.waitForFunction(([h, n]) => {
 
 test('§8: heads measured, and muting heads changes the held-out loss and accuracy', async (t) => {
   const page = await browser.newPage();
-  if (!await openDemo(page, 'multihead', '?lang=en#multihead.kind=encoder.self_attn&multihead.layer=0')) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (!await openDemo(page, 'multihead', '?lang=en#multihead.kind=encoder.self_attn&multihead.layer=0')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=multihead]');
   const enc = 'encoder.layers.0.self_attn', cross = 'decoder.layers.0.multihead_attn', last = 'decoder.layers.1.multihead_attn';
   await mutedAre(page, [], enc);
@@ -241,7 +242,7 @@ test('§8: heads measured, and muting heads changes the held-out loss and accura
 
 test('playground: a Transformer trained in the page gets the step-through of its first encoder self-attention', async (t) => {
   const page = await browser.newPage();
-  if (!await openDemo(page, 'playground', '?lang=en#playground.model=transformer&playground.task=reverse&playground.width=32&playground.heads=2&playground.steps=50')) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (!await openDemo(page, 'playground', '?lang=en#playground.model=transformer&playground.task=reverse&playground.width=32&playground.heads=2&playground.steps=50')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=playground]');
   assert.equal(await demo.locator('.pg-steps').isHidden(), true, 'no step-through before training');
   await demo.locator('[name=run-toggle]').click();

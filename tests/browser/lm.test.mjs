@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, launch, shots, root } from './harness.mjs';
 import { loadNodeEngine, hasBuild } from '../node/engine.mjs';
+import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -23,7 +24,7 @@ test('§1: sentence log-probabilities from the engine, grammatical above shuffle
   await page.waitForSelector('[data-demo=lm][data-ready="1"]', { timeout: 30000 });
   if (await page.locator('[data-demo=lm]').getAttribute('data-pending') === '1') {
     await page.close();
-    return t.skip('engine build without model sessions or no checkpoint');
+    return unavailable(t, 'engine build without model sessions or no checkpoint');
   }
   const demo = page.locator('[data-demo=lm]');
   const first = await page.evaluate(() => {

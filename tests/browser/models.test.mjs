@@ -11,6 +11,7 @@ import path from 'node:path';
 import { startServer, launch, shots } from './harness.mjs';
 import { loadNodeApi, releaseEngine, hasBuild } from '../node/engine.mjs';
 import { HELD_OUT, sessionConfig } from '../../web/demos/bahdanau/config.js';
+import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -28,7 +29,7 @@ async function openDemo(name, hash = '') {
 
 test('Bahdanau widget: RNNsearch trains live and the mass on the gold alignment rises', async (t) => {
   const page = await openDemo('bahdanau', 'bahdanau.task=reverse&bahdanau.steps=1500');
-  if (page.pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (page.pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=bahdanau]');
   await demo.locator('[name=run-toggle]').click();
   await page.waitForFunction(() => (document.querySelector('[data-demo=bahdanau]').curve ?? []).some((p) => p.gold !== null), null, { timeout: 20000 });
@@ -60,7 +61,7 @@ test('Bahdanau widget: RNNsearch trains live and the mass on the gold alignment 
 test('Bahdanau widget on dates: the held-out alignment error rate shown is the engine\'s and falls', async (t) => {
   const steps = 200;
   const page = await openDemo('bahdanau', `bahdanau.task=dates&bahdanau.steps=${steps}`);
-  if (page.pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (page.pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=bahdanau]');
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=bahdanau] .run[data-state=done]', { timeout: 40000 });
@@ -93,7 +94,7 @@ test('Bahdanau widget on dates: the held-out alignment error rate shown is the e
 
 test('§6/§7: the shipped Transformer loads with its pre-trained note; causal decoder self-attention', async (t) => {
   const page = await openDemo('self-attention');
-  if (page.pending) { await page.close(); return t.skip('engine build without model sessions or checkpoint'); }
+  if (page.pending) { await page.close(); return unavailable(t, 'engine build without model sessions or checkpoint'); }
   const sa = page.locator('[data-demo=self-attention]');
   assert.match(await sa.locator('.pretrained').textContent(), /Pre-trained.*attn train/s);
   const sel = await page.evaluate(() => document.querySelector('[data-demo=self-attention]').selected);
@@ -111,7 +112,7 @@ test('§6/§7: the shipped Transformer loads with its pre-trained note; causal d
 
 test('playground: the Transformer trains with the chosen width C, heads H and longest source', async (t) => {
   const page = await openDemo('playground', 'playground.model=transformer&playground.task=reverse&playground.width=16&playground.heads=4&playground.srclen=15&playground.steps=50');
-  if (page.pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (page.pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=playground]');
   assert.equal(await demo.locator('[name=width]').inputValue(), '16');
   assert.equal(await demo.locator('[name=heads]').inputValue(), '4');
@@ -141,7 +142,7 @@ test('playground: the Transformer trains with the chosen width C, heads H and lo
 
 test('playground: trains a small RNNsearch, exports .safetensors and imports it back', async (t) => {
   const page = await openDemo('playground', 'playground.model=rnnsearch&playground.task=reverse&playground.size=small&playground.steps=60');
-  if (page.pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (page.pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=playground]');
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 60000 });

@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { axeDemo, startServer, launch, shots } from './harness.mjs';
+import { unavailable } from '../unavailable.mjs';
 
 
 let server, browser;
@@ -62,7 +63,7 @@ async function refused(page, demo, re) {
 
 test('playground, your data: 300 reversed words train RNNsearch to held-out exact matches; weights and vocabulary export and import back', async (t) => {
   const { page, demo, pending } = await open('playground.task=own&playground.steps=300');
-  if (pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   assert.equal(await demo.locator('[name=model]').inputValue(), 'rnnsearch');
   assert.equal(await demo.locator('[name=task]').inputValue(), 'own');
   assert.equal(await demo.locator('[name=vocab]').inputValue(), 'char');
@@ -147,7 +148,7 @@ test('playground, your data: 300 reversed words train RNNsearch to held-out exac
 
 test('playground, your data: a text trains the decoder-only Transformer and reports held-out perplexity', async (t) => {
   const { page, demo, pending } = await open('playground.model=transformer&playground.task=own&playground.data=text&playground.steps=150');
-  if (pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   // 600 words drawn from twelve: within a word every letter follows from the first ones
   const W = ['the', 'whale', 'sea', 'ship', 'captain', 'looked', 'at', 'and', 'a', 'wave', 'storm', 'sailed'];
   let x = 7;
@@ -177,7 +178,7 @@ test('playground, your data: a text trains the decoder-only Transformer and repo
 
 test('playground, your data: the Transformer trains on pairs too; its cross-attention on a held-out pair is drawn', async (t) => {
   const { page, demo, pending } = await open('playground.model=transformer&playground.task=own&playground.steps=100');
-  if (pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   await paste(demo, reversed(words(300)));
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 60000 });
@@ -197,7 +198,7 @@ test('playground, your data: the Transformer trains on pairs too; its cross-atte
 
 test('playground, your data: malformed input gets its message next to the box and trains nothing; a 2 MB paste does not freeze the tab', async (t) => {
   const { page, demo, pending } = await open('playground.task=own&playground.steps=50');
-  if (pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const ok = reversed(words(40)).split('\n');
   const withLine = (n, line) => ok.map((l, i) => (i === n - 1 ? line : l)).join('\n');
   const cases = [
@@ -275,7 +276,7 @@ test('playground, your data: malformed input gets its message next to the box an
 
 test('playground, your data: messages in Korean at 375 px in the dark theme; the pointer network says why it has no "your data"', async (t) => {
   const { page, demo, pending } = await open('playground.task=own', { lang: 'ko', width: 375, dark: true });
-  if (pending) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   assert.equal(await demo.locator('[name=task] option[value=own]').textContent(), '여러분의 데이터');
   await paste(demo, reversed(words(30)).split('\n').map((l, i) => (i === 5 ? 'abc' : l)).join('\n'));
   await refused(page, demo, /^6번째 줄에 소스와 타깃을 나누는 탭이 없습니다\.$/);

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch } from './harness.mjs';
+import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -20,7 +21,7 @@ const stepOf = (page, name) => page.evaluate((n) => Number(document.querySelecto
 test('a finished playground model is restored after a reload; Reset forgets it', async (t) => {
   const page = await browser.newPage();
   await page.goto(`${server.url}?lang=en#playground.model=rnnsearch&playground.task=reverse&playground.size=small&playground.steps=60`);
-  if (!(await show(page, 'playground'))) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (!(await show(page, 'playground'))) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=playground]');
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 60000 });
@@ -47,7 +48,7 @@ test('a finished playground model is restored after a reload; Reset forgets it',
 test('§4 reloaded mid-run comes back at its saved step and resumes', async (t) => {
   const page = await browser.newPage();
   await page.goto(`${server.url}?lang=en#bahdanau.task=reverse&bahdanau.steps=4000`);
-  if (!(await show(page, 'bahdanau'))) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (!(await show(page, 'bahdanau'))) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=bahdanau]');
   await demo.locator('[name=run-toggle]').click();
   await page.waitForFunction(() => Number(document.querySelector('[data-demo=bahdanau] .run progress').value) > 0, null, { timeout: 30000 });

@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { startServer, launch, shots } from './harness.mjs';
+import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -34,7 +35,7 @@ test('§10: clicked points get the pointer network’s hull, drawn with its metr
   const demo = page.locator('[data-demo=pointer]');
   await demo.scrollIntoViewIfNeeded();
   await page.waitForSelector('[data-demo=pointer][data-ready="1"]', { timeout: 30000 });
-  if (await demo.getAttribute('data-pending') === '1') { await page.close(); return t.skip('engine build without model sessions'); }
+  if (await demo.getAttribute('data-pending') === '1') { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=pointer] .run[data-state=done]', { timeout: 90000 });
 
@@ -74,14 +75,14 @@ test('§10: clicked points get the pointer network’s hull, drawn with its metr
 // network, whose hulls are almost never exact.
 test('§10: the shipped pointer network answers without training here; "untrained" starts over', async (t) => {
   const index = await (await fetch(`${server.url}models/index.json`)).json().catch(() => ({}));
-  if (!index['pointer-hull']) return t.skip('this build ships no pointer-hull checkpoint');
+  if (!index['pointer-hull']) return unavailable(t, 'this build ships no pointer-hull checkpoint');
   const page = await browser.newPage();
   await page.goto(`${server.url}?lang=en`);
   await page.waitForSelector('body[data-ready="1"]');
   const demo = page.locator('[data-demo=pointer]');
   await demo.scrollIntoViewIfNeeded();
   await page.waitForSelector('[data-demo=pointer][data-ready="1"]', { timeout: 30000 });
-  if (await demo.getAttribute('data-pending') === '1') { await page.close(); return t.skip('engine build without model sessions'); }
+  if (await demo.getAttribute('data-pending') === '1') { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   assert.equal(await demo.evaluate((el) => el.start), 'shipped');
   assert.match(await demo.locator('.pretrained-host').textContent(), /Pre-trained.*attn train --preset hull5-20/s);
   const heldOut = async () => {

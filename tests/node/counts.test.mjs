@@ -1,12 +1,14 @@
 // The closing line of `npm test` sums what each suite's own summary says (scripts/lib/counts.mjs).
 // Here real ctest and real node --test run small suites with known outcomes: a skipped test is
-// counted as skipped, never as passed, and a failure is never lost.
+// counted as skipped, never as passed, and a failure is never lost; a demo's placeholder is a
+// skip here and a failure in CI (tests/unavailable.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { ctestCounts, tapCounts } from '../../scripts/lib/counts.mjs';
 
 function tmp(t) {
@@ -61,4 +63,21 @@ test('fails', () => { throw new Error('boom'); });
   // a process that failed without a failing test in its summary is one failure
   assert.deepEqual(tapCounts('# pass 3\n# fail 0\n', 1), { passed: 3, failed: 1, skipped: 0 });
   assert.throws(() => tapCounts('', 1), /printed no summary/);
+});
+
+test('a demo that falls back to its placeholder: skipped outside CI, a failure under CI=true', (t) => {
+  const dir = tmp(t);
+  const file = path.join(dir, 'fallback.test.mjs');
+  const helper = fileURLToPath(new URL('../unavailable.mjs', import.meta.url));
+  writeFileSync(file, `import { test } from 'node:test';
+import { unavailable } from ${JSON.stringify(helper)};
+test('needs a demo', (t) => { if (true) return unavailable(t, 'placeholder shown'); throw new Error('ran on'); });
+`);
+  const { NODE_TEST_CONTEXT, CI, ...env } = process.env;
+  const local = spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], { encoding: 'utf8', env });
+  assert.deepEqual(tapCounts(local.stdout, local.status), { passed: 0, failed: 0, skipped: 1 });
+  assert.match(local.stdout, /# SKIP placeholder shown/);
+  const ci = spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], { encoding: 'utf8', env: { ...env, CI: 'true' } });
+  assert.deepEqual(tapCounts(ci.stdout, ci.status), { passed: 0, failed: 1, skipped: 0 });
+  assert.match(ci.stdout, /placeholder shown \(CI=true: every demo ships/);
 });

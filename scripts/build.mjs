@@ -13,8 +13,10 @@ import { must } from './lib/run.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const jobs = String(process.env.ATTNLAB_JOBS || 2);
-// ccache, where installed (scripts/setup.sh installs it), compiles the native folders. The CUDA
-// build's C++ objects are the Release build's (cpp/cuda/cuda.cmake), so they come from the cache;
+// ccache, where installed (scripts/setup.sh installs it), compiles every folder, em++ included.
+// The CUDA build's C++ objects are the Release build's (cpp/cuda/cuda.cmake), and the relaxed-SIMD
+// build's are the plain wasm build's but for the files that include kernels/simd.hpp
+// (wasm-build/flags.cmake), so they come from the cache even when it starts empty;
 // CCACHE_BASEDIR makes paths inside the repository relative, so that one file compiled in two
 // build folders hashes alike.
 const ccache = ['/usr/bin/ccache', '/usr/local/bin/ccache'].find((p) => existsSync(p));
@@ -25,7 +27,7 @@ async function cmakeBuild(dir, configureArgs, { emscripten = false, target = nul
   const bdir = path.join(root, 'build', dir);
   if (!existsSync(path.join(bdir, 'CMakeCache.txt'))) {
     const args = ['-S', root, '-B', bdir, ...configureArgs];
-    if (ccache && !emscripten) args.push(`-DCMAKE_CXX_COMPILER_LAUNCHER=${ccache}`);
+    if (ccache) args.push(`-DCMAKE_CXX_COMPILER_LAUNCHER=${ccache}`);
     if (emscripten) await must('emcmake', ['cmake', ...args], { cwd: root, env });
     else await must('cmake', args, { cwd: root, env });
   }
@@ -63,7 +65,8 @@ export async function buildWasmMt({ pageOnly = false } = {}) {
 // The relaxed-SIMD build: the GEMM micro-kernel and the fused row kernels use
 // f32x4.relaxed_madd (wasm-build/flags.cmake). The page loads it where the browser validates
 // relaxed SIMD and threads are not in use (web/core/engine.js). Only its two modules are built
-// (its kernels are the plain build's but for simd::madd; node tests compare the two).
+// (its kernels are the plain build's but for simd::madd; node tests compare the two); built after
+// build/wasm, all but the simd.hpp files come from ccache.
 export async function buildWasmRelaxed({ pageOnly = false } = {}) {
   await cmakeBuild('wasm-relaxed', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_WASM_RELAXED=ON', '-DATTNLAB_TEST_SPEC=~[model]',
     '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true, target: pageOnly ? 'attnlab_web' : ['attnlab_web', 'attnlab_node'] });

@@ -23,11 +23,33 @@ set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodej
 # clang emits the instruction under its prototype opcode; module.cmake rewrites it after each
 # link (wasm-build/relaxed-opcodes.mjs). The page loads this flavour only where
 # WebAssembly.validate accepts a relaxed module (web/core/engine.js).
+# Only the .cpp files that include kernels/simd.hpp get the relaxed flags (attnlab_relaxed_sources,
+# called once the library's sources are known): every other file compiles exactly as in
+# build/wasm, so ccache (scripts/build.mjs) hands those objects over from the plain build.
 option(ATTNLAB_WASM_RELAXED "WebAssembly: relaxed-SIMD multiply-add flavour (build/wasm-relaxed)" OFF)
-if(ATTNLAB_WASM_RELAXED)
-  if(ATTNLAB_WASM_THREADS)
-    message(FATAL_ERROR "ATTNLAB_WASM_RELAXED and ATTNLAB_WASM_THREADS are separate flavours")
-  endif()
-  target_compile_options(attnlab_flags INTERFACE -mrelaxed-simd)
-  target_compile_definitions(attnlab_flags INTERFACE ATTNLAB_RELAXED_SIMD=1)
+if(ATTNLAB_WASM_RELAXED AND ATTNLAB_WASM_THREADS)
+  message(FATAL_ERROR "ATTNLAB_WASM_RELAXED and ATTNLAB_WASM_THREADS are separate flavours")
 endif()
+function(attnlab_relaxed_sources)
+  # A header that includes simd.hpp would carry madd into files this rule cannot see.
+  file(GLOB_RECURSE headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cpp/*.hpp)
+  foreach(h ${headers})
+    file(STRINGS ${h} hits REGEX "^#include \"(kernels/)?simd[.]hpp\"")
+    if(hits)
+      message(FATAL_ERROR "${h} includes simd.hpp: the relaxed-SIMD build gives its flags only to "
+                          ".cpp files that include it (wasm-build/flags.cmake)")
+    endif()
+  endforeach()
+  set(relaxed)
+  foreach(src ${ARGN})
+    file(STRINGS ${src} hits REGEX "^#include \"(kernels/)?simd[.]hpp\"")
+    if(hits)
+      list(APPEND relaxed ${src})
+    endif()
+  endforeach()
+  if(NOT relaxed)
+    message(FATAL_ERROR "no source includes kernels/simd.hpp: nothing would use relaxed SIMD")
+  endif()
+  set_property(SOURCE ${relaxed} APPEND PROPERTY COMPILE_OPTIONS -mrelaxed-simd)
+  set_property(SOURCE ${relaxed} APPEND PROPERTY COMPILE_DEFINITIONS ATTNLAB_RELAXED_SIMD=1)
+endfunction()

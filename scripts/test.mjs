@@ -10,7 +10,8 @@
 //   the C++ package: cmake --install + examples/cpp    (tests/package/cpp.test.mjs)
 //   node tests of the JS package and the wasm module   (tests/node, node --test)
 //   browser tests in headless Chromium                 (tests/browser, playwright-core: two files
-//                                                      at a time, then SERIAL_BROWSER one by one)
+//                                                      at a time (ATTNLAB_BROWSER_JOBS), then
+//                                                      SERIAL_BROWSER one by one)
 //   the npm package, the examples and the widget docs  (tests/package: npm pack into an empty
 //                                                      project, node + Vite + Chromium)
 // Skips are counted from CTest's "(Skipped)" lines and node's "# skipped" / "# todo" lines.
@@ -30,7 +31,9 @@ const BUDGET_S = 25 * 60;
 // Browser test files whose assertions depend on the page getting the machine to itself (the
 // cost demo's n² growth, the page's longest task while it parses 2 MB): they run one at a time
 // after the others, which run two files at a time (each file launches its own Chromium).
+// ATTNLAB_BROWSER_JOBS=1 runs every file one at a time.
 const SERIAL_BROWSER = ['demos.test.mjs', 'owndata.test.mjs'];
+const browserJobs = Math.max(1, Number(process.env.ATTNLAB_BROWSER_JOBS) || 2);
 
 // counts: { passed, failed, skipped }
 function record(name, { passed, failed, skipped = 0 }, seconds) {
@@ -89,7 +92,7 @@ async function browserTests() {
   const all = testFiles('tests/browser');
   const serial = all.filter((f) => SERIAL_BROWSER.includes(path.basename(f)));
   const parallel = all.filter((f) => !serial.includes(f));
-  return add(await nodeTests(parallel, { concurrency: 2 }), await nodeTests(serial));
+  return add(await nodeTests(parallel, { concurrency: browserJobs }), await nodeTests(serial));
 }
 
 const build = await import('./build.mjs');

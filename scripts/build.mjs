@@ -76,7 +76,8 @@ export async function buildWasmRelaxed({ pageOnly = false } = {}) {
 }
 
 // The CUDA build (nvcc 13, sm_90 + PTX). It compiles on any machine with the CUDA toolkit; its
-// [cuda] tests skip themselves without a GPU. Returns false when there is no toolkit.
+// [cuda] tests (registered only there) are reported as skipped without a GPU. Returns false when
+// there is no toolkit.
 export const NVCC = '/usr/local/cuda/bin/nvcc';
 export async function buildCuda() {
   if (!existsSync(NVCC)) return false;

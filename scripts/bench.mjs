@@ -87,6 +87,12 @@ async function json(cmd, args, what) {
 const load = () => os.loadavg().map((x) => Number(x.toFixed(2)));
 const loadAtStart = load();
 const runStart = new Date().toISOString();
+// The commit measured, taken at the start (edits during the run are not what ran).
+let commit = null;
+try {
+  commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()) commit += '+dirty';
+} catch { /* not a git checkout */ }
 let chromiumVersion = null;
 console.log(`bench: load average at start ${loadAtStart.join(' ')} (1, 5, 15 min; ${os.cpus().length} CPUs)`);
 
@@ -222,11 +228,6 @@ if (over.length) {
   process.exitCode = 3;
 }
 
-let commit = null;
-try {
-  commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()) commit += '+dirty';
-} catch { /* not a git checkout */ }
 const runId = runStart;
 chromiumVersion = rows.find((r) => r.browser_version)?.browser_version ?? null;
 const cpuInfo = (() => {

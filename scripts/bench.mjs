@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark row, measured side by side in one run, printed as one table
-// and written to build/bench.json as [{name, unit, attnlab, peer, peer_value, ratio, ...}]
-// (ratio > 1: attnlab is better). It builds nothing: build/native and build/wasm must exist.
+// and written to build/bench.json as {meta: {date, commit, cpu, ...}, rows: [{name, unit,
+// attnlab, peer, peer_value, ratio, ...}]} (ratio > 1: attnlab is better). It builds nothing:
+// build/native must exist; modules whose build (build/wasm, dist/) is missing are skipped.
 // Rows come from the modules in scripts/bench/*.mjs, run in file-name order; each exports
 // `async function rows(ctx)` (or one function named *Rows) returning rows. ctx offers:
 //   ctx.native(args)         run build/native/attnlab_bench with args, parse its JSON
@@ -9,15 +10,18 @@
 //   ctx.peak('native'|'wasm') the measured one-core SIMD peak (GFLOP/s), measured once per run
 //   ctx.quick, ctx.root, ctx.log(line)
 // Every peer runs at its best: scripts/bench/peers/env.mjs gives its command alone an
-// environment without OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, with OMP_WAIT_POLICY=PASSIVE and
-// the thread counts pinned; each peer row names the OpenBLAS kernel the peer loaded.
+// environment without OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, with OpenMP spinning bounded as our
+// pool's (GOMP_SPINCOUNT; the passive figure beside it at 2 threads) and the thread counts
+// pinned; each peer row names the OpenBLAS kernel the peer loaded.
 // Rows may carry pct_peak (% of the measured peak: a row above 100% is flagged over_peak and
 // the run ends with exit code 3, since a peak below what a kernel reaches is no upper bound)
 // and goal / goal_met (the goals below, printed as a summary).
 // Each run appends one line per row to build/bench-history.jsonl ({run, commit, date, load, row
 // fields}); `--compare` prints each row's change since the previous run in that file.
 // Flags: --install-peers (apt-get install python3-torch libopenblas0-pthread), --quick,
-//        --only NAME (run the modules whose file name contains NAME), --compare.
+//        --only NAME[,NAME] (run the modules whose file name contains a NAME), --compare,
+//        --readme (measure nothing: copy build/bench.json to docs/bench/bench.json and write the
+//        Benchmarks table of README.md from it, scripts/lib/readme-tables.mjs).
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -26,12 +30,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { run, must } from './lib/run.mjs';
 import { peerEnv, blasCore } from './bench/peers/env.mjs';
 import { GOALS, checkGoals, compareRuns } from './bench/peers/report.mjs';
+import { BENCH_SOURCE, writeTables } from './lib/readme-tables.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
 const flag = (f) => argv.includes(f);
 const only = argv.includes('--only') ? argv[argv.indexOf('--only') + 1] : null;
 const PYTHON = '/usr/bin/python3';
+// node < 22 runs relaxed-SIMD modules only behind a flag (later versions ship it).
+const RELAXED_FLAG = Number(process.versions.node.split('.')[0]) < 22 ? ['--experimental-wasm-relaxed-simd'] : [];
 
 if (flag('--install-peers')) {
   if (process.getuid && process.getuid() !== 0) {
@@ -43,8 +50,27 @@ if (flag('--install-peers')) {
     { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 }
 
-const need = [path.join(root, 'build', 'native', 'attnlab_bench'), path.join(root, 'build', 'wasm', 'attnlab-node.cjs')]
-  .filter((f) => !existsSync(f));
+if (flag('--readme')) {
+  const from = path.join(root, 'build', 'bench.json');
+  if (!existsSync(from)) {
+    console.error('bench --readme: build/bench.json is missing: run npm run bench first');
+    process.exit(1);
+  }
+  const doc = JSON.parse(readFileSync(from, 'utf8'));
+  if (!doc.meta || !Array.isArray(doc.rows)) {
+    console.error('bench --readme: build/bench.json has no {meta, rows} (written by an older bench): run npm run bench again');
+    process.exit(1);
+  }
+  mkdirSync(path.join(root, path.dirname(BENCH_SOURCE)), { recursive: true });
+  writeFileSync(path.join(root, BENCH_SOURCE), `${JSON.stringify(doc, null, 1)}\n`);
+  const readme = path.join(root, 'README.md');
+  const { text } = writeTables(root, readFileSync(readme, 'utf8'), (name) => name === 'bench');
+  writeFileSync(readme, text);
+  console.log(`bench --readme: ${doc.rows.length} rows of the run of ${doc.meta.date} (commit ${doc.meta.commit}) copied to ${BENCH_SOURCE} and written to README.md`);
+  process.exit(0);
+}
+
+const need = [path.join(root, 'build', 'native', 'attnlab_bench')].filter((f) => !existsSync(f));
 if (need.length) {
   console.error(`bench: missing ${need.map((f) => path.relative(root, f)).join(', ')}; build first ` +
     '(npm run build:engine, or the cmake commands for build/native and build/wasm in the README)');
@@ -60,6 +86,14 @@ async function json(cmd, args, what) {
 
 const load = () => os.loadavg().map((x) => Number(x.toFixed(2)));
 const loadAtStart = load();
+const runStart = new Date().toISOString();
+// The commit measured, taken at the start (edits during the run are not what ran).
+let commit = null;
+try {
+  commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()) commit += '+dirty';
+} catch { /* not a git checkout */ }
+let chromiumVersion = null;
 console.log(`bench: load average at start ${loadAtStart.join(' ')} (1, 5, 15 min; ${os.cpus().length} CPUs)`);
 
 const torchCache = new Map();
@@ -71,25 +105,46 @@ const ctx = {
   log: (line) => console.log(`  ${line}`),
   native: (args) => json(path.join(root, 'build', 'native', 'attnlab_bench'), args, 'attnlab_bench'),
   wasm: (engine, cases) => json(process.execPath,
-    ['--no-experimental-fetch', '--no-liftoff', path.join(root, 'scripts', 'bench', 'peers', 'wasm_runner.mjs'), engine, JSON.stringify(cases)],
+    ['--no-experimental-fetch', '--no-liftoff', ...(engine === 'attnlab-relaxed' ? RELAXED_FLAG : []),
+      path.join(root, 'scripts', 'bench', 'peers', 'wasm_runner.mjs'), engine, JSON.stringify(cases)],
     `wasm_runner ${engine}`),
-  peak(kind) {
+  // The one-core SIMD peak as an upper bound, with its parts: natively the larger of FMA and
+  // mul+add chains (attnlab_bench peak); in wasm the larger of the plain build's SIMD128
+  // mul+add chains and the relaxed build's chains (relaxed_madd, i.e. FMA, and mul+add), since
+  // an engine may run a SIMD128 GEMM's mul and add faster than separate chains (measured on an
+  // AVX-512 machine: GEMM 116-131% of the mul+add figure, under the FMA one).
+  // Resolves to {gflops, parts: {label: GFLOP/s or null}}.
+  peakDetail(kind) {
     if (!peaks.has(kind)) {
       const seconds = ctx.quick ? 0.4 : 1.5;
       peaks.set(kind, kind === 'native'
-        ? ctx.native(['peak', String(seconds)]).then((r) => r.peak_gflops)
-        : ctx.wasm('attnlab', [{ kind: 'peak', seconds }]).then(([r]) => r.gflops));
+        ? ctx.native(['peak', String(seconds)]).then((r) => ({
+          gflops: r.peak_gflops,
+          parts: { 'FMA chains': r.fma_gflops || null, 'mul+add chains': r.mul_add_gflops ?? r.peak_gflops },
+        }))
+        : (async () => {
+          const [plain] = await ctx.wasm('attnlab', [{ kind: 'peak', seconds }]);
+          let fma = null;
+          if (existsSync(path.join(root, 'build', 'wasm-relaxed', 'attnlab-relaxed-node.cjs'))) {
+            try { fma = (await ctx.wasm('attnlab-relaxed', [{ kind: 'peak', seconds }]))[0].gflops; }
+            catch (e) { ctx.log(`relaxed-SIMD peak not measured: ${e.message.split('\n')[0]}`); }
+          } else ctx.log('relaxed-SIMD peak not measured: no build/wasm-relaxed node module (the wasm peak is the mul+add figure alone)');
+          return { gflops: Math.max(plain.gflops, fma ?? 0),
+            parts: { 'SIMD128 mul+add chains': plain.gflops, 'relaxed build, larger of relaxed_madd and mul+add chains': fma } };
+        })());
     }
     return peaks.get(kind);
   },
+  peak: (kind) => ctx.peakDetail(kind).then((p) => p.gflops),
   // PyTorch GEMM on `threads` threads (peers/env.mjs: OMP/OpenBLAS pinned to the same, no
   // inherited OPENBLAS_CORETYPE, passive OpenMP waits), or null with a note. The result's
   // `core` is the OpenBLAS kernel it loaded.
-  async torch(threads, cases) {
+  // wait: 'spin' (bounded, GOMP_SPINCOUNT) or 'passive' (peers/env.mjs).
+  async torch(threads, cases, { wait = 'spin' } = {}) {
     if (!existsSync(PYTHON)) { torchNote ??= `${PYTHON} missing`; return null; }
-    const key = `${threads}:${JSON.stringify(cases)}`;
+    const key = `${threads}:${wait}:${JSON.stringify(cases)}`;
     if (!torchCache.has(key)) {
-      const env = peerEnv(threads);
+      const env = peerEnv(threads, process.env, { wait });
       const r = await run(PYTHON, [path.join(root, 'scripts', 'bench', 'peers', 'torch_gemm.py'), String(threads), JSON.stringify(cases)],
         { capture: true, cwd: root, env });
       let res = null;
@@ -117,7 +172,8 @@ const ctx = {
 };
 
 const dir = path.join(root, 'scripts', 'bench');
-const modules = readdirSync(dir).filter((f) => f.endsWith('.mjs') && (!only || f.includes(only))).sort();
+const onlyWords = only ? only.split(',').filter(Boolean) : null;
+const modules = readdirSync(dir).filter((f) => f.endsWith('.mjs') && (!onlyWords || onlyWords.some((w) => f.includes(w)))).sort();
 const rows = [];
 for (const file of modules) {
   console.log(`bench: ${file}`);
@@ -144,7 +200,7 @@ const cols = [
   ['name', (r) => r.name], ['unit', (r) => r.unit], ['attnlab', (r) => fmt(r.attnlab)],
   ['% peak', (r) => fmt(r.pct_peak)], ['peer', (r) => fmt(r.peer)], ['peer value', (r) => fmt(r.peer_value)],
   ['ratio', (r) => fmt(r.ratio)], ['cpu ratio', (r) => fmt(r.cpu_ratio ?? (r.cpu_pct_peak != null ? `${r.cpu_pct_peak}% pk/cpu-s` : null))], ['goal', (r) => (r.goal ? `${r.goal} ${r.goal_met ? 'met' : 'MISSED'}` : '')],
-  ['flag', (r) => (r.over_peak ? 'OVER PEAK' : '')],
+  ['flag', (r) => (r.over_peak ? 'OVER PEAK' : '')], ['notes', (r) => r.note ?? ''],
 ];
 const widths = cols.map(([h, f]) => Math.max(h.length, ...rows.map((r) => String(f(r)).length)));
 const line = (cells) => cells.map((c, i) => (i >= 2 && i !== 4 && i < 8 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join(' | ');
@@ -172,19 +228,31 @@ if (over.length) {
   process.exitCode = 3;
 }
 
+const runId = runStart;
+chromiumVersion = rows.find((r) => r.browser_version)?.browser_version ?? null;
+const cpuInfo = (() => {
+  try {
+    const flags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1].split(/\s+/) ?? [];
+    return flags.includes('avx512f') ? 'AVX-512' : flags.includes('avx2') ? 'AVX2' : null;
+  } catch { return null; }
+})();
+const meta = {
+  command: `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`, date: runStart, commit,
+  cpu: os.cpus()[0]?.model.trim() ?? 'unknown CPU', cpus: os.cpus().length, simd: cpuInfo, node: process.versions.node,
+  chromium: chromiumVersion, load_start: loadAtStart, load_end: loadAtEnd,
+  goals: GOALS.map((g) => {
+    const mine = rows.filter((r) => r.goal_id === g.id), missed = mine.filter((r) => !r.goal_met);
+    return { text: g.text, status: !mine.length ? 'not measured in this run' : missed.length
+      ? `missed in ${missed.length} of ${mine.length} rows (${missed.map((r) => `${r.name}: ${fmt(r.ratio)}x`).join('; ')})` : `met in all ${mine.length} rows` };
+  }),
+};
 const file = path.join(root, 'build', 'bench.json');
 mkdirSync(path.dirname(file), { recursive: true });
-writeFileSync(file, `${JSON.stringify(rows, null, 2)}\n`);
-console.log(`\nbench: ${rows.length} rows written to ${path.relative(root, file)}`);
+writeFileSync(file, `${JSON.stringify({ meta, rows }, null, 2)}\n`);
+console.log(`\nbench: ${rows.length} rows written to ${path.relative(root, file)} (npm run bench -- --readme puts them in README.md)`);
 
 // History: one line per row; a run is identified by its start date.
 const historyFile = path.join(root, 'build', 'bench-history.jsonl');
-let commit = null;
-try {
-  commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()) commit += '+dirty';
-} catch { /* not a git checkout */ }
-const runId = new Date().toISOString();
 const previous = existsSync(historyFile)
   ? readFileSync(historyFile, 'utf8').split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l); } catch { return null; } }).filter(Boolean)
   : [];

@@ -11,6 +11,9 @@
 //   npm run reproduce -- --seeds 5     seeds 1-5
 //   npm run reproduce -- --jobs 2      two runs at a time (one core each)
 //   npm run reproduce -- --fresh       retrain runs whose results are already kept
+//   npm run reproduce -- --readme      train nothing: the rows of build/reproduce/results.json
+//                                      become docs/reproduce/results/*.json and README.md's
+//                                      reproduction tables are written from those files
 //   npm run reproduce -- --only translate-de-en   the guide's German→English translator, from
 //                                      data to the page's model (scripts/translator.mjs; its
 //                                      own flags follow, e.g. --skip-train)
@@ -101,6 +104,12 @@ const runs = [
     metrics: [m('held-out loss', 'loss', { lower: true, fmt: (x) => x.toFixed(3), sdFmt: (x) => x.toFixed(3) }), m('sequence', 'sequence_accuracy')],
   })),
 ];
+
+if (process.argv.includes('--readme')) {
+  const { reproduceReadme } = await import('./lib/readme-reproduce.mjs');
+  reproduceReadme(root, runs);
+  process.exit(0);
+}
 
 function run(args) {
   return new Promise((resolve, reject) => {

@@ -3,6 +3,7 @@
 // timed in rounds for at least `min_seconds` (after one warm-up call) and the fastest round's
 // mean per call is reported. Arguments are checked (attnlab::Error).
 #pragma once
+#include <vector>
 
 namespace attnlab::api {
 
@@ -10,13 +11,33 @@ namespace attnlab::api {
 // 2*M*N*K*batch flops per call; the current num_threads() is used.
 double bench_gemm(int M, int N, int K, bool transA, bool transB, int batch, double min_seconds);
 
+// One GEMM problem on random operands, computed once per run() call: for timing the engine
+// through a caller's own per-call layer (JS calling into wasm once per product, as a JS
+// library's matMul is called), beside bench_gemm's timing inside the engine.
+class GemmProblem {
+ public:
+  GemmProblem(int M, int N, int K, bool transA, bool transB, int batch);
+  void run();
+  double flops() const { return 2.0 * M_ * N_ * K_ * batch_; }
+
+ private:
+  int M_, N_, K_, batch_;
+  bool transA_, transB_;
+  std::vector<float> A_, B_, C_;
+};
+
 // GFLOP/s of independent vector arithmetic chains on one thread: the machine's SIMD peak as
-// this build sees it (fused FMA chains natively, separate mul and add chains in WASM SIMD128),
-// the best of a sweep over the number of chains (8..24), so that latency x pipes is covered
-// whatever the CPU; `chains` names the winner.
+// this build sees it, the larger of separate mul and add chains and (where the build has a
+// fused multiply-add: natively, and the relaxed-SIMD wasm build) FMA chains, each the best of a
+// sweep over the number of chains (8..24), so that latency x pipes is covered whatever the
+// CPU. `gflops`/`chains` name the winner; fma_gflops is 0 in a build without FMA.
 struct PeakResult {
   double gflops;
   int chains;
+  double mul_add_gflops;
+  int mul_add_chains;
+  double fma_gflops;
+  int fma_chains;
 };
 PeakResult bench_simd_peak_sweep(double min_seconds);
 double bench_simd_peak(double min_seconds);  // bench_simd_peak_sweep(...).gflops

@@ -33,7 +33,11 @@ int main(int argc, char** argv) {
     if (what == "peak") {
       attnlab::set_num_threads(1);
       const auto p = attnlab::api::bench_simd_peak_sweep(seconds(argc, argv, 2));
-      std::printf("{\"peak_gflops\": %.3f, \"chains\": %d, \"threads\": 1}\n", p.gflops, p.chains);
+      std::printf(
+          "{\"peak_gflops\": %.3f, \"chains\": %d, \"mul_add_gflops\": %.3f, \"mul_add_chains\": "
+          "%d, "
+          "\"fma_gflops\": %.3f, \"fma_chains\": %d, \"threads\": 1}\n",
+          p.gflops, p.chains, p.mul_add_gflops, p.mul_add_chains, p.fma_gflops, p.fma_chains);
     } else if (what == "gemm" && argc >= 9) {
       attnlab::set_num_threads(arg(argv, 8));
       const double g =

@@ -2,9 +2,14 @@
 //   benchGemm(M, N, K, transA, transB, batch, minSeconds) -> GFLOP/s
 //   benchSimdPeak(minSeconds) -> GFLOP/s of SIMD128 mul+add chains
 //   benchAttention(B, H, T, S, D, causal, minSeconds) -> ms per call
+//   benchGemmPrepare(M, N, K, transA, transB, batch) -> flops of one product; then
+//   benchGemmRun() computes that product once per call (timed from JS, per call, the layer a
+//   JS library's matMul is timed through); one prepared problem at a time
 // Arguments are checked here (integers, each dimension at most 2^14, the operands within the
 // memory budget, at most 60 s) before a buffer is allocated; errors arrive as JS Errors.
 #include <emscripten/bind.h>
+
+#include <memory>
 
 #include "bench/bench.hpp"
 #include "bindings/convert.hpp"
@@ -33,6 +38,31 @@ double bench_gemm(val M, val N, val K, val transA, val transB, val batch, val mi
   });
 }
 
+std::unique_ptr<attnlab::api::GemmProblem> prepared;
+
+double bench_gemm_prepare(val M, val N, val K, val transA, val transB, val batch) {
+  return guarded([&] {
+    const int m = int_arg(M, "benchGemmPrepare: M", 1, kMaxDim),
+              n = int_arg(N, "benchGemmPrepare: N", 1, kMaxDim),
+              k = int_arg(K, "benchGemmPrepare: K", 1, kMaxDim),
+              b = int_arg(batch, "benchGemmPrepare: batch", 1, 4096);
+    attnlab::check_alloc(4.0 * b * (double(m) * k + double(k) * n + double(m) * n),
+                         "benchGemmPrepare: the operands");
+    prepared.reset();
+    prepared = std::make_unique<attnlab::api::GemmProblem>(
+        m, n, k, bool_arg(transA, "benchGemmPrepare: transA", false),
+        bool_arg(transB, "benchGemmPrepare: transB", false), b);
+    return prepared->flops();
+  });
+}
+
+void bench_gemm_run() {
+  guarded([&] {
+    if (!prepared) throw JsError(ErrorType::Error, "benchGemmRun: call benchGemmPrepare first");
+    prepared->run();
+  });
+}
+
 double bench_simd_peak(val min_seconds) {
   return guarded([&] {
     return attnlab::api::bench_simd_peak(seconds_arg(min_seconds, "benchSimdPeak: minSeconds"));
@@ -58,6 +88,8 @@ double bench_attention(val B, val H, val T, val S, val D, val causal, val min_se
 
 EMSCRIPTEN_BINDINGS(attnlab_bench) {
   emscripten::function("benchGemm", &bench_gemm);
+  emscripten::function("benchGemmPrepare", &bench_gemm_prepare);
+  emscripten::function("benchGemmRun", &bench_gemm_run);
   emscripten::function("benchSimdPeak", &bench_simd_peak);
   emscripten::function("benchAttention", &bench_attention);
 }

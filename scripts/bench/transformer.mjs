@@ -3,7 +3,8 @@
 // peers/report.mjs: >= 2x PyTorch at S, >= 1.25x at M, >= 1.1x at base), natively (`build/native/attn bench`)
 // next to PyTorch's nn.Transformer on the CPU (scripts/bench/transformer_torch.py, Debian's
 // /usr/bin/python3, at full strength: peers/env.mjs's environment, OpenBLAS kernel named in the
-// row), at 1 and 2 threads, in the same run; and each step's model FLOP/s and % of the peak.
+// row; its OpenMP spinning bounded like our pool's, the passive-wait figure in the note at 2
+// threads), at 1 and 2 threads, in the same run; and each step's model FLOP/s and % of the peak.
 // Rows follow build/bench.json's shape {name, unit, attnlab, peer, peer_value, ratio}; ratio =
 // peer time / attnlab time (> 1: attnlab is faster). Run alone: `node scripts/bench/transformer.mjs`.
 import { spawnSync } from 'node:child_process';
@@ -47,6 +48,17 @@ export async function rows(ctx = {}) {
       } catch (e) {
         log(`transformer: PyTorch peer unavailable (${String(e.message).split('\n')[0]})`);
       }
+      // At 2 threads the peer also with passive OpenMP waits (the row's figure has its spinning
+      // bounded like our pool's: peers/env.mjs).
+      let passive = null;
+      if (peer && t > 1) {
+        try {
+          passive = json(PYTHON, [path.join(here, 'transformer_torch.py'), '--config', config, '--threads', String(t),
+            '--seconds', String(secondsFor(config))], root, peerEnv(t, process.env, { wait: 'passive' })).ms_per_step;
+        } catch (e) {
+          log(`transformer: PyTorch with passive waits failed (${String(e.message).split('\n')[0]})`);
+        }
+      }
       out.push({
         name: `Transformer training step (fwd+bwd+Adam), config ${config}, ${t} thread${t > 1 ? 's' : ''}`,
         unit: 'ms',
@@ -61,6 +73,8 @@ export async function rows(ctx = {}) {
         // The same ratio in process CPU time: what the wall ratio would be on an idle machine
         // when both sides keep their threads busy (a shared machine stretches wall time).
         cpu_ratio: peer ? r2(peer.cpu_ms_per_step / ours.cpu_ms_per_step) : null,
+        peer_passive: r2(passive),
+        note: passive != null ? `PyTorch with passive waits ${r2(passive)} ms (ratio ${r2(passive / ours.ms_per_step)})` : null,
       });
       const gflop = trainStepFlops(BENCH_CONFIGS[config]) * 1e-9;
       const mine = gflop / (ours.ms_per_step * 1e-3);

@@ -7,7 +7,8 @@ vocab 8000, lengths 32, batch 16) or de-en (the guide's translator: 2+2 layers, 
 Prints one JSON object (median wall and process-CPU ms per step).
 Usage: /usr/bin/python3 scripts/bench/transformer_torch.py --config S --threads 1
 (scripts/bench/transformer.mjs starts it with peers/env.mjs's environment: no
-OPENBLAS_CORETYPE, OMP_WAIT_POLICY=PASSIVE, OMP/OpenBLAS threads pinned to --threads).
+OPENBLAS_CORETYPE, GOMP_SPINCOUNT=30000 or OMP_WAIT_POLICY=PASSIVE, OMP/OpenBLAS threads pinned
+to --threads).
 """
 import argparse
 import json

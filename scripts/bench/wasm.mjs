@@ -144,8 +144,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const r of rows) console.log(`${r.name.padEnd(80)} ${String(r.attnlab).padStart(9)} ${r.unit}${r.peer ? `  ${r.peer} ${r.peer_value}  ratio ${r.ratio}` : ''}`);
   const out = path.join(root, 'build', 'bench.json');
   mkdirSync(path.dirname(out), { recursive: true });
-  const old = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : [];
+  const doc = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : null;
+  const old = Array.isArray(doc) ? doc : doc?.rows ?? [];
   const names = new Set(rows.map((r) => r.name));
-  writeFileSync(out, `${JSON.stringify([...old.filter((r) => !names.has(r.name)), ...rows], null, 2)}\n`);
+  const merged = [...old.filter((r) => !names.has(r.name)), ...rows];
+  writeFileSync(out, `${JSON.stringify(doc && !Array.isArray(doc) ? { ...doc, rows: merged } : merged, null, 2)}\n`);
   process.exit(0);
 }

@@ -13,6 +13,12 @@ test('wasm bench: GEMM rates for every transpose and a batch', () => {
   positive(mod.benchGemm(16, 8, 4, false, true, 3, 0.005), 'benchGemm batched');
 });
 
+test('wasm bench: a prepared GEMM runs once per JS call', () => {
+  assert.equal(mod.benchGemmPrepare(7, 13, 5, false, true, 3), 2 * 7 * 13 * 5 * 3);
+  mod.benchGemmRun();
+  assert.throws(() => mod.benchGemmPrepare(7, 0, 5, false, false, 1), /N/);
+});
+
 test('wasm bench: SIMD peak and attention timing', () => {
   positive(mod.benchSimdPeak(0.005), 'benchSimdPeak');
   positive(mod.benchAttention(1, 2, 5, 7, 3, true, 0.005), 'benchAttention');
@@ -27,12 +33,17 @@ test('wasm bench: bad sizes are rejected', () => {
 const { peerEnv, blasCore, trainStepFlops } = await import('../../scripts/bench/peers/env.mjs');
 const { checkGoals, compareRuns } = await import('../../scripts/bench/peers/report.mjs');
 
-test('bench: a peer gets full strength: no OPENBLAS_CORETYPE/L2_SIZE, passive OpenMP, pinned threads', () => {
+test('bench: a peer gets full strength: no OPENBLAS_CORETYPE/L2_SIZE, bounded or passive OpenMP waits, pinned threads', () => {
   const base = { PATH: '/usr/bin', OPENBLAS_CORETYPE: 'Haswell', OPENBLAS_L2_SIZE: '1048576', OMP_WAIT_POLICY: 'ACTIVE', OMP_NUM_THREADS: '8' };
   const env = peerEnv(2, base);
   assert.equal(env.OPENBLAS_CORETYPE, undefined);
   assert.equal(env.OPENBLAS_L2_SIZE, undefined);
-  assert.equal(env.OMP_WAIT_POLICY, 'PASSIVE');
+  assert.equal(env.OMP_WAIT_POLICY, undefined, 'the bounded spin replaces an inherited wait policy');
+  assert.equal(env.GOMP_SPINCOUNT, '30000');
+  const passive = peerEnv(2, base, { wait: 'passive' });
+  assert.equal(passive.OMP_WAIT_POLICY, 'PASSIVE');
+  assert.equal(passive.GOMP_SPINCOUNT, undefined);
+  assert.throws(() => peerEnv(2, base, { wait: 'active' }), /spin' or 'passive/);
   assert.deepEqual([env.OMP_NUM_THREADS, env.OPENBLAS_NUM_THREADS, env.MKL_NUM_THREADS], ['2', '2', '2']);
   assert.equal(env.PATH, '/usr/bin');
   assert.equal(base.OPENBLAS_CORETYPE, 'Haswell', 'the caller\'s environment is left alone');

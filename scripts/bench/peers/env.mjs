@@ -6,8 +6,11 @@
 //   - OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE removed: a machine-wide OPENBLAS_CORETYPE=Haswell
 //     (this workplace sets it) makes OpenBLAS skip its own CPU detection and run the Haswell
 //     kernels (measured: 1 thread 512^3 ~100 GFLOP/s with it, ~190 without on an AVX-512 CPU);
-//   - OMP_WAIT_POLICY=PASSIVE: without it the OpenMP workers of a 2-thread PyTorch spin between
-//     parallel regions and, on a machine with other work, run 3-5x slower;
+//   - OpenMP waits bounded as attnlab's pool bounds its own (wait 'spin', the default):
+//     GOMP_SPINCOUNT=30000 (about 300 us of spinning, as our pool spins about 300 us before it
+//     sleeps) and no OMP_WAIT_POLICY; or wait 'passive': OMP_WAIT_POLICY=PASSIVE (workers sleep
+//     at once: unbounded spinning made a 2-thread PyTorch 3-5x slower on a busy machine). The
+//     rows show the bounded-spin figure and the passive one beside it;
 //   - OMP_NUM_THREADS / OPENBLAS_NUM_THREADS / MKL_NUM_THREADS = threads (the peer's own code
 //     also calls torch.set_num_threads(threads));
 //   - OPENBLAS_VERBOSE=2: OpenBLAS prints the kernel it picked ("Core: Zen", "Core: SkylakeX")
@@ -15,11 +18,15 @@
 // Only the child's environment changes; this process's (and the tests') stays as it was.
 export const STRIPPED = ['OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE'];
 
-export function peerEnv(threads, base = process.env) {
+export const GOMP_SPINCOUNT = '30000';
+
+export function peerEnv(threads, base = process.env, { wait = 'spin' } = {}) {
+  if (wait !== 'spin' && wait !== 'passive') throw new Error(`peerEnv: wait must be 'spin' or 'passive', not ${wait}`);
   const env = { ...base };
-  for (const k of STRIPPED) delete env[k];
+  for (const k of [...STRIPPED, 'OMP_WAIT_POLICY', 'GOMP_SPINCOUNT']) delete env[k];
   const t = String(threads);
-  return { ...env, OMP_WAIT_POLICY: 'PASSIVE', OMP_NUM_THREADS: t, OPENBLAS_NUM_THREADS: t, MKL_NUM_THREADS: t, OPENBLAS_VERBOSE: '2' };
+  const waits = wait === 'spin' ? { GOMP_SPINCOUNT } : { OMP_WAIT_POLICY: 'PASSIVE' };
+  return { ...env, ...waits, OMP_NUM_THREADS: t, OPENBLAS_NUM_THREADS: t, MKL_NUM_THREADS: t, OPENBLAS_VERBOSE: '2' };
 }
 
 // The OpenBLAS kernel named in a peer's output (OPENBLAS_VERBOSE=2 prints "Core: <name>").

@@ -1,9 +1,12 @@
 // Child process of the kernel bench (run with node --no-experimental-fetch --no-liftoff, so both
 // engines run optimized code from the first call): measures a list of
 // cases in one WebAssembly engine and prints one JSON array of results on stdout.
-//   node --no-experimental-fetch --no-liftoff wasm_runner.mjs attnlab|tfjs '<json cases>'
-// attnlab: build/wasm/attnlab-node.cjs, timed inside wasm (benchGemm, benchSimdPeak,
-// benchAttention). tfjs: @tensorflow/tfjs-core on @tensorflow/tfjs-backend-wasm (XNNPACK, SIMD
+//   node --no-experimental-fetch --no-liftoff wasm_runner.mjs attnlab|attnlab-relaxed|tfjs '<json cases>'
+// attnlab: build/wasm/attnlab-node.cjs (attnlab-relaxed: build/wasm-relaxed's, node < 22 needs
+// --experimental-wasm-relaxed-simd), timed inside wasm (benchGemm, benchSimdPeak,
+// benchAttention); a GEMM case with percall: true is timed here instead, one JS call into wasm
+// per product (benchGemmPrepare / benchGemmRun), the per-call layer TF.js's matMul is timed
+// through. tfjs: @tensorflow/tfjs-core on @tensorflow/tfjs-backend-wasm (XNNPACK, SIMD
 // build, 1 thread), timed here with the same rule: fastest >= 2 ms round after a warm-up call.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -28,12 +31,17 @@ function bestPerCall(f, minSeconds) {
   return best;
 }
 
-async function attnlab() {
+async function attnlab(relaxed) {
   const require = createRequire(import.meta.url);
-  const dir = path.join(root, 'build', 'wasm');
-  const mod = await require(path.join(dir, 'attnlab-node.cjs'))({ wasmBinary: readFileSync(path.join(dir, 'attnlab-node.wasm')) });
+  const dir = path.join(root, 'build', relaxed ? 'wasm-relaxed' : 'wasm');
+  const name = relaxed ? 'attnlab-relaxed-node' : 'attnlab-node';
+  const mod = await require(path.join(dir, `${name}.cjs`))({ wasmBinary: readFileSync(path.join(dir, `${name}.wasm`)) });
   return cases.map((c) => {
     if (c.kind === 'peak') return { gflops: mod.benchSimdPeak(c.seconds) };
+    if (c.percall) {
+      const flops = mod.benchGemmPrepare(c.M, c.N, c.K, !!c.ta, !!c.tb, c.batch);
+      return { gflops: flops / bestPerCall(() => mod.benchGemmRun(), c.seconds) * 1e-9 };
+    }
     if (c.kind === 'attention') return { ms: mod.benchAttention(c.B, c.H, c.T, c.S, c.D, !!c.causal, c.seconds) };
     return { gflops: mod.benchGemm(c.M, c.N, c.K, !!c.ta, !!c.tb, c.batch, c.seconds) };
   });
@@ -62,5 +70,5 @@ async function tfjs() {
   return { simd, version: tf.version_core, results: out };
 }
 
-const res = engine === 'tfjs' ? await tfjs() : await attnlab();
+const res = engine === 'tfjs' ? await tfjs() : await attnlab(engine === 'attnlab-relaxed');
 process.stdout.write(`${JSON.stringify(res)}\n`);

@@ -52,7 +52,7 @@ constexpr int kPackA = std::max(Wide::MC, Narrow::MC), kPackB = std::max(Wide::N
 #else
 constexpr int kPackA = Wide::MC, kPackB = Wide::NC;
 #endif
-constexpr int MR = Wide::MR, NR = Wide::NR;
+constexpr int NR = Wide::NR;  // column stripes (gemm_split)
 
 // A plain A whose row stride is a multiple of 4 KiB puts the micro-kernel's MR row streams in
 // one L1 set (12 rows 4 KiB apart in an 8-way cache evict each other): such blocks are copied

@@ -3,7 +3,10 @@
 // (zero-padded at the edge, a transpose absorbed by the packing), a transposed A likewise into
 // MR-tall row panels while a plain A is read in place, and an MR x NR register tile of xsimd
 // accumulators runs over each pair of panels.
-// Threads split C into row or column stripes, each a complete serial GEMM (deterministic).
+// Threads split C into row or column stripes (pieces claimed by whichever thread runs, see
+// kernels/threads.hpp), each a complete serial GEMM over fixed boundaries (deterministic). Row
+// stripes share one B packed whole beforehand (in parallel), so that splitting into more,
+// smaller stripes does not pack B once per stripe.
 #include <algorithm>
 #include <vector>
 
@@ -49,7 +52,7 @@ constexpr int kPackA = std::max(Wide::MC, Narrow::MC), kPackB = std::max(Wide::N
 #else
 constexpr int kPackA = Wide::MC, kPackB = Wide::NC;
 #endif
-constexpr int MR = Wide::MR, NR = Wide::NR;
+constexpr int NR = Wide::NR;  // column stripes (gemm_split)
 
 // A plain A whose row stride is a multiple of 4 KiB puts the micro-kernel's MR row streams in
 // one L1 set (12 rows 4 KiB apart in an 8-way cache evict each other): such blocks are copied
@@ -207,20 +210,43 @@ void micro_kernel(int kc, const float* a, int lda, const float* b, float* c, int
     }
 }
 
+// Where block (jc, pc) of op(B) starts in a B packed whole: jc-major blocks of kc x nc rounded
+// up to NR columns (every block before column jc is NC wide, K tall).
+template <class T>
+size_t packed_b_offset(int K, int N, int jc, int pc) {
+  const int nc = std::min(T::NC, N - jc);
+  return size_t(jc) * K + size_t(pc) * size_t((nc + T::NR - 1) / T::NR * T::NR);
+}
+
+// Packs columns [j0, j1) (j0 a multiple of NR) of op(B) [K, N] whole, as packed_b_offset lays out.
+template <class T>
+void pack_b_whole(float* pb, bool transB, const float* B, int ldb, int K, int N, int j0, int j1) {
+  for (int jc = j0 / T::NC * T::NC; jc < j1; jc += T::NC) {
+    const int b = std::max(j0, jc), e = std::min({j1, jc + T::NC, N});
+    for (int pc = 0; pc < K; pc += KC) {
+      const int kc = std::min(KC, K - pc);
+      pack_b<T::NV>(pb + packed_b_offset<T>(K, N, jc, pc) + size_t(b - jc) * kc, transB, B, ldb, pc,
+                    kc, b, e - b);
+    }
+  }
+}
+
+// packed_b: op(B) already packed whole (pack_b_whole), or nullptr to pack block by block here.
 template <class T>
 void gemm_blocked(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
-                  int lda, const float* B, int ldb, float beta, float* C, int ldc) {
+                  int lda, const float* B, int ldb, float beta, float* C, int ldc,
+                  const float* packed_b = nullptr) {
   constexpr int MR = T::MR, NR = T::NR, MC = T::MC, NC = T::NC;
   Workspace& ws = workspace();
   const bool copy_plain = !transA && N > NR && aliasing_rows(lda);  // reused over >1 B panel
   float* pa = ws.pa();
-  float* pb = ws.pb();
   for (int jc = 0; jc < N; jc += NC) {
     const int nc = std::min(NC, N - jc);
     for (int pc = 0; pc < K; pc += KC) {
       const int kc = std::min(KC, K - pc);
       const float b_eff = pc == 0 ? beta : 1.f;
-      pack_b<T::NV>(pb, transB, B, ldb, pc, kc, jc, nc);
+      const float* pb = packed_b ? packed_b + packed_b_offset<T>(K, N, jc, pc) : ws.pb();
+      if (!packed_b) pack_b<T::NV>(ws.pb(), transB, B, ldb, pc, kc, jc, nc);
       for (int ic = 0; ic < M; ic += MC) {
         const int mc = std::min(MC, M - ic);
         if (transA) pack_at<MR>(pa, A, lda, ic, mc, pc, kc);
@@ -262,6 +288,25 @@ void scale_c(int M, int N, float beta, float* C, int ldc) {
 
 constexpr double kGrainFlops = 2e6;  // below this much work per thread, stay on one thread
 
+// Row stripes of whole MR-row panels on up to `chunks` threads, after op(B) is packed whole (in
+// stripes of NR-column panels) into the calling thread's buffer.
+template <class T>
+void gemm_rows(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+               const float* B, int ldb, float beta, float* C, int ldc, int chunks) {
+  thread_local std::vector<fbatch> whole;  // op(B) packed, K x N rounded up to NR columns
+  const size_t need = size_t(K) * size_t((N + T::NR - 1) / T::NR * T::NR);
+  if (whole.size() * W < need) whole.resize((need + W - 1) / W);
+  float* pb = reinterpret_cast<float*>(whole.data());
+  threads::parallel_for((N + T::NR - 1) / T::NR, chunks, [&](long b, long e, int) {
+    pack_b_whole<T>(pb, transB, B, ldb, K, N, int(b) * T::NR, std::min(N, int(e) * T::NR));
+  });
+  threads::parallel_for((M + T::MR - 1) / T::MR, chunks, [&](long b, long e, int) {
+    const int i0 = int(b) * T::MR, i1 = std::min(M, int(e) * T::MR);
+    gemm_blocked<T>(transA, transB, i1 - i0, N, K, alpha, transA ? A + i0 : A + size_t(i0) * lda,
+                    lda, B, ldb, beta, C + size_t(i0) * ldc, ldc, pb);
+  });
+}
+
 // One GEMM on up to `chunks` threads: C split into row stripes (tall C) or column stripes.
 void gemm_split(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                 const float* B, int ldb, float beta, float* C, int ldc, int chunks) {
@@ -270,12 +315,12 @@ void gemm_split(bool transA, bool transB, int M, int N, int K, float alpha, cons
     return;
   }
   if (M >= N) {
-    const int panels = (M + MR - 1) / MR;
-    threads::parallel_for(panels, chunks, [&](long b, long e, int) {
-      const int i0 = int(b) * MR, i1 = std::min(M, int(e) * MR);
-      gemm_serial(transA, transB, i1 - i0, N, K, alpha, transA ? A + i0 : A + size_t(i0) * lda, lda,
-                  B, ldb, beta, C + size_t(i0) * ldc, ldc);
-    });
+#if !defined(__wasm_simd128__)
+    if (N <= W)
+      return gemm_rows<Narrow>(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                               chunks);
+#endif
+    gemm_rows<Wide>(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, chunks);
   } else {
     const int panels = (N + NR - 1) / NR;
     threads::parallel_for(panels, chunks, [&](long b, long e, int) {

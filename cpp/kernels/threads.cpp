@@ -1,16 +1,23 @@
 // The kernel thread pool (see threads.hpp) and the thread-count setting of kernels.hpp.
-// A call publishes one job (a new generation), each worker runs its own chunk, and the caller
-// runs chunk 0 and waits for the rest. Between jobs a worker first spins on the generation for
-// a short while (kSpin) and only then sleeps on a condition variable; the caller likewise spins
-// before it sleeps on the completion count. A Transformer step is hundreds of sub-millisecond
-// products: a condition-variable wake-up per product (tens of microseconds, more on a VM) made
-// two threads slower than one (config S: 12.6 ms at one thread, 14.6 ms at two).
+// A call publishes one job: a 64-bit word holding its generation, how many threads take part,
+// how many pieces it has and the next unclaimed piece. The caller and the workers claim pieces
+// by compare-and-swap on that word (a worker that read an old generation claims nothing), the
+// caller first, so a worker that is descheduled, or wakes late, only loses its share to whoever
+// runs. The caller then waits for the pieces still running elsewhere: a spin of about two pieces'
+// time, then a futex sleep, which frees its core for the very thread it waits for (no core is
+// assumed free). Between jobs a worker spins with a bounded, adaptive budget (halved each time
+// no job came, doubled when one did; the core is yielded every kYield), then sleeps on a futex
+// (syscall natively, emscripten_futex_wait under wasm pthreads) that the caller wakes only when
+// someone sleeps. The caller also keeps score (account, check_core): when threads cost more
+// than they saved, or the caller itself did not have a core, it runs the same pieces alone for
+// a while, so the result bits never depend on the mode. With static per-thread chunks a busy
+// neighbour made two threads slower than one (256x128x128 A·Bᵀ: 20 GFLOP/s at 2T, 188 at 1T).
 #include "kernels/threads.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
+#include <climits>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -18,6 +25,17 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
+#if defined(__EMSCRIPTEN_PTHREADS__)
+#include <emscripten/threading.h>
+#include <math.h>
+#elif defined(__linux__) && !defined(__EMSCRIPTEN__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#else
+#include <condition_variable>
 #endif
 
 #include "kernels/kernels.hpp"
@@ -40,7 +58,69 @@ int hardware_threads() {
 
 thread_local bool t_inside = false;  // nested regions run on the calling thread
 
-constexpr auto kSpin = std::chrono::microseconds(300);
+using Clock = std::chrono::steady_clock;
+using std::chrono::microseconds;
+using Fn = std::function<void(long, long, int)>;
+
+constexpr int kPiecesPerThread = 4;
+constexpr int kMaxPieces = 4095;                     // the job word's 12-bit fields
+constexpr int kMaxThreads = 255;                     // its 8-bit one
+constexpr microseconds kSpinMin(10), kSpinMax(200);  // a worker's spin between jobs
+constexpr microseconds kWaitMin(5), kWaitMax(100);   // the caller's spin for running pieces
+constexpr microseconds kYield(20);                   // a spinning thread yields its core this often
+// The balance of time that threads saved (Pool::account): its start and cap, and how long the
+// caller then runs alone (doubling from the minimum after each failed return to threads).
+constexpr microseconds kCreditStart(2000), kCreditMax(20000);
+constexpr microseconds kBackoffMin(5000), kBackoffMax(1000000);
+// Natively the caller also checks, every kWindow, that it had a core to itself (its CPU time
+// at least kOwnCore of the wall time) while threads were in use; on a machine with more runnable
+// threads than cores a second thread only adds waits, and the caller runs alone a while.
+constexpr microseconds kWindow(50000);
+constexpr double kOwnCore = 0.8;
+
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t), "futex word");
+
+// futex_wait blocks while a == v (it may return early); futex_wake wakes every waiter on a.
+#if defined(__EMSCRIPTEN_PTHREADS__)
+void futex_wait(std::atomic<uint32_t>& a, uint32_t v) {
+  emscripten_futex_wait(reinterpret_cast<volatile void*>(&a), v, INFINITY);
+}
+void futex_wake(std::atomic<uint32_t>& a) {
+  emscripten_futex_wake(reinterpret_cast<volatile void*>(&a), INT_MAX);
+}
+#elif defined(__linux__) && !defined(__EMSCRIPTEN__)
+void futex_wait(std::atomic<uint32_t>& a, uint32_t v) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&a), FUTEX_WAIT_PRIVATE, v, nullptr, nullptr, 0);
+}
+void futex_wake(std::atomic<uint32_t>& a) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&a), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr,
+          0);
+}
+#else  // elsewhere (and never called in single-thread wasm): one condition variable for all words
+std::mutex g_futex_mu;
+std::condition_variable g_futex_cv;
+void futex_wait(std::atomic<uint32_t>& a, uint32_t v) {
+  std::unique_lock<std::mutex> lk(g_futex_mu);
+  g_futex_cv.wait(lk, [&] { return a.load() != v; });
+}
+void futex_wake(std::atomic<uint32_t>&) {
+  { std::lock_guard<std::mutex> lk(g_futex_mu); }
+  g_futex_cv.notify_all();
+}
+#endif
+
+// The calling thread's CPU time, where the platform has a per-thread clock (zero elsewhere).
+#if defined(__linux__) && !defined(__EMSCRIPTEN__)
+constexpr bool kThreadClock = true;
+Clock::duration thread_cpu() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+#else
+constexpr bool kThreadClock = false;
+Clock::duration thread_cpu() { return Clock::duration::zero(); }
+#endif
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -48,101 +128,205 @@ inline void cpu_relax() {
 #endif
 }
 
-// Spins until done() or kSpin has passed; true when done() became true.
-template <class Done>
-bool spin_until(Done done) {
-  const auto until = std::chrono::steady_clock::now() + kSpin;
+// Spins until ready() or `budget` has passed, yielding the core every kYield so that a thread
+// that shares it (a sibling waiting to run, a neighbour) is not shut out; true when ready().
+template <class Ready>
+bool spin_until(Ready ready, Clock::duration budget) {
+  const auto start = Clock::now();
+  auto yield_at = start + kYield;
   for (;;) {
-    for (int i = 0; i < 64; ++i) {
-      if (done()) return true;
+    for (int i = 0; i < 32; ++i) {
+      if (ready()) return true;
       cpu_relax();
     }
-    if (std::chrono::steady_clock::now() >= until) return done();
+    const auto now = Clock::now();
+    if (now - start >= budget) return ready();
+    if (now >= yield_at) {
+      std::this_thread::yield();
+      yield_at = now + kYield;
+    }
   }
 }
+
+std::atomic<void (*)()> g_worker_hook{nullptr};
 
 class Pool {
  public:
   ~Pool() { resize(0); }
 
+  // Runs `pieces` pieces of fn over [0, n) on this thread and up to threads - 1 of `workers`
+  // pool threads (started or stopped to that count); returns when every piece is done.
+  void run(long n, int pieces, int threads, int workers, const Fn& fn) {
+    std::lock_guard<std::mutex> call(call_mu_);  // one parallel region at a time
+    if (kThreadClock) check_core();
+    if (Clock::now() < serial_until_) {  // threads have lately cost more than they saved: run alone
+      t_inside = true;
+      for (int p = 0; p < pieces; ++p)
+        if (n * p / pieces < n * (p + 1) / pieces) fn(n * p / pieces, n * (p + 1) / pieces, p);
+      t_inside = false;
+      return;
+    }
+    resize(workers);
+    window_threads_ = true;
+    const auto t0 = Clock::now();
+    fn_ = &fn;
+    n_ = n;
+    pieces_ = pieces;
+    done_.store(0, std::memory_order_relaxed);
+    const uint32_t g = publish(threads, pieces);  // its release store publishes the fields above
+    int mine = 0;
+    for (int p; (p = claim(g)) >= 0; ++mine) run_piece(p);
+    const auto per_piece = mine ? (Clock::now() - t0) / mine : Clock::duration(kWaitMax);
+    const auto budget = std::clamp<Clock::duration>(2 * per_piece, kWaitMin, kWaitMax);
+    auto finished = [&] { return done_.load(std::memory_order_acquire) == uint32_t(pieces); };
+    if (!spin_until(finished, budget)) {
+      for (;;) {
+        caller_waiting_.store(true);  // seq_cst, paired with run_piece's load after its add
+        const uint32_t d = done_.load();
+        if (d == uint32_t(pieces)) break;
+        futex_wait(done_, d);
+      }
+      caller_waiting_.store(false, std::memory_order_relaxed);
+    }
+    fn_ = nullptr;
+    if (mine) account(per_piece * pieces, Clock::now() - t0);
+  }
+
+  void reset_balance() {
+    std::lock_guard<std::mutex> call(call_mu_);
+    credit_ = kCreditStart;
+    backoff_ = kBackoffMin;
+    serial_until_ = Clock::time_point{};
+    window_start_ = Clock::now();
+    window_cpu_ = thread_cpu();
+    window_threads_ = false;
+    window_thread_ = std::this_thread::get_id();
+  }
+
  private:
-  // Keeps `n` workers (chunks 1..n) alive.
+  // Books one region that took `took` where the caller alone would have taken about `alone`
+  // (its own pieces' time, times the piece count). When the balance of recent regions turns
+  // negative (typically one wait for a worker that the OS descheduled mid-piece, which on a
+  // saturated machine lasts a whole round of its run queue), the caller runs alone for a while,
+  // twice as long after each consecutive failure; a balance at its cap (natively: at the end of
+  // a window in which the caller also had its core) resets that.
+  void account(Clock::duration alone, Clock::duration took) {
+    credit_ = std::min<Clock::duration>(kCreditMax, credit_ + alone - took);
+    if (!kThreadClock && credit_ >= kCreditMax) backoff_ = kBackoffMin;
+    if (credit_ >= Clock::duration::zero()) return;
+    run_alone();
+  }
+
+  void run_alone() {
+    serial_until_ = Clock::now() + backoff_;
+    backoff_ = std::min<Clock::duration>(kBackoffMax, 2 * backoff_);
+    credit_ = kCreditStart;
+  }
+
+  // Closes a kWindow that used threads if the caller had less than kOwnCore of a core in it.
+  void check_core() {
+    const auto now = Clock::now();
+    const bool same = window_thread_ == std::this_thread::get_id();
+    if (same && now - window_start_ < kWindow) return;
+    const auto cpu = thread_cpu();
+    const double share =
+        double((cpu - window_cpu_).count()) / double((now - window_start_).count());
+    if (same && window_threads_) {
+      if (share < kOwnCore)
+        run_alone();
+      else if (credit_ >= kCreditMax)
+        backoff_ = kBackoffMin;
+    }
+    window_thread_ = std::this_thread::get_id();
+    window_start_ = now;
+    window_cpu_ = cpu;
+    window_threads_ = false;
+  }
+
+  // Keeps `n` workers (ids 1..n) alive.
   void resize(int n) {
     if (static_cast<int>(workers_.size()) == n) return;
     stop_.store(true, std::memory_order_relaxed);
-    publish(0);
+    publish(0, 0);
     for (auto& w : workers_) w.join();
     workers_.clear();
     stop_.store(false, std::memory_order_relaxed);
-    const uint64_t start = job_.load();  // workers wait for the next job after this one
-    for (int i = 0; i < n; ++i) workers_.emplace_back([this, i, start] { loop(i + 1, start); });
+    const uint32_t seen = gen_.load();  // workers wait for the next job after this one
+    for (int i = 0; i < n; ++i) workers_.emplace_back([this, i, seen] { loop(i + 1, seen); });
   }
 
-  // A new generation whose first `chunks` chunks have work (job_ = generation << 16 | chunks: a
-  // worker reads both in one load, so one that sits out a job never reads the job's fields,
-  // which the next job may already be writing).
-  void publish(int chunks) {
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      const uint64_t gen = (job_.load(std::memory_order_relaxed) >> 16) + 1;
-      job_.store(gen << 16 | uint64_t(chunks), std::memory_order_release);
-    }
-    cv_.notify_all();
+  // A new generation: job_ = gen << 32 | threads << 24 | pieces << 12 | next piece (0). A worker
+  // reads a job's generation, thread count and pieces in one load, so one that was late never
+  // reads the fields of a job that the next one may already be writing.
+  uint32_t publish(int threads, int pieces) {
+    const uint32_t g = gen_.load(std::memory_order_relaxed) + 1;
+    job_.store(uint64_t(g) << 32 | uint64_t(threads) << 24 | uint64_t(pieces) << 12,
+               std::memory_order_release);
+    gen_.store(g);                               // seq_cst, paired with the sleepers' count
+    if (sleepers_.load() > 0) futex_wake(gen_);  // no system call while everyone spins
+    return g;
   }
 
- public:
-  // Runs chunks 1.. on `workers` pool threads (started or stopped to that count) and chunk 0 here.
-  void run(long n, int chunks, int workers, const std::function<void(long, long, int)>& fn) {
-    std::lock_guard<std::mutex> call(call_mu_);  // one parallel region at a time
-    resize(workers);
-    fn_ = &fn;
-    n_ = n;
-    chunks_ = chunks;
-    pending_.store(chunks - 1, std::memory_order_relaxed);
-    publish(chunks);  // its release store publishes the fields above
-    run_chunk(0);
-    if (!spin_until([this] { return pending_.load(std::memory_order_acquire) == 0; })) {
-      std::unique_lock<std::mutex> lk(mu_);
-      done_cv_.wait(lk, [this] { return pending_.load(std::memory_order_acquire) == 0; });
-    }
-    fn_ = nullptr;
-  }
-
- private:
-  void run_chunk(int c) {
-    const long b = n_ * c / chunks_, e = n_ * (c + 1) / chunks_;
-    t_inside = true;
-    if (b < e) (*fn_)(b, e, c);
-    t_inside = false;
-  }
-
-  void loop(int id, uint64_t seen) {
+  // The next piece of job `g` for this thread, or -1 when none is left or the job is over.
+  int claim(uint32_t g) {
+    uint64_t w = job_.load(std::memory_order_acquire);
     for (;;) {
-      auto fresh = [&] { return job_.load(std::memory_order_acquire) != seen; };
-      if (!spin_until(fresh)) {
-        std::unique_lock<std::mutex> lk(mu_);
-        cv_.wait(lk, fresh);
-      }
-      seen = job_.load(std::memory_order_acquire);
-      if (stop_.load(std::memory_order_relaxed)) return;
-      if (id >= int(seen & 0xffff)) continue;  // no chunk for this worker in this job
-      run_chunk(id);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> lk(mu_);  // the caller either sees 0 or is waiting
-        done_cv_.notify_one();
-      }
+      if (uint32_t(w >> 32) != g) return -1;
+      const int next = int(w & 0xfff), pieces = int((w >> 12) & 0xfff);
+      if (next >= pieces) return -1;
+      if (job_.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel,
+                                     std::memory_order_acquire))
+        return next;
     }
   }
 
-  std::mutex call_mu_, mu_;
-  std::condition_variable cv_, done_cv_;
+  // Runs claimed piece p (the job's fields stay put until every piece is done).
+  void run_piece(int p) {
+    const int pieces = pieces_;
+    const long b = n_ * p / pieces, e = n_ * (p + 1) / pieces;
+    t_inside = true;
+    if (b < e) (*fn_)(b, e, p);
+    t_inside = false;
+    if (done_.fetch_add(1) + 1 == uint32_t(pieces) && caller_waiting_.load()) futex_wake(done_);
+  }
+
+  void loop(int id, uint32_t seen) {
+    Clock::duration spin = kSpinMax;
+    for (;;) {
+      auto fresh = [&] { return gen_.load(std::memory_order_acquire) != seen; };
+      if (spin_until(fresh, spin)) {
+        spin = std::min<Clock::duration>(kSpinMax, 2 * spin);
+      } else {
+        spin = std::max<Clock::duration>(kSpinMin, spin / 2);
+        sleepers_.fetch_add(1);  // seq_cst, paired with publish()'s load after its store
+        while (gen_.load() == seen) futex_wait(gen_, seen);
+        sleepers_.fetch_sub(1);
+      }
+      seen = gen_.load(std::memory_order_acquire);
+      if (stop_.load(std::memory_order_relaxed)) return;
+      const uint64_t w = job_.load(std::memory_order_acquire);
+      if (id >= int((w >> 24) & 0xff)) continue;  // not one of this job's threads
+      if (auto hook = g_worker_hook.load()) hook();
+      for (int p; (p = claim(uint32_t(w >> 32))) >= 0;) run_piece(p);
+    }
+  }
+
+  std::mutex call_mu_;
   std::vector<std::thread> workers_;
-  const std::function<void(long, long, int)>* fn_ = nullptr;
+  const Fn* fn_ = nullptr;
   long n_ = 0;
-  int chunks_ = 1;
-  std::atomic<int> pending_{0};
+  int pieces_ = 1;
   std::atomic<uint64_t> job_{0};
+  std::atomic<uint32_t> gen_{0};   // futex word of the idle workers
+  std::atomic<uint32_t> done_{0};  // pieces finished; futex word of the waiting caller
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> caller_waiting_{false};
   std::atomic<bool> stop_{false};
+  Clock::duration credit_ = kCreditStart, backoff_ = kBackoffMin;  // account()'s state
+  Clock::time_point serial_until_{}, window_start_{};  // check_core()'s window from here on
+  Clock::duration window_cpu_{};
+  bool window_threads_ = false;
+  std::thread::id window_thread_;
 };
 
 int g_threads = std::min(hardware_threads(), 8);
@@ -165,13 +349,24 @@ int chunks_for(double work, double grain) {
   return static_cast<int>(std::min<double>(t, work / grain));
 }
 
-void parallel_for(long n, int chunks, const std::function<void(long, long, int)>& fn) {
-  chunks = static_cast<int>(std::min<long>(std::min(chunks, num_threads()), n));
+int pieces_for(long n, int chunks) {
+  if (chunks <= 1 || n <= 1) return 1;
+  return static_cast<int>(std::min<long>(n, std::min(chunks * kPiecesPerThread, kMaxPieces)));
+}
+
+void set_worker_hook(void (*hook)()) { g_worker_hook.store(hook); }
+void reset_balance() {
+  if (kHasThreads) pool().reset_balance();
+}
+
+void parallel_for(long n, int chunks, const Fn& fn) {
+  const int threads = std::min(num_threads(), kMaxThreads);
+  chunks = static_cast<int>(std::min<long>(std::min(chunks, threads), n));
   if (chunks <= 1 || !kHasThreads || t_inside) {
     if (n > 0) fn(0, n, 0);
     return;
   }
-  pool().run(n, chunks, num_threads() - 1, fn);
+  pool().run(n, pieces_for(n, chunks), chunks, threads - 1, fn);
 }
 
 }  // namespace threads

@@ -1,17 +1,34 @@
-// A small persistent thread pool for the CPU kernels. parallel_for(n, fn) splits [0, n) into
-// num_threads() contiguous chunks (chunk t always goes to worker t, so a kernel that writes each
-// output from one chunk is deterministic for a given thread count) and blocks until all are done.
-// Single-threaded WebAssembly (no __EMSCRIPTEN_PTHREADS__) runs every chunk on the caller.
+// A small persistent thread pool for the CPU kernels. parallel_for(n, chunks, fn) runs on up to
+// `chunks` threads (the caller and chunks - 1 pool workers) and splits [0, n) into a fixed number
+// of contiguous pieces (a few per thread) that whoever is running claims from a shared counter:
+// a worker that the OS has descheduled, or one that wakes up late, leaves its share to the others,
+// and the caller never waits while pieces remain. When threads keep costing more than they
+// save (workers descheduled on a busy machine), the caller runs the same pieces alone a while.
+// Piece boundaries depend only on n and `chunks`, never on which thread runs a piece, so a kernel
+// that writes each output from one piece gives the same bits however the pieces were scheduled.
+// Single-threaded WebAssembly (no __EMSCRIPTEN_PTHREADS__) runs everything on the caller.
 // threads.cpp also defines set_num_threads()/num_threads() of kernels.hpp.
 #pragma once
 #include <functional>
 
 namespace attnlab::threads {
 
-// fn(begin, end, chunk) for each of `chunks` contiguous pieces of [0, n); chunks <= threads.
+// fn(begin, end, piece) for each piece of [0, n), on up to min(chunks, num_threads()) threads.
+// A piece index says nothing about the thread running it.
 void parallel_for(long n, int chunks, const std::function<void(long, long, int)>& fn);
 
-// How many chunks a kernel should use for `work` units of work (1 below `grain` per chunk).
+// How many threads a kernel should use for `work` units of work (1 below `grain` per thread).
 int chunks_for(double work, double grain);
+
+// How many pieces parallel_for splits n into for `chunks` threads (the same at every call).
+int pieces_for(long n, int chunks);
+
+// Test hook: a pool worker calls it each time it sees a new job, before it claims a piece
+// (nullptr: none). A test holds a worker back in it to play a descheduled thread.
+void set_worker_hook(void (*hook)());
+
+// Forgets the balance of past regions (see threads.cpp), so that threads are in use at once
+// even after regions that cost more than they saved (tests that stall workers on purpose).
+void reset_balance();
 
 }  // namespace attnlab::threads

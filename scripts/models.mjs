@@ -71,7 +71,8 @@ const failed = [];
 for (const m of MODELS.filter((x) => !opt('only') || x.name === opt('only'))) {
   const steps = Number(opt('steps') ?? m.steps);
   const file = path.join(out, `${m.name}.safetensors`);
-  const argv = [...m.args(), '--steps', String(steps), '--threads', String(m.threads ?? 2), '--out', file];
+  // --weights-only: the page needs no optimizer state (it would triple the file)
+  const argv = [...m.args(), '--steps', String(steps), '--threads', String(m.threads ?? 2), '--weights-only', '--out', file];
   console.log(`attnlab models: ${m.name}: attn ${argv.join(' ')}`);
   const t0 = Date.now();
   const r = spawnSync(attn, argv, { stdio: ['ignore', 'inherit', 'pipe'], cwd: root, encoding: 'utf8' });

@@ -20,11 +20,21 @@
 //   npm run reproduce -- --only translate-sweep   the translator's configurations trained for the
 //                                      same wall time side by side (scripts/translate-sweep.mjs;
 //                                      its own flags follow, e.g. --minutes 110)
-// Each run's result is kept in build/reproduce/<id>-seed<s>.json and reused by later runs (so a
-// table can be completed over several sittings); the table, build/reproduce/results.json and,
-// when both phrase rows ran, the length curve docs/reproduce/length-curve.svg are rewritten.
+//   npm run reproduce -- --select      score on the selection sets instead (choosing a recipe)
+//   npm run reproduce -- --allow-stale print kept results of another recipe or engine, marked
+// Held-out sets: a recipe is chosen on the selection sets (SELECTION_SEED, attn eval's default
+// seed and the presets' --eval-seed; kept apart under build/reproduce/select/); the table
+// reports on the report sets (REPORT_SEED), which no recipe was chosen on.
+// Each run's result is kept in build/reproduce/<id>-seed<s>.json with its recipe (the resolved
+// flags of `attn train --show-recipe`, and the attn eval runs after it) and the engine's commit
+// (the last commit that changed cpp/, CMakeLists.txt or cmake/; "+dirty" with uncommitted
+// changes there). A kept result is reused by later runs (so a table can be completed over
+// several sittings) only when both match; otherwise the run is trained again, or with
+// --allow-stale the kept result is printed marked "stale". The table,
+// build/reproduce/results.json and, when both phrase rows ran, the length curve
+// docs/reproduce/length-curve.svg are rewritten.
 // Needs build/native/attn (npm run build:engine).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +42,11 @@ import { lengthCurveSvg } from './lib/length-curve.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const attn = path.join(root, 'build', 'native', 'attn');
-const keep = path.join(root, 'build', 'reproduce');
+const SELECTION_SEED = 12345;
+const REPORT_SEED = 424242;
+const select = process.argv.includes('--select');
+const evalSeed = select ? SELECTION_SEED : REPORT_SEED;
+const keep = path.join(root, 'build', 'reproduce', ...(select ? ['select'] : []));
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 // The longest source lengths of the length experiment (Bahdanau et al., Fig. 2 in small).
@@ -146,13 +160,39 @@ if (!todo.length) {
   process.exit(1);
 }
 mkdirSync(keep, { recursive: true });
+const allowStale = process.argv.includes('--allow-stale');
+const git = (...a) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim();
+const ENGINE = ['cpp', 'CMakeLists.txt', 'cmake'];
+const engineCommit = `${git('log', '-1', '--format=%H', '--', ...ENGINE)}${git('status', '--porcelain', '--', ...ENGINE) ? '+dirty' : ''}`;
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const checkpointOf = (j) => path.join(keep, `${j.r.id}-seed${j.seed}.safetensors`);
+const trainArgs = (j) => ['train', '--preset', j.r.id, '--seed', String(j.seed), '--eval-seed', String(evalSeed)];
+const evalArgs = (j, n) => ['eval', '--checkpoint', checkpointOf(j), '--n', String(n), '--samples', '1000', '--seed', String(evalSeed)];
+// What a run's figures depend on besides the engine: the flags attn resolves from the preset,
+// and the evaluations after training (their checkpoint path aside).
+async function recipeOf(j) {
+  return { train: await run([...trainArgs(j), '--show-recipe']),
+    eval: (j.r.evalAt ?? []).map((n) => evalArgs(j, n).map((a) => (a === checkpointOf(j) ? '<checkpoint>' : a))) };
+}
 const jobsList = todo.flatMap((r) => seeds.map((seed) => ({ r, seed, file: path.join(keep, `${r.id}-seed${seed}.json`) })));
+const staleRuns = new Set();  // files printed although their recipe or engine differs
 let next = 0;
 async function worker() {
   while (next < jobsList.length) {
     const j = jobsList[next++];
-    if (!fresh && existsSync(j.file)) continue;
-    const args = ['train', '--preset', j.r.id, '--seed', String(j.seed), '--out', path.join(keep, `${j.r.id}-seed${j.seed}.safetensors`), '--log-every', '1000'];
+    const recipe = await recipeOf(j);
+    if (!fresh && existsSync(j.file)) {
+      const kept = JSON.parse(readFileSync(j.file, 'utf8'));
+      if (same(kept.recipe, recipe) && kept.commit === engineCommit) continue;
+      const why = !same(kept.recipe, recipe) ? 'another recipe' : `engine ${String(kept.commit).slice(0, 12)}`;
+      if (allowStale) {
+        staleRuns.add(j.file);
+        console.error(`   ${path.relative(root, j.file)}: stale (${why}), kept (--allow-stale)`);
+        continue;
+      }
+      console.error(`   ${path.relative(root, j.file)}: from ${why}: training again`);
+    }
+    const args = [...trainArgs(j), '--out', checkpointOf(j), '--log-every', '1000'];
     console.error(`\n== ${j.r.what}, seed ${j.seed}: attn ${args.join(' ')}`);
     const t0 = Date.now();
     const res = await run(args);
@@ -160,14 +200,18 @@ async function worker() {
     if (j.r.evalAt) {
       res.at = {};
       for (const n of j.r.evalAt) {
-        res.at[n] = await run(['eval', '--checkpoint', path.join(keep, `${j.r.id}-seed${j.seed}.safetensors`), '--n', String(n), '--samples', '1000']);
+        res.at[n] = await run(evalArgs(j, n));
         console.error(`   n = ${n}: ${JSON.stringify(res.at[n])}`);
       }
     }
+    res.recipe = recipe;
+    res.commit = engineCommit;
+    res.eval_seed = evalSeed;
     writeFileSync(j.file, `${JSON.stringify(res)}\n`);
   }
 }
 await Promise.all(Array.from({ length: jobs }, worker));
+console.log(`\nHeld-out sets: ${select ? `the selection sets (seed ${SELECTION_SEED}): for choosing a recipe, not for reporting` : `the report sets (seed ${REPORT_SEED}), which no recipe was chosen on`}; engine ${engineCommit.slice(0, 12)}`);
 
 const stats = (xs) => {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -180,7 +224,8 @@ console.log('| --- | --- | --- | --- | --- |');
 for (const r of todo) {
   const res = seeds.map((seed) => JSON.parse(readFileSync(path.join(keep, `${r.id}-seed${seed}.json`), 'utf8')));
   const cells = [], met = [];
-  const row = { id: r.id, seeds, metrics: {} };
+  const stale = seeds.some((seed) => staleRuns.has(path.join(keep, `${r.id}-seed${seed}.json`)));
+  const row = { id: r.id, seeds, metrics: {}, stale };
   for (const k of r.metrics) {
     const xs = res.map(k.value), st = stats(xs);
     const worst = k.lower ? st.max : st.min;
@@ -194,7 +239,7 @@ for (const r of todo) {
   row.minutes = secs.mean / 60;
   row.met = met.length ? met.every(Boolean) : null;
   results[r.id] = { ...row, runs: res };
-  console.log(`| ${r.what} | ${r.paper} | ${cells.join('; ')} | ${row.met === null ? '—' : row.met ? 'yes' : 'no'} | ${res[0].steps} steps, ${row.minutes.toFixed(1)} min |`);
+  console.log(`| ${r.what}${stale ? ' (stale: kept from another recipe or engine)' : ''} | ${r.paper} | ${cells.join('; ')} | ${row.met === null ? '—' : row.met ? 'yes' : 'no'} | ${res[0].steps} steps, ${row.minutes.toFixed(1)} min |`);
 }
 if (results.search30 && results.encdec30) {
   const ratios = seeds.map((_, i) => {

@@ -13,6 +13,7 @@
 #include "io/checkpoint.hpp"
 #include "io/safetensors.hpp"
 #include "train/step.hpp"
+#include "train/train_state.hpp"
 
 namespace attnlab::api {
 
@@ -173,7 +174,17 @@ std::unique_ptr<Session> Session::load(const std::vector<uint8_t>& bytes, const 
                    s->task_->tgt_vocab() <= s->model_->out_vocab(),
                "task " << task << " does not fit the checkpoint's vocabularies");
   }
-  s->set_train_options(object_or_empty(overrides, "train"));
+  s->set_train_options(overrides.contains("train") ? object_or_empty(overrides, "train")
+                                                   : object_or_empty(state, "train"));
+  // optimizer state a session can continue from (the toy trainer's or train_batch's), kept
+  // until training starts
+  if (has_optimizer_state(st) &&
+      (state.contains("data_rng") || state.contains("batch_dropout_rng"))) {
+    s->resume_ = std::make_unique<SafeTensors>();
+    for (const StTensor& t : st.tensors)
+      if (t.name.rfind("optimizer.", 0) == 0) s->resume_->tensors.push_back(t);
+    s->resume_state_ = state;
+  }
   return s;
 }
 
@@ -249,7 +260,12 @@ TrainChunk Session::train(int steps) {
   AL_CHECK(!batch_adam_,
            "this session trains on given batches (trainBatch); create another "
            "session to train on its task");
-  if (!trainer_) trainer_ = std::make_unique<Trainer>(*model_, task, opts_);
+  if (!trainer_) {
+    trainer_ = std::make_unique<Trainer>(*model_, task, opts_);
+    if (resume_ && resume_state_.contains("data_rng"))
+      trainer_->restore_state(*resume_, resume_state_);
+    resume_.reset();
+  }
   TrainChunk r;
   for (int i = 0; i < steps; ++i) {
     const StepInfo s = trainer_->step();
@@ -276,7 +292,14 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
   std::vector<Example> ex;
   for (size_t i = 0; i < src.size(); ++i) ex.push_back({src[i], tgt[i]});
   const Batch b = make_batch(ex);
-  if (!batch_adam_) batch_adam_ = std::make_unique<Adam>(model_->params());
+  if (!batch_adam_) {
+    batch_adam_ = std::make_unique<Adam>(model_->params());
+    if (resume_ && resume_state_.contains("batch_dropout_rng")) {
+      restore_adam(*batch_adam_, model_->params(), *resume_, resume_state_);
+      rng_from_json(batch_dropout_, resume_state_["batch_dropout_rng"], "dropout");
+    }
+    resume_.reset();
+  }
   const int step = steps_ + 1;
   const StepInfo s = train_step(*model_, *batch_adam_, b,
                                 {step, opts_.schedule.at(step), opts_.clip, opts_.label_smoothing},
@@ -477,8 +500,8 @@ std::vector<std::string> Session::pieces(const std::vector<int32_t>& ids) const 
   return out;
 }
 
-std::vector<uint8_t> Session::save() {
-  json state = {{"step", steps_}, {"seed", seed_}};
+std::vector<uint8_t> Session::save(bool optimizer) {
+  json state = {{"step", steps_}, {"seed", seed_}, {"train", train_config_}};
   for (const auto& [k, v] : corpus_state_.items()) state[k] = v;
   if (task_) {
     state["task"] = task_name_;
@@ -488,7 +511,15 @@ std::vector<uint8_t> Session::save() {
     state["n_min"] = task_->min_src_len();
     state["n_max"] = task_->max_src_len();
   }
-  return serialize_safetensors(model_tensors(*model_, false, state));
+  SafeTensors st = model_tensors(*model_, false);
+  if (optimizer && trainer_) {
+    trainer_->save_state(st, state);
+  } else if (optimizer && batch_adam_) {
+    save_adam(*batch_adam_, model_->params(), st, state);
+    state["batch_dropout_rng"] = rng_to_json(batch_dropout_);
+  }
+  st.metadata["attnlab_train"] = state.dump();
+  return serialize_safetensors(st);
 }
 
 }  // namespace attnlab::api

@@ -109,7 +109,12 @@ class Session {
   std::vector<int32_t> encode_text(const std::string& text) const;
   std::string decode_text(const std::vector<int32_t>& ids) const;
   std::vector<std::string> pieces(const std::vector<int32_t>& ids) const;
-  std::vector<uint8_t> save();
+  // The checkpoint: weights, task and training config ("train", which load() takes when its
+  // overrides give none). With optimizer = true also Adam's moments and step count and the
+  // generators (train/train_state.hpp) once the session has trained, so that a session
+  // load()ed from it continues the training bit for bit, as `attn train --resume` does; files
+  // about three times the size.
+  std::vector<uint8_t> save(bool optimizer = false);
   Model& model() { return *model_; }
 
  private:
@@ -136,6 +141,9 @@ class Session {
   std::unique_ptr<Trainer> trainer_;
   std::unique_ptr<Adam> batch_adam_;
   Rng batch_dropout_{0};
+  // Optimizer state load() found, restored when training starts (train or train_batch).
+  std::unique_ptr<SafeTensors> resume_;
+  nlohmann::json resume_state_;
 };
 
 }  // namespace attnlab::api

@@ -92,6 +92,12 @@ void Args::defaults(const std::vector<std::pair<std::string, std::string>>& flag
     if (!values_.count(key)) values_[key] = value.empty() ? std::string("\x01") : value;
 }
 
+std::map<std::string, std::string> Args::all() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : values_) out[key] = value == "\x01" ? "" : value;
+  return out;
+}
+
 void Args::finish() const {
   for (const auto& kv : values_) AL_CHECK(used_.count(kv.first), "unknown flag --" << kv.first);
 }

@@ -22,6 +22,8 @@ class Args {
   void finish() const;                 // errors on unconsumed flags
   // Adds flags that were not given ("" as a value: a flag without one); given flags win.
   void defaults(const std::vector<std::pair<std::string, std::string>>& flags);
+  // Every flag given or defaulted so far, flag -> value ("" for a flag without one).
+  std::map<std::string, std::string> all() const;
 
  private:
   std::map<std::string, std::string> values_;

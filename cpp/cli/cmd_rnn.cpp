@@ -9,6 +9,9 @@
 //              {accuracy, area_coverage, invalid_rate, tour_length, optimal_tour_length, ...}
 //   attn align --checkpoint C --src "..."     -> {"src_tokens", "tgt_tokens", "alignment"}
 //   attn point --checkpoint C --points "x,y ..." -> {"order", "probabilities"} (last column: end)
+// --resume C continues a run exactly (resume.hpp): the checkpoint's model, task, n range and
+// training flags, Adam's state, the generators, and the learning-rate decay of the run as first
+// planned (its "decay_to"); without --steps it trains on to the run's planned last step.
 // Training under mpirun is data-parallel as for attn train (data_parallel.hpp): --batch per rank,
 // rank 0 logs, evaluates and writes the checkpoint. Every model trains through the one Trainer;
 // task names go through task_for_model ("sort" with --model pointer: the point sort). The eval
@@ -23,6 +26,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_parallel.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/resume.hpp"
 #include "core/check.hpp"
 #include "data/point_task.hpp"
 #include "eval/align_eval.hpp"
@@ -53,10 +57,9 @@ Range default_n(const std::string& task) {
   return {0, 0};
 }
 
-void log_step(int step, int last, double loss, double secs, int every) {
+void log_step(int step, int last, double loss, double ms_per_step, int every) {
   if (step % every == 0 || step == last)
-    std::fprintf(stderr, "step %d/%d loss %.4f %.1f ms/step\n", step, last, loss,
-                 1000 * secs / step);
+    std::fprintf(stderr, "step %d/%d loss %.4f %.1f ms/step\n", step, last, loss, ms_per_step);
 }
 
 // Whether a task name means a point task for the pointer model (the registry decides).
@@ -78,7 +81,18 @@ bool is_rnn_model(const std::string& kind) {
   return kind == "rnnsearch" || kind == "rnnencdec" || kind == "pointer";
 }
 
-int cmd_train_rnn(Args& a) {
+int cmd_train_rnn(Args& a, ResumePoint* resume) {
+  if (resume) {  // the checkpoint's run: its model, task, n range, seed and training flags
+    const nlohmann::json& st = resume->state;
+    resume_defaults(a, *resume);
+    a.defaults({{"model", resume->model->config().value("model", std::string())},
+                {"seed", flag_value(st.value("seed", nlohmann::json(1)))}});
+    if (st.contains("task") && st["task"].is_string())
+      a.defaults({{"task", st["task"].get<std::string>()}});
+    if (!a.has("n") && st.value("n_min", 0) >= 1 && st.value("n_max", 0) >= st.value("n_min", 0))
+      a.defaults({{"n-min", std::to_string(st.value("n_min", 1))},
+                  {"n-max", std::to_string(st.value("n_max", 1))}});
+  }
   const std::string kind = a.need("model"), task_name = a.need("task");
   const bool pointer = kind == "pointer";
   AL_CHECK(pointer == names_point_task(task_name),
@@ -86,13 +100,15 @@ int cmd_train_rnn(Args& a) {
                     << (pointer ? " (pointer tasks: convex-hull, tsp, sort)"
                                 : " (sequence tasks: dates, phrases)"));
   const Range n = n_range(a, default_n(task_name));
-  const int steps = a.integer("steps", 1000, 1, 100000000);
+  const int steps = resume ? resume_steps(a, *resume) : a.integer("steps", 1000, 1, 100000000);
+  const int first = resume ? resume->step + 1 : 1, last = first - 1 + steps;
   const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
   const std::string out = a.need("out");
+  const bool weights_only = a.flag("weights-only");
+  const bool exact = resume && resume_optimizer(a, *resume);
   DataParallelRun dist(a, false);
   if (dist.root()) check_writable(out);  // before training, not after it
   TrainOptions o = pointer ? pointer_train_options() : TrainOptions{};
-  const int hidden = a.integer("hidden", pointer ? 128 : 64, 1, 4096);
   o.batch = a.integer("batch", pointer ? 128 : 32, 1, 1 << 16);
   const float lr = float(a.number("lr", pointer ? 1e-3 : 3e-3, 0, 10));
   o.clip = float(a.number("clip", pointer ? 2.0 : 5.0, 0, 1e9));
@@ -110,39 +126,56 @@ int cmd_train_rnn(Args& a) {
   o.schedule.lr = lr;
   o.schedule.lr_final = pointer ? float(a.number("lr-final", 0, 0, 10)) : 0.f;
   o.schedule.decay_from = pointer ? a.integer("decay-from", 1, 1, 100000000) : 1;
-  o.schedule.decay_to = steps;
-  o.seed = seed;
+  // the decay ends at the last step of the run as first planned, however many sittings it takes
+  o.schedule.decay_to = resume ? resume->state.value("decay_to", last) : last;
+  // a fresh Adam (--fresh-optimizer) draws from a stream of its own
+  o.seed = exact ? seed : seed + uint64_t(first - 1);
+  o.first_step = first;
+  nlohmann::json train_flags = {{"batch", o.batch}, {"lr", lr}, {"clip", o.clip}};
+  if (pointer) {
+    train_flags["lr-final"] = o.schedule.lr_final;
+    train_flags["decay-from"] = o.schedule.decay_from;
+  }
   nlohmann::json cfg, task_opts = nlohmann::json::object();
   std::unique_ptr<Task> task;
   std::unique_ptr<SeqTask> stask;
   if (pointer) {
     task = make_task(task_for_model(task_name, kind), {{"n_min", n.lo}, {"n_max", n.hi}});
-    cfg = pointer_config_for(*task, hidden, a.flag("glimpse"));
-    cfg["attn"] = a.integer("attn", hidden, 1, 4096);
-    cfg["encoder"] = a.str("encoder", "lstm");
-    cfg["process_steps"] = a.integer("process-steps", 5, 1, 100);
-    cfg["embed"] = a.integer("embed", 0, 0, 4096);
+    if (!resume) {
+      const int hidden = a.integer("hidden", 128, 1, 4096);
+      cfg = pointer_config_for(*task, hidden, a.flag("glimpse"));
+      cfg["attn"] = a.integer("attn", hidden, 1, 4096);
+      cfg["encoder"] = a.str("encoder", "lstm");
+      cfg["process_steps"] = a.integer("process-steps", 5, 1, 100);
+      cfg["embed"] = a.integer("embed", 0, 0, 4096);
+    }
   } else {
     if (task_name == "phrases") task_opts = {{"n_min", n.lo}, {"n_max", n.hi}};
     stask = make_seq_task(task_name, task_opts);
-    cfg = {{"model", kind},
-           {"src_vocab", stask->src_vocab()},
-           {"tgt_vocab", stask->tgt_vocab()},
-           {"emb", a.integer("emb", 32, 1, 4096)},
-           {"hidden", hidden},
-           {"attn", a.integer("attn", hidden, 1, 4096)},
-           {"score", a.str("score", "additive")}};
+    if (!resume) {
+      const int hidden = a.integer("hidden", 64, 1, 4096);
+      cfg = {{"model", kind},
+             {"src_vocab", stask->src_vocab()},
+             {"tgt_vocab", stask->tgt_vocab()},
+             {"emb", a.integer("emb", 32, 1, 4096)},
+             {"hidden", hidden},
+             {"attn", a.integer("attn", hidden, 1, 4096)},
+             {"score", a.str("score", "additive")}};
+    }
   }
+  if (resume) cfg = resume->model->config();
   a.finish();
   if (pointer)
     check_model_fits(cfg, o.batch, n.hi + 1, n.hi + 2);
   else
     check_model_fits(cfg, o.batch, stask->max_src_len() + 1, stask->max_tgt_len() + 1);
-  auto model = make_model(cfg, cpu_kernels(), seed);
+  std::unique_ptr<Model> model =
+      resume ? std::move(resume->model) : make_model(cfg, cpu_kernels(), seed);
   dist.check_same({{"task", task_name},
                    {"model", model->config()},
                    {"n", {n.lo, n.hi}},
                    {"steps", steps},
+                   {"first_step", first},
                    {"seed", seed},
                    {"batch", o.batch},
                    {"lr", {lr, o.schedule.lr_final, o.schedule.decay_from}},
@@ -151,14 +184,15 @@ int cmd_train_rnn(Args& a) {
   o.dp = dist.dp();
   const Task& train_task = pointer ? *task : *stask;
   Trainer tr(*model, train_task, o);
+  if (exact) tr.restore_state(resume->st, resume->state);
   const auto t0 = std::chrono::steady_clock::now();
   int done = 0;
   auto sigint = std::make_unique<SigintGuard>();
-  for (int s = 1; s <= steps && !dist.any(SigintGuard::interrupted()); ++s, ++done) {
+  for (int s = first; s <= last && !dist.any(SigintGuard::interrupted()); ++s, ++done) {
     const double loss = tr.step().loss;
-    if (dist.root()) log_step(s, steps, loss, seconds_since(t0), every);
+    if (dist.root()) log_step(s, last, loss, 1000 * seconds_since(t0) / (done + 1), every);
     if (dist.root() && eval_every > 0 && (s % eval_every == 0) &&
-        s < steps) {  // progress on held-out sets
+        s < last) {  // progress on held-out sets
       nlohmann::json r = point_eval_json(
           evaluate_points(*model, *task, 500, n.lo, n.hi, seed + 7919, 250, beam), task->name());
       r.erase("per_length");
@@ -170,16 +204,24 @@ int cmd_train_rnn(Args& a) {
   sigint.reset();
   if (!dist.root()) return done < steps ? kInterruptedExit : 0;
   const double secs = seconds_since(t0);
-  save_checkpoint(*model, out,
-                  {{"step", done},
-                   {"task", task_name},
-                   {"task_options", task_opts},
-                   {"n_min", n.lo},
-                   {"n_max", n.hi},
-                   {"seed", seed},
-                   {"train_seconds", secs}});
+  const double before = resume ? resume->state.value("train_seconds", 0.0) : 0.0;
+  nlohmann::json state = {{"step", first - 1 + done},
+                          {"last_step", last},
+                          {"decay_to", o.schedule.decay_to},
+                          {"task", task_name},
+                          {"task_options", task_opts},
+                          {"n_min", n.lo},
+                          {"n_max", n.hi},
+                          {"seed", seed},
+                          {"train_flags", train_flags},
+                          {"train_seconds", before + secs}};
+  SafeTensors st = model_tensors(*model, false);
+  if (!weights_only) tr.save_state(st, state);
+  st.metadata["attnlab_train"] = state.dump();
+  write_safetensors_atomic(out, st);
   if (done < steps) {
-    std::fprintf(stderr, "interrupted: saved step %d of %d to %s\n", done, steps, out.c_str());
+    std::fprintf(stderr, "interrupted: saved step %d of %d to %s (continue with --resume %s)\n",
+                 first - 1 + done, last, out.c_str(), out.c_str());
     return kInterruptedExit;
   }
   if (eval_samples > 0) {

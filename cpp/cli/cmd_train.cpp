@@ -3,7 +3,9 @@
 // plain lines otherwise, both on stderr; --eval-samples N prints a held-out evaluation on stdout.
 // Under mpirun every rank trains on its --batch rows of each global batch (data_parallel.hpp);
 // rank 0 alone logs, writes the checkpoint and evaluates. The checkpoint's "examples" counts
-// the global training examples drawn so far, whatever the world size.
+// the global training examples drawn so far, whatever the world size. The checkpoint holds
+// Adam's state, the step and the generators (unless --weights-only), so --resume continues the
+// run bit for bit (resume.hpp).
 #include <algorithm>
 #include <cfloat>
 #include <chrono>
@@ -15,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_parallel.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/resume.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
 #include "data/text_task.hpp"
@@ -185,18 +188,45 @@ int cmd_train(Args& a) {
     a.defaults(*r);
     a.defaults({{"eval-samples", "1000"}});  // the table's figure: 1000 held-out samples
   }
-  if (is_rnn_model(a.str("model", ""))) return cmd_train_rnn(a);
+  // --show-recipe: the flags the run would take, its preset's resolved, as one JSON object on
+  // stdout, and no training (npm run reproduce keys its kept results by it)
+  if (a.flag("show-recipe")) {
+    nlohmann::json flags = a.all();
+    for (const char* k : {"show-recipe", "out", "log-every"}) flags.erase(k);
+    std::printf("%s\n", flags.dump().c_str());
+    return 0;
+  }
+  std::unique_ptr<ResumePoint> resume;
+  if (a.str("task", "") != "parallel" && a.has("resume"))
+    resume = std::make_unique<ResumePoint>(read_resume_point(a.str("resume")));
+  const std::string kind =
+      resume ? resume->model->config().value("model", std::string()) : a.str("model", "");
+  if (is_rnn_model(kind)) return cmd_train_rnn(a, resume.get());
+  if (resume && resume->state.value("task", std::string()) == "parallel") {
+    resume.reset();  // the corpus trainer reads its checkpoint itself
+    a.defaults({{"task", "parallel"}});
+  }
   if (a.str("task", "") == "parallel") return cmd_train_parallel(a);
+  if (resume) {
+    resume_defaults(a, *resume);
+    a.defaults({{"seed", flag_value(resume->state.value("seed", nlohmann::json(1)))}});
+    if (resume->state.contains("task") && resume->state["task"].is_string())
+      a.defaults({{"task", resume->state["task"].get<std::string>()}});
+  }
   const std::string task_name = a.need("task");
   nlohmann::json task_opts = nlohmann::json::object();
   if (a.has("task-options")) {
     task_opts = parse_json_object(a.str("task-options"), "--task-options");
+  } else if (resume && !a.has("corpus")) {
+    task_opts = resume->state.value("task_options", nlohmann::json::object());
   }
   if (a.has("corpus")) task_opts["file"] = a.str("corpus");
   const auto task = make_task(task_name, task_opts);
-  const int steps = a.integer("steps", 1000, 1, 100000000);
+  const int steps = resume ? resume_steps(a, *resume) : a.integer("steps", 1000, 1, 100000000);
   const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
   const std::string out = a.need("out");
+  const bool weights_only = a.flag("weights-only");
+  const bool exact = resume && resume_optimizer(a, *resume);
   DataParallelRun dist(a, false);
   // fail before training, not after, when the checkpoint can't be written
   if (dist.root()) check_writable(out);
@@ -206,13 +236,12 @@ int cmd_train(Args& a) {
   std::unique_ptr<Model> model;
   int first = 1;
   long examples = 0;  // global examples drawn before this run (-1: unknown, an older checkpoint)
-  if (a.has("resume")) {
-    nlohmann::json state;
-    model = load_checkpoint(a.str("resume"), cpu_kernels(), &state);
-    first = state.value("step", 0) + 1;
-    examples = state.value("examples", first == 1 ? 0L : -1L);
+  if (resume) {
+    model = std::move(resume->model);
+    first = resume->step + 1;
+    examples = resume->state.value("examples", first == 1 ? 0L : -1L);
     AL_CHECK(task->src_vocab() <= model->src_vocab() && task->tgt_vocab() <= model->out_vocab(),
-             "task " << task_name << " does not fit the vocabularies of " << a.str("resume"));
+             "task " << task_name << " does not fit the vocabularies of " << resume->path);
   } else {
     nlohmann::json cfg =
         a.has("config") ? read_json_file(a.str("config")) : nlohmann::json::object();
@@ -248,11 +277,17 @@ int cmd_train(Args& a) {
   o.schedule.at(1);  // rejects an unknown schedule before training starts
   o.clip = float(a.number("clip", 1.0, 0, 1e9));
   o.label_smoothing = float(a.number("label-smoothing", 0.0, 0, 0.99));
-  o.seed = seed + uint64_t(first - 1);
+  // a fresh Adam (--fresh-optimizer) draws from a stream of its own, as attn did before resume
+  // restored the generators
+  o.seed = exact ? seed : seed + uint64_t(first - 1);
   o.first_step = first;
   o.dp = dist.dp();
   const int every = a.integer("log-every", 100, 1, 1 << 30);
   const int eval_samples = a.integer("eval-samples", 0, 0, 1 << 20);
+  // the held-out sets of --eval-samples: drawn from the training seed, or those attn eval --seed
+  // S draws
+  const uint64_t eval_seed =
+      a.has("eval-seed") ? uint64_t(a.integer("eval-seed", 0, 0, 2147483647)) : seed + 1000003;
   a.finish();
   dist.check_same(
       {{"task", task_name},
@@ -267,7 +302,16 @@ int cmd_train(Args& a) {
        {"label_smoothing", o.label_smoothing}},
       model->params());
 
+  const nlohmann::json train_flags = {{"batch", batch},
+                                      {"schedule", o.schedule.kind},
+                                      {"lr", o.schedule.lr},
+                                      {"lr-factor", o.schedule.factor},
+                                      {"warmup", o.schedule.warmup},
+                                      {"clip", o.clip},
+                                      {"label-smoothing", o.label_smoothing}};
+
   Trainer tr(*model, *task, o);
+  if (exact) tr.restore_state(resume->st, resume->state);
   const bool tty = stderr_is_tty();
   const auto t0 = std::chrono::steady_clock::now();
   long tokens = 0;
@@ -285,11 +329,18 @@ int cmd_train(Args& a) {
     }
   }
   if (!dist.root()) return done < steps ? kInterruptedExit : 0;
-  nlohmann::json state = {
-      {"step", first + done - 1}, {"task", task_name}, {"task_options", task_opts}, {"seed", seed}};
+  nlohmann::json state = {{"step", first + done - 1},
+                          {"last_step", first - 1 + steps},
+                          {"task", task_name},
+                          {"task_options", task_opts},
+                          {"seed", seed},
+                          {"train_flags", train_flags}};
   if (examples >= 0) state["examples"] = examples + long(done) * batch * dist.size();
   if (const auto* text = dynamic_cast<const TextTask*>(task.get())) state["vocab"] = text->tokens();
-  save_checkpoint(*model, out, state);
+  SafeTensors st = model_tensors(*model, false);
+  if (!weights_only) tr.save_state(st, state);
+  st.metadata["attnlab_train"] = state.dump();
+  write_safetensors_atomic(out, st);
   if (done < steps) {
     std::fprintf(stderr, "%sinterrupted: saved step %d to %s (continue with --resume %s)\n",
                  tty ? "\n" : "", first + done - 1, out.c_str(), out.c_str());
@@ -298,7 +349,7 @@ int cmd_train(Args& a) {
   if (eval_samples > 0) {
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const EvalResult r = evaluate(*model, *task, eval_samples, seed + 1000003);
+    const EvalResult r = evaluate(*model, *task, eval_samples, eval_seed);
     std::printf("%s\n", nlohmann::json({{"loss", r.loss},
                                         {"token_accuracy", r.token_accuracy},
                                         {"sequence_accuracy", r.sequence_accuracy},

@@ -3,8 +3,10 @@
 // init, dropout masks and task generation goes through this generator (splitmix64 seeding,
 // xoshiro128** state, Box-Muller normals) and gives the same stream on every platform.
 #pragma once
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace attnlab {
 
@@ -58,6 +60,21 @@ class Rng {
     spare_ = static_cast<float>(r * std::sin(th));
     has_spare_ = true;
     return static_cast<float>(r * std::cos(th));
+  }
+
+  // The whole state (the four xoshiro words, the held Box-Muller spare's bits, whether one is
+  // held), for checkpoints that resume a run exactly: set_state(state()) continues the stream.
+  using State = std::array<uint32_t, 6>;
+  State state() const {
+    uint32_t spare_bits = 0;
+    std::memcpy(&spare_bits, &spare_, sizeof spare_bits);
+    return {s_[0], s_[1], s_[2], s_[3], spare_bits, has_spare_ ? 1u : 0u};
+  }
+  void set_state(const State& st) {
+    for (int i = 0; i < 4; ++i) s_[i] = st[size_t(i)];
+    if ((s_[0] | s_[1] | s_[2] | s_[3]) == 0) s_[0] = 1;
+    std::memcpy(&spare_, &st[4], sizeof spare_);
+    has_spare_ = st[5] != 0;
   }
 
  private:

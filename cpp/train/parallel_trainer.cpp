@@ -11,6 +11,7 @@
 #include "eval/decode.hpp"
 #include "io/checkpoint.hpp"
 #include "train/step.hpp"
+#include "train/train_state.hpp"
 
 namespace attnlab {
 
@@ -21,9 +22,6 @@ std::vector<int> batch_costs(const ParallelCorpus& c) {
   for (size_t i = 0; i < c.size(); ++i) cost[i] = std::max(c.src_len(i), c.tgt_len(i) + 1);
   return cost;
 }
-
-const char* kOptimM = "optimizer.m";
-const char* kOptimV = "optimizer.v";
 
 }  // namespace
 
@@ -66,33 +64,16 @@ void ParallelTrainer::save(const std::string& path, const nlohmann::json& extra)
   nlohmann::json state = extra;
   state["step"] = step_ - 1;
   state["batcher"] = batcher_.state();
-  state["adam_steps"] = adam_.steps();
   state["vocab"] = bpe_.to_json();
-  SafeTensors st = model_tensors(m_, false, state);
-  const long n = m_.params().total();
-  std::vector<float> host(static_cast<size_t>(n));
-  const KernelTable& kt = m_.kernels();
-  kt.download(host.data(), adam_.first_moments(), host.size() * sizeof(float));
-  st.add_f32(kOptimM, {n}, host.data());
-  kt.download(host.data(), adam_.second_moments(), host.size() * sizeof(float));
-  st.add_f32(kOptimV, {n}, host.data());
+  SafeTensors st = model_tensors(m_, false);
+  save_adam(adam_, m_.params(), st, state);
+  st.metadata["attnlab_train"] = state.dump();
   write_safetensors_atomic(path, st);
 }
 
 void ParallelTrainer::restore(const SafeTensors& st) {
   const nlohmann::json state = train_state_of(st);
-  const long n = m_.params().total();
-  const KernelTable& kt = m_.kernels();
-  for (const auto& [name, dst] :
-       {std::pair<const char*, float*>{kOptimM, adam_.first_moments()},
-        std::pair<const char*, float*>{kOptimV, adam_.second_moments()}}) {
-    const StTensor* t = st.find(name);
-    AL_CHECK(t && t->numel() == n, "checkpoint has no optimizer state "
-                                       << name << " of " << n << " values: cannot resume");
-    const std::vector<float> v = t->to_f32();
-    kt.upload(dst, v.data(), v.size() * sizeof(float));
-  }
-  adam_.set_steps(state.at("adam_steps").get<int>());
+  restore_adam(adam_, m_.params(), st, state);
   batcher_.restore(state.at("batcher"));
   step_ = state.at("step").get<int>() + 1;
 }

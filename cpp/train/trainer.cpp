@@ -4,15 +4,25 @@
 #include <algorithm>
 
 #include "core/check.hpp"
+#include "train/train_state.hpp"
 
 namespace attnlab {
+
+namespace {
+
+// The dropout stream of data-parallel rank r (rank 0's is the single-process one).
+uint64_t dropout_seed(uint64_t seed, int rank) {
+  return (seed ^ 0x5DEECE66Dull) + uint64_t(rank) * 0x9E3779B97F4A7C15ull;
+}
+
+}  // namespace
 
 Trainer::Trainer(Model& m, const Task& task, TrainOptions o)
     : m_(m),
       task_(task),
       o_(o),
       data_(o.seed),
-      dropout_((o.seed ^ 0x5DEECE66Dull) + uint64_t(o.dp.rank) * 0x9E3779B97F4A7C15ull),
+      dropout_(dropout_seed(o.seed, o.dp.rank)),
       adam_(m.params(), o.adam),
       step_(std::max(1, o.first_step)) {
   AL_CHECK(o.batch >= 1, "batch size must be at least 1");
@@ -45,6 +55,28 @@ StepInfo Trainer::step() {
   const StepInfo s = train_step(m_, adam_, b, so, &dropout_, o_.dp.sync);
   ++step_;
   return s;
+}
+
+void Trainer::save_state(SafeTensors& st, nlohmann::json& state) const {
+  save_adam(adam_, m_.params(), st, state);
+  state["step"] = step_ - 1;
+  state["data_rng"] = rng_to_json(data_);
+  state["dropout_rng"] = rng_to_json(dropout_);
+}
+
+void Trainer::restore_state(const SafeTensors& st, const nlohmann::json& state) {
+  AL_CHECK(state.is_object() && state.contains("step") && state["step"].is_number_integer() &&
+               state["step"].get<long>() >= 0 && state["step"].get<long>() < (1L << 30),
+           "the checkpoint's training state lacks its step");
+  AL_CHECK(state.contains("data_rng") && state.contains("dropout_rng"),
+           "the checkpoint's training state lacks the data and dropout generators");
+  restore_adam(adam_, m_.params(), st, state);
+  step_ = state["step"].get<int>() + 1;
+  rng_from_json(data_, state["data_rng"], "data");
+  if (o_.dp.rank == 0)
+    rng_from_json(dropout_, state["dropout_rng"], "dropout");
+  else  // rank 0's stream is the one saved: the others draw fresh ones, distinct per step
+    dropout_.reseed(dropout_seed(o_.seed, o_.dp.rank) + uint64_t(step_) * 0xD1B54A32D192ED03ull);
 }
 
 }  // namespace attnlab

@@ -5,13 +5,20 @@
 // rank draws the global batch of size·batch examples from the same stream and trains on its
 // rows [rank·batch, (rank+1)·batch); the sync makes the step the one-process step on the global
 // batch. Rank r > 0 draws dropout masks from its own stream (rank 0's is the single-process one).
+// A run continues exactly: save_state puts into a checkpoint what the next step depends on
+// besides the parameters (Adam's moments and step count, the step, both generators), and a
+// Trainer built with the same options that restore_state()s it takes the steps the uninterrupted
+// run would have taken, bit for bit (same thread count). Under data parallelism rank 0's dropout
+// stream is the one saved; rank r > 0 reseeds its own from the step.
 // Point tasks train models that read point sets (the pointer network) the same way: a batch is
 // Task::sample_batch (one n per batch), the step the one of train/step.hpp.
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 
 #include "data/task.hpp"
 #include "eval/evaluate.hpp"
+#include "io/safetensors.hpp"
 #include "models/model.hpp"
 #include "train/optim.hpp"
 #include "train/step.hpp"
@@ -39,6 +46,11 @@ class Trainer {
   Trainer(Model& m, const Task& task, TrainOptions o);
   StepInfo step();
   int next_step() const { return step_; }
+  // Adds Adam's moments to st (train_state.hpp) and "step" (the last step taken),
+  // "adam_steps", "data_rng" and "dropout_rng" to state.
+  void save_state(SafeTensors& st, nlohmann::json& state) const;
+  // Continues from what save_state wrote (throws naming what is missing).
+  void restore_state(const SafeTensors& st, const nlohmann::json& state);
 
  private:
   Model& m_;

@@ -19,7 +19,9 @@ says() {  # says NAME PATTERN: stderr of the last command matches
 T="timeout 30"  # a late failure or a hang shows as exit 124
 
 C="$DIR/c.safetensors"
-ok train "$ATTN" train --task reverse --d-model 16 --heads 2 --d-ff 32 --layers 1 --steps 2 --batch 4 --out "$C"
+# --weights-only: no optimizer state after the weights
+ok train "$ATTN" train --task reverse --d-model 16 --heads 2 --d-ff 32 --layers 1 --steps 2 --batch 4 \
+  --weights-only --out "$C"
 
 # the last 64 bytes of the file are weights (the last tensor's data): overwrite them
 patched() {  # patched OUT BYTES: a copy of C whose last 64 bytes repeat the 4-byte float BYTES

@@ -60,9 +60,9 @@ ok resume-toy-2 timeout -k 5 60 "${MPI[@]}" "$ATTN" "${TOY[@]}" --steps 3 --batc
 ok resume-toy-21 "$ATTN" "${TOYR[@]}" --steps 2 --batch 20 --resume "$DIR/r2.safetensors" --out "$DIR/r21.safetensors"
 ok resume-toy-1 "$ATTN" "${TOY[@]}" --steps 3 --batch 20 --out "$DIR/r1.safetensors"
 ok resume-toy-11 "$ATTN" "${TOYR[@]}" --steps 2 --batch 20 --resume "$DIR/r1.safetensors" --out "$DIR/r11.safetensors"
-# (a toy-task resume starts a fresh Adam, whose first steps move each weight by about the
-# learning rate whatever its gradient's size, so weights with a near-zero gradient carry the
-# summation-order noise further: 1.4e-5 seen in the sanitizer build)
+# (the resume restores Adam's moments, but 2 ranks sum in another order than 1, and Adam
+# rescales the noise of near-zero gradients to steps of the learning rate's size: 1.4e-5 was
+# seen in the sanitizer build when the resume started a fresh Adam; the bound stays 1e-4)
 same resume-toy "$DIR/r11.safetensors" "$DIR/r21.safetensors" 1e-4
 state_is resume-toy-step "$DIR/r21.safetensors" step 5
 state_is resume-toy-examples "$DIR/r21.safetensors" examples 100

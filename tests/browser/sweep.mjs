@@ -21,14 +21,16 @@ attnlab transformer transformers rnnsearch rnnencdec bahdanau vaswani luong grav
 bleu wmt gpu gpus cpu cpus simd simd128 webassembly wasm fma worker bpe relu gelu softmax argmax beam greedy
 png csv tsv txt json safetensors kib mib mb kb ms tsp ding moby dick gpl layernorm layer norm embed embedding pe sin cos
 query key value dk dv model ffn mask causal d_model d_k d_v d_ff log exp max min sum mean top github arxiv html url
-attention all you need tab dropout adam warmup
+attention all you need tab dropout adam warmup search npm stdlib datasets-moby-dick apache mit attn phrases
 `.trim().split(/\s+/));
 
 // In the page: every visible control, option and heading with no text or accessible name, and
-// every visible text run in the other language: Hangul in an English page, Latin words of three
-// or more letters outside LATIN_TERMS in a Korean one. Text marked with another lang (lang="en"
-// translations, lang="de" sources), formulas, code and data drawn as tokens are not prose and
-// are left out.
+// every visible text run of the demos and the page's own frame (header, contents, engine line,
+// footer) in the other language: Hangul in an English page, Latin words of three or more letters
+// outside LATIN_TERMS in a Korean one. The guide's prose (fragments checked by
+// tests/node/content.test.mjs, rich in paper titles, authors and English examples), text marked
+// with another lang (lang="en" translations, lang="de" sources), formulas, code, quoted tokens
+// (“are”, <unk>) and data drawn as tokens are left out.
 export function checkPage(page, terms = LATIN_TERMS) {
   return page.evaluate((terms) => {
     const allow = new Set(terms);
@@ -59,12 +61,14 @@ export function checkPage(page, terms = LATIN_TERMS) {
       }
     }
     const other = [];
-    const skip = 'script, style, code, pre, .katex, .tex, .tex-block, svg, canvas, .vec, .tokens, .st-mat, textarea, option, .lm-bars .bar-label, .lm-tokens, .heatmap-readout, .bar-label';
+    const skip = 'script, style, code, pre, .katex, .tex, .tex-block, svg, canvas, .vec, .tokens, .st-mat, textarea, .lm-bars .bar-label, .lm-tokens, .heatmap-readout';
+    const seen = (el) => (el.tagName === 'OPTION' ? shown(el.closest('select')) : shown(el));
+    const ui = '[data-demo], .site-header, #toc, #engine-line, .site-footer';
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       const el = n.parentElement;
-      const text = n.textContent.trim();
-      if (!text || !el || el.closest(skip) || !shown(el)) continue;
+      const text = n.textContent.replace(/“[^”]*”|"[^"]*"|<[^>]*>/g, ' ').trim();
+      if (!text || !el || el.closest(skip) || !el.closest(ui) || !seen(el)) continue;
       const own = el.closest('[lang]')?.lang ?? lang;
       if (own !== lang) continue;
       if (lang === 'en' && /[\uac00-\ud7a3]/.test(text)) other.push(`${where(el)}: "${text.slice(0, 60)}"`);

@@ -86,6 +86,7 @@ export default {
   'sa.tokens': 'Tokens: pick the query', 'sa.weights': 'where the chosen token looks',
   'sa.heatmap': 'Encoder self-attention: rows are queries, columns are keys',
   'sa.block': 'One encoder layer of this model (bottom to top)',
+  'sa.pos.sinusoidal': 'sinusoidal', 'sa.pos.learned': 'learned',
   'sa.block.embed': 'token embedding × √{C} + {pos} positional encoding (d_model = {C})',
   'sa.block.attn': 'multi-head self-attention: {H} heads of size {hs}', 'sa.block.norm': 'add the residual, LayerNorm',
   'sa.block.ffn': 'feed-forward {C} → {F} → {act} → {C}', 'sa.block.repeat': '× {N} layers',

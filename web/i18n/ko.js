@@ -86,6 +86,7 @@ export default {
   'sa.tokens': '토큰: 쿼리를 고르세요', 'sa.weights': '고른 토큰이 바라보는 곳',
   'sa.heatmap': '인코더 셀프 어텐션: 행은 쿼리, 열은 키',
   'sa.block': '이 모델의 인코더 층 하나 (아래에서 위로)',
+  'sa.pos.sinusoidal': '사인파', 'sa.pos.learned': '학습된',
   'sa.block.embed': '토큰 임베딩 × √{C} + {pos} 위치 인코딩 (d_model = {C})',
   'sa.block.attn': '멀티헤드 셀프 어텐션: 크기 {hs}인 헤드 {H}개', 'sa.block.norm': '잔차 더하기, LayerNorm',
   'sa.block.ffn': '피드포워드 {C} → {F} → {act} → {C}', 'sa.block.repeat': '× {N}층',

@@ -62,8 +62,9 @@ export async function mount(el, ctx) {
     heat.set(selfMean, self.T, self.S, { rowLabels: inputs, colLabels: inputs });
     const later = aboveDiagonal(self);
     $('leak').textContent = t(state.mask ? 'dec.leakMasked' : 'dec.leakOpen', { pct: (100 * later).toFixed(1) });
-    $('output').innerHTML = t('dec.output', { step: state.step + 1 }) + ' ' + outLabels.map((l, i) =>
-      i === state.step ? `<mark>${escapeHtml(l)}</mark>` : i < state.step ? escapeHtml(l) : `<span class="future">${escapeHtml(l)}</span>`).join(' ');
+    // the output is French (the phrases task translates English noun phrases): marked lang=fr
+    $('output').innerHTML = `${t('dec.output', { step: state.step + 1 })} <span lang="fr">${outLabels.map((l, i) =>
+      i === state.step ? `<mark>${escapeHtml(l)}</mark>` : i < state.step ? escapeHtml(l) : `<span class="future">${escapeHtml(l)}</span>`).join(' ')}</span>`;
     el.decoded = { out, cross: row, self: [...selfMean], T: self.T, step: state.step, mask: state.mask, above: later };
     store.set(state);
     el.dispatchEvent(new CustomEvent('computed'));

@@ -50,7 +50,7 @@ export async function mount(el, ctx) {
 
   function block() {
     el.querySelector('.block-diagram').innerHTML = [
-      t('sa.block.embed', { C: cfg.d_model, pos: cfg.pos_encoding ?? 'sinusoidal' }),
+      t('sa.block.embed', { C: cfg.d_model, pos: t(`sa.pos.${cfg.pos_encoding ?? 'sinusoidal'}`) }),
       t('sa.block.attn', { H, hs: cfg.d_model / H }),
       t('sa.block.norm'),
       t('sa.block.ffn', { C: cfg.d_model, F: cfg.d_ff, act: cfg.activation ?? 'relu' }),

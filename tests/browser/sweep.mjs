@@ -21,7 +21,8 @@ attnlab transformer transformers rnnsearch rnnencdec bahdanau vaswani luong grav
 bleu wmt gpu gpus cpu cpus simd simd128 webassembly wasm fma worker bpe relu gelu softmax argmax beam greedy
 png csv tsv txt json safetensors kib mib mb kb ms tsp ding moby dick gpl layernorm layer norm embed embedding pe sin cos
 query key value dk dv model ffn mask causal d_model d_k d_v d_ff log exp max min sum mean top github arxiv html url
-attention all you need tab dropout adam warmup search npm stdlib datasets-moby-dick apache mit attn phrases
+attention all you need tab dropout adam warmup search npm stdlib datasets-moby-dick apache mit attn phrases iso ptr-net
+enter shift space esc home end
 `.trim().split(/\s+/));
 
 // In the page: every visible control, option and heading with no text or accessible name, and
@@ -73,7 +74,7 @@ export function checkPage(page, terms = LATIN_TERMS) {
       if (own !== lang) continue;
       if (lang === 'en' && /[\uac00-\ud7a3]/.test(text)) other.push(`${where(el)}: "${text.slice(0, 60)}"`);
       if (lang === 'ko') {
-        const words = (text.match(/[A-Za-z][A-Za-z_'’-]{2,}/g) ?? []).filter((w) => !allow.has(w.toLowerCase().replace(/[’']s$/, '')));
+        const words = (text.match(/[A-Za-z][A-Za-z_'’-]{2,}/g) ?? []).filter((w) => !allow.has(w.toLowerCase().replace(/[’']s$/, '').replace(/-$/, '')));
         if (words.length) other.push(`${where(el)}: ${[...new Set(words)].join(', ')} in "${text.slice(0, 60)}"`);
       }
     }

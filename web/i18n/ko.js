@@ -64,7 +64,7 @@ export default {
   'run.creating': '모델을 만드는 중…',
   'bahdanau.task': '과제', 'bahdanau.task.reverse': '수열 뒤집기 (정답 정렬을 앎)',
   'bahdanau.task.phrases': '영어 → 프랑스어 명사구',
-  'bahdanau.task.dates': '13가지 날짜 표기(영어, 프랑스어, 한국어) → ISO 8601, 예: 25 December 2021 → 2021-12-25',
+  'bahdanau.task.dates': '13가지 날짜 표기(영어, 프랑스어, 한국어) → ISO 8601, 예: “25 December 2021” → 2021-12-25',
   'bahdanau.aer': '정렬 오류율 (학습에 쓰지 않은 예)',
   'bahdanau.aerMetric': '스텝 {step}: 학습에 쓰지 않은 예 {n}개에서 정렬 오류율 {aer}. 가장 큰 가중치의 연결이 정답 정렬을 얼마나 벗어나는지 엔진이 계산한 값입니다 (0이 완벽, 낮을수록 좋음). 정답 정렬이 하나로 정해지지 않는 곳에서는 어느 쪽을 읽어도 맞는 것으로 칩니다 (Och & Ney의 가능 연결): 1950–2049년 범위에서는 연도의 앞 두 자리가 서로를 결정합니다.',
   'bahdanau.heatmap': '정렬: 행은 출력 토큰, 열은 소스 토큰',

@@ -22,7 +22,7 @@ export async function mount(el, ctx) {
         <output name="s${i}-value" class="slider-value"></output></label>`).join('')}
     </div>
     <div class="demo-row">
-      <div><h4 data-i18n="mixing.weights"></h4><div class="weights"></div></div>
+      <div><h4 data-i18n="mixing.weights"></h4><div class="weights" lang="en"></div></div>
       <div><h4 data-i18n="mixing.values"></h4><div class="values"></div></div>
       <div><h4 data-i18n="mixing.output"></h4><div class="output"></div></div>
     </div>`;

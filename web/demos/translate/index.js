@@ -77,7 +77,7 @@ export async function mount(el, ctx) {
       <p class="note" name="about"></p>
       <div class="controls">
         <label><span data-i18n="tr.example"></span> <select name="sentence">${examples.map((p, i) =>
-          `<option value="${i}">${escapeHtml(p.de)}</option>`).join('')}</select></label>
+          `<option value="${i}" lang="de">${escapeHtml(p.de)}</option>`).join('')}</select></label>
         <label class="wide"><span data-i18n="tr.input"></span>
           <textarea name="text" rows="2" maxlength="${MAX_CHARS}" lang="de" spellcheck="false"></textarea></label>
         <label><span data-i18n="tr.beam"></span> <input type="range" name="beam" min="1" max="8" step="1">
@@ -159,8 +159,8 @@ export async function mount(el, ctx) {
     r.step = Math.min(Math.max(0, r.step), T - 1);
     $('step').max = String(T - 1);
     $('step').value = String(r.step);
-    $('replay').innerHTML = t('tr.replay', { step: r.step + 1, total: T }) + ' ' + outLabels.map((l, i) =>
-      i === r.step ? `<mark>${escapeHtml(l)}</mark>` : i < r.step ? escapeHtml(l) : `<span class="future">${escapeHtml(l)}</span>`).join(' ');
+    $('replay').innerHTML = `${t('tr.replay', { step: r.step + 1, total: T })} <span lang="en">${outLabels.map((l, i) =>
+      i === r.step ? `<mark>${escapeHtml(l)}</mark>` : i < r.step ? escapeHtml(l) : `<span class="future">${escapeHtml(l)}</span>`).join(' ')}</span>`;
     // one small map per layer and head, rows 0..step: what the decoder had read up to this step
     const grid = $('heads');
     const want = out.cross.length * out.cross[0].H;

@@ -45,8 +45,11 @@ for (const lang of ['ko', 'en']) {
       const demo = page.locator(`[data-demo=${name}]`);
       if (await demo.getAttribute('data-pending') === '1') continue;
       await demo.scrollIntoViewIfNeeded();
-      await demo.locator('[name=run-toggle]').first().click();
-      await page.waitForSelector(`[data-demo=${name}] .run[data-state=done]`, { timeout: 180000 });
+      // a model this browser trained before (the other language's run) may be restored as done
+      const done = `[data-demo=${name}] .run[data-state=done]`;
+      const restored = await page.waitForSelector(done, { timeout: 3000 }).then(() => true, () => false);
+      if (!restored) await demo.locator('[name=run-toggle]').first().click();
+      await page.waitForSelector(done, { timeout: 180000 });
       trained.push(name);
     }
     if (trained.length) await check(page, `trained ${trained.join(', ')}`);

@@ -10,6 +10,11 @@
 // --clip px are clipped to their first --clip px; fixed/sticky bars outside it are hidden).
 // An older page whose sections are #s01 … #s12 is mapped through LEGACY_IDS, then by position.
 // Prints one line per file with its size, and a note for every demo that never became ready.
+// --demos name,name: instead of whole sections, one file per named demo, <NN>-<key>-<demo>.<ext>:
+// its figure and the paragraph just before it (the prose that introduces it), clipped to --clip
+// px, plus <NN>-<key>-<demo>-caption.<ext> when the figure's caption falls below the clip; the
+// translator is opened first (its controls exist only then) and the shot waits for its first
+// translation. --png writes PNG instead of JPEG.
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,7 +25,7 @@ const { values: opts } = parseArgs({
   options: {
     dist: { type: 'string' }, out: { type: 'string' }, sections: { type: 'string' },
     quality: { type: 'string', default: '60' }, clip: { type: 'string', default: '2400' },
-    wait: { type: 'string', default: '30000' },
+    wait: { type: 'string', default: '30000' }, demos: { type: 'string' }, png: { type: 'boolean', default: false },
   },
 });
 if (!opts.dist || !opts.out) {
@@ -30,7 +35,9 @@ if (!opts.dist || !opts.out) {
 const quality = Number(opts.quality);
 const clipHeight = Number(opts.clip);
 const waitMs = Number(opts.wait);
-const wanted = opts.sections ? new Set(opts.sections.split(',').map((s) => s.trim()).filter(Boolean)) : null;
+const demoList = opts.demos ? opts.demos.split(',').map((s) => s.trim()).filter(Boolean) : null;
+const wanted = opts.sections ? new Set(opts.sections.split(',').map((s) => s.trim()).filter(Boolean))
+  : demoList ? new Set(SECTIONS.filter((s) => s.demos.some((d) => demoList.includes(d))).map((s) => s.id)) : null;
 const unknown = wanted ? [...wanted].filter((k) => !SECTIONS.some((s) => s.id === k)) : [];
 if (unknown.length) { console.error(`unknown section(s): ${unknown.join(', ')}`); process.exit(2); }
 
@@ -98,6 +105,50 @@ async function settle(page, sel) {
   return pending;
 }
 
+// One demo's figure with the paragraph before it, as JPEG; the translator opened first.
+async function shootDemo(page, name, file, problems, where) {
+  const host = `[data-demo="${name}"]`;
+  await page.$eval(host, (el) => el.scrollIntoView({ block: 'center' }));
+  const open = await page.$(`${host} button[name=open]`);
+  if (open) {
+    await open.click();
+    await page.waitForFunction((h) => document.querySelector(h).translation, host, { timeout: 120000 })
+      .catch(() => problems.push(`${where} ${name}: no translation after 120 s`));
+  }
+  await sleep(500);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const box = await page.$eval(host, (el) => {
+    const fig = el.closest('figure') ?? el;
+    const prev = fig.previousElementSibling?.tagName === 'P' ? fig.previousElementSibling : null;
+    const a = fig.getBoundingClientRect(), b = prev?.getBoundingClientRect() ?? a;
+    const top = Math.min(a.top, b.top), left = Math.min(a.left, b.left);
+    const c = fig.querySelector(':scope > figcaption')?.getBoundingClientRect();
+    return { x: left + scrollX, y: top + scrollY, width: Math.max(a.right, b.right) - left, height: a.bottom - top,
+      caption: c ? { x: a.left + scrollX, y: c.top + scrollY - 8, width: a.width, height: c.height + 16 } : null };
+  });
+  const { caption, ...whole } = box;
+  const clip = { ...whole, height: Math.min(whole.height, clipHeight) };
+  const type = opts.png ? { type: 'png' } : { type: 'jpeg', quality };
+  const captionFile = caption && caption.y + caption.height > clip.y + clip.height ? file.replace(/(\.\w+)$/, '-caption$1') : null;
+  await page.evaluate(() => {
+    for (const o of document.querySelectorAll('body *')) {
+      const pos = getComputedStyle(o).position;
+      if (pos === 'fixed' || pos === 'sticky') { o.dataset.shotHidden = o.style.visibility; o.style.visibility = 'hidden'; }
+    }
+  });
+  await page.screenshot({ path: file, ...type, fullPage: true, clip, animations: 'disabled' });
+  if (captionFile) await page.screenshot({ path: captionFile, ...type, fullPage: true, clip: caption, animations: 'disabled' });
+  await page.evaluate(() => {
+    for (const o of document.querySelectorAll('[data-shot-hidden]')) { o.style.visibility = o.dataset.shotHidden; delete o.dataset.shotHidden; }
+  });
+  let size = 0;
+  for (const f of [file, captionFile].filter(Boolean)) {
+    size += statSync(f).size;
+    console.log(`${f}  ${(statSync(f).size / 1024).toFixed(1)} KiB${f === file && whole.height > clipHeight ? `  (clipped from ${Math.round(whole.height)} px)` : ''}`);
+  }
+  return size;
+}
+
 const server = await serveDir(path.resolve(opts.dist));
 const browser = await launch();
 const problems = [];
@@ -116,6 +167,13 @@ try {
       await page.$eval(sel, (el) => el.scrollIntoView({ block: 'start' }));
       const pending = await settle(page, sel);
       if (pending.length) problems.push(`${view.dir} ${s.id}: not ready after ${waitMs} ms: ${pending.join(', ')}`);
+      if (demoList) {
+        for (const d of s.demos.filter((x) => demoList.includes(x))) {
+          const f = path.join(dir, `${String(i + 1).padStart(2, '0')}-${s.id}-${d}.${opts.png ? 'png' : 'jpg'}`);
+          total += await shootDemo(page, d, f, problems, view.dir);
+        }
+        continue;
+      }
       await page.$eval(sel, (el) => el.scrollIntoView({ block: 'start' }));
       const box = await page.$eval(sel, (el) => {
         const r = el.getBoundingClientRect();

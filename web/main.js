@@ -43,10 +43,13 @@ function showEngine(info) {
   const el = document.getElementById('engine-build');
   if (!el) return;
   el.dataset.build = info.build;
-  el.textContent = engineLabel(info);
+  // the build's label is the same technical English in both languages (lang=en); why one thread
+  // runs follows in the page's language
+  const label = Object.assign(document.createElement('span'), { lang: 'en', textContent: engineLabel(info) });
+  el.replaceChildren(label);
   if (info.build !== 'wasm-mt' && !isolation.isolated) {
     el.dataset.reason = isolation.reason;
-    el.textContent += ` — ${t(`engine.single.${isolation.reason}`)}`;
+    el.append(` — ${t(`engine.single.${isolation.reason}`)}`);
   }
 }
 
@@ -288,7 +291,12 @@ function holdPlace(place) {
 }
 // measured before setLang, which retranslates the static text at once
 let placeBeforeSwitch = null;
-document.getElementById('lang-toggle').addEventListener('click', () => {
+// the language button names the other language, in that language (its lang says which)
+const langToggle = document.getElementById('lang-toggle');
+const markToggle = () => { langToggle.lang = getLang() === 'ko' ? 'en' : 'ko'; };
+markToggle();
+onLangChange(markToggle);
+langToggle.addEventListener('click', () => {
   placeBeforeSwitch = readingPlace();
   setLang(getLang() === 'ko' ? 'en' : 'ko');
 });
@@ -316,15 +324,13 @@ renderNav();
 await renderSections();
 try {
   engine = await enginePromise;
-  const info = await engine.info();
+  await engine.info();
+  // one line: what the engine is, then the build that runs (and, on one thread, why)
   const line = document.getElementById('engine-line');
   const expected = expectedEngine();
-  line.dataset.i18n = info.threads || expected.build === 'wasm-mt' ? 'engine.ready.threads' : 'engine.ready';
-  line.textContent = t(line.dataset.i18n);
-  const badge = document.createElement('p');
-  badge.id = 'engine-build';
-  badge.className = 'engine-line engine-build';
-  line.after(badge);
+  delete line.dataset.i18n;
+  line.innerHTML = '<span data-i18n="engine.ready"></span> <span id="engine-build" class="engine-build"></span>';
+  applyI18n(line, { updateDocument: false });
   showEngine(expected);
 } catch (e) {
   engineError = e;

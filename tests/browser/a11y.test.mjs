@@ -1,5 +1,5 @@
-// Accessibility: axe-core (WCAG 2.0/2.1 A and AA rules) on the whole guide, in Korean and English,
-// at desktop (1280 px) and phone (375 px) width, and in the dark theme, after every demo has
+// Accessibility: axe-core (WCAG 2.0/2.1 A and AA rules, and at 375 px WCAG 2.2 AA's too: target
+// size) on the whole guide, in Korean and English, at desktop (1280 px) and phone (375 px) width, and in the dark theme, after every demo has
 // mounted and drawn. Fails on any serious or critical violation and prints each one (rule,
 // target, summary). Also checks the fixes axe cannot see: names that match visible labels,
 // MathML beside KaTeX's HTML, heatmap alternatives and legends, chart summaries.
@@ -11,6 +11,7 @@ import { startServer, launch } from './harness.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+const PHONE_TAGS = [...TAGS, 'wcag22aa'];  // + target-size (24 × 24 CSS px) at phone width
 
 let server, browser;
 before(async () => { server = await startServer(); browser = await launch(); });
@@ -30,12 +31,12 @@ async function mountAll(page) {
 }
 
 // Runs axe on the whole document; returns the serious and critical violations, one line each.
-async function axe(page) {
+async function axe(page, tags = TAGS) {
   if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ content: AXE });
   const violations = await page.evaluate(async (tags) => {
     const r = await window.axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => ({ target: n.target.join(' '), summary: n.failureSummary })) }));
-  }, TAGS);
+  }, tags);
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
@@ -138,7 +139,7 @@ for (const [lang, width, theme, extra] of RUNS) {
     await page.goto(`${server.url}${lang === 'en' ? '?lang=en' : ''}`);
     await mountAll(page);
     if (theme) assert.equal(await page.getAttribute('html', 'data-theme'), theme);
-    const vs = await axe(page);
+    const vs = await axe(page, width <= 600 ? PHONE_TAGS : TAGS);
     const counts = Object.fromEntries(vs.map((v) => [v.id, v.nodes.length]));
     if (vs.length) console.log(`axe ${lang} ${width}${theme ? ` ${theme}` : ''}: ${JSON.stringify(counts)}\n${report(vs)}`);
     assert.deepEqual(counts, {}, report(vs));

@@ -82,13 +82,14 @@ export async function serveDir(dir, { headers = {}, deny = () => false } = {}) {
   };
 }
 
-// axe-core (WCAG 2.0/2.1 A and AA) on one demo of the page: its serious and critical violations,
-// one line each ("rule selector"); the script is added to the page once.
+// axe-core (WCAG 2.0/2.1 A and AA; `tags` to add others, e.g. 'wcag22aa' for target size) on one
+// demo of the page: its serious and critical violations, one line each ("rule selector"); the
+// script is added to the page once.
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-export async function axeDemo(page, name) {
+export async function axeDemo(page, name, { tags = [] } = {}) {
   if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ content: AXE });
-  return page.evaluate(async (sel) => {
-    const r = await window.axe.run({ include: [[sel]] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+  return page.evaluate(async ({ sel, tags }) => {
+    const r = await window.axe.run({ include: [[sel]] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', ...tags] }, resultTypes: ['violations'] });
     return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} ${n.target.join(' ')}`));
-  }, `[data-demo=${name}]`);
+  }, { sel: `[data-demo=${name}]`, tags });
 }

@@ -61,7 +61,7 @@ test('playground: the pointer network trains on convex hulls, shows its pointer 
     const pick = row.indexOf(Math.max(...row));
     assert.equal(pick, r < map.order.length ? map.order[r] : example.n, `row ${r}: the drawn argmax is the chosen point`);
   }
-  assert.match(await demo.locator('[name=example]').textContent(), /A held-out convex-hull example with 10 inputs\. Exact answer: \d/);
+  assert.match(await demo.locator('[name=example]').textContent(), /A held-out convex hull example with 10 inputs\. Exact answer: \d/);
 
   // the engine's held-out metrics, shown
   assert.ok(metrics.samples > 0 && metrics.areaCoverage >= 0 && metrics.areaCoverage <= 1 && metrics.sequenceAccuracy >= 0);
@@ -86,7 +86,7 @@ test('playground: the pointer network trains on convex hulls, shows its pointer 
   const back = await page.evaluate(() => document.querySelector('[data-demo=playground]').imported);
   assert.equal(back.info.task, 'convex-hull');
   assert.deepEqual(back.metrics, metrics);
-  assert.match(await io(page), /playground-pointer\.safetensors: a pointer network for convex-hull, \d+ parameters\. Held-out/);
+  assert.match(await io(page), /playground-pointer\.safetensors: a pointer network for convex hull, \d+ parameters\. Held-out/);
   await demo.screenshot({ path: path.join(shots, 'playground-pointer.png') });
 
   // the shipped checkpoint (trained natively) imports with its own, much better, metrics

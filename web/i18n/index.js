@@ -21,6 +21,12 @@ export function t(key, vars = {}) {
     .replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
 }
 
+// A large count in the page's language, to two significant digits: "4.2 million" in English,
+// "420만" in Korean (만/억 units, not millions).
+export function compactCount(n) {
+  return new Intl.NumberFormat(lang, { notation: 'compact', compactDisplay: 'long', maximumSignificantDigits: 2 }).format(n);
+}
+
 export function applyI18n(root = document, { updateDocument = true } = {}) {
   if (updateDocument) {
     document.documentElement.lang = lang;

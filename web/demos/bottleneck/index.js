@@ -58,6 +58,7 @@ export async function mount(el, ctx) {
   let perLength = null, trained = null;
   const run = raceRun(el.querySelector('.run-host'), ctx, {
     steps,
+    names: labels,
     configs: () => ['rnnencdec', 'rnnsearch'].map((m) => ({ model: { model: m, emb: 16, hidden: 32, attn: 32 }, task: 'copy', task_options: TASK_OPTIONS, seed: 1, train })),
     onChunk(curves) { loss.set(curves[0].map((p) => p.step), curves.map((c) => c.map((p) => p.loss))); },
     async finish(sessions) {

@@ -11,7 +11,8 @@
 import { createRun } from './run.js';
 import { t } from '../../i18n/index.js';
 
-export function raceRun(el, ctx, { configs, steps, chunk = 25, onChunk, finish, onReset, onPreview }) {
+// `names()`: the models' names in the current language; the status line gives each model's loss.
+export function raceRun(el, ctx, { configs, steps, chunk = 25, onChunk, finish, onReset, onPreview, names = null }) {
   let sessions = null;
   const curves = configs().map(() => []);
   const total = Math.ceil(steps / chunk);
@@ -38,6 +39,7 @@ export function raceRun(el, ctx, { configs, steps, chunk = 25, onChunk, finish, 
   const run = createRun(el, ctx, {
     total,
     unit: chunk,
+    names,
     async work(k) {
       previewGen++;
       note.hidden = true;
@@ -45,15 +47,17 @@ export function raceRun(el, ctx, { configs, steps, chunk = 25, onChunk, finish, 
       const client = await ctx.worker();
       if (!sessions) sessions = await Promise.all(configs().map((c) => client.createSession(c)));
       let last = null;
+      const losses = [];
       for (let m = 0; m < sessions.length; m++) {
         const r = await sessions[m].train(Math.min(chunk, steps - k * chunk), { chunkMs: 40 });
         const loss = r.losses.reduce((a, b) => a + b, 0) / r.losses.length;
         curves[m].push({ step: r.step, loss });
         last = loss;
+        losses.push(loss);
       }
       onChunk?.(curves);
       if (k === total - 1) await finish?.(sessions, curves);
-      return { loss: last };
+      return { loss: last, losses };
     },
     async reset() {
       const s = sessions;

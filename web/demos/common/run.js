@@ -4,8 +4,9 @@
 // responsive. Every slice reports through ctx.progress (the widget's `progress` event).
 import { t } from '../../i18n/index.js';
 
-// `unit`: training steps per run step, so the status counts training steps.
-export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run.step', unit = 1 }) {
+// `unit`: training steps per run step, so the status counts training steps. `names()`: the
+// models' names when work returns one loss per model ({losses}); the status then gives each.
+export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run.step', unit = 1, names = null }) {
   el.classList.add('run');
   el.innerHTML = `
     <button type="button" name="run-toggle"></button>
@@ -15,7 +16,7 @@ export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run
   const toggle = el.querySelector('[name=run-toggle]');
   const bar = el.querySelector('progress');
   const status = el.querySelector('.run-status');
-  const run = { step: 0, loss: null, running: false, done: false, total };
+  const run = { step: 0, loss: null, losses: null, running: false, done: false, total };
   let timer = 0;
 
   function render() {
@@ -24,7 +25,10 @@ export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run
     bar.value = run.step;
     const loss = run.loss === null ? '—' : run.loss.toPrecision(4);
     bar.max = run.total;
-    status.textContent = t(label, { step: run.step * unit, total: run.total * unit, loss });
+    const vars = { step: run.step * unit, total: run.total * unit, loss };
+    status.textContent = names && run.losses
+      ? t('run.stepMany', { ...vars, losses: names().map((n, m) => t('run.lossOf', { name: n, loss: run.losses[m].toPrecision(4) })).join(' · ') })
+      : t(label, vars);
     el.dataset.state = run.done ? 'done' : run.running ? 'running' : run.step ? 'paused' : 'idle';
   }
 
@@ -43,6 +47,7 @@ export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run
     if (!run.running) return;
     run.step += 1;
     if (typeof r.loss === 'number') run.loss = r.loss;
+    if (Array.isArray(r.losses)) run.losses = r.losses;
     run.done = Boolean(r.done) || run.step >= run.total;
     if (run.done) run.running = false;
     ctx.progress(run.step * unit, run.loss, { total: run.total * unit, done: run.done });
@@ -59,7 +64,7 @@ export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run
   run.pause = () => { run.running = false; clearTimeout(timer); render(); };
   run.reset = () => {
     run.pause();
-    Object.assign(run, { step: 0, loss: null, done: false });
+    Object.assign(run, { step: 0, loss: null, losses: null, done: false });
     reset();
     render();
   };

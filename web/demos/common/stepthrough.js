@@ -14,6 +14,9 @@ import { escapeHtml } from '../../viz/bars.js';
 // fixed decimals, without a minus sign on a value that rounds to zero
 const fixed = (d) => (x) => { const s = x.toFixed(d); return /^-0\.0*$/.test(s) ? s.slice(1) : s; };
 const f2 = fixed(2), f3 = fixed(3);
+// the output row: a key with a tiny weight adds a tiny w·v, which two decimals would show as all
+// 0.00, so a non-zero value under 0.005 is written with two significant digits (3.1e-4)
+const fOut = (x) => (x !== 0 && Math.abs(x) < 0.005 ? x.toExponential(1) : f2(x));
 
 // The head's inputs for query i of example 0 from a map inspected with {parts: true}.
 export function headParts(m, h, i) {
@@ -105,7 +108,7 @@ export function stepThrough(host, { engine, onStep } = {}) {
       table(t('st.out'), [
         ...(wv ? [{ label: t('st.wv', { j: j + 1 }), values: wv }] : []),
         { label: sum ? t('st.sum') : t('st.partial', { j: j + 1 }), values: sum ? out : partial },
-      ], { cols: hs, curRow: 0 }),
+      ], { cols: hs, curRow: 0, fmt: fOut }),
     ].join('');
     prev.textContent = t('st.prev'); next.textContent = t('st.next');
     prev.setAttribute('aria-disabled', String(j === 0));

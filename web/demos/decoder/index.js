@@ -26,14 +26,14 @@ export async function mount(el, ctx) {
   const state = { ex: read.num('ex', 0, 0, N - 1), step: read.num('step', 0, 0, 64), layer: read.num('layer', layers - 1, 0, layers - 1), mask: read.bool('mask', true) };
   el.innerHTML = `
     <div class="controls">
-      <label><span data-i18n="sa.example"></span> <select name="ex">${pool.srcText.slice(0, N).map((s, i) => `<option value="${i}">${escapeHtml(s)}</option>`).join('')}</select></label>
+      <label><span data-i18n="sa.example"></span> <select name="ex">${pool.srcText.slice(0, N).map((s, i) => `<option value="${i}" lang="en">${escapeHtml(s)}</option>`).join('')}</select></label>
       <label><span data-i18n="sa.layer"></span> <select name="layer">${Array.from({ length: layers }, (_, l) => `<option value="${l}">${l + 1}</option>`).join('')}</select></label>
       <label><span data-i18n="dec.step"></span> <input type="range" name="step" min="0" value="0"></label>
       <label><input type="checkbox" name="mask"> <span data-i18n="dec.mask"></span></label>
     </div>
     <p class="readout" name="output" aria-live="polite"></p>
     <div class="demo-row">
-      <div><h4 data-i18n="dec.cross"></h4><div class="bars-host"></div></div>
+      <div><h4 data-i18n="dec.cross"></h4><div class="bars-host" lang="en"></div></div>
       <div><h4 name="self-title"></h4><al-heatmap></al-heatmap><p class="readout" name="leak" aria-live="polite"></p></div>
     </div>
     <div class="pretrained-host"></div>`;
@@ -62,8 +62,9 @@ export async function mount(el, ctx) {
     heat.set(selfMean, self.T, self.S, { rowLabels: inputs, colLabels: inputs });
     const later = aboveDiagonal(self);
     $('leak').textContent = t(state.mask ? 'dec.leakMasked' : 'dec.leakOpen', { pct: (100 * later).toFixed(1) });
-    $('output').innerHTML = t('dec.output', { step: state.step + 1 }) + ' ' + outLabels.map((l, i) =>
-      i === state.step ? `<mark>${escapeHtml(l)}</mark>` : i < state.step ? escapeHtml(l) : `<span class="future">${escapeHtml(l)}</span>`).join(' ');
+    // the output is French (the phrases task translates English noun phrases): marked lang=fr
+    $('output').innerHTML = `${t('dec.output', { step: state.step + 1 })} <span lang="fr">${outLabels.map((l, i) =>
+      i === state.step ? `<mark>${escapeHtml(l)}</mark>` : i < state.step ? escapeHtml(l) : `<span class="future">${escapeHtml(l)}</span>`).join(' ')}</span>`;
     el.decoded = { out, cross: row, self: [...selfMean], T: self.T, step: state.step, mask: state.mask, above: later };
     store.set(state);
     el.dispatchEvent(new CustomEvent('computed'));

@@ -18,14 +18,17 @@ export async function mount(el, ctx) {
   const values = randn(TOKENS.length * DV, 2017);  // [S=3, Dv=4]
   el.innerHTML = `
     <div class="controls">${TOKENS.map((tok, i) => `
-      <label><span data-i18n="mixing.score"></span> “are”·“${tok}” <input type="range" name="s${i}" min="-4" max="4" step="0.05"></label>`).join('')}
+      <label><span data-i18n="mixing.score"></span> “are”·“${tok}” <input type="range" name="s${i}" min="-4" max="4" step="0.05">
+        <output name="s${i}-value" class="slider-value"></output></label>`).join('')}
     </div>
     <div class="demo-row">
-      <div><h4 data-i18n="mixing.weights"></h4><div class="weights"></div></div>
+      <div><h4 data-i18n="mixing.weights"></h4><div class="weights" lang="en"></div></div>
       <div><h4 data-i18n="mixing.values"></h4><div class="values"></div></div>
       <div><h4 data-i18n="mixing.output"></h4><div class="output"></div></div>
     </div>`;
-  scores.forEach((s, i) => { el.querySelector(`[name=s${i}]`).value = s; });
+  // each slider's value beside it (the prose asks for a score difference of 1)
+  const showValue = (i) => { el.querySelector(`[name=s${i}-value]`).textContent = scores[i].toFixed(2); };
+  scores.forEach((s, i) => { el.querySelector(`[name=s${i}]`).value = s; showValue(i); });
 
   const compute = latest(async (stale) => {
     const r = await engine.attention(new Float32Array([1]), Float32Array.from(scores), values, { T: 1, S: 3, Dk: 1, Dv: DV });
@@ -38,7 +41,7 @@ export async function mount(el, ctx) {
     store.set(Object.fromEntries(scores.map((s, i) => [`s${i}`, s])));
     el.dispatchEvent(new CustomEvent('computed'));
   });
-  el.querySelectorAll('input[type=range]').forEach((inp, i) => inp.addEventListener('input', () => { scores[i] = Number(inp.value); compute(); }));
+  el.querySelectorAll('input[type=range]').forEach((inp, i) => inp.addEventListener('input', () => { scores[i] = Number(inp.value); showValue(i); compute(); }));
   await compute();
   return { relabel() {}, unmount() { el.innerHTML = ''; } };
 }

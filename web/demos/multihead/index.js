@@ -205,6 +205,7 @@ export async function mount(el, ctx) {
   }
   let results = [], current = null;
   el.ablation = results;
+  el.ablationPlan = { heads: [...HEADS], dModel: D_MODEL };  // what the section's caption must say
   const showResults = () => drawBars(el.querySelector('.bars-host'), results.map((r) => ({
     label: `h = ${r.h}`, value: r.loss, text: t('mh.result', { loss: r.loss.toFixed(3), acc: (100 * r.acc).toFixed(1) }) })), { max: Math.max(0.01, ...results.map((r) => r.loss)) });
   const run = createRun(el.querySelector('.run-host'), ctx, {

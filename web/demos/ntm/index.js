@@ -18,7 +18,8 @@ export async function mount(el, ctx) {
   el.innerHTML = `
     <div class="controls">
       <label><span data-i18n="ntm.row"></span> <select name="row">${Array.from({ length: N }, (_, i) => `<option value="${i}">M${i}</option>`).join('')}</select></label>
-      <label><span data-i18n="ntm.noise"></span> <input type="range" name="noise" min="0" max="2" step="0.05"></label>
+      <label><span data-i18n="ntm.noise"></span> <input type="range" name="noise" min="0" max="2" step="0.05">
+        <output name="noiseval" class="slider-value"></output></label>
       <label>β <input type="range" name="beta" min="0" max="50" step="0.5"></label>
       <output name="betaval"></output>
     </div>
@@ -44,12 +45,13 @@ export async function mount(el, ctx) {
     drawBars(el.querySelector('.cos'), [...ca.similarity].map((c, i) => ({ label: `M${i}`, value: c })), { signed: true });
     drawBars(el.querySelector('.w'), [...ca.weights].map((w, i) => ({ label: `M${i}`, value: w, color: 1 })));
     $('betaval').textContent = `β = ${state.beta}`;
+    $('noiseval').textContent = state.noise.toFixed(2);
     $('read').textContent = t('ntm.read', { v: [...r.out].map((x) => x.toFixed(2)).join(', ') });
     store.set(state);
     el.dispatchEvent(new CustomEvent('computed'));
   });
   $('row').addEventListener('change', (e) => { state.row = Number(e.target.value); compute(); });
-  $('noise').addEventListener('input', (e) => { state.noise = Number(e.target.value); compute(); });
+  $('noise').addEventListener('input', (e) => { state.noise = Number(e.target.value); $('noiseval').textContent = state.noise.toFixed(2); compute(); });
   $('beta').addEventListener('input', (e) => { state.beta = Number(e.target.value); compute(); });
   await compute();
   return { relabel: compute, unmount() { el.innerHTML = ''; } };

@@ -14,7 +14,7 @@
 // On the element: el.map (the drawn matrix), el.example, el.losses (every step's), el.metrics, el.step,
 // el.longer ({range, metrics} on larger sets), el.imported ({info, metrics} of the last import).
 // The task "own" trains on the reader's own pairs or text (owndata.js; playground.data/.vocab).
-import { t } from '../../i18n/index.js';
+import { t, applyI18n } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import { escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
@@ -63,7 +63,8 @@ function pickMap(data) {
 }
 
 // "your data" is a task of the token models (the pointer network reads point sets: a note says so).
-const taskOptions = (model) => Object.keys(TASKS[model]).map((k) => (k === 'own' ? `<option value="own" data-i18n="pg.own.task"></option>` : `<option value="${k}">${k}</option>`)).join('');
+// Task names come from the language tables (pg.taskName.<task>); the value stays the engine's name.
+const taskOptions = (model) => Object.keys(TASKS[model]).map((k) => `<option value="${k}" data-i18n="${k === 'own' ? 'pg.own.task' : `pg.taskName.${k}`}"></option>`).join('');
 
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
@@ -276,6 +277,7 @@ export async function mount(el, ctx) {
     }
     if (k === 'model' && TASKS[state.model] !== before) {
       $('task').innerHTML = taskOptions(state.model);
+      applyI18n($('task'), { updateDocument: false });
       state.task = Object.keys(TASKS[state.model])[0];
       $('task').value = state.task;
     }
@@ -310,7 +312,7 @@ export async function mount(el, ctx) {
         const ev = await s.evaluate(EVAL.samples, EVAL.seed);
         el.imported = { info: s.info, metrics: ev };
         $('io').textContent = pointer
-          ? `${t('pg.imported.pointer', { name: f.name, task: s.info.task, params: s.info.params })} ${metricsText(ev, s.info.task, true)}`
+          ? `${t('pg.imported.pointer', { name: f.name, task: t(`pg.taskName.${s.info.task}`), params: s.info.params })} ${metricsText(ev, s.info.task, true)}`
           : t('pg.imported', { name: f.name, params: s.info.params, loss: ev.loss.toFixed(3), acc: (100 * ev.sequenceAccuracy).toFixed(1) });
       } finally {
         await s.dispose();

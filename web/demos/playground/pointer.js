@@ -43,7 +43,7 @@ export function pointerMap(data, example) {
 }
 
 export function exampleText(example, order, task) {
-  return t('pg.pointer.example', { n: example.n, task, target: path(example.target), order: order ? path(order) : '…' });
+  return t('pg.pointer.example', { n: example.n, task: t(`pg.taskName.${task}`), target: path(example.target), order: order ? path(order) : '…' });
 }
 
 const pct = (x) => (100 * x).toFixed(1);

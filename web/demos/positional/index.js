@@ -29,9 +29,10 @@ export async function mount(el, ctx) {
   for (let p = 0; p < state.L; p++) for (let c = 0; c < state.C; c++) tr[c * state.L + p] = pe[p * state.C + c];
   // cells of 3 px or more (5 px at desktop width): the map fits a phone with little shrinking
   heat.set(tr, state.C, state.L, { palette: 'diverging', minCell: 3, maxWidth: 560,
-    rowLabels: Array.from({ length: state.C }, (_, c) => (c % 8 === 0 ? `i=${c}` : '')),
+    // rows are dimensions 2i (sin) and 2i+1 (cos): a labelled row (every 8th, even) is dimension 2i
+    rowLabels: Array.from({ length: state.C }, (_, c) => (c % 8 === 0 ? `2i=${c}` : '')),
     colLabels: Array.from({ length: state.L }, (_, p) => (p % 10 === 0 ? String(p) : '')) });
-  heat.describe = (i, j) => t('positional.cell', { pos: j, dim: i, value: tr[i * state.L + j].toFixed(4) });
+  heat.describe = (i, j) => t('positional.cell', { pos: j, dim: i, i: Math.floor(i / 2), value: tr[i * state.L + j].toFixed(4) });
   el.pe = { L: state.L, C: state.C, values: pe };
   dim.max = state.C - 1;
   dim.value = Math.min(state.dim, state.C - 1);
@@ -40,7 +41,7 @@ export async function mount(el, ctx) {
     const d = Number(dim.value);
     const xs = Array.from({ length: state.L }, (_, p) => p);
     chart.set(xs, [xs.map((p) => pe[p * state.C + d])]);
-    el.querySelector('[name=dimval]').textContent = t('positional.dimval', { dim: d, kind: d % 2 ? 'cos' : 'sin',
+    el.querySelector('[name=dimval]').textContent = t('positional.dimval', { dim: d, i: Math.floor(d / 2), kind: d % 2 ? 'cos' : 'sin',
       period: (2 * Math.PI * 10000 ** ((d - (d % 2)) / state.C)).toFixed(1) });
     store.set({ dim: d });
   }

@@ -25,13 +25,13 @@ export async function mount(el, ctx) {
   const state = { ex: read.num('ex', 0, 0, ex.src.length - 1), layer: read.num('layer', 0, 0, layers - 1), head: read.num('head', -1, -1, H - 1), token: read.num('token', 1, 0, 64) };
   el.innerHTML = `
     <div class="controls">
-      <label><span data-i18n="sa.example"></span> <select name="ex">${ex.srcText.map((s, i) => `<option value="${i}">${escapeHtml(s)}</option>`).join('')}</select></label>
+      <label><span data-i18n="sa.example"></span> <select name="ex">${ex.srcText.map((s, i) => `<option value="${i}" lang="en">${escapeHtml(s)}</option>`).join('')}</select></label>
       <label><span data-i18n="sa.layer"></span> <select name="layer">${Array.from({ length: layers }, (_, l) => `<option value="${l}">${l + 1}</option>`).join('')}</select></label>
       <label><span data-i18n="sa.head"></span> <select name="head"><option value="-1" data-i18n="sa.meanHeads"></option>${Array.from({ length: H }, (_, h) => `<option value="${h}">${h + 1}</option>`).join('')}</select></label>
     </div>
     <div class="tokens" role="group" data-i18n-aria="sa.tokens"></div>
     <div class="demo-row">
-      <div><h4 data-i18n="sa.weights"></h4><div class="bars-host"></div></div>
+      <div><h4 data-i18n="sa.weights"></h4><div class="bars-host" lang="en"></div></div>
       <al-heatmap data-i18n-aria="sa.heatmap"></al-heatmap>
     </div>
     <h4 data-i18n="sa.step"></h4>
@@ -50,7 +50,7 @@ export async function mount(el, ctx) {
 
   function block() {
     el.querySelector('.block-diagram').innerHTML = [
-      t('sa.block.embed', { C: cfg.d_model, pos: cfg.pos_encoding ?? 'sinusoidal' }),
+      t('sa.block.embed', { C: cfg.d_model, pos: t(`sa.pos.${cfg.pos_encoding ?? 'sinusoidal'}`) }),
       t('sa.block.attn', { H, hs: cfg.d_model / H }),
       t('sa.block.norm'),
       t('sa.block.ffn', { C: cfg.d_model, F: cfg.d_ff, act: cfg.activation ?? 'relu' }),

@@ -6,7 +6,7 @@
 // every decoder layer and head (output pieces × source BPE pieces), and the step slider replays
 // the decoding token by token (row t of a map is exactly what step t read: the decoder is causal).
 // State: translate.sentence (held-out example), translate.beam (1–8), translate.maps (beam|greedy).
-import { t } from '../../i18n/index.js';
+import { t, applyI18n, compactCount } from '../../i18n/index.js';
 import { escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
 import { loadShipped, shippedIndex } from '../common/shipped.js';
@@ -35,7 +35,7 @@ export async function mount(el, ctx) {
   const about = () => {
     $('about').textContent = t('tr.about', {
       pairs: meta.trainPairs.toLocaleString(), bleu: meta.bleu.toFixed(1), test: meta.testPairs,
-      params: (meta.params / 1e6).toFixed(1), mb, minutes: Math.round(meta.seconds / 60),
+      params: compactCount(meta.params), mb, minutes: Math.round(meta.seconds / 60),
       threads: threads === 1 ? t('tr.threads1') : t('tr.threadsN', { n: threads }),
     });
     const open = $('open');
@@ -44,10 +44,13 @@ export async function mount(el, ctx) {
   about();
 
   let session = null, examples = [], result = null;
+  // the status line: its string key and values, so a language switch rewrites it
+  let status = null;
+  const say = (key, vars = {}) => { status = { key, vars }; $('status').textContent = t(key, vars); };
 
   async function open() {
     $('open').disabled = true;
-    $('status').textContent = t('tr.loading', { mb });
+    say('tr.loading', { mb });
     try {
       const [shipped, ex] = await Promise.all([
         loadShipped(ctx, NAME),
@@ -63,7 +66,7 @@ export async function mount(el, ctx) {
       build();
       await translate();
     } catch (e) {
-      $('status').textContent = t('engine.error', { message: e.message });
+      say('engine.error', { message: e.message });
       $('open').disabled = false;
     }
   }
@@ -74,7 +77,7 @@ export async function mount(el, ctx) {
       <p class="note" name="about"></p>
       <div class="controls">
         <label><span data-i18n="tr.example"></span> <select name="sentence">${examples.map((p, i) =>
-          `<option value="${i}">${escapeHtml(p.de)}</option>`).join('')}</select></label>
+          `<option value="${i}" lang="de">${escapeHtml(p.de)}</option>`).join('')}</select></label>
         <label class="wide"><span data-i18n="tr.input"></span>
           <textarea name="text" rows="2" maxlength="${MAX_CHARS}" lang="de" spellcheck="false"></textarea></label>
         <label><span data-i18n="tr.beam"></span> <input type="range" name="beam" min="1" max="8" step="1">
@@ -92,6 +95,7 @@ export async function mount(el, ctx) {
       <label><span data-i18n="tr.step"></span> <input type="range" name="step" min="0" value="0"></label>
       <p class="readout" name="replay" aria-live="polite"></p>
       <div class="head-grid" name="heads"></div>`;
+    applyI18n(el, { updateDocument: false });
     about();
     $('sentence').value = String(state.sentence);
     $('text').value = examples[state.sentence]?.de ?? '';
@@ -121,9 +125,9 @@ export async function mount(el, ctx) {
   async function translate() {
     const text = $('text').value.trim();
     const reference = examples[state.sentence]?.de === text ? examples[state.sentence].en : '';
-    if (!text) { $('status').textContent = t('tr.empty'); return; }
+    if (!text) { say('tr.empty'); return; }
     const mine = ++asked;
-    $('status').textContent = t('tr.working');
+    say('tr.working');
     $('go').disabled = true;
     try {
       const t0 = performance.now();
@@ -132,10 +136,10 @@ export async function mount(el, ctx) {
       if (mine !== asked || unmounted) return;
       result = { text, reference, greedy, beam: beamed, beamWidth: state.beam, ms: performance.now() - t0 };
       result.step = lastStep();
-      $('status').textContent = t('tr.done', { ms: Math.round(result.ms), n: greedy.src.ids.length });
+      say('tr.done', { ms: Math.round(result.ms), n: greedy.src.ids.length });
       draw();
     } catch (e) {
-      if (mine === asked) $('status').textContent = t('engine.error', { message: e.message });
+      if (mine === asked) say('engine.error', { message: e.message });
     } finally {
       if (mine === asked && !unmounted) $('go').disabled = false;
     }
@@ -155,8 +159,8 @@ export async function mount(el, ctx) {
     r.step = Math.min(Math.max(0, r.step), T - 1);
     $('step').max = String(T - 1);
     $('step').value = String(r.step);
-    $('replay').innerHTML = t('tr.replay', { step: r.step + 1, total: T }) + ' ' + outLabels.map((l, i) =>
-      i === r.step ? `<mark>${escapeHtml(l)}</mark>` : i < r.step ? escapeHtml(l) : `<span class="future">${escapeHtml(l)}</span>`).join(' ');
+    $('replay').innerHTML = `${t('tr.replay', { step: r.step + 1, total: T })} <span lang="en">${outLabels.map((l, i) =>
+      i === r.step ? `<mark>${escapeHtml(l)}</mark>` : i < r.step ? escapeHtml(l) : `<span class="future">${escapeHtml(l)}</span>`).join(' ')}</span>`;
     // one small map per layer and head, rows 0..step: what the decoder had read up to this step
     const grid = $('heads');
     const want = out.cross.length * out.cross[0].H;
@@ -186,7 +190,7 @@ export async function mount(el, ctx) {
 
   $('open').addEventListener('click', open);
   return {
-    relabel() { about(); if (result) draw(); },
+    relabel() { about(); if (status) $('status').textContent = t(status.key, status.vars); if (result) draw(); },
     unmount() { unmounted = true; el.innerHTML = ''; },
   };
 }

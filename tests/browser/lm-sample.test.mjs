@@ -33,6 +33,8 @@ async function open(t, lang, hash = '') {
   return page;
 }
 
+// a range input takes its value from script, with the input event a drag would fire
+const setRange = (loc, v) => loc.evaluate((el, x) => { el.value = x; el.dispatchEvent(new Event('input', { bubbles: true })); }, String(v));
 const sampling = (page) => page.evaluate((s) => document.querySelector(s).sampling, sel);
 
 // softmax(z/T) over the k largest logits (k = 0: all), as a map id -> p, in plain JS.
@@ -102,7 +104,7 @@ test('§1 sampling: bars are softmax(z/T) over the top k of the engine’s logit
   // T -> 0 (the slider's end): greedy, all probability on the argmax
   await box.locator('[name=topk]').fill('0');
   await box.locator('[name=topk]').dispatchEvent('change');
-  await box.locator('[name=temp]').fill('0');
+  await setRange(box.locator('[name=temp]'), 0);
   await page.waitForFunction((q) => document.querySelector(q).sampling.T === 0 && document.querySelector(q).sampling.k === 0, sel);
   s = await sampling(page);
   const arg = expected(s.logits, 1, 0).argmax;
@@ -111,7 +113,7 @@ test('§1 sampling: bars are softmax(z/T) over the top k of the engine’s logit
   assert.match(await box.locator('.lm-legend').textContent(), /greedy/);
 
   // T = 1.5, k = 20 then ten more words; the same seed and settings repeat the text
-  await box.locator('[name=temp]').fill('1.5');
+  await setRange(box.locator('[name=temp]'), 1.5);
   await box.locator('[name=topk]').fill('20');
   await box.locator('[name=topk]').dispatchEvent('change');
   await box.locator('[name=restart]').click();

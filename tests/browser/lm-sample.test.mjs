@@ -77,7 +77,7 @@ test('§1 sampling: bars are softmax(z/T) over the top k of the engine’s logit
   // the page's logits are the engine's: the same checkpoint inspected by the node build
   if (hasBuild('wasm') && existsSync(ckpt)) {
     const engine = await loadNodeApi('wasm');
-    const session = engine.loadSession(new Uint8Array(readFileSync(ckpt)));
+    const session = engine.loadSession(new Uint8Array(readFileSync(ckpt)), { task: 'copy', task_options: { min_len: 1, max_len: 8, symbols: 10 } });
     const ids = [...engine.module.lmScore(new Uint8Array(readFileSync(ckpt)), ['the whale'])[0].ids].slice(0, -1);
     const r = session.inspect([[]], [ids]);
     const z = Array.from(r.logits.subarray((r.T - 1) * r.V, r.T * r.V));

@@ -8,10 +8,21 @@
 import { t } from '../../i18n/index.js';
 import { escapeHtml } from '../../viz/bars.js';
 import { mulberry32 } from '../../core/random.js';
-import { loadShipped } from '../common/shipped.js';
 import { reshape, pick, softmax, ranked } from './sample.js';
 
-const NAME = 'lm-moby-dick';
+// The checkpoint names its training task, "text", which reads its corpus from a file the page
+// does not have; the session is only inspected here, so it is opened with a small generated
+// task in its place (any task whose vocabulary fits the model's lets the engine load it).
+const LOAD_AS = { task: 'copy', task_options: { min_len: 1, max_len: 8, symbols: 10 } };
+let sessionOnce = null;
+function lmSession(ctx, bytes) {
+  sessionOnce ??= (async () => {
+    const info = await ctx.engine.info();
+    if (!info.sessions) return null;
+    return (await ctx.worker()).loadSession(bytes, LOAD_AS);
+  })().catch((e) => { sessionOnce = null; throw e; });
+  return sessionOnce;
+}
 const SHOWN = 10;     // bars drawn per step (the sampled word is added when it is not among them)
 const BATCH = 10;     // words per "generate" press
 const MAX_WORDS = 40; // the model reads at most max_len words; the generator stops before
@@ -56,9 +67,9 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
   const opts = () => ({ T: state.temp, k: state.topk });
 
   async function nextLogits(ids) {
-    const shipped = await loadShipped(ctx, NAME);
-    if (!shipped) throw new Error(t('lm.sample.none'));
-    const r = await shipped.session.inspect([[]], [ids]);
+    const session = await lmSession(ctx, bytes);
+    if (!session) throw new Error(t('lm.sample.none'));
+    const r = await session.inspect([[]], [ids]);
     return Float32Array.from(r.logits.subarray((r.T - 1) * r.V, r.T * r.V));
   }
 

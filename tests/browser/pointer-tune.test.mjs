@@ -33,7 +33,7 @@ test('§10: Start on the pre-trained network fine-tunes in chunks, answering as 
   });
   const t0 = Date.now();
   await demo.locator('[name=run-toggle]').click();
-  await page.waitForSelector('[data-demo=pointer] .run[data-state=done]', { timeout: 120000 });
+  await page.waitForSelector('[data-demo=pointer] .run[data-state=done]', { timeout: 300000 });
   const seconds = (Date.now() - t0) / 1000;
   const seen = await demo.evaluate((el) => el.seen);
   const chunks = Math.ceil(TUNE.steps / 25);

@@ -22,7 +22,7 @@ export const LIVE = { model: { model: 'pointer', hidden: 64, embed: 64, glimpse:
   task_options: { n_min: 5, n_max: 10 }, seed: 1, train: { batch: 64, lr: 0.002 } };
 // The pre-trained network's fine-tune on LIVE's point sets: it already solves the task, so
 // what Start shows is training resumed from a checkpoint, not learning from scratch.
-export const TUNE = { steps: 200, train: { batch: 32, lr: 0.0001 } };
+export const TUNE = { steps: 100, train: { batch: 32, lr: 0.0001 } };
 
 let shippedOnce = null;
 function shippedCheckpoint(ctx) {  // -> {meta, bytes} or null

@@ -115,6 +115,7 @@ export async function mount(el, ctx) {
     <div class="demo-row pointer-row"></div>
     <p class="readout pointer-caret-at" aria-live="polite"></p>
     <p class="readout pointer-metrics" aria-live="polite"></p>
+    <p class="note pointer-pace" hidden></p>
     <div class="pretrained-host"></div>`;
   const startSel = el.querySelector('[name=start]');
   startSel.value = start;
@@ -204,6 +205,15 @@ export async function mount(el, ctx) {
     el.dispatchEvent(new CustomEvent('computed'));
   }
 
+  // How long a chunk takes on this machine, and so the whole run (measured, not promised).
+  let pace = null;
+  const pacer = el.querySelector('.pointer-pace');
+  function showPace(seconds, step) {
+    if (seconds !== undefined) pace = { seconds, left: run.total - step - 1 };
+    pacer.hidden = !pace;
+    if (pace) pacer.textContent = t('pointer.pace', { chunk: CHUNK, s: pace.seconds.toFixed(1), left: Math.round(pace.left * pace.seconds) });
+  }
+
   const randomPoints = () => {
     points.length = 0;
     let z = (seed++ * 2654435761) % 4294967296;
@@ -219,7 +229,9 @@ export async function mount(el, ctx) {
     async work(step) {
       const s = await ensureSession();
       if (points.length < 3) randomPoints();
+      const t0 = performance.now();
       const r = await s.train(CHUNK);
+      showPace((performance.now() - t0) / 1000, step);
       el.heldOut = null;
       const last = step + 1 >= run.total;
       await point({ evaluate: last });  // the squares follow the training; the held-out score at the end
@@ -227,7 +239,8 @@ export async function mount(el, ctx) {
     },
     async reset() {
       const s = session;
-      session = null; answer = null;
+      session = null; answer = null; pace = null;
+      showPace();
       draw();
       if (s) await s.dispose().catch(() => {});
     },
@@ -248,7 +261,7 @@ export async function mount(el, ctx) {
   showNote();
   return {
     start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { run.render(); draw(); showNote(); },
+    relabel() { run.render(); draw(); showNote(); showPace(); },
     unmount() { run.dispose(); el.innerHTML = ''; },
   };
 }

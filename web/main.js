@@ -16,6 +16,7 @@ import { mountDemo, demoNames } from './demos/registry.js';
 import { makeContext } from './demos/common/context.js';
 import { hashParams, writeHash } from './demos/common/store.js';
 import { typeset, focusScrollers } from './viz/tex.js';
+import { fillFacts } from './demos/common/facts.js';
 import { initTheme } from './theme.js';
 import { ensureWidgetStyles } from './viz/styles.js';
 
@@ -218,6 +219,7 @@ async function renderSections() {
     if (engine || engineError) observer.observe(ph);
   }
   fillReferences(main);
+  fillFacts(main, document.baseURI).catch(() => {});  // model figures in the prose, from the models
   typeset(main);
   stopScrollers?.();
   stopScrollers = focusScrollers(main, t('a11y.formula'));

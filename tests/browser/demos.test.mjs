@@ -61,17 +61,19 @@ test('positional encoding: the engine table matches sin/cos; hover and keys read
   await page.close();
 });
 
-test('cost: measured attention time grows roughly with n²; pause and reset work', async () => {
+test('cost: attention timed inside the engine grows with n²; the page says what is timed; pause and reset work', async (t) => {
   const page = await openDemo('cost', 'cost.max=512');
   const demo = page.locator('[data-demo=cost]');
+  assert.match(await demo.locator('[name=summary]').textContent(), /inside WebAssembly for at least 20 ms/);
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=cost] .run[data-state=done]', { timeout: 60000 });
   const timings = await page.evaluate(() => document.querySelector('[data-demo=cost]').timings);
   assert.deepEqual(timings.map((p) => p.n), [64, 128, 256, 384, 512]);
   const ratio = timings[4].ms / timings[0].ms;
-  // Each call also pays a fixed cost (the Worker round trip, copies), which weighs most at n = 64:
-  // more than linear growth (8x) is what separates n² from n here.
-  assert.ok(ratio > 8, `time(512)/time(64) = ${ratio.toFixed(1)}; n² predicts 64, linear 8`);
+  t.diagnostic(`ms per call: ${timings.map((p) => `n=${p.n} ${p.ms.toFixed(3)}`).join(', ')}; ratio ${ratio.toFixed(1)}`);
+  // The engine repeats the call on inputs in its own heap (best of 2 ms rounds), so no message
+  // round trip or copy is in the time: n² predicts 64x, linear growth 8x.
+  assert.ok(ratio >= 25, `time(512)/time(64) = ${ratio.toFixed(1)}; n² predicts 64, linear 8`);
   assert.match(await demo.locator('.run-status').textContent(), /5 \/ 5/);
   await demo.locator('[name=run-reset]').click();
   assert.equal(await page.evaluate(() => document.querySelector('[data-demo=cost]').timings.length), 0);

@@ -77,7 +77,11 @@ for (const lang of LANGS) {
       assert.equal([...walk(tree)].filter((n) => n.tag === 'h2').length, 1, 'exactly one <h2>');
       for (const n of walk(tree)) {
         for (const a of Object.keys(n.attrs)) {
-          assert.ok(['class', 'href', 'data-demo'].includes(a), `attribute ${a} on <${n.tag}> is not allowed`);
+          assert.ok(['class', 'href', 'data-demo', 'data-fact'].includes(a), `attribute ${a} on <${n.tag}> is not allowed`);
+        }
+        if ('data-fact' in n.attrs) {  // a figure filled from a model (web/demos/common/facts.js)
+          assert.equal(n.tag, 'span');
+          assert.equal(n.children.length, 0, 'a fact is empty (the page fills it from the model)');
         }
         if (n.tag === 'a' && hasClass(n, 'ref')) {
           assert.ok(FRAGMENTS.includes((n.attrs.href ?? '').replace(/^#/, '')) && n.attrs.href.startsWith('#'),

@@ -122,6 +122,11 @@ export function wrapModule(mod, extra = {}) {
     // Kernel threads (pthread build only; n <= 0: all cores); returns the count in effect.
     setThreads: (n) => mod.setThreads(n),
     attention: (q, k, v, opts) => mod.attention(q, k, v, opts),
+    // Milliseconds per call of softmax(QKᵀ/√d_k)V timed inside the engine: random inputs stay in
+    // the wasm heap and the call repeats until minSeconds have passed (best 2 ms round), so no
+    // copy or message round trip is in the figure.
+    timeAttention: ({ T, S = T, Dk, H = 1, B = 1, causal = false, minSeconds = 0.02 } = {}) =>
+      mod.benchAttention(B, H, T, S, Dk, causal, minSeconds),
     softmax: (scores, opts = {}) => mod.softmax(scores, opts),
     positionalEncoding: (L, C) => mod.positionalEncoding(L, C),
     contentAddress: (memory, key, beta = 1) => mod.contentAddress(memory, key, beta),

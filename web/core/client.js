@@ -99,6 +99,7 @@ export class EngineClient extends Emitter {
   call(fn, ...args) { return this.request({ type: 'call', fn, args }); }
   setThreads(n) { return this.call('setThreads', n); }
   attention(q, k, v, opts) { return this.call('attention', q, k, v, opts); }
+  timeAttention(opts) { return this.call('timeAttention', opts); }
   softmax(scores, opts) { return this.call('softmax', scores, opts); }
   positionalEncoding(L, C) { return this.call('positionalEncoding', L, C); }
   contentAddress(memory, key, beta) { return this.call('contentAddress', memory, key, beta); }

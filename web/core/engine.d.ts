@@ -28,6 +28,12 @@ export interface AttentionOptions {
   causal?: boolean;
   keyPad?: Uint8Array | number[];  // [B,S], nonzero = masked key
 }
+// timeAttention: softmax(QKᵀ/√d_k)V on random inputs kept in the wasm heap, repeated until
+// minSeconds (default 0.02) have passed; the result is milliseconds per call (best 2 ms round).
+export interface AttentionTimingOptions {
+  B?: number; H?: number; T: number; S?: number; Dk: number;
+  causal?: boolean; minSeconds?: number;
+}
 export interface AttentionResult {
   out: Float32Array;      // [B,H,T,Dv]
   weights: Float32Array;  // [B,H,T,S]
@@ -178,6 +184,7 @@ export declare class EngineClient {
   on(type: 'progress' | 'snapshot' | 'state', fn: (e: ProgressEvent | SnapshotEvent | StateEvent) => void): () => void;
   setThreads(n: number): Promise<number>;  // kernel threads in the pthread build (n <= 0: all cores)
   attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: AttentionOptions): Promise<AttentionResult>;
+  timeAttention(opts: AttentionTimingOptions): Promise<number>;  // ms per call, timed in the engine
   softmax(scores: Float32Array | number[], opts?: SoftmaxOptions): Promise<Float32Array>;
   positionalEncoding(L: number, C: number): Promise<Float32Array>;  // [L,C]
   contentAddress(memory: Float32Array, key: Float32Array, beta?: number): Promise<ContentAddress>;
@@ -232,6 +239,7 @@ export interface Engine {
   info(): EngineInfo;
   setThreads(n: number): number;
   attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: AttentionOptions): AttentionResult;
+  timeAttention(opts: AttentionTimingOptions): number;
   softmax(scores: Float32Array | number[], opts?: SoftmaxOptions): Float32Array;
   positionalEncoding(L: number, C: number): Float32Array;
   contentAddress(memory: Float32Array, key: Float32Array, beta?: number): ContentAddress;

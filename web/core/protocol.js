@@ -21,7 +21,7 @@ export const CONTROLS = ['pause', 'resume', 'cancel', 'snapshot-ack'];
 export const EVENTS = ['progress', 'snapshot', 'state'];
 
 // Engine functions callable through {type: 'call'}.
-export const CALLS = ['info', 'setThreads', 'attention', 'softmax', 'positionalEncoding', 'contentAddress',
+export const CALLS = ['info', 'setThreads', 'attention', 'timeAttention', 'softmax', 'positionalEncoding', 'contentAddress',
   'estimateBytes', 'modelKinds', 'taskNames', 'lmScore'];
 // Session methods callable through {type: 'session'}.
 export const SESSION_METHODS = ['info', 'trainBatch', 'evaluate', 'decode', 'inspect', 'examples', 'save',

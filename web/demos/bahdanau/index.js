@@ -8,7 +8,8 @@
 // a fixed held-out draw about once a second and at the end of a run: the alignment error rate
 // (Och & Ney), lower is better.
 // State: bahdanau.task, bahdanau.steps. On the element: el.curve ([{step, loss, gold, aer}]),
-// el.evaluation (the engine's latest held-out evaluation).
+// el.evaluation (the engine's latest held-out evaluation). A model restored after a reload
+// brings its curve and readouts back with it (sessionRun's `keep`).
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import '../../viz/heatmap.js';
@@ -68,17 +69,24 @@ export async function mount(el, ctx) {
   }
   const showExample = () => { if (example) el.querySelector('[name=example]').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText }); };
 
-  function drawMap(data, step, evaluation) {
+  // the heatmap of one inspection; -> the map, or null
+  function drawHeat(data, step) {
     const m = alignmentMap(data);
-    if (!m || !example) return;
-    const L = example.src.length;
+    if (!m || !example) return null;
     heat.set(m.weights, m.T, m.S, { rowLabels: tokenLabels(example.tgtText, m.T, example.tgt), colLabels: tokenLabels(example.srcText, m.S, example.src) });
+    el.alignment = { weights: [...m.weights], T: m.T, S: m.S, L: example.src.length, step };
+    return m;
+  }
+
+  function drawMap(data, step, evaluation) {
+    const m = drawHeat(data, step);
+    if (!m) return;
+    const L = example.src.length;
     const gold = state.task === 'reverse' ? goldMass(m.weights, m.T, m.S, L) : null;
     const last = curve.at(-1);
     const aer = evaluation?.aer ?? last?.aer ?? null;
     if (last && last.step === step) Object.assign(last, { gold, aer });
     else curve.push({ step, loss: last?.loss ?? null, gold, aer });
-    el.alignment = { weights: [...m.weights], T: m.T, S: m.S, L, step };
     shownGold = gold === null ? null : { gold, S: m.S, step };
     showGold();
     if (evaluation?.aer !== undefined) showAer(evaluation);
@@ -101,9 +109,22 @@ export async function mount(el, ctx) {
       showExample();
       return { src: [example.src], tgt: [example.tgt], ...(ALIGNED.has(state.task) ? { evaluate: HELD_OUT } : {}) };
     },
-    async onStart(s) {
+    async onStart(s, step) {
       const ev = ALIGNED.has(state.task) ? await s.evaluate(HELD_OUT.samples, HELD_OUT.seed) : null;
-      drawMap(await s.inspect([example.src], [example.tgt]), 0, ev && { ...ev, step: 0 });
+      drawMap(await s.inspect([example.src], [example.tgt]), step, ev && { ...ev, step });
+    },
+    // a restored model: its curve and readouts as they were, its own map
+    keep: {
+      save: () => ({ curve: curve.map((p) => ({ ...p })), evaluation: el.evaluation ?? null, gold: shownGold }),
+      async load(kept, s, step) {
+        curve.splice(0, curve.length, ...kept.curve);
+        drawHeat(await s.inspect([example.src], [example.tgt]), step);
+        shownGold = kept.gold;
+        el.querySelector('[name=metric]').textContent = '';
+        showGold();
+        if (kept.evaluation) showAer(kept.evaluation);
+        redrawChart();
+      },
     },
     onProgress(p) {
       const last = curve.at(-1);

@@ -15,8 +15,7 @@ import { lineChart } from '../../viz/chart.js';
 import { escapeHtml } from '../../viz/bars.js';
 import { raceRun } from '../common/race.js';
 import { findMap, modelConfig, vocabFrom } from '../common/heads.js';
-
-const TASK_OPTIONS = { min_len: 3, max_len: 16, symbols: 10 };
+import { TASK_OPTIONS, HELD_OUT } from './facts.js';
 
 // exact-match accuracy per source length; rows of ids
 export function accuracyByLength(src, tgt, out) {
@@ -62,7 +61,7 @@ export async function mount(el, ctx) {
     configs: () => ['rnnencdec', 'rnnsearch'].map((m) => ({ model: { model: m, emb: 16, hidden: 32, attn: 32 }, task: 'copy', task_options: TASK_OPTIONS, seed: 1, train })),
     onChunk(curves) { loss.set(curves[0].map((p) => p.step), curves.map((c) => c.map((p) => p.loss))); },
     async finish(sessions) {
-      const ex = await sessions[0].examples(200, { split: 'test', seed: 21 });
+      const ex = await sessions[0].examples(HELD_OUT, { split: 'test', seed: 21 });
       const outs = await Promise.all(sessions.map((s) => s.decode(ex.src)));
       perLength = outs.map((o) => accuracyByLength(ex.src, ex.tgt, o));
       el.perLength = perLength;
@@ -84,7 +83,7 @@ export async function mount(el, ctx) {
     },
     // before training: the untrained models' accuracy per length on the same held-out draw
     async onPreview(sessions, live) {
-      const ex = await sessions[0].examples(200, { split: 'test', seed: 21 });
+      const ex = await sessions[0].examples(HELD_OUT, { split: 'test', seed: 21 });
       const outs = await Promise.all(sessions.map((s) => s.decode(ex.src)));
       if (!live()) return;
       const untrained = outs.map((o) => accuracyByLength(ex.src, ex.tgt, o));

@@ -7,7 +7,11 @@
 // What was trained survives a reload: the weights and step are kept in IndexedDB (ModelStore,
 // under the demo's name and config) every few seconds while training, on pause and at the end;
 // on mount a stored model is loaded back, drawn, and can be resumed; Reset ("start over")
-// forgets it.
+// forgets it. Restore means the same run: `keep` ({save() -> JSON, load(kept, session, step)})
+// stores the demo's own history (its chart's points, its readouts) beside the weights, and on
+// restore `load` puts them back instead of the fresh `onStart` / `onSnapshot` a new run gets, so
+// the chart, step, readouts and button after a reload equal those before it (a finished run
+// comes back finished: Start, disabled).
 // Optional hooks (the playground's own data): `prepare()` runs before a fresh start and stops it
 // by returning false; `create(client, config)` makes the session (one with the RemoteSession's
 // train/pause/resume/cancel and events); `persists()` false keeps such a run out of IndexedDB.
@@ -28,13 +32,14 @@ function modelStore() {
 }
 
 export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 300, onStart, onProgress, onSnapshot, onDone, onReset, onPreview,
-  prepare = null, create = null, persists = () => true }) {
+  prepare = null, create = null, persists = () => true, keep = null }) {
   el.classList.add('run');
   el.innerHTML = `
     <button type="button" name="run-toggle"></button>
     <button type="button" name="run-reset" data-i18n="run.reset"></button>
     <progress max="${steps}" value="0" data-i18n-aria="run.progress"></progress>
     <output class="run-status" aria-live="off"></output>
+    <span class="run-restored note" data-i18n="run.restored" hidden></span>
     <span class="run-untrained note" data-i18n="run.untrained" hidden></span>`;
   const toggle = el.querySelector('[name=run-toggle]');
   const bar = el.querySelector('progress');
@@ -50,7 +55,8 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     bar.max = run.steps;
     bar.value = run.step;
     const step = t('run.step', { step: run.step, total: run.steps, loss: run.loss === null ? '—' : run.loss.toPrecision(4) });
-    status.textContent = run.state === 'creating' ? t('run.creating') : run.restored ? `${step} · ${t('run.restored')}` : step;
+    status.textContent = run.state === 'creating' ? t('run.creating') : step;
+    el.querySelector('.run-restored').hidden = !run.restored;
     el.dataset.state = run.done ? 'done' : run.state;
     const untrained = Boolean(run.preview) && run.state === 'idle' && !run.session;
     el.querySelector('.run-untrained').hidden = !untrained;
@@ -97,7 +103,9 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     lastSave = performance.now();
     try {
       const bytes = await s.save();
-      if (run.session === s) await store.save(run.key, bytes, { step: run.step, loss: run.loss, steps: run.steps, done: run.done });
+      if (run.session === s) {
+        await store.save(run.key, bytes, { step: run.step, loss: run.loss, steps: run.steps, done: run.done, kept: keep?.save() ?? null });
+      }
     } catch { /* a full or blocked store keeps nothing */ }
   }
 
@@ -131,6 +139,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
       render();
       await persist(s);
       await onDone?.(s);
+      if (keep) await persist(s);  // with what onDone showed (final evaluations)
     }
   }
 
@@ -162,7 +171,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     }
     attach(s);
     run.snap = snapshot ? await snapshot(s) : null;
-    await onStart?.(s);
+    await onStart?.(s, 0);
     await train(s);
   }
 
@@ -182,9 +191,13 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
       attach(s);
       Object.assign(run, { step: rec.meta.step, base: rec.meta.step, loss: rec.meta.loss ?? null, done: Boolean(rec.meta.done), restored: true });
       run.snap = snapshot ? await snapshot(s) : null;
-      await onStart?.(s);
-      if (run.snap) onSnapshot?.(await s.inspect(run.snap.src, run.snap.tgt), run.step, s, null);
-      run.state = 'restored';
+      if (keep && rec.meta.kept) {
+        await keep.load(rec.meta.kept, s, run.step);
+      } else {
+        await onStart?.(s, run.step);
+        if (run.snap) onSnapshot?.(await s.inspect(run.snap.src, run.snap.tgt), run.step, s, null);
+      }
+      run.state = run.done ? 'idle' : 'restored';
       render();
       if (run.done) await onDone?.(s);
       return true;

@@ -1,27 +1,18 @@
-// `results` section demo: the n² cost of self-attention, measured. The engine runs softmax(QKᵀ/√d_k)V for
-// n = 64 … n_max tokens (d_k = 64) and the page plots the median wall time per call beside a
-// least-squares fit c·n². One n per step, so the run can be paused and the page stays live.
+// `results` section demo: the n² cost of self-attention, measured inside the engine. For n = 64 …
+// n_max tokens (d_k = 64) the Worker's engine runs softmax(QKᵀ/√d_k)V on inputs that stay in the
+// wasm heap, repeating the call until MIN_SECONDS have passed, and returns the time per call
+// (engine.timeAttention): no message round trip or copy is in the figure. The page plots it
+// beside a least-squares fit c·n². One n per step, so the run can be paused and the page stays live.
 // State: cost.max (n_max) in the URL hash. Measurements on the element: el.timings.
-import { randn } from '../../core/random.js';
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import { createRun } from '../common/run.js';
 
-const DK = 64;
+export const DK = 64;
+export const MIN_SECONDS = 0.02;
 const SIZES = [64, 128, 256, 384, 512, 768, 1024, 1536, 2048];
 
-async function timeOnce(engine, n) {
-  const q = randn(n * DK, n), k = randn(n * DK, n + 1), v = randn(n * DK, n + 2);
-  const samples = [];
-  const t0 = performance.now();
-  while (samples.length < 3 || (performance.now() - t0 < 60 && samples.length < 15)) {
-    const a = performance.now();
-    await engine.attention(q, k, v, { T: n, S: n, Dk: DK });
-    samples.push(performance.now() - a);
-  }
-  samples.sort((x, y) => x - y);
-  return samples[samples.length >> 1];
-}
+const timeOnce = (engine, n) => engine.timeAttention({ T: n, S: n, Dk: DK, minSeconds: MIN_SECONDS });
 
 export function mount(el, ctx) {
   const { engine, read, store } = ctx;
@@ -44,7 +35,7 @@ export function mount(el, ctx) {
 
   function summary() {
     const out = el.querySelector('[name=summary]');
-    if (timings.length < 2) { out.textContent = t('cost.hint'); return; }
+    if (timings.length < 2) { out.textContent = t('cost.hint', { dk: DK, minMs: MIN_SECONDS * 1000 }); return; }
     const c = timings.reduce((s, p) => s + p.ms * p.n * p.n, 0) / timings.reduce((s, p) => s + p.n ** 4, 0);
     chart.set(timings.map((p) => p.n), [timings.map((p) => p.ms), timings.map((p) => c * p.n * p.n)]);
     const a = timings[0], b = timings[timings.length - 1];

@@ -4,9 +4,12 @@
 // log p(w_1..w_n </s>) = Σ_t log p(w_t | w_<t); the bars show that total (their labels also the
 // mean per token, the fair measure between sentences of different lengths), hovering or focusing
 // a bar lists the per-token log-probabilities. State: lm.text (the reader's own sentence).
+// Below, the same model generates text with temperature and top-k (generate.js).
 import { t } from '../../i18n/index.js';
 import { drawBars, escapeHtml } from '../../viz/bars.js';
 import { shippedIndex, pretrainedNote } from '../common/shipped.js';
+import { mountGenerator } from './generate.js';
+import { checkpointVocab } from './sample.js';
 
 const NAME = 'lm-moby-dick';
 export const FIXED = [
@@ -34,14 +37,16 @@ export async function mount(el, ctx) {
   const shipped = await checkpoint(ctx);
   if (!shipped) return (await import('../pending/index.js')).mount(el, ctx);
   const { meta, bytes } = shipped;
+  const vocab = checkpointVocab(bytes);
   const { read, store } = ctx;
   const state = { text: read.str('text', 'the captain looked at the sea .') };
   el.innerHTML = `
     <label class="lm-own"><span data-i18n="lm.yours"></span>
       <input type="text" name="text" maxlength="200" spellcheck="false"></label>
-    <p class="note" data-i18n="lm.howto"></p>
+    <p class="note lm-howto"></p>
     <div class="bars-host lm-bars"></div>
     <p class="readout lm-tokens" aria-live="polite"></p>
+    <div class="lm-sample-host"></div>
     <div class="pretrained-host"></div>`;
   const input = el.querySelector('[name=text]');
   const barsHost = el.querySelector('.lm-bars');
@@ -60,6 +65,8 @@ export async function mount(el, ctx) {
   }
 
   function draw() {
+    // the vocabulary size from the checkpoint's own word list
+    el.querySelector('.lm-howto').textContent = t('lm.howto', { vocab: (vocab?.length ?? meta.vocab ?? '?').toLocaleString('en-US') });
     // the mean per token goes with the sentence (the label line spans the row); the value column
     // keeps the total
     const mean = (i) => (scores[i] ? ` (${t('lm.mean', { mean: (scores[i].total / scores[i].logprobs.length).toFixed(2) })})` : '');
@@ -106,9 +113,10 @@ export async function mount(el, ctx) {
     timer = setTimeout(score, 250);
   });
   el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta);
+  const generator = vocab ? mountGenerator(el.querySelector('.lm-sample-host'), ctx, { bytes, vocab }) : null;
   await score();
   return {
-    relabel() { draw(); el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta); },
-    unmount() { clearTimeout(timer); el.innerHTML = ''; },
+    relabel() { draw(); generator?.relabel(); el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta); },
+    unmount() { clearTimeout(timer); generator?.unmount(); el.innerHTML = ''; },
   };
 }

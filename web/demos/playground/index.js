@@ -243,6 +243,16 @@ export async function mount(el, ctx) {
       chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
     },
     onSnapshot: (data) => drawMap(data),
+    // a restored model brings its loss curve back (sessionRun's `keep`)
+    keep: {
+      save: () => ({ points: points.map((q) => [...q]), losses: [...el.losses] }),
+      async load(kept, s) {
+        session = s; el.config = sessionConfig(state); $('export').disabled = false; $('io').textContent = '';
+        points = kept.points; el.losses = kept.losses;
+        chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
+        if (run.snap) drawMap(await s.inspect(run.snap.src, run.snap.tgt));
+      },
+    },
     // before training: the untrained model's map and its loss at step 0
     onPreview(p) { points = [[0, p.loss]]; chart.set([0], [[p.loss]]); },
     async onDone(s) {

@@ -6,7 +6,11 @@
 // exact-match and area coverage (0 for a self-crossing answer, as the engine's evaluation
 // counts it), and the engine's held-out accuracy and coverage. By keyboard, the left square takes
 // focus: arrow keys move a cross-hair (Shift for fine steps), Enter or Space adds a point there.
-// State: pointer.steps. On the element: el.answer, el.points, el.heldOut.
+// Start trains in chunks; after each chunk the points on the square (a random set, if the reader
+// has placed none) are answered again, so the squares show the network as it trains. From the
+// pre-trained network, Start is a short fine-tune (TUNE: fewer steps, smaller batches, a small
+// learning rate) that takes seconds; the howto line states its figures from TUNE and LIVE.
+// State: pointer.steps (the untrained run's). On the element: el.answer, el.points, el.heldOut.
 import { t } from '../../i18n/index.js';
 import { escapeHtml } from '../../viz/bars.js';
 import { createRun } from '../common/run.js';
@@ -14,8 +18,11 @@ import { shippedIndex, pretrainedNote } from '../common/shipped.js';
 
 const CHUNK = 25;
 const SHIPPED = 'pointer-hull';
-const LIVE = { model: { model: 'pointer', hidden: 64, embed: 64, glimpse: true }, task: 'convex-hull',
+export const LIVE = { model: { model: 'pointer', hidden: 64, embed: 64, glimpse: true }, task: 'convex-hull',
   task_options: { n_min: 5, n_max: 10 }, seed: 1, train: { batch: 64, lr: 0.002 } };
+// The pre-trained network's fine-tune on LIVE's point sets: it already solves the task, so
+// what Start shows is training resumed from a checkpoint, not learning from scratch.
+export const TUNE = { steps: 100, train: { batch: 32, lr: 0.0001 } };
 
 let shippedOnce = null;
 function shippedCheckpoint(ctx) {  // -> {meta, bytes} or null
@@ -89,10 +96,11 @@ function panel(points, order, cls, label, input = null) {
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
-  const steps = ctx.read.num('steps', 600, CHUNK, 20000);
+  const freshSteps = ctx.read.num('steps', 600, CHUNK, 20000);
   const shipped = await shippedCheckpoint(ctx);
   let start = shipped ? ctx.read.str('start', 'shipped') : 'fresh';
   if (start !== 'shipped' && start !== 'fresh') start = shipped ? 'shipped' : 'fresh';
+  const steps = () => (start === 'shipped' ? TUNE.steps : freshSteps);
   el.innerHTML = `
     <label class="pointer-start" ${shipped ? '' : 'hidden'}><span data-i18n="pointer.start"></span>
       <select name="start"><option value="shipped" data-i18n="pointer.start.shipped"></option>
@@ -103,16 +111,21 @@ export async function mount(el, ctx) {
       <button type="button" name="random" data-i18n="pointer.random"></button>
       <button type="button" name="clear" data-i18n="pointer.clear"></button>
     </div>
-    <p class="note" data-i18n="pointer.howto"></p>
+    <p class="note pointer-howto"></p>
     <div class="demo-row pointer-row"></div>
     <p class="readout pointer-caret-at" aria-live="polite"></p>
     <p class="readout pointer-metrics" aria-live="polite"></p>
+    <p class="note pointer-pace" hidden></p>
     <div class="pretrained-host"></div>`;
   const startSel = el.querySelector('[name=start]');
   startSel.value = start;
   el.start = start;
   const showNote = () => {
     el.querySelector('.pretrained-host').innerHTML = shipped && start === 'shipped' ? pretrainedNote(shipped.meta) : '';
+    const o = LIVE.task_options;
+    el.querySelector('.pointer-howto').textContent = t(shipped && start === 'shipped' ? 'pointer.howto.shipped' : 'pointer.howto', {
+      steps: steps(), batch: start === 'shipped' ? TUNE.train.batch : LIVE.train.batch, nmin: o.n_min, nmax: o.n_max,
+      lr: start === 'shipped' ? TUNE.train.lr : LIVE.train.lr });
   };
   const row = el.querySelector('.pointer-row');
   const metrics = el.querySelector('.pointer-metrics');
@@ -164,13 +177,14 @@ export async function mount(el, ctx) {
     const client = await ctx.worker();
     if (!session) {
       session = start === 'shipped' && shipped
-        ? await client.loadSession(shipped.bytes, { task_options: LIVE.task_options, train: { batch: 128, lr: 0.0001 } })
+        ? await client.loadSession(shipped.bytes, { task_options: LIVE.task_options, train: TUNE.train })
         : await client.createSession(LIVE);
     }
     return session;
   }
 
-  async function point() {
+  // evaluate: also the held-out accuracy (200 point sets; once per trained state)
+  async function point({ evaluate = true } = {}) {
     if (points.length < 3) { metrics.textContent = t('pointer.waiting', { n: points.length }); return; }
     const s = await ensureSession();
     try {
@@ -180,7 +194,7 @@ export async function mount(el, ctx) {
       const simple = isSimple(points, order);
       answer = { order, exact, probs, correct: order.length === exact.length && order.every((v, k) => v === exact[k]),
         areaCoverage: simple ? polygonArea(points, order) / polygonArea(points, exact) : 0 };
-      el.heldOut ??= await s.evaluate(200, 1);
+      if (evaluate) el.heldOut ??= await s.evaluate(200, 1);
     } catch (e) {
       answer = null;
       metrics.textContent = t('engine.error', { message: e.message });
@@ -191,18 +205,42 @@ export async function mount(el, ctx) {
     el.dispatchEvent(new CustomEvent('computed'));
   }
 
+  // How long a chunk takes on this machine, and so the whole run (measured, not promised).
+  let pace = null;
+  const pacer = el.querySelector('.pointer-pace');
+  function showPace(seconds, step) {
+    if (seconds !== undefined) pace = { seconds, left: run.total - step - 1 };
+    pacer.hidden = !pace;
+    if (pace) pacer.textContent = t('pointer.pace', { chunk: CHUNK, s: pace.seconds.toFixed(1), left: Math.round(pace.left * pace.seconds) });
+  }
+
+  const randomPoints = () => {
+    points.length = 0;
+    let z = (seed++ * 2654435761) % 4294967296;
+    const next = () => { z = (z * 1664525 + 1013904223) % 4294967296; return 0.05 + 0.9 * (z / 4294967296); };
+    for (let i = 0; i < 8; i++) points.push([next(), next()]);
+    answer = null;
+    draw();
+  };
+
   const run = createRun(el.querySelector('.run-host'), ctx, {
-    total: Math.ceil(steps / CHUNK),
+    total: Math.ceil(steps() / CHUNK),
     unit: CHUNK,
-    async work() {
+    async work(step) {
       const s = await ensureSession();
+      if (points.length < 3) randomPoints();
+      const t0 = performance.now();
       const r = await s.train(CHUNK);
+      showPace((performance.now() - t0) / 1000, step);
       el.heldOut = null;
+      const last = step + 1 >= run.total;
+      await point({ evaluate: last });  // the squares follow the training; the held-out score at the end
       return { loss: r.losses.at(-1) };
     },
     async reset() {
       const s = session;
-      session = null; answer = null;
+      session = null; answer = null; pace = null;
+      showPace();
       draw();
       if (s) await s.dispose().catch(() => {});
     },
@@ -212,24 +250,18 @@ export async function mount(el, ctx) {
     start = startSel.value;
     el.start = start;
     ctx.store.set({ start });
+    run.total = Math.ceil(steps() / CHUNK);
     showNote();
     await run.reset();
   });
-  el.querySelector('[name=point]').addEventListener('click', point);
+  el.querySelector('[name=point]').addEventListener('click', () => point());
   el.querySelector('[name=clear]').addEventListener('click', () => { points.length = 0; answer = null; draw(); });
-  el.querySelector('[name=random]').addEventListener('click', () => {
-    points.length = 0;
-    let z = (seed++ * 2654435761) % 4294967296;
-    const next = () => { z = (z * 1664525 + 1013904223) % 4294967296; return 0.05 + 0.9 * (z / 4294967296); };
-    for (let i = 0; i < 8; i++) points.push([next(), next()]);
-    answer = null;
-    draw();
-  });
+  el.querySelector('[name=random]').addEventListener('click', randomPoints);
   draw();
   showNote();
   return {
     start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { run.render(); draw(); showNote(); },
+    relabel() { run.render(); draw(); showNote(); showPace(); },
     unmount() { run.dispose(); el.innerHTML = ''; },
   };
 }

@@ -1,0 +1,198 @@
+// §1's text generator: the shipped LM, loaded into the engine's Worker, gives the logits z of the
+// next word after the prompt and the words drawn so far (session.inspect, last row); the page
+// reshapes them with a temperature T and a top-k cut (sample.js) and draws one word with a
+// seeded uniform number. The bars show the top words' probabilities before (softmax(z), T = 1)
+// and after the reshaping, and mark the word drawn. Changing T or k reshapes the last step's
+// logits and draws again with that step's number. State: lm.prompt, lm.temp, lm.topk, lm.seed.
+// For tests, el.sampling = {T, k, seed, logits, shown: [{id, token, before, after}], sampled}.
+import { t } from '../../i18n/index.js';
+import { escapeHtml } from '../../viz/bars.js';
+import { mulberry32 } from '../../core/random.js';
+import { reshape, pick, softmax, ranked } from './sample.js';
+
+// The checkpoint names its training task, "text", which reads its corpus from a file the page
+// does not have; the session is only inspected here, so it is opened with a small generated
+// task in its place (any task whose vocabulary fits the model's lets the engine load it).
+const LOAD_AS = { task: 'copy', task_options: { min_len: 1, max_len: 8, symbols: 10 } };
+let sessionOnce = null;
+function lmSession(ctx, bytes) {
+  sessionOnce ??= (async () => {
+    const info = await ctx.engine.info();
+    if (!info.sessions) return null;
+    return (await ctx.worker()).loadSession(bytes, LOAD_AS);
+  })().catch((e) => { sessionOnce = null; throw e; });
+  return sessionOnce;
+}
+const SHOWN = 10;     // bars drawn per step (the sampled word is added when it is not among them)
+const BATCH = 10;     // words per "generate" press
+const MAX_WORDS = 40; // the model reads at most max_len words; the generator stops before
+
+export function mountGenerator(el, ctx, { bytes, vocab }) {
+  const { read, store } = ctx;
+  const state = {
+    prompt: read.str('prompt', 'the whale'),
+    temp: read.num('temp', 0.8, 0, 2),
+    topk: Math.round(read.num('topk', 10, 0, vocab.length)),
+    seed: Math.round(read.num('seed', 1, 0, 2 ** 31)),
+  };
+  el.classList.add('lm-sample');
+  el.innerHTML = `
+    <h4 data-i18n="lm.sample.title"></h4>
+    <div class="controls">
+      <label class="wide"><span data-i18n="lm.sample.prompt"></span> <input type="text" name="prompt" maxlength="120" spellcheck="false"></label>
+      <label><span data-i18n="lm.sample.temp"></span> <input type="range" name="temp" min="0" max="2" step="0.05"> <output name="temp-value"></output></label>
+      <label><span data-i18n="lm.sample.topk"></span> <input type="number" name="topk" min="0" max="${vocab.length}" step="1"></label>
+      <label><span data-i18n="lm.sample.seed"></span> <input type="number" name="seed" min="0" step="1"></label>
+      <button type="button" name="next" data-i18n="lm.sample.next"></button>
+      <button type="button" name="generate" data-i18n="lm.sample.generate"></button>
+      <button type="button" name="restart" data-i18n="lm.sample.restart"></button>
+    </div>
+    <p class="readout lm-text" aria-live="polite"></p>
+    <p class="note lm-legend"></p>
+    <div class="lm-dist" role="list"></div>`;
+  const $ = (n) => el.querySelector(`[name=${n}]`);
+  $('prompt').value = state.prompt;
+  $('temp').value = String(state.temp);
+  $('topk').value = String(state.topk);
+  $('seed').value = String(state.seed);
+  const textHost = el.querySelector('.lm-text');
+  const legend = el.querySelector('.lm-legend');
+  const dist = el.querySelector('.lm-dist');
+
+  let promptIds = [];   // the prompt's word ids
+  let steps = [];       // [{logits, u, id}] one per drawn word
+  let pending = null;   // logits of the next word when no word has been drawn since (re)start
+  let rng = null, seq = 0, busy = false, error = '';
+  const words = () => [...promptIds, ...steps.map((s) => s.id)];
+  const opts = () => ({ T: state.temp, k: state.topk });
+
+  async function nextLogits(ids) {
+    const session = await lmSession(ctx, bytes);
+    if (!session) throw new Error(t('lm.sample.none'));
+    const r = await session.inspect([[]], [ids]);
+    return Float32Array.from(r.logits.subarray((r.T - 1) * r.V, r.T * r.V));
+  }
+
+  async function restart() {
+    const mine = ++seq;
+    error = '';
+    steps = [];
+    pending = null;
+    rng = mulberry32(state.seed);
+    try {
+      const text = state.prompt.trim();
+      // the engine's own word split (lmScore: the ids, then </s>)
+      promptIds = text ? [...(await ctx.engine.lmScore(bytes, [text]))[0].ids].slice(0, -1) : [];
+      const logits = await nextLogits(promptIds);
+      if (mine !== seq) return;
+      pending = logits;
+    } catch (e) {
+      if (mine !== seq) return;
+      promptIds = [];
+      error = e.message;
+    }
+    draw();
+  }
+
+  async function step(n) {
+    if (busy || !rng) return;
+    busy = true;
+    const mine = seq;
+    try {
+      for (let i = 0; i < n && words().length < MAX_WORDS; ++i) {
+        const logits = pending ?? (await nextLogits(words()));
+        if (mine !== seq) return;
+        pending = null;
+        const u = rng();
+        steps.push({ logits, u, id: pick(reshape(logits, opts()), u) });
+        draw();
+      }
+    } catch (e) {
+      error = e.message;
+      draw();
+    } finally {
+      busy = false;
+    }
+  }
+
+  // The last step's (or the pending) distribution: reshaping keeps the step's number u.
+  function current() {
+    const last = steps[steps.length - 1];
+    if (last) return { logits: last.logits, sampled: last.id };
+    return pending ? { logits: pending, sampled: null } : null;
+  }
+
+  function draw() {
+    $('temp-value').value = state.temp.toFixed(2);
+    const ws = words();
+    textHost.innerHTML = error ? escapeHtml(t('engine.error', { message: error }))
+      : ws.map((id, i) => (i < promptIds.length ? escapeHtml(vocab[id])
+        : `<mark class="lm-gen${i === ws.length - 1 ? ' last' : ''}">${escapeHtml(vocab[id])}</mark>`)).join(' ');
+    $('next').disabled = $('generate').disabled = !pending && !steps.length || ws.length >= MAX_WORDS;
+    const cur = current();
+    if (!cur) { dist.innerHTML = ''; legend.textContent = ''; el.sampling = null; return; }
+    const before = softmax(cur.logits);
+    const { p, keep } = reshape(cur.logits, opts());
+    const ids = ranked(cur.logits).slice(0, SHOWN);
+    if (cur.sampled !== null && !ids.includes(cur.sampled)) ids.push(cur.sampled);
+    const shown = ids.map((id) => ({ id, token: vocab[id], before: before[id], after: p[id] }));
+    const max = Math.max(...shown.map((s) => Math.max(s.before, s.after)));
+    const pct = (x) => `${(100 * x).toFixed(1)}%`;
+    legend.textContent = t(state.temp === 0 ? 'lm.sample.legendGreedy' : 'lm.sample.legend', {
+      T: state.temp.toFixed(2), k: state.topk === 0 ? t('lm.sample.all') : state.topk, kept: keep.length,
+    });
+    dist.innerHTML = shown.map((s) => `
+      <div class="lm-dist-row${s.id === cur.sampled ? ' sampled' : ''}" role="listitem" data-id="${s.id}">
+        <span class="bar-label">${escapeHtml(s.token)}${s.id === cur.sampled ? ` <strong>◀ ${escapeHtml(t('lm.sample.drawn'))}</strong>` : ''}</span>
+        <span class="bar-track" title="${escapeHtml(t('lm.sample.before'))}"><span class="bar-fill c0" style="width:${(100 * s.before) / max}%"></span></span>
+        <span class="bar-track" title="${escapeHtml(t('lm.sample.after'))}"><span class="bar-fill c1" style="width:${(100 * s.after) / max}%"></span></span>
+        <span class="bar-value">${pct(s.before)} → ${pct(s.after)}</span>
+      </div>`).join('');
+    el.sampling = {
+      T: state.temp, k: state.topk, seed: state.seed, logits: Array.from(cur.logits), shown,
+      sampled: cur.sampled === null ? null : { id: cur.sampled, token: vocab[cur.sampled] },
+      text: ws.map((id) => vocab[id]).join(' '),
+    };
+    el.dispatchEvent(new CustomEvent('sampled'));
+  }
+
+  // T or k changed: the last drawn word is drawn again from the reshaped distribution with the
+  // same uniform number, so the bars and the mark move together.
+  function reshapeLast() {
+    const last = steps[steps.length - 1];
+    if (last) last.id = pick(reshape(last.logits, opts()), last.u);
+    store.set({ temp: state.temp, topk: state.topk });
+    draw();
+  }
+
+  let timer = 0;
+  $('prompt').addEventListener('input', () => {
+    state.prompt = $('prompt').value;
+    store.set({ prompt: state.prompt });
+    clearTimeout(timer);
+    timer = setTimeout(restart, 250);
+  });
+  $('temp').addEventListener('input', () => { state.temp = Number($('temp').value); reshapeLast(); });
+  $('topk').addEventListener('change', () => {
+    const k = Number($('topk').value);
+    state.topk = Number.isInteger(k) ? Math.min(vocab.length, Math.max(0, k)) : state.topk;
+    $('topk').value = String(state.topk);
+    reshapeLast();
+  });
+  $('seed').addEventListener('change', () => {
+    const s = Number($('seed').value);
+    state.seed = Number.isInteger(s) && s >= 0 ? s : state.seed;
+    $('seed').value = String(state.seed);
+    store.set({ seed: state.seed });
+    restart();
+  });
+  $('next').addEventListener('click', () => step(1));
+  $('generate').addEventListener('click', () => step(BATCH));
+  $('restart').addEventListener('click', restart);
+  const ready = restart();
+  return {
+    ready,
+    relabel: draw,
+    unmount() { clearTimeout(timer); ++seq; el.innerHTML = ''; },
+  };
+}

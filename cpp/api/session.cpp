@@ -517,6 +517,10 @@ std::vector<uint8_t> Session::save(bool optimizer) {
   } else if (optimizer && batch_adam_) {
     save_adam(*batch_adam_, model_->params(), st, state);
     state["batch_dropout_rng"] = rng_to_json(batch_dropout_);
+  } else if (optimizer && resume_) {  // restored and not trained since: pass its state on whole
+    for (const StTensor& t : resume_->tensors) st.tensors.push_back(t);
+    for (const auto& [k, v] : resume_state_.items())
+      if (!state.contains(k)) state[k] = v;
   }
   st.metadata["attnlab_train"] = state.dump();
   return serialize_safetensors(st);

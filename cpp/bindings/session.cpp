@@ -213,6 +213,10 @@ class JsSession {
   val save() {
     return guarded([&] { return to_u8(s_->save()); });
   }
+  // The weights plus Adam's moments and step: what a stored run needs to continue as the same run.
+  val save_training() {
+    return guarded([&] { return to_u8(s_->save(true)); });
+  }
   val encode_text(val text) {
     return guarded(
         [&] { return to_i32(s_->encode_text(string_arg(text, "encodeText: text", 1 << 16))); });
@@ -260,6 +264,7 @@ EMSCRIPTEN_BINDINGS(attnlab_session) {
       .function("decodePoints", &JsSession::decode_points)
       .function("pointExamples", &JsSession::point_examples)
       .function("save", &JsSession::save)
+      .function("saveTraining", &JsSession::save_training)
       .function("encodeText", &JsSession::encode_text)
       .function("decodeText", &JsSession::decode_text)
       .function("pieces", &JsSession::pieces);

@@ -67,8 +67,9 @@ export class Session {
   examples(n = 4, { n: size = 0, split = 'test', seed = 7 } = {}) {
     return this.dim > 0 ? this.handle.pointExamples(n, size, split, seed) : this.handle.examples(n, split, seed);
   }
-  // The checkpoint as .safetensors bytes (the same format the native CLI writes).
-  save() { return this.handle.save(); }
+  // The checkpoint as .safetensors bytes (the same format the native CLI writes); optimizer: true
+  // adds Adam's moments and step, so that a session loaded from it trains on as the same run.
+  save({ optimizer = false } = {}) { return optimizer ? this.handle.saveTraining() : this.handle.save(); }
   // Text models (trained on a corpus; info().vocabulary is {kind: 'bpe', size}): text to its
   // BPE ids, ids back to text, and the vocabulary piece of each id ('▁' marks a word start).
   encodeText(text) { return this.handle.encodeText(text); }

@@ -39,7 +39,7 @@ export class RemoteSession extends Emitter {
   decode(src, opts) { return this.call('decode', src, opts); }
   inspect(src, tgt, opts) { return this.call('inspect', src, tgt, opts); }
   examples(n, opts) { return this.call('examples', n, opts); }
-  save() { return this.call('save'); }
+  save(opts) { return this.call('save', opts); }
   // Text models: see Session.translate / encodeText / decodeText / pieces in api.js.
   translate(text, opts) { return this.call('translate', text, opts); }
   encodeText(text) { return this.call('encodeText', text); }

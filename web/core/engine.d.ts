@@ -160,7 +160,7 @@ export declare class RemoteSession {
   decode(src: Rows, opts?: DecodeOptions): Promise<number[][]>;
   inspect(src: Rows, tgt?: Rows, opts?: InspectOptions): Promise<Inspection>;
   examples(n?: number, opts?: { split?: 'train' | 'test'; seed?: number }): Promise<Examples>;
-  save(): Promise<Uint8Array>;           // .safetensors bytes
+  save(opts?: { optimizer?: boolean }): Promise<Uint8Array>;           // .safetensors bytes
   translate(text: string, opts?: DecodeOptions): Promise<Translation>;
   encodeText(text: string): Promise<Int32Array>;
   decodeText(ids: number[] | Int32Array): Promise<string>;
@@ -226,7 +226,7 @@ export interface Session {
   decode(src: Rows, opts?: DecodeOptions): number[][];
   inspect(src: Rows, tgt?: Rows, opts?: InspectOptions): Inspection;
   examples(n?: number, opts?: { split?: 'train' | 'test'; seed?: number }): Examples;
-  save(): Uint8Array;
+  save(opts?: { optimizer?: boolean }): Uint8Array;
   // Text models (info().vocabulary = {kind: 'bpe', size}; checkpoints of attn train --task parallel)
   translate(text: string, opts?: DecodeOptions): Translation;
   encodeText(text: string): Int32Array;     // BPE ids, no <s>/</s>

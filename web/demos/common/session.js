@@ -102,7 +102,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     if (!store || !run.key || run.step === 0 || run.session !== s || !persists()) return;
     lastSave = performance.now();
     try {
-      const bytes = await s.save();
+      const bytes = await s.save({ optimizer: true });  // Adam's state too: Resume continues the same run
       if (run.session === s) {
         await store.save(run.key, bytes, { step: run.step, loss: run.loss, steps: run.steps, done: run.done, kept: keep?.save() ?? null });
       }

@@ -1,6 +1,7 @@
 // Optimizer and generator state in checkpoints (see train_state.hpp).
 #include "train/train_state.hpp"
 
+#include <cstdint>
 #include <vector>
 
 #include "core/check.hpp"
@@ -41,7 +42,8 @@ void restore_adam(Adam& adam, ParamArena& P, const SafeTensors& st, const nlohma
     kt.upload(dst, v.data(), v.size() * sizeof(float));
   }
   AL_CHECK(state.contains("adam_steps") && state["adam_steps"].is_number_integer() &&
-               state["adam_steps"].get<long>() >= 0 && state["adam_steps"].get<long>() < (1L << 31),
+               state["adam_steps"].get<int64_t>() >= 0 &&
+               state["adam_steps"].get<int64_t>() <= INT32_MAX,  // long is 32 bits in wasm32
            "the checkpoint's training state lacks Adam's step count (\"adam_steps\")");
   adam.set_steps(state["adam_steps"].get<int>());
 }

@@ -180,6 +180,7 @@ class Pool {
     const auto budget = std::clamp<Clock::duration>(2 * per_piece, kWaitMin, kWaitMax);
     auto finished = [&] { return done_.load(std::memory_order_acquire) == uint32_t(pieces); };
     if (!spin_until(finished, budget)) {
+      const auto slept_from = Clock::now();
       for (;;) {
         caller_waiting_.store(true);  // seq_cst, paired with run_piece's load after its add
         const uint32_t d = done_.load();
@@ -187,6 +188,7 @@ class Pool {
         futex_wait(done_, d);
       }
       caller_waiting_.store(false, std::memory_order_relaxed);
+      window_slept_ += Clock::now() - slept_from;  // not a core lost: it waited for its workers
     }
     fn_ = nullptr;
     if (mine) account(per_piece * pieces, Clock::now() - t0);
@@ -199,6 +201,7 @@ class Pool {
     serial_until_ = Clock::time_point{};
     window_start_ = Clock::now();
     window_cpu_ = thread_cpu();
+    window_slept_ = Clock::duration::zero();
     window_threads_ = false;
     window_thread_ = std::this_thread::get_id();
   }
@@ -229,8 +232,10 @@ class Pool {
     const bool same = window_thread_ == std::this_thread::get_id();
     if (same && now - window_start_ < kWindow) return;
     const auto cpu = thread_cpu();
-    const double share =
-        double((cpu - window_cpu_).count()) / double((now - window_start_).count());
+    // the caller's CPU time over the window's wall time less its sleeps on its own workers (a
+    // quiet machine: about 1; a neighbour on the caller's core: lower)
+    const auto awake = std::max<Clock::duration>(now - window_start_ - window_slept_, kYield);
+    const double share = double((cpu - window_cpu_).count()) / double(awake.count());
     if (same && window_threads_) {
       if (share < kOwnCore)
         run_alone();
@@ -240,6 +245,7 @@ class Pool {
     window_thread_ = std::this_thread::get_id();
     window_start_ = now;
     window_cpu_ = cpu;
+    window_slept_ = Clock::duration::zero();
     window_threads_ = false;
   }
 
@@ -324,7 +330,7 @@ class Pool {
   std::atomic<bool> stop_{false};
   Clock::duration credit_ = kCreditStart, backoff_ = kBackoffMin;  // account()'s state
   Clock::time_point serial_until_{}, window_start_{};  // check_core()'s window from here on
-  Clock::duration window_cpu_{};
+  Clock::duration window_cpu_{}, window_slept_{};
   bool window_threads_ = false;
   std::thread::id window_thread_;
 };

@@ -3,6 +3,9 @@
 //              `npm run bench -- --readme` copies it here and rewrites the table)
 //   reproduce  docs/reproduce/results/*.json (one file per row, `npm run reproduce -- --readme`
 //              writes them from build/reproduce/, keeping rows it has no new run for)
+//   pool       docs/bench/pool-before.json and pool-after.json (`node scripts/pool-bench.mjs --out
+//              FILE`: the thread pool's 1 vs 2 threads beside neighbours, an older build's
+//              binaries via --bin for "before"; `npm run bench -- --readme` rewrites the table)
 // Each table sits between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in README.md;
 // tests/node/readme-figures.test.mjs checks that the README holds exactly what this writes.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -10,6 +13,7 @@ import path from 'node:path';
 
 export const BENCH_SOURCE = 'docs/bench/bench.json';
 export const REPRODUCE_SOURCES = 'docs/reproduce/results';
+export const POOL_SOURCES = ['docs/bench/pool-before.json', 'docs/bench/pool-after.json'];
 
 const marks = (name) => [`<!-- ${name}:begin -->`, `<!-- ${name}:end -->`];
 
@@ -62,6 +66,30 @@ export function benchTable({ meta, rows }) {
     const cpu = r.cpu_ratio ?? (r.cpu_pct_peak != null ? `${r.cpu_pct_peak}% of peak per CPU-s` : null);
     lines.push(`| ${[r.name, r.unit, num(r.attnlab), num(r.pct_peak), cell(r.peer), num(r.peer_value), num(r.ratio), cell(cpu),
       goal, r.over_peak ? `**OVER PEAK**${r.note ? `; ${r.note}` : ''}` : (r.note ?? '')].map((x, i) => (i === 0 ? cell(x) : x)).join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+// --- pool ----------------------------------------------------------------------------------
+
+// 1 vs 2 threads of an older pool (before) and this one (after), quiet and beside each neighbour;
+// PyTorch's 2T/1T from the after run's same slot. Rows ending in "ms" are times (lower is better).
+export function poolTable(before, after) {
+  const fmt = (x) => x.toFixed(1);
+  const pair = (r) => (r ? `${fmt(r.t1)} / ${fmt(r.t2)} (${r.speedup_2t.toFixed(2)}×)` : '—');
+  const find = (doc, nb, row) => doc.results.find((r) => r.neighbour === nb && r.row === row);
+  const when = (d) => `${d.date.slice(0, 16).replace('T', ' ')} UTC, load average ${d.loadavg_end.map((x) => x.toFixed(1)).join(', ')} at the end`;
+  const lines = [
+    `Measured on ${after.cpu} (${after.reps} alternating runs a row, medians): after ${when(after)}; before ${when(before)}.`,
+    '',
+    '| neighbour | row | before: 1T / 2T (2T/1T) | after: 1T / 2T (2T/1T) | PyTorch 2T/1T (after run) |',
+    '| --- | --- | --- | --- | --- |',
+  ];
+  for (const [nb, what] of Object.entries(after.neighbours)) {
+    for (const r of after.results.filter((x) => x.neighbour === nb && !x.row.endsWith(', PyTorch'))) {
+      const torch = find(after, nb, `${r.row}, PyTorch`);
+      lines.push(`| ${cell(what)} | ${r.row} | ${pair(find(before, nb, r.row))} | ${pair(r)} | ${torch ? `${torch.speedup_2t.toFixed(2)}×` : '—'} |`);
+    }
   }
   return lines.join('\n');
 }
@@ -140,6 +168,10 @@ export function tables(root) {
   const out = [];
   const benchFile = path.join(root, BENCH_SOURCE);
   if (existsSync(benchFile)) out.push({ name: 'bench', sources: [BENCH_SOURCE], text: benchTable(JSON.parse(readFileSync(benchFile, 'utf8'))) });
+  if (POOL_SOURCES.every((f) => existsSync(path.join(root, f)))) {
+    const [before, after] = POOL_SOURCES.map((f) => JSON.parse(readFileSync(path.join(root, f), 'utf8')));
+    out.push({ name: 'pool', sources: POOL_SOURCES, text: poolTable(before, after) });
+  }
   const results = readReproduceSources(root);
   if (results.length) {
     const files = (pred) => results.filter(pred).map((r) => `${REPRODUCE_SOURCES}/${r.id}.json`);

@@ -10,7 +10,11 @@ test('timeAttention through the Worker protocol: ms per call, n² growth, clear 
   if (!hasBuild('wasm')) return t.skip('build/wasm has no node module (cmake --build build/wasm --target attnlab_node)');
   const engine = await loadNodeApi('wasm');
   const { client } = await workerClient(t, engine);
-  const ms = async (n) => client.timeAttention({ T: n, S: n, Dk: 64, minSeconds: 0.02 });
+  const once = (n) => client.timeAttention({ T: n, S: n, Dk: 64, minSeconds: 0.02 });
+  // as the page does: one untimed call (V8 first runs wasm in its baseline compiler), then the
+  // fastest of three (load only adds time)
+  const ms = async (n) => Math.min(await once(n), await once(n), await once(n));
+  await once(128);
   const a = await ms(64), b = await ms(512);
   assert.ok(a > 0 && Number.isFinite(a) && b > 0, `${a}, ${b}`);
   t.diagnostic(`n = 64: ${a.toFixed(4)} ms, n = 512: ${b.toFixed(3)} ms, ratio ${(b / a).toFixed(1)}`);

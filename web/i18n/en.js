@@ -248,7 +248,7 @@ export default {
 
   'cost.max': 'largest n', 'cost.measured': 'measured', 'cost.fit': 'c·n² fit',
   'cost.n': 'tokens n', 'cost.ms': 'ms per call (inside the engine)',
-  'cost.hint': 'Press Start: for each sequence length the engine repeats one attention call (d_k = {dk}) inside WebAssembly for at least {minMs} ms and reports the time per call. Messages to the Worker and copies of the inputs are not in the figure.',
+  'cost.hint': 'Press Start: for each sequence length the engine repeats one attention call (d_k = {dk}) inside WebAssembly for at least {minMs} ms, three times, and reports the fastest time per call. Messages to the Worker and copies of the inputs are not in the figure.',
   'cost.summary': 'From n = {n1} to n = {n2} the time grew {ratio}× (n² grew {sq}×); n = {n2} means {pairs} query–key pairs.',
   'cost.step': 'length {step} / {total}',
 

@@ -248,7 +248,7 @@ export default {
 
   'cost.max': '최대 n', 'cost.measured': '측정값', 'cost.fit': 'c·n² 맞춤',
   'cost.n': '토큰 수 n', 'cost.ms': '호출당 ms (엔진 안에서)',
-  'cost.hint': '시작을 누르면 시퀀스 길이마다 엔진이 WebAssembly 안에서 어텐션 한 번(d_k = {dk})을 적어도 {minMs} ms 동안 되풀이하고 호출당 시간을 알려 줍니다. Worker와 주고받는 메시지나 입력 복사는 이 수치에 들어가지 않습니다.',
+  'cost.hint': '시작을 누르면 시퀀스 길이마다 엔진이 WebAssembly 안에서 어텐션 한 번(d_k = {dk})을 적어도 {minMs} ms 동안 되풀이하기를 세 번 하고, 그중 가장 빠른 호출당 시간을 알려 줍니다. Worker와 주고받는 메시지나 입력 복사는 이 수치에 들어가지 않습니다.',
   'cost.summary': 'n = {n1}에서 n = {n2}로 가는 동안 시간은 {ratio}배 늘었습니다 (n²은 {sq}배). n = {n2}이면 쿼리–키 쌍이 {pairs}개입니다.',
   'cost.step': '길이 {step} / {total}',
 

@@ -79,10 +79,12 @@ for (const m of MODELS.filter((x) => !opt('only') || x.name === opt('only'))) {
   process.stderr.write(r.stderr.split('\n').filter((l) => !l.startsWith('step ')).slice(-5).join('\n'));
   if (r.status !== 0) { failed.push(`${m.name}: ${r.stderr.trim().split('\n').at(-1)}`); continue; }
   const bytes = statSync(file).size;
+  const head = readFileSync(file);  // the model config of its header: the page's captions read it here
+  const config = JSON.parse(JSON.parse(head.subarray(8, 8 + Number(head.readBigUInt64LE(0))).toString('utf8')).__metadata__?.attnlab ?? '{}');
   if (bytes > MAX_BYTES) { failed.push(`${m.name}: ${bytes} bytes is over the 2 MB limit`); continue; }
   const shown = argv.map((a) => (a.startsWith(root) ? path.relative(root, a) : a)).map((a) => (/[\s{"]/.test(a) ? `'${a}'` : a));
   index[m.name] = { file: `models/${m.name}.safetensors`, section: m.section, bytes, steps, seconds: Math.round((Date.now() - t0) / 1000),
-    command: `attn ${shown.join(' ')}`, data: m.data, licence: m.licence };
+    command: `attn ${shown.join(' ')}`, data: m.data, licence: m.licence, config };
   console.log(`attnlab models: ${m.name}: ${(bytes / 1024).toFixed(0)} KiB in ${index[m.name].seconds} s`);
 }
 writeFileSync(indexFile, `${JSON.stringify(index, null, 2)}\n`);

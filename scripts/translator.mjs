@@ -155,6 +155,8 @@ index[NAME] = {
   threads: Math.max(...wall.runs.map((r) => r.threads ?? Number(THREADS)), 1),
   // the BLEU of this very file (float16), not of the float32 average it was rounded from
   bleu: Number(rows.shipped.bleu.toFixed(2)), testPairs: rows.shipped.sentences, trainPairs,
+  // the model config of the file's header: the page's captions read it here, not from the file
+  config: JSON.parse(header.__metadata__?.attnlab ?? '{}'),
   command: `npm run reproduce -- --only ${NAME}  (attn train --task parallel ${RECIPE.join(' ')} --steps ${STEPS} --threads ${THREADS}; attn average --last ${AVERAGE}; attn export --half)`,
   data: 'example sentences of the Ding German–English dictionary (Debian package trans-de-en), 14,833 training pairs',
   licence: 'GPL-2+ (the corpus; see models/translate-de-en.LICENSE.txt)',

@@ -85,3 +85,11 @@ test('readHeader stops at the header of a large checkpoint and refuses garbage',
   const junk = new ReadableStream({ start(c) { c.enqueue(new Uint8Array(16).fill(255)); c.close(); } });
   await assert.rejects(readHeader(junk), /not a \.safetensors header/);
 });
+
+test('index.json carries each shipped model\'s config exactly as its file\'s header, so captions fetch no model', async () => {
+  for (const [name, entry] of Object.entries(index)) {
+    const header = await readHeader(Readable.toWeb(createReadStream(path.join(models, entry.file))));
+    assert.deepEqual(entry.config, JSON.parse(header.__metadata__?.attnlab ?? '{}'), `${name}: config differs from ${entry.file}'s header`);
+    assert.deepEqual(modelFacts(entry), modelFacts({ ...entry, config: undefined }, header), `${name}: facts from index.json alone`);
+  }
+});

@@ -7,7 +7,9 @@
 //                         (d_model, heads, d_ff, enc_layers, dec_layers, src_vocab, ...); derived:
 //                         paramsM (parameters in millions), minutes, layers (enc = dec layers)
 //   demo.<name>.<field>   a live demo's own settings: the FACTS export of web/demos/<name>/facts.js
-// Only the header of a checkpoint is read (the download stops after it).
+// index.json carries each model's config (written with the model), so the page requests no model
+// file for a caption; an entry without one has only its checkpoint's header read (the download
+// stops after it).
 
 // The .safetensors header's JSON from the start of a byte stream, cancelling the rest.
 export async function readHeader(stream) {
@@ -36,8 +38,9 @@ export async function readHeader(stream) {
 
 // The facts of one shipped model: its index.json entry, its config, and what follows from them.
 export function modelFacts(entry, header) {
-  const config = JSON.parse(header?.__metadata__?.attnlab ?? '{}');
-  const out = { ...config, ...entry };
+  const config = entry.config ?? JSON.parse(header?.__metadata__?.attnlab ?? '{}');
+  const { config: _, ...fields } = entry;
+  const out = { ...config, ...fields };
   if (entry.params !== undefined) out.paramsM = (entry.params / 1e6).toFixed(1);
   if (entry.seconds !== undefined) out.minutes = Math.round(entry.seconds / 60);
   if (config.enc_layers !== undefined && config.enc_layers === config.dec_layers) out.layers = config.enc_layers;
@@ -81,6 +84,7 @@ export function pageLoaders(base) {
     async model(name) {
       const entry = (await indexOnce)[name];
       if (!entry) throw new Error(`no shipped model ${name}`);
+      if (entry.config) return modelFacts(entry);  // no request for the model (it loads on demand)
       const r = await fetch(new URL(entry.file, base));
       if (!r.ok || !r.body) throw new Error(`${entry.file}: ${r.status}`);
       return modelFacts(entry, await readHeader(r.body));

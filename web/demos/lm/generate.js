@@ -47,7 +47,7 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
       <button type="button" name="generate" data-i18n="lm.sample.generate"></button>
       <button type="button" name="restart" data-i18n="lm.sample.restart"></button>
     </div>
-    <p class="readout lm-text" aria-live="polite"></p>
+    <p class="readout lm-text" lang="en" aria-live="polite"></p>
     <p class="note lm-legend"></p>
     <div class="lm-dist" role="list"></div>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
@@ -125,6 +125,7 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
   function draw() {
     $('temp-value').value = state.temp.toFixed(2);
     const ws = words();
+    if (error) textHost.removeAttribute('lang'); else textHost.lang = 'en';  // the model writes English
     textHost.innerHTML = error ? escapeHtml(t('engine.error', { message: error }))
       : ws.map((id, i) => (i < promptIds.length ? escapeHtml(vocab[id])
         : `<mark class="lm-gen${i === ws.length - 1 ? ' last' : ''}">${escapeHtml(vocab[id])}</mark>`)).join(' ');
@@ -143,7 +144,7 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     });
     dist.innerHTML = shown.map((s) => `
       <div class="lm-dist-row${s.id === cur.sampled ? ' sampled' : ''}" role="listitem" data-id="${s.id}">
-        <span class="bar-label">${escapeHtml(s.token)}${s.id === cur.sampled ? ` <strong>◀ ${escapeHtml(t('lm.sample.drawn'))}</strong>` : ''}</span>
+        <span class="bar-label"><span lang="en">${escapeHtml(s.token)}</span>${s.id === cur.sampled ? ` <strong>◀ ${escapeHtml(t('lm.sample.drawn'))}</strong>` : ''}</span>
         <span class="bar-track" title="${escapeHtml(t('lm.sample.before'))}"><span class="bar-fill c0" style="width:${(100 * s.before) / max}%"></span></span>
         <span class="bar-track" title="${escapeHtml(t('lm.sample.after'))}"><span class="bar-fill c1" style="width:${(100 * s.after) / max}%"></span></span>
         <span class="bar-value">${pct(s.before)} → ${pct(s.after)}</span>

@@ -116,7 +116,7 @@ export default {
   'mh.measuring': 'Measuring on {n} held-out examples…',
   'mh.allHeads': 'All heads, {n} held-out examples: loss {loss} per token, token accuracy {acc}%.',
   'mh.muted': 'Heads muted: {heads}. On {n} held-out examples: loss {loss} ({dloss}, {rel}, against all heads, {base}), token accuracy {acc}% ({dacc} points against {baseAcc}%).',
-  'mh.ablationCaption': 'Each model: d_model = 64, one encoder and one decoder layer, the same data, seed and steps. The head counts are the paper\'s Table 3 (A): h = 1, 4, 16, 32, so d_k = 64, 16, 4, 2 and every model does the same arithmetic. The bars are the held-out loss after training (lower is better). Vaswani et al. (2017, Table 3) report one head 0.9 BLEU below the best setting, and too many small heads losing quality as well.',
+  'mh.ablationCaption': 'Each model: d_model = {dModel}, one encoder and one decoder layer, the same data, seed and steps. The head counts are the paper\'s Table 3 (A): h = {heads}, so d_k = {dks} and every model does the same arithmetic. The bars are the held-out loss after training (lower is better). Vaswani et al. (2017, Table 3) report one head 0.9 BLEU below the best setting, and too many small heads losing quality as well.',
   'mh.result': 'loss {loss} · exact {acc}%',
   'mh.hSlider': 'heads h of the trained ablation models', 'mh.hValue': 'h = {h}, d_k = {dk}',
   'mh.hWait': 'The h slider shows the ablation\'s own models: run the ablation first.',

@@ -52,7 +52,7 @@ export async function mount(el, ctx) {
     <h4 data-i18n="mh.ablation"></h4>
     <div class="run-host"></div>
     <div class="bars-host mh-results"></div>
-    <p class="caption" data-i18n="mh.ablationCaption"></p>
+    <p class="caption" name="ablation-caption"></p>
     <div class="controls"><label><span data-i18n="mh.hSlider"></span> <input type="range" name="h" min="0" max="${HEADS.length - 1}" step="1" disabled></label> <output name="hval"></output></div>
     <p class="note" name="hnote" data-i18n="mh.hWait"></p>
     <p class="readout" name="dk" aria-live="polite"></p>
@@ -207,6 +207,12 @@ export async function mount(el, ctx) {
   let results = [], current = null;
   el.ablation = results;
   el.ablationPlan = { heads: [...HEADS], dModel: D_MODEL };  // what the section's caption must say
+  // the ablation's caption, its figures from the plan the demo trains
+  const ablationCaption = () => {
+    el.querySelector('[name=ablation-caption]').textContent = t('mh.ablationCaption',
+      { dModel: D_MODEL, heads: HEADS.join(', '), dks: HEADS.map((h) => D_MODEL / h).join(', ') });
+  };
+  ablationCaption();
   const showResults = () => drawBars(el.querySelector('.bars-host'), results.map((r) => ({
     label: `h = ${r.h}`, value: r.loss, text: t('mh.result', { loss: r.loss.toFixed(3), acc: (100 * r.acc).toFixed(1) }) })), { max: Math.max(0.01, ...results.map((r) => r.loss)) });
   const run = createRun(el.querySelector('.run-host'), ctx, {
@@ -240,7 +246,7 @@ export async function mount(el, ctx) {
   preview().catch(() => {});
   return {
     start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { if (shipped) { showHeads(); el.querySelector('.pretrained-host').innerHTML = pretrainedNote(shipped.meta); } run.render(); if (results.length) showResults(); showAblationHeads(); },
+    relabel() { ablationCaption(); if (shipped) { showHeads(); el.querySelector('.pretrained-host').innerHTML = pretrainedNote(shipped.meta); } run.render(); if (results.length) showResults(); showAblationHeads(); },
     unmount() { previewGen++; run.dispose(); el.innerHTML = ''; },
   };
 }

@@ -9,7 +9,9 @@ export async function mountAll(page) {
   const names = await page.$$eval('[data-demo]', (els) => els.map((e) => e.dataset.demo));
   for (const name of names) {
     await page.locator(`[data-demo="${name}"]`).scrollIntoViewIfNeeded();
-    await page.waitForSelector(`[data-demo="${name}"][data-ready="1"]`, { timeout: 60000 });
+    // a hang bound, not a speed check: §1's sampler loads its model in the shared Worker, which
+    // may still be busy with another demo's work on a loaded machine
+    await page.waitForSelector(`[data-demo="${name}"][data-ready="1"]`, { timeout: 150000 });
   }
   return names;
 }

@@ -9,6 +9,7 @@
 // every state change: named-controls.test.mjs.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { unavailable } from '../unavailable.mjs';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, launch, root } from './harness.mjs';
@@ -37,7 +38,7 @@ async function switchLang(page, to) {
 const caption = (page, name) => page.locator(`figure.demo:has([data-demo=${name}]) > figcaption`).textContent();
 
 test('§7: the opened translator names every control, option and heading, and its status follows a language switch', async (t) => {
-  if (!index['translate-de-en']) return t.skip('no translator model in this build');
+  if (!index['translate-de-en']) return unavailable(t, 'no translator model in this build');
   for (const lang of ['en', 'ko']) {
     const page = await open('translate', { lang });
     const demo = page.locator('[data-demo=translate]');
@@ -60,7 +61,7 @@ test('§7: the opened translator names every control, option and heading, and it
 
 test('§7: the caption gives the shipped translator\'s layer count; its Korean size reads in 만 units', async (t) => {
   const meta = index['translate-de-en'];
-  if (!meta) return t.skip('no translator model in this build');
+  if (!meta) return unavailable(t, 'no translator model in this build');
   const layers = Number(/--layers (\d+)/.exec(meta.command)[1]);
   const en = await open('translate');
   assert.match(await en.locator('#decoder').textContent(), new RegExp(`\\b${layers} layers a side`));
@@ -79,7 +80,7 @@ test('§7: the caption gives the shipped translator\'s layer count; its Korean s
 test('§8: the caption names the head counts and width the ablation trains', async (t) => {
   for (const lang of ['en', 'ko']) {
     const page = await open('multihead', { lang });
-    if (await pending(page, 'multihead')) { await page.close(); return t.skip('engine build without model sessions'); }
+    if (await pending(page, 'multihead')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
     const plan = await page.evaluate(() => document.querySelector('[data-demo=multihead]').ablationPlan);
     assert.ok(plan, 'the demo says what it trains (el.ablationPlan)');
     const text = (await caption(page, 'multihead')).replace(/\s+/g, ' ');
@@ -114,7 +115,7 @@ test('§5 and §10: each score slider and the noise slider show their value, in 
 
 test('playground in Korean: task names and the file pickers speak Korean', async (t) => {
   const page = await open('playground', { lang: 'ko' });
-  if (await pending(page, 'playground')) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (await pending(page, 'playground')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=playground]');
   for (const model of ['transformer', 'pointer']) {
     await demo.locator('[name=model]').selectOption(model);
@@ -137,7 +138,7 @@ test('playground in Korean: task names and the file pickers speak Korean', async
 
 test('§2: the accuracy axis title fits its chart; the status line gives each model\'s loss', async (t) => {
   const page = await open('bottleneck', { hash: 'bottleneck.steps=50' });
-  if (await pending(page, 'bottleneck')) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (await pending(page, 'bottleneck')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const fit = await page.evaluate(() => [...document.querySelectorAll('[data-demo=bottleneck] .chart')].map((el) => {
     const u = el.lineChart.plot, a = u.axes[1], g = u.ctx;
     g.save(); g.font = a.labelFont[0]; const w = g.measureText(a.label).width; g.restore();
@@ -158,7 +159,7 @@ test('§2: the accuracy axis title fits its chart; the status line gives each mo
 test('§1: the input box shows its whole default sentence (1280 px en, 375 px ko)', async (t) => {
   for (const [lang, width] of [['en', 1280], ['ko', 375]]) {
     const page = await open('lm', { lang, width });
-    if (await pending(page, 'lm')) { await page.close(); return t.skip('no language model in this build'); }
+    if (await pending(page, 'lm')) { await page.close(); return unavailable(t, 'no language model in this build'); }
     const box = await page.locator('[data-demo=lm] [name=text]').evaluate((i) => ({ value: i.value, scroll: i.scrollWidth, client: i.clientWidth }));
     assert.ok(box.value.length > 10);
     assert.ok(box.scroll <= box.client, `${lang} ${width}: "${box.value}" needs ${box.scroll} px, the box shows ${box.client}`);
@@ -168,7 +169,7 @@ test('§1: the input box shows its whole default sentence (1280 px en, 375 px ko
 
 test('§6: the step-through\'s first output row is not rounded away to zeros', async (t) => {
   const page = await open('self-attention');
-  if (await pending(page, 'self-attention')) { await page.close(); return t.skip('no shipped model in this build'); }
+  if (await pending(page, 'self-attention')) { await page.close(); return unavailable(t, 'no shipped model in this build'); }
   await page.waitForFunction(() => document.querySelector('[data-demo=self-attention]').step, null, { timeout: 30000 });
   const { step, cells } = await page.evaluate(() => {
     const el = document.querySelector('[data-demo=self-attention]');

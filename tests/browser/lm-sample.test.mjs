@@ -6,6 +6,7 @@
 // languages.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { unavailable } from '../unavailable.mjs';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, launch, shots, root } from './harness.mjs';
@@ -26,7 +27,7 @@ async function open(t, lang, hash = '') {
   await page.waitForSelector('[data-demo=lm][data-ready="1"]', { timeout: 30000 });
   if (await page.locator('[data-demo=lm]').getAttribute('data-pending') === '1') {
     await page.close();
-    t.skip('engine build without model sessions or no checkpoint');
+    unavailable(t, 'engine build without model sessions or no checkpoint');
     return null;
   }
   await page.waitForFunction((s) => document.querySelector(s)?.sampling, sel, { timeout: 30000 });

@@ -103,7 +103,7 @@ async function sameAfterReload(page, name, readouts, ready) {
 test('restore is the same run: §4 finished on dates, §4 paused on reverse', async (t) => {
   const page = await browser.newPage();
   await page.goto(`${server.url}?lang=en#bahdanau.task=dates&bahdanau.steps=100`);
-  if (!(await show(page, 'bahdanau'))) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (!(await show(page, 'bahdanau'))) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=bahdanau]');
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=bahdanau] .run[data-state=done]', { timeout: 90000 });
@@ -143,7 +143,7 @@ test('restore is the same run: §4 finished on dates, §4 paused on reverse', as
 test('restore is the same run: the playground finished', async (t) => {
   const page = await browser.newPage();
   await page.goto(`${server.url}?lang=en#playground.model=transformer&playground.task=copy&playground.size=small&playground.steps=100`);
-  if (!(await show(page, 'playground'))) { await page.close(); return t.skip('engine build without model sessions'); }
+  if (!(await show(page, 'playground'))) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   const demo = page.locator('[data-demo=playground]');
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 90000 });

@@ -4,6 +4,7 @@
 // The wall time is reported (as a diagnostic, not asserted: the machine may be loaded).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { unavailable } from '../unavailable.mjs';
 import { startServer, launch } from './harness.mjs';
 import { TUNE, LIVE } from '../../web/demos/pointer/index.js';
 
@@ -13,14 +14,14 @@ after(async () => { await browser?.close(); await server?.close(); });
 
 test('§10: Start on the pre-trained network fine-tunes in chunks, answering as it goes', async (t) => {
   const index = await (await fetch(`${server.url}models/index.json`)).json().catch(() => ({}));
-  if (!index['pointer-hull']) return t.skip('this build ships no pointer-hull checkpoint');
+  if (!index['pointer-hull']) return unavailable(t, 'this build ships no pointer-hull checkpoint');
   const page = await browser.newPage();
   await page.goto(`${server.url}?lang=en`);
   await page.waitForSelector('body[data-ready="1"]');
   const demo = page.locator('[data-demo=pointer]');
   await demo.scrollIntoViewIfNeeded();
   await page.waitForSelector('[data-demo=pointer][data-ready="1"]', { timeout: 30000 });
-  if (await demo.getAttribute('data-pending') === '1') { await page.close(); return t.skip('engine build without model sessions'); }
+  if (await demo.getAttribute('data-pending') === '1') { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   assert.equal(await demo.evaluate((el) => el.start), 'shipped');
   const howto = await demo.locator('.pointer-howto').textContent();
   const o = LIVE.task_options;

@@ -4,10 +4,11 @@
 // work; at least 25x asked, as the browser test does) and bad sizes are refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { unavailable } from '../unavailable.mjs';
 import { loadNodeApi, hasBuild, workerClient } from './engine.mjs';
 
 test('timeAttention through the Worker protocol: ms per call, n² growth, clear errors', async (t) => {
-  if (!hasBuild('wasm')) return t.skip('build/wasm has no node module (cmake --build build/wasm --target attnlab_node)');
+  if (!hasBuild('wasm')) return unavailable(t, 'build/wasm has no node module (cmake --build build/wasm --target attnlab_node)');
   const engine = await loadNodeApi('wasm');
   const { client } = await workerClient(t, engine);
   const once = (n) => client.timeAttention({ T: n, S: n, Dk: 64, minSeconds: 0.02 });

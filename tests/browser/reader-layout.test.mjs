@@ -184,8 +184,14 @@ test('a theme switch redraws heatmap labels, chart axes and bar labels in the ne
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
     }
     else if (k > 0) await press(page, '#theme-toggle');
-    await page.waitForTimeout(300);
-    const m = await inks(page);
+    // The redraw comes with the next frames; on a busy machine they can be late, so read until
+    // every label has the new theme's contrast (at most 15 s), then assert on that reading.
+    let m;
+    for (let tries = 0; tries < 60; tries++) {
+      await page.waitForTimeout(250);
+      m = await inks(page);
+      if (m.theme === expect && m.all.length && m.all.every((x) => x.ink && contrast(x.ink, m.bg) >= 4.5)) break;
+    }
     assert.equal(m.theme, expect);
     assert.ok(m.all.filter((x) => x.what.includes('heatmap')).length >= 2 && m.all.some((x) => x.what.includes('chart')), JSON.stringify(m.all));
     for (const x of m.all) {

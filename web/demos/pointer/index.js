@@ -134,6 +134,7 @@ export async function mount(el, ctx) {
   el.points = points;
 
   function draw() {
+    el.answer = answer;  // the element's answer is always the one drawn (none once the points change)
     const focused = row.querySelector('svg') === document.activeElement;
     row.innerHTML = panel(points, answer ? answer.order : [], 'pointer-answer', t('pointer.model'), { caret, help: t('pointer.keys') }) +
       panel(points, answer ? answer.exact : [], 'pointer-exact', t('pointer.exact'));
@@ -187,8 +188,10 @@ export async function mount(el, ctx) {
   async function point({ evaluate = true } = {}) {
     if (points.length < 3) { metrics.textContent = t('pointer.waiting', { n: points.length }); return; }
     const s = await ensureSession();
+    const asked = JSON.stringify(points);
     try {
       const a = await s.decode(points.flat(), points.length);
+      if (JSON.stringify(points) !== asked) return;  // the reader changed the points meanwhile: this answer is for another set
       const order = [...a.order], exact = exactHull(points), n = points.length;
       const probs = order.map((_, k) => [...a.probs.slice(k * (n + 1), (k + 1) * (n + 1))]);
       const simple = isSimple(points, order);
@@ -200,7 +203,6 @@ export async function mount(el, ctx) {
       metrics.textContent = t('engine.error', { message: e.message });
       return;
     }
-    el.answer = answer;
     draw();
     el.dispatchEvent(new CustomEvent('computed'));
   }

@@ -6,7 +6,7 @@
 //   node scripts/build.mjs --debug    also the ASan/UBSan test build (build/debug)
 //   node scripts/build.mjs --page     also the static page and the widget script into dist/ (Vite)
 // The wasm module is copied to web/public/engine/ where the page loads it from.
-import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
+import { existsSync, mkdirSync, copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { must } from './lib/run.mjs';
@@ -22,11 +22,22 @@ const jobs = String(process.env.ATTNLAB_JOBS || 2);
 const ccache = ['/usr/bin/ccache', '/usr/local/bin/ccache'].find((p) => existsSync(p));
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs', CCACHE_BASEDIR: root };
 
+// Ninja where installed (scripts/setup.sh installs it): it schedules single files rather than
+// whole targets, so both cores stay busy to the end of a build. A folder configured by the
+// other generator is configured afresh.
+const ninja = ['/usr/bin/ninja', '/usr/local/bin/ninja'].find((p) => existsSync(p));
+const generator = ninja ? 'Ninja' : 'Unix Makefiles';
+
 // target: one CMake target (or a list) instead of all (npm start needs only the page's module).
 async function cmakeBuild(dir, configureArgs, { emscripten = false, target = null } = {}) {
   const bdir = path.join(root, 'build', dir);
-  if (!existsSync(path.join(bdir, 'CMakeCache.txt'))) {
-    const args = ['-S', root, '-B', bdir, ...configureArgs];
+  const cache = path.join(bdir, 'CMakeCache.txt');
+  if (existsSync(cache) && !readFileSync(cache, 'utf8').includes(`CMAKE_GENERATOR:INTERNAL=${generator}\n`)) {
+    rmSync(cache);
+    rmSync(path.join(bdir, 'CMakeFiles'), { recursive: true, force: true });
+  }
+  if (!existsSync(cache)) {
+    const args = ['-G', generator, '-S', root, '-B', bdir, ...configureArgs];
     if (ccache) args.push(`-DCMAKE_CXX_COMPILER_LAUNCHER=${ccache}`);
     if (emscripten) await must('emcmake', ['cmake', ...args], { cwd: root, env });
     else await must('cmake', args, { cwd: root, env });

@@ -23,14 +23,16 @@ set(CMAKE_CXX_LINKER_LAUNCHER ${CMAKE_COMMAND} -E env NODE_PATH=/usr/share/nodej
 # clang emits the instruction under its prototype opcode; module.cmake rewrites it after each
 # link (wasm-build/relaxed-opcodes.mjs). The page loads this flavour only where
 # WebAssembly.validate accepts a relaxed module (web/core/engine.js).
-# Only the .cpp files that include kernels/simd.hpp get the relaxed flags (attnlab_relaxed_sources,
+# Only the .cpp files that include kernels/simd.hpp get the relaxed flags (attnlab_simd_sources,
 # called once the library's sources are known): every other file compiles exactly as in
-# build/wasm, so ccache (scripts/build.mjs) hands those objects over from the plain build.
+# build/wasm, so ccache (scripts/build.mjs) hands those objects over from the plain build. The
+# simd.hpp files compile alone (outside the unity batches) in every wasm flavour, so the
+# batches of the other files are the same in build/wasm and build/wasm-relaxed.
 option(ATTNLAB_WASM_RELAXED "WebAssembly: relaxed-SIMD multiply-add flavour (build/wasm-relaxed)" OFF)
 if(ATTNLAB_WASM_RELAXED AND ATTNLAB_WASM_THREADS)
   message(FATAL_ERROR "ATTNLAB_WASM_RELAXED and ATTNLAB_WASM_THREADS are separate flavours")
 endif()
-function(attnlab_relaxed_sources)
+function(attnlab_simd_sources)
   # A header that includes simd.hpp would carry madd into files this rule cannot see.
   file(GLOB_RECURSE headers CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/cpp/*.hpp)
   foreach(h ${headers})
@@ -40,16 +42,19 @@ function(attnlab_relaxed_sources)
                           ".cpp files that include it (wasm-build/flags.cmake)")
     endif()
   endforeach()
-  set(relaxed)
+  set(simd)
   foreach(src ${ARGN})
     file(STRINGS ${src} hits REGEX "^#include \"(kernels/)?simd[.]hpp\"")
     if(hits)
-      list(APPEND relaxed ${src})
+      list(APPEND simd ${src})
     endif()
   endforeach()
-  if(NOT relaxed)
+  if(NOT simd)
     message(FATAL_ERROR "no source includes kernels/simd.hpp: nothing would use relaxed SIMD")
   endif()
-  set_property(SOURCE ${relaxed} APPEND PROPERTY COMPILE_OPTIONS -mrelaxed-simd)
-  set_property(SOURCE ${relaxed} APPEND PROPERTY COMPILE_DEFINITIONS ATTNLAB_RELAXED_SIMD=1)
+  set_property(SOURCE ${simd} PROPERTY SKIP_UNITY_BUILD_INCLUSION ON)
+  if(ATTNLAB_WASM_RELAXED)
+    set_property(SOURCE ${simd} APPEND PROPERTY COMPILE_OPTIONS -mrelaxed-simd)
+    set_property(SOURCE ${simd} APPEND PROPERTY COMPILE_DEFINITIONS ATTNLAB_RELAXED_SIMD=1)
+  endif()
 endfunction()

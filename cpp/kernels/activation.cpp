@@ -17,7 +17,7 @@ namespace {
 using simd::fbatch;
 using simd::W;
 
-constexpr double kGrain = 32768;  // elements per thread
+constexpr double kActivationGrain = 32768;  // elements per thread
 constexpr float kK = 0.7978845608028654f, kA = 0.044715f;
 
 inline fbatch act_fwd(const fbatch& z, Act act) {
@@ -46,29 +46,30 @@ inline float act_fwd(float z, Act act) {
 
 void bias_act_forward(float* y, float* pre, const float* x, const float* bias, Act act, int R,
                       int C) {
-  threads::parallel_for(R, threads::chunks_for(double(R) * C, kGrain), [&](long r0, long r1, int) {
-    for (long r = r0; r < r1; ++r) {
-      const size_t o = size_t(r) * C;
-      int c = 0;
-      for (; c + W <= C; c += W) {
-        fbatch z = simd::load(x + o + c);
-        if (bias) z += simd::load(bias + c);
-        if (pre) simd::store(pre + o + c, z);
-        simd::store(y + o + c, act_fwd(z, act));
-      }
-      for (; c < C; ++c) {
-        const float z = x[o + c] + (bias ? bias[c] : 0.f);
-        if (pre) pre[o + c] = z;
-        y[o + c] = act_fwd(z, act);
-      }
-    }
-  });
+  threads::parallel_for(R, threads::chunks_for(double(R) * C, kActivationGrain),
+                        [&](long r0, long r1, int) {
+                          for (long r = r0; r < r1; ++r) {
+                            const size_t o = size_t(r) * C;
+                            int c = 0;
+                            for (; c + W <= C; c += W) {
+                              fbatch z = simd::load(x + o + c);
+                              if (bias) z += simd::load(bias + c);
+                              if (pre) simd::store(pre + o + c, z);
+                              simd::store(y + o + c, act_fwd(z, act));
+                            }
+                            for (; c < C; ++c) {
+                              const float z = x[o + c] + (bias ? bias[c] : 0.f);
+                              if (pre) pre[o + c] = z;
+                              y[o + c] = act_fwd(z, act);
+                            }
+                          }
+                        });
 }
 
 void bias_act_backward(float* dx, float* dbias, const float* dy, const float* pre, Act act, int R,
                        int C) {
   const double work = double(R) * C;
-  threads::parallel_for(R, threads::chunks_for(work, kGrain), [&](long r0, long r1, int) {
+  threads::parallel_for(R, threads::chunks_for(work, kActivationGrain), [&](long r0, long r1, int) {
     for (long r = r0; r < r1; ++r) {
       const size_t o = size_t(r) * C;
       int c = 0;
@@ -86,15 +87,17 @@ void bias_act_backward(float* dx, float* dbias, const float* dy, const float* pr
   });
   if (!dbias) return;
   const long col_blocks = (C + W - 1) / W;
-  threads::parallel_for(col_blocks, threads::chunks_for(work, kGrain), [&](long b0, long b1, int) {
-    const int c0 = int(b0) * W, c1 = std::min(C, int(b1) * W);
-    for (int r = 0; r < R; ++r) {
-      const float* d = dx + size_t(r) * C;
-      int c = c0;
-      for (; c + W <= c1; c += W) simd::store(dbias + c, simd::load(dbias + c) + simd::load(d + c));
-      for (; c < c1; ++c) dbias[c] += d[c];
-    }
-  });
+  threads::parallel_for(col_blocks, threads::chunks_for(work, kActivationGrain),
+                        [&](long b0, long b1, int) {
+                          const int c0 = int(b0) * W, c1 = std::min(C, int(b1) * W);
+                          for (int r = 0; r < R; ++r) {
+                            const float* d = dx + size_t(r) * C;
+                            int c = c0;
+                            for (; c + W <= c1; c += W)
+                              simd::store(dbias + c, simd::load(dbias + c) + simd::load(d + c));
+                            for (; c < c1; ++c) dbias[c] += d[c];
+                          }
+                        });
 }
 
 }  // namespace attnlab::kernels::cpu

@@ -14,8 +14,8 @@ namespace {
 using simd::fbatch;
 using simd::W;
 
-constexpr double kHashGrain = 16384;  // hashed elements per thread
-constexpr double kGrain = 65536;      // multiplied elements per thread
+constexpr double kHashGrain = 16384;     // hashed elements per thread
+constexpr double kDropoutGrain = 65536;  // multiplied elements per thread
 
 }  // namespace
 
@@ -33,7 +33,7 @@ void dropout_forward(float* y, float* mask, const float* x, long n, float p, uin
 }
 
 void dropout_backward(float* dx, const float* mask, const float* dy, long n) {
-  threads::parallel_for(n, threads::chunks_for(double(n), kGrain), [&](long b, long e, int) {
+  threads::parallel_for(n, threads::chunks_for(double(n), kDropoutGrain), [&](long b, long e, int) {
     long i = b;
     for (; i + W <= e; i += W) simd::store(dx + i, simd::load(dy + i) * simd::load(mask + i));
     for (; i < e; ++i) dx[i] = dy[i] * mask[i];

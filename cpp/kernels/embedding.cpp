@@ -13,26 +13,28 @@ namespace {
 using simd::fbatch;
 using simd::W;
 
-constexpr double kGrain = 65536;  // elements per thread
+constexpr double kEmbeddingGrain = 65536;  // elements per thread
 
 }  // namespace
 
 void embedding_forward(float* out, const float* Wt, const int32_t* ids, int R, int C, float scale) {
-  threads::parallel_for(R, threads::chunks_for(double(R) * C, kGrain), [&](long r0, long r1, int) {
-    const fbatch a(scale);
-    for (long r = r0; r < r1; ++r) {
-      const float* src = Wt + size_t(ids[r]) * C;
-      float* dst = out + size_t(r) * C;
-      int c = 0;
-      for (; c + W <= C; c += W) simd::store(dst + c, a * simd::load(src + c));
-      for (; c < C; ++c) dst[c] = scale * src[c];
-    }
-  });
+  threads::parallel_for(R, threads::chunks_for(double(R) * C, kEmbeddingGrain),
+                        [&](long r0, long r1, int) {
+                          const fbatch a(scale);
+                          for (long r = r0; r < r1; ++r) {
+                            const float* src = Wt + size_t(ids[r]) * C;
+                            float* dst = out + size_t(r) * C;
+                            int c = 0;
+                            for (; c + W <= C; c += W)
+                              simd::store(dst + c, a * simd::load(src + c));
+                            for (; c < C; ++c) dst[c] = scale * src[c];
+                          }
+                        });
 }
 
 void embedding_backward(float* dW, const float* dout, const int32_t* ids, int R, int C,
                         float scale) {
-  const int chunks = threads::chunks_for(double(R) * C, kGrain);
+  const int chunks = threads::chunks_for(double(R) * C, kEmbeddingGrain);
   // Column chunks rounded to whole SIMD batches, so every thread runs the vector loop.
   const long batches = (C + W - 1) / W;
   threads::parallel_for(batches, chunks, [&](long b0, long b1, int) {

@@ -11,6 +11,9 @@
 
 namespace attnlab::test {
 
+// The CPU kernel table the [kernels] tests check.
+inline const KernelTable& K() { return cpu_kernels(); }
+
 inline std::vector<float> randv(size_t n, Rng& rng, float std = 1.f) {
   std::vector<float> v(n);
   for (auto& x : v) x = rng.normal() * std;

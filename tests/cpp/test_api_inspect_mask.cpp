@@ -26,8 +26,8 @@ json mask_config(const std::string& kind) {
 }
 
 // Two rows of different lengths, so that the shorter one has padded keys.
-const api::Rows kSrc = {{3, 4, 5, 6}, {7, 3}};
-const api::Rows kTgt = {{6, 5, 4, 3}, {3, 7}};
+const api::Rows kMaskSrc = {{3, 4, 5, 6}, {7, 3}};
+const api::Rows kMaskTgt = {{6, 5, 4, 3}, {3, 7}};
 
 // The target-side self-attention maps: weights [B,H,L,L] over the decoder's inputs (the LM's
 // rows pack the source before them).
@@ -41,7 +41,7 @@ std::vector<const AttentionMap*> self_maps(const api::Inspection& in) {
 
 // Non-pad positions of row r: bos + target (+ the packed source for the LM).
 int filled(const std::string& kind, size_t r) {
-  return int(kTgt[r].size()) + 1 + (kind == "lm" ? int(kSrc[r].size()) : 0);
+  return int(kMaskTgt[r].size()) + 1 + (kind == "lm" ? int(kMaskSrc[r].size()) : 0);
 }
 
 }  // namespace
@@ -51,7 +51,8 @@ TEST_CASE("inspect: the causal mask on and off in the decoder's self-attention",
     INFO(kind);
     auto s = api::Session::create(mask_config(kind));
     s->train(2);
-    const api::Inspection on = s->inspect(kSrc, kTgt, true), off = s->inspect(kSrc, kTgt, false);
+    const api::Inspection on = s->inspect(kMaskSrc, kMaskTgt, true),
+                          off = s->inspect(kMaskSrc, kMaskTgt, false);
     const auto mon = self_maps(on), moff = self_maps(off);
     REQUIRE(mon.size() == 2);
     REQUIRE(moff.size() == 2);
@@ -82,11 +83,11 @@ TEST_CASE("inspect: the causal mask on and off in the decoder's self-attention",
 
     // Change the last target token of row 0: with the mask the logits at target position 0
     // stay exactly the same; without it they move.
-    api::Rows other = kTgt;
+    api::Rows other = kMaskTgt;
     other[0].back() = 5;
     const int V = on.V;
-    const api::Inspection on2 = s->inspect(kSrc, other, true);
-    const api::Inspection off2 = s->inspect(kSrc, other, false);
+    const api::Inspection on2 = s->inspect(kMaskSrc, other, true);
+    const api::Inspection off2 = s->inspect(kMaskSrc, other, false);
     float moved_on = 0, moved_off = 0;
     for (int v = 0; v < V; ++v) {
       moved_on = std::max(moved_on, std::abs(on.logits[size_t(v)] - on2.logits[size_t(v)]));
@@ -103,17 +104,17 @@ TEST_CASE("inspect: an unmasked inspection leaves training causal", "[api]") {
     auto a = api::Session::create(mask_config(kind)), b = api::Session::create(mask_config(kind));
     a->train(2);
     b->train(2);
-    a->inspect(kSrc, kTgt, false);
+    a->inspect(kMaskSrc, kMaskTgt, false);
     const api::TrainChunk ra = a->train(3), rb = b->train(3);
     for (size_t i = 0; i < 3; ++i) CHECK(ra.losses[i] == rb.losses[i]);
-    const api::Inspection x = a->inspect(kSrc, kTgt), y = b->inspect(kSrc, kTgt);
+    const api::Inspection x = a->inspect(kMaskSrc, kMaskTgt), y = b->inspect(kMaskSrc, kMaskTgt);
     CHECK(x.logits == y.logits);
-    CHECK(a->decode(kSrc, 1, 0, 0.6f) == b->decode(kSrc, 1, 0, 0.6f));
+    CHECK(a->decode(kMaskSrc, 1, 0, 0.6f) == b->decode(kMaskSrc, 1, 0, 0.6f));
   }
   // Models without a causal target-side self-attention refuse the option.
   for (const std::string kind : {"encoder", "rnnsearch"}) {
     auto s = api::Session::create(mask_config(kind));
-    CHECK_THROWS_WITH(s->inspect(kSrc, kTgt, false), Catch::Contains("causal = false"));
-    CHECK(s->inspect(kSrc, kTgt, true).logits.size() > 0);
+    CHECK_THROWS_WITH(s->inspect(kMaskSrc, kMaskTgt, false), Catch::Contains("causal = false"));
+    CHECK(s->inspect(kMaskSrc, kMaskTgt, true).logits.size() > 0);
   }
 }

@@ -15,8 +15,6 @@ using namespace attnlab::test;
 
 namespace {
 
-const KernelTable& K() { return cpu_kernels(); }
-
 std::vector<int32_t> random_ids(int R, int V, Rng& rng) {
   std::vector<int32_t> ids(static_cast<size_t>(R));
   for (auto& id : ids) id = int32_t(rng.below(uint32_t(V)));

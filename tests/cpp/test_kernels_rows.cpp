@@ -12,7 +12,6 @@ using namespace attnlab::test;
 namespace ref = attnlab::kernels::ref;
 
 namespace {
-const KernelTable& K() { return cpu_kernels(); }
 int odd(Rng& rng, int n) { return 1 + int(rng.below(uint32_t(n))); }
 }  // namespace
 

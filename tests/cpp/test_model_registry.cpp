@@ -11,7 +11,7 @@ using namespace attnlab;
 
 namespace {
 
-nlohmann::json small(const std::string& kind) {
+nlohmann::json registry_small(const std::string& kind) {
   if (kind == "pointer") return {{"model", kind}, {"hidden", 16}};
   if (kind == "rnnsearch" || kind == "rnnencdec")
     return {{"model", kind}, {"src_vocab", 12}, {"tgt_vocab", 12}, {"emb", 8}, {"hidden", 16}};
@@ -24,7 +24,7 @@ nlohmann::json small(const std::string& kind) {
 TEST_CASE("registry: every kind builds, checks and estimates itself from its row", "[train]") {
   for (const std::string& kind : model_kinds()) {
     INFO(kind);
-    const nlohmann::json cfg = small(kind);
+    const nlohmann::json cfg = registry_small(kind);
     CHECK_NOTHROW(check_model_config(cfg));
     const SizeEstimate e = estimate_model(cfg, 4, 8, 8);
     const double held = double(make_model(cfg, cpu_kernels(), 1)->params().total());
@@ -35,8 +35,8 @@ TEST_CASE("registry: every kind builds, checks and estimates itself from its row
     CHECK(attnlab::estimate_size(cfg, 4, 8, 8).total() == e.total());
   }
   // larger batches need more activations, not more parameters
-  const SizeEstimate one = estimate_model(small("transformer"), 1, 8, 8);
-  const SizeEstimate many = estimate_model(small("transformer"), 64, 8, 8);
+  const SizeEstimate one = estimate_model(registry_small("transformer"), 1, 8, 8);
+  const SizeEstimate many = estimate_model(registry_small("transformer"), 64, 8, 8);
   CHECK(many.params == one.params);
   CHECK(many.activation_bytes > 32 * one.activation_bytes);
 }
@@ -52,7 +52,7 @@ TEST_CASE("registry: an unknown or missing kind is an error, not a zero estimate
   CHECK_THROWS_WITH(estimate_model({{"hidden", 16}}, 1, 1, 1),
                     Catch::Contains("needs a string \"model\""));
   // a config too large for memory is estimated before its values are range-checked
-  nlohmann::json huge = small("transformer");
+  nlohmann::json huge = registry_small("transformer");
   huge["d_model"] = 65536;
   CHECK_THROWS_AS(check_model_config(huge), Error);
   CHECK(estimate_model(huge, 1, 8, 8).params > 1e9);
@@ -68,7 +68,7 @@ TEST_CASE("model capabilities: stepwise decoding, alignment and the causal mask"
         Want{"encoder", false, false, false}, Want{"rnnsearch", true, true, false},
         Want{"rnnencdec", true, false, false}, Want{"pointer", false, false, false}}) {
     INFO(w.kind);
-    auto m = make_model(small(w.kind), cpu_kernels(), 1);
+    auto m = make_model(registry_small(w.kind), cpu_kernels(), 1);
     CHECK(m->decodes_stepwise() == w.stepwise);
     CHECK(m->aligns() == w.aligns);
     CHECK(m->has_causal_mask() == w.causal);
@@ -79,10 +79,10 @@ TEST_CASE("model capabilities: stepwise decoding, alignment and the causal mask"
       CHECK_THROWS_WITH(m->set_causal(false), Catch::Contains("no causal mask"));
     CHECK_NOTHROW(m->set_causal(true));
   }
-  auto t = make_model(small("transformer"), cpu_kernels(), 1);
+  auto t = make_model(registry_small("transformer"), cpu_kernels(), 1);
   CHECK(t->max_len() == 20);
   CHECK(t->schedule_width() == 16);
-  auto r = make_model(small("rnnsearch"), cpu_kernels(), 1);
+  auto r = make_model(registry_small("rnnsearch"), cpu_kernels(), 1);
   CHECK(r->max_len() == 1 << 16);
   CHECK(r->schedule_width() == 64);  // what sessions and `attn train` have always used
 }

@@ -2,6 +2,10 @@
 # `npm run data`: two real parallel corpora from Debian packages, written as
 #   build/data/de-en/{train,valid,test}.tsv  (German<TAB>English, example sentences of the
 #                                             Ding dictionary, package trans-de-en, GPL-2+)
+#   build/data/de-en/lexicon.tsv             (the dictionary's other items, words and phrases,
+#                                             each source tagged "<lex>"; lexicon-ablation.tsv
+#                                             without the entries of held-out sentences;
+#                                             counts.json)
 #   build/data/es-en/{train,valid,test}.tsv  (Spanish<TAB>English, verse-aligned Reina-Valera
 #                                             1909 and World English Bible, public domain)
 # with the licence and attribution of each source beside the files. The split is a hash of the

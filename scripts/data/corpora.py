@@ -3,7 +3,13 @@
 de-en: entries of the Ding dictionary are "de | de | ... :: en | en | ..." with the n-th
   German and English items matching; the items that are full sentences (capitalised, closing
   punctuation, 3+ words, no alternatives left after dropping {gender} [domain] annotations)
-  are its example sentences.
+  are its example sentences (train/valid/test.tsv). The other items of every entry (words,
+  phrases, their inflected forms: the first alternative of each ";" group, annotations and
+  parenthesised glosses removed) are its lexical items (lexicon.tsv), each source marked with the
+  tag token LEX_TAG so that a model can tell an item from a sentence. An item whose source is a
+  valid/test sentence or contains one is left out. lexicon-ablation.tsv is lexicon.tsv without
+  any item of an entry whose example sentence is in valid/test (the honest ablation: none of the
+  knowledge written beside a held-out sentence). counts.json gives the counts.
 es-en: two Bibles exported with mod2imp, joined on the verse reference; notes and headings
   are dropped with their text, other markup keeps its text.
 Split: valid/test by a SHA-1 of the source sentence (3% / 5%), so it is stable everywhere and a
@@ -11,6 +17,7 @@ sentence repeated in the data never sits on both sides.
 """
 import argparse
 import hashlib
+import json
 import os
 import re
 
@@ -25,8 +32,36 @@ def clean(text):
     return SPACES.sub(" ", text.replace("\t", " ")).strip()
 
 
-def ding_pairs(path):
-    pairs = []
+LEX_TAG = "<lex>"
+GLOSS = re.compile(r"\s*\([^)]*\)")
+
+
+def is_sentence(d, e):
+    """The example sentences: whole sentences on both sides (see the module docstring)."""
+    if not d or not e or any(ch in d + e for ch in "()/"):
+        return False
+    if not (d[0].isupper() and e[0].isupper()):
+        return False
+    if d[-1] not in ".!?" or e[-1] not in ".!?":
+        return False
+    return len(d.split()) >= 3 and len(e.split()) >= 3
+
+
+def lexical_item(d, e):
+    """A dictionary item as a training pair, or None: glosses in parentheses removed, and
+    nothing left that is not plain text (slashes, ellipses, placeholders, empty sides)."""
+    d, e = clean(GLOSS.sub("", d)), clean(GLOSS.sub("", e))
+    if not d or not e or any(ch in d + e for ch in "()/~…<>") or "..." in d + e:
+        return None
+    if len(d.split()) > 12 or len(e.split()) > 12:
+        return None
+    return d, e
+
+
+def ding_entries(path):
+    """Each dictionary line as a list of (German, English) items, the first alternative of each
+    ";" group with {gender} [domain] <abbrev> annotations removed."""
+    entries = []
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.startswith("#") or "::" not in line:
@@ -35,19 +70,50 @@ def ding_pairs(path):
             de_items, en_items = de.split("|"), en.split("|")
             if len(de_items) != len(en_items):
                 continue
-            for d, e in zip(de_items, en_items):
-                d = clean(ANNOTATION.sub("", d.split(";")[0]))
-                e = clean(ANNOTATION.sub("", e.split(";")[0]))
-                if not d or not e or any(ch in d + e for ch in "()/"):
-                    continue
-                if not (d[0].isupper() and e[0].isupper()):
-                    continue
-                if d[-1] not in ".!?" or e[-1] not in ".!?":
-                    continue
-                if len(d.split()) < 3 or len(e.split()) < 3:
-                    continue
-                pairs.append((d, e))
-    return pairs
+            entries.append([(clean(ANNOTATION.sub("", d.split(";")[0])),
+                             clean(ANNOTATION.sub("", e.split(";")[0])))
+                            for d, e in zip(de_items, en_items)])
+    return entries
+
+
+def ding_pairs(entries):
+    return [(d, e) for items in entries for d, e in items if is_sentence(d, e)]
+
+
+def ding_lexicon(entries, held_out):
+    """(lexicon, ablation, counts): the tagged lexical items of every entry, and the same without
+    the entries that hold a held-out (valid/test) sentence."""
+    held = sorted(held_out, key=len)
+    lexicon, ablation, seen = [], [], set()
+    counts = {"items": 0, "unusable": 0, "held_out_overlap": 0, "duplicates": 0,
+              "entries_with_held_out_sentence": 0, "ablation_removed": 0}
+    for items in entries:
+        touches_held_out = any(is_sentence(d, e) and d in held_out for d, e in items)
+        counts["entries_with_held_out_sentence"] += touches_held_out
+        for d, e in items:
+            if is_sentence(d, e):
+                continue
+            counts["items"] += 1
+            item = lexical_item(d, e)
+            if item is None:
+                counts["unusable"] += 1
+                continue
+            if item[0] in held_out or (any(c in item[0] for c in ".!?") and
+                                       any(h in item[0] for h in held if len(h) <= len(item[0]))):
+                counts["held_out_overlap"] += 1
+                continue
+            if item in seen:
+                counts["duplicates"] += 1
+                continue
+            seen.add(item)
+            line = f"{LEX_TAG} {item[0]}\t{item[1]}\n"
+            lexicon.append(line)
+            if touches_held_out:
+                counts["ablation_removed"] += 1
+            else:
+                ablation.append(line)
+    counts["lexicon"], counts["lexicon_ablation"] = len(lexicon), len(ablation)
+    return lexicon, ablation, counts
 
 
 def imp_verses(path):
@@ -94,7 +160,16 @@ def write(pairs, folder):
     for name, lines in parts.items():
         with open(os.path.join(folder, name + ".tsv"), "w", encoding="utf-8") as f:
             f.writelines(lines)
-    return {k: len(v) for k, v in parts.items()}
+    return {k: len(v) for k, v in parts.items()}, parts
+
+
+def write_lexicon(entries, parts, folder):
+    held_out = {line.split("\t", 1)[0] for name in ("valid", "test") for line in parts[name]}
+    lexicon, ablation, counts = ding_lexicon(entries, held_out)
+    for name, lines in (("lexicon", lexicon), ("lexicon-ablation", ablation)):
+        with open(os.path.join(folder, name + ".tsv"), "w", encoding="utf-8") as f:
+            f.writelines(lines)
+    return counts
 
 
 ATTRIBUTION = {
@@ -102,7 +177,8 @@ ATTRIBUTION = {
         "German-English example sentences from the Ding dictionary (dict.tu-chemnitz.de),\n"
         "(c) Frank Richter, distributed by Debian as package trans-de-en under the GNU GPL,\n"
         "version 2 or later (GPL-2 beside this file). Extracted by scripts/data/corpora.py:\n"
-        "items of each entry that are whole sentences, annotations removed.\n"
+        "items of each entry that are whole sentences, annotations removed (train/valid/test.tsv);\n"
+        "the entries' other items, tagged <lex> (lexicon.tsv, lexicon-ablation.tsv).\n"
     ),
     "es-en": (
         "Spanish-English verse pairs: Santa Biblia Reina-Valera 1909 (SWORD module spaRV1909eb,\n"
@@ -121,10 +197,18 @@ def main():
     ap.add_argument("--bible-src", required=True)
     ap.add_argument("--bible-tgt", required=True)
     a = ap.parse_args()
-    for name, pairs in (("de-en", ding_pairs(a.ding)),
+    entries = ding_entries(a.ding)
+    for name, pairs in (("de-en", ding_pairs(entries)),
                         ("es-en", bible_pairs(a.bible_src, a.bible_tgt))):
         folder = os.path.join(a.out, name)
-        counts = write(pairs, folder)
+        counts, parts = write(pairs, folder)
+        if name == "de-en":
+            counts.update(write_lexicon(entries, parts, folder))
+            counts["dictionary_lines"] = len(entries)
+            counts["lexicon_tag"] = LEX_TAG
+            with open(os.path.join(folder, "counts.json"), "w", encoding="utf-8") as f:
+                json.dump(counts, f, indent=1)
+                f.write("\n")
         with open(os.path.join(folder, "ATTRIBUTION.txt"), "w", encoding="utf-8") as f:
             f.write(ATTRIBUTION[name])
         print(f"{name}: {counts}")

@@ -94,6 +94,8 @@ void check_resumed_options(const nlohmann::json& opts, const nlohmann::json& mod
   check_train_number(num("warmup"), "resumed warmup", 1, 1 << 24);
   check_train_number(num("clip"), "resumed clip", 0, 1e9);
   check_train_number(num("label_smoothing"), "resumed label_smoothing", 0, 0.99);
+  if (opts.contains("word_dropout"))  // absent in runs from before the option: none
+    check_train_number(num("word_dropout"), "resumed word_dropout", 0, 0.9);
   check_train_number(num("max_tokens"), "resumed max_tokens", 1, 1 << 24);
   check_train_number(num("max_len"), "resumed max_len", 4, 4096);
   check_train_number(num("seed"), "resumed seed", 0, 2147483647);
@@ -184,6 +186,7 @@ int cmd_train_parallel(Args& a) {
     if (a.has("layers")) opts["enc_layers"] = opts["dec_layers"] = a.integer("layers", 2, 1, 64);
     if (a.has("dropout")) opts["dropout"] = a.number("dropout", 0.1, 0, 0.99);
     opts["label_smoothing"] = a.number("label-smoothing", 0.1, 0, 0.99);
+    opts["word_dropout"] = a.number("word-dropout", 0.0, 0, 0.9);
     opts["lr_factor"] = a.number("lr-factor", 1.0, 0, 1000);
     opts["clip"] = a.number("clip", 0.0, 0, 1e9);
     nlohmann::json cfg = {{"model", "transformer"},
@@ -232,6 +235,7 @@ int cmd_train_parallel(Args& a) {
   o.schedule.d_model = opts["d_model"];
   o.clip = opts["clip"];
   o.label_smoothing = opts["label_smoothing"];
+  o.word_dropout = float(opts.value("word_dropout", 0.0));
   o.seed = opts["seed"];
   o.dp = dist.dp();
   ParallelTrainer tr(*model, train, bpe, o);

@@ -85,6 +85,20 @@ Batch make_batch(const std::vector<Example>& ex, int dim) {
   return b;
 }
 
+void drop_words(Batch& b, float p_src, float p_tgt, int32_t unk, Rng& rng) {
+  AL_CHECK(p_src >= 0 && p_src < 1 && p_tgt >= 0 && p_tgt < 1,
+           "word dropout must be in [0, 1), got " << p_src << " and " << p_tgt);
+  if (p_src > 0)
+    for (int32_t& id : b.src)
+      if (id != kPad && rng.uniform() < p_src) id = unk;
+  if (p_tgt > 0)
+    for (int r = 0; r < b.B; ++r)
+      for (int t = 1; t < b.T; ++t) {
+        int32_t& id = b.tgt_in[size_t(r) * b.T + size_t(t)];
+        if (id != kPad && rng.uniform() < p_tgt) id = unk;
+      }
+}
+
 std::vector<Example> sample_many(const Task& task, Rng& rng, Split split, int n) {
   std::vector<Example> out;
   out.reserve(size_t(n));

@@ -83,6 +83,11 @@ std::string task_for_model(const std::string& task, const std::string& model_kin
 // tgt_in = <s> y, tgt_out = y </s>. dim > 0: point examples (x [n, dim], every row the same n,
 // src empty), S = n.
 Batch make_batch(const std::vector<Example>& ex, int dim = 0);
+// Word (token) dropout for low-resource training (Sennrich & Zhang 2019): each source token and
+// each decoder input token after <s> is replaced by `unk` with probability p_src / p_tgt;
+// padding, <s> and the targets the loss reads (tgt_out) are left alone. Draws nothing from rng
+// when both are 0, so a run without it is the run it always was.
+void drop_words(Batch& b, float p_src, float p_tgt, int32_t unk, Rng& rng);
 // `n` examples of a split drawn from rng.
 std::vector<Example> sample_many(const Task& task, Rng& rng, Split split, int n);
 

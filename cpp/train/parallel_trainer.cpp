@@ -51,11 +51,18 @@ StepInfo ParallelTrainer::step() {
               uint64_t(o_.dp.rank) * 0xBF58476D1CE4E5B9ull);
   const StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing};
   StepInfo s;
-  if (ex.empty())  // a global batch with fewer rows than ranks: this rank adds no gradient
+  if (ex.empty()) {  // a global batch with fewer rows than ranks: this rank adds no gradient
     s = train_step(
         m_.params(), adam_, [] { return 0.0; }, 0, so, o_.dp.sync);
-  else
-    s = train_step(m_, adam_, make_batch(ex), so, &dropout, o_.dp.sync);
+  } else {
+    Batch b = make_batch(ex);
+    if (o_.word_dropout > 0) {  // its own stream of (seed, step, rank): a resume draws the same
+      Rng words((o_.seed * 0xC2B2AE3D27D4EB4Full ^ (uint64_t(step_) * 0x165667B19E3779F9ull)) +
+                uint64_t(o_.dp.rank) * 0x94D049BB133111EBull);
+      drop_words(b, o_.word_dropout, o_.word_dropout, Bpe::kUnk, words);
+    }
+    s = train_step(m_, adam_, b, so, &dropout, o_.dp.sync);
+  }
   ++step_;
   return s;
 }

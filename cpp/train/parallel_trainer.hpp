@@ -29,6 +29,8 @@ struct ParallelTrainOptions {
   Schedule schedule;
   float clip = 1.f;
   float label_smoothing = 0.1f;
+  // word dropout (data/task.hpp drop_words) with Bpe::kUnk, on the source and decoder inputs
+  float word_dropout = 0.f;
   uint64_t seed = 1;
   DataParallel dp;
 };

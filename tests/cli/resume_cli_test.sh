@@ -74,6 +74,14 @@ ok parallel-resume "$ATTN" train --task parallel --resume "$DIR/ph.st.ckpt/step-
 same parallel "$DIR/pw.st" "$DIR/pr.st"
 same parallel-optimizer "$DIR/pw.st.ckpt/step-000000008.safetensors" "$DIR/pr.st.ckpt/step-000000008.safetensors"
 differ parallel-progress "$DIR/pw.st.ckpt/step-000000004.safetensors" "$DIR/pw.st.ckpt/step-000000008.safetensors"
+# word dropout: another run than without it, kept by the checkpoint and continued exactly
+ok parallel-wd-whole "$ATTN" "${par[@]}" --word-dropout 0.3 --steps 8 --out "$DIR/wdw.st"
+ok parallel-wd-half "$ATTN" "${par[@]}" --word-dropout 0.3 --steps 4 --out "$DIR/wdh.st"
+ok parallel-wd-resume "$ATTN" train --task parallel --resume "$DIR/wdh.st.ckpt/step-000000004.safetensors" \
+  --steps 8 --save-every 4 --threads 1 --out "$DIR/wdr.st"
+same parallel-word-dropout "$DIR/wdw.st" "$DIR/wdr.st"
+differ parallel-word-dropout-effect "$DIR/pw.st" "$DIR/wdw.st"
+bad parallel-word-dropout-range "$ATTN" "${par[@]}" --word-dropout 1.5 --steps 1 --out "$DIR/x.st"
 
 if [ "$fails" -ne 0 ]; then echo "$fails resume CLI check(s) failed"; exit 1; fi
 echo "resume CLI: all checks passed"

@@ -2,11 +2,14 @@
 // (same batches, same Adam state, same dropout), a run killed with SIGKILL resumes from its last
 // complete checkpoint, checkpoint averaging, and BLEU evaluation end to end.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include "data/task.hpp"
 
 #ifndef __EMSCRIPTEN__
 #include <sys/wait.h>
@@ -79,21 +82,23 @@ ParallelTrainOptions tiny_options() {
   return o;
 }
 
-void start(Run& r, const std::string& path, const Bpe* vocab = nullptr) {
+void start(Run& r, const std::string& path, const Bpe* vocab = nullptr,
+           const ParallelTrainOptions& o = tiny_options()) {
   r.corpus_path = path;
   r.bpe = vocab ? *vocab : Bpe::train(ParallelCorpus::read_sentences(path), 300, 2);
   r.corpus = std::make_unique<ParallelCorpus>(path, r.bpe, 10);
   r.model = make_model(tiny_config(r.bpe.size()), cpu_kernels(), 3);
-  r.trainer = std::make_unique<ParallelTrainer>(*r.model, *r.corpus, r.bpe, tiny_options());
+  r.trainer = std::make_unique<ParallelTrainer>(*r.model, *r.corpus, r.bpe, o);
 }
 
 // A run rebuilt from a checkpoint: vocabulary, model and trainer state all from the file.
-void resume(Run& r, const std::string& path, const SafeTensors& st) {
+void resume(Run& r, const std::string& path, const SafeTensors& st,
+            const ParallelTrainOptions& o = tiny_options()) {
   r.corpus_path = path;
   r.bpe = Bpe::from_json(train_state_of(st).at("vocab").get<std::string>());
   r.corpus = std::make_unique<ParallelCorpus>(path, r.bpe, 10);
   r.model = model_from_safetensors(st, cpu_kernels());
-  r.trainer = std::make_unique<ParallelTrainer>(*r.model, *r.corpus, r.bpe, tiny_options());
+  r.trainer = std::make_unique<ParallelTrainer>(*r.model, *r.corpus, r.bpe, o);
   r.trainer->restore(st);
 }
 
@@ -141,6 +146,86 @@ TEST_CASE("parallel trainer: resume continues exactly", "[train][data]") {
   CHECK(b.score >= 0.0);
   CHECK(b.score <= 100.0);
   CHECK(b.ref_len > 0);
+  std::remove(ckpt.c_str());
+  std::remove(corpus.c_str());
+}
+
+TEST_CASE("word dropout replaces the share asked for, only in the inputs", "[train][data]") {
+  std::vector<Example> ex;
+  Rng draw(9);
+  for (int r = 0; r < 64; ++r) {
+    Example e;
+    const int S = 20 + int(draw.below(40)), T = 20 + int(draw.below(40));
+    for (int i = 0; i < S; ++i) e.src.push_back(int32_t(4 + draw.below(50)));
+    for (int i = 0; i < T; ++i) e.tgt.push_back(int32_t(4 + draw.below(50)));
+    ex.push_back(e);
+  }
+  const Batch clean = make_batch(ex);
+  Batch b = clean;
+  Rng rng(3), same(3);
+  drop_words(b, 0.f, 0.f, Bpe::kUnk, rng);  // nothing dropped, nothing drawn
+  CHECK(b.src == clean.src);
+  CHECK(b.tgt_in == clean.tgt_in);
+  CHECK(rng.next_u32() == same.next_u32());
+
+  drop_words(b, 0.3f, 0.1f, Bpe::kUnk, rng);
+  CHECK(b.tgt_out == clean.tgt_out);
+  long src_tokens = 0, src_dropped = 0, tgt_tokens = 0, tgt_dropped = 0;
+  for (size_t i = 0; i < b.src.size(); ++i) {
+    if (clean.src[i] == kPad) {
+      CHECK(b.src[i] == kPad);
+      continue;
+    }
+    ++src_tokens;
+    if (b.src[i] != clean.src[i]) {
+      CHECK(b.src[i] == Bpe::kUnk);
+      ++src_dropped;
+    }
+  }
+  for (int r = 0; r < b.B; ++r) {
+    CHECK(b.tgt_in[size_t(r) * b.T] == kBos);
+    for (int t = 1; t < b.T; ++t) {
+      const size_t i = size_t(r) * b.T + size_t(t);
+      if (clean.tgt_in[i] == kPad) {
+        CHECK(b.tgt_in[i] == kPad);
+        continue;
+      }
+      ++tgt_tokens;
+      if (b.tgt_in[i] != clean.tgt_in[i]) {
+        CHECK(b.tgt_in[i] == Bpe::kUnk);
+        ++tgt_dropped;
+      }
+    }
+  }
+  // about 2,500 tokens a side: the shares within 3 standard deviations
+  CHECK(std::abs(double(src_dropped) / src_tokens - 0.3) < 3 * std::sqrt(0.21 / src_tokens));
+  CHECK(std::abs(double(tgt_dropped) / tgt_tokens - 0.1) < 3 * std::sqrt(0.09 / tgt_tokens));
+  Batch again = clean;
+  CHECK_THROWS_WITH(drop_words(again, 1.f, 0.f, Bpe::kUnk, rng),
+                    Catch::Contains("word dropout must be in [0, 1)"));
+}
+
+TEST_CASE("parallel trainer: word dropout changes the run, and a resume continues it exactly",
+          "[train][data]") {
+  const std::string corpus = write_reverse_corpus("attnlab_rev_wd.tsv", 200);
+  const std::string ckpt = temp_path("attnlab_rev_wd_step3.safetensors");
+  ParallelTrainOptions o = tiny_options();
+  o.word_dropout = 0.3f;
+  Run plain, straight;
+  start(plain, corpus);
+  start(straight, corpus, nullptr, o);
+  std::vector<double> losses;
+  for (int i = 0; i < 6; ++i) losses.push_back(straight.trainer->step().loss);
+  CHECK(plain.trainer->step().loss != losses[0]);
+
+  Run first;
+  start(first, corpus, nullptr, o);
+  for (int i = 0; i < 3; ++i) REQUIRE(first.trainer->step().loss == losses[size_t(i)]);
+  first.trainer->save(ckpt);
+  Run resumed;
+  resume(resumed, corpus, read_safetensors(ckpt), o);
+  for (int i = 3; i < 6; ++i) REQUIRE(resumed.trainer->step().loss == losses[size_t(i)]);
+  CHECK(params_of(*resumed.model) == params_of(*straight.model));
   std::remove(ckpt.c_str());
   std::remove(corpus.c_str());
 }

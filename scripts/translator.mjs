@@ -10,8 +10,9 @@
 //    (also greedy), the best single checkpoint (chosen on the validation split), and the
 //    untranslated source as a baseline; hypotheses written beside the run for any BLEU tool
 // 6. the shipped file copied, byte for byte, to web/public/models/translate-de-en.safetensors,
-//    the first EXAMPLES test pairs for the page, index.json's entry (with the shipped file's
-//    BLEU and the training time)
+//    the first EXAMPLES test pairs for the page, the training data's German words (the page
+//    marks the words it never saw), index.json's entry (with the shipped file's BLEU and the
+//    training time)
 // 7. fixture: the native translations (beam 4) of the first 100 test sentences, which the wasm
 //    engine must reproduce token for token (tests/node/translate.test.mjs)
 // Options: --steps N (default the recipe's), --out DIR (default build/translate), --fresh
@@ -22,6 +23,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RECIPE_FLAGS as SHIPPED_RECIPE, checkpoints, readWall, stepOf, trainSitting } from './lib/translate-run.mjs';
+import { trainingWords } from '../web/demos/translate/words.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const attn = path.join(root, 'build', 'native', 'attn');
@@ -136,6 +138,12 @@ writeFileSync(path.join(MODELS, `${NAME}.examples.json`), `${JSON.stringify({
   source: 'test split of build/data/de-en (Ding dictionary example sentences, Debian package trans-de-en, GPL-2+)',
   pairs: test.slice(0, EXAMPLES).map(([de, en]) => ({ de, en })),
 }, null, 1)}\n`);
+// The German words of the training data, for the page's unknown-word marks (the source side of
+// the file the model trained on, tag tokens left out).
+const trainFile = path.join(DATA, 'train.tsv');
+const words = trainingWords(readFileSync(trainFile, 'utf8').split('\n').filter(Boolean));
+writeFileSync(path.join(MODELS, `${NAME}.words.json`), `${JSON.stringify({
+  source: `${path.relative(root, trainFile)} (source side)`, count: words.length, words })}\n`);
 writeFileSync(FIXTURE, must(attn, ['translate', '--checkpoint', file, '--input', path.join(DATA, 'test.tsv'),
   '--limit', String(PARITY), '--beam', '4', '--threads', THREADS]));
 
@@ -149,7 +157,7 @@ const indexFile = path.join(MODELS, 'index.json');
 const index = JSON.parse(readFileSync(indexFile, 'utf8'));
 index[NAME] = {
   file: `models/${NAME}.safetensors`, examples: `models/${NAME}.examples.json`,
-  licenceFile: `models/${NAME}.LICENSE.txt`, section: 'decoder',
+  licenceFile: `models/${NAME}.LICENSE.txt`, words: `models/${NAME}.words.json`, section: 'decoder',
   bytes: statSync(file).size, steps: STEPS, seconds: Math.round(wall.seconds), params,
   // the training threads (a run trained in several sittings records each sitting's)
   threads: Math.max(...wall.runs.map((r) => r.threads ?? Number(THREADS)), 1),

@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, launch, shots, root } from './harness.mjs';
+import { wordKey } from '../../web/demos/translate/words.js';
 
+const known = new Set(JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'translate-de-en.words.json'), 'utf8')).words);
 const fixture = readFileSync(path.join(root, 'tests', 'fixtures', 'translate-de-en-parity.jsonl'), 'utf8')
   .trim().split('\n').map((l) => JSON.parse(l));
 
@@ -85,6 +87,18 @@ test('§7: the translator loads on demand and gives the native engine\'s beam tr
   assert.equal(tr.reference, '');
   assert.ok(tr.beam.length > 0);
   assert.match(await demo.locator('[name=reference]').textContent(), /no reference/);
+  // a sentence with words the corpus never held: exactly those are marked, with their count
+  const typed = 'Der Zylofuraminhändler trinkt jeden Morgen Kaffee.';
+  await box.fill(typed);
+  await box.press('Enter');
+  await page.waitForFunction((s) => document.querySelector('[data-demo=translate]').translation.text === s, typed, { timeout: 60000 });
+  tr = await translation(page);
+  const expected = typed.split(' ').filter((w) => !known.has(wordKey(w))).map((w) => w.replace(/[.]$/, ''));
+  assert.ok(expected.includes('Zylofuraminhändler'), `${expected}`);
+  assert.deepEqual(tr.unknownWords.map((w) => w.replace(/[.]$/, '')), expected);
+  const marked = await demo.locator('[name=unknown] mark.unknown-word').allTextContents();
+  assert.deepEqual(marked.map((w) => w.replace(/[.]$/, '')), expected);
+  assert.match(await demo.locator('[name=unknown]').textContent(), new RegExp(`${expected.length} of the \\d+ words never occur`));
   assert.deepEqual(page.errors, []);
   await page.screenshot({ path: path.join(shots, 'translate-desktop-en.png'), fullPage: false });
   await page.close();

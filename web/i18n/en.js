@@ -211,6 +211,8 @@ export default {
   'tr.step': 'decoding step', 'tr.head': 'layer {layer}, head {head}', 'tr.empty': 'Type a German sentence first.',
   'tr.working': 'Translating in the Worker…', 'tr.done': 'Translated ({n} source pieces) in {ms} ms, greedy and beam together.',
   'tr.replay': 'Step {step} of {total}:',
+  'tr.unknown': 'Marked: {n} of the {total} words never occur in the training data, so the model has to guess them from their pieces:',
+  'tr.allKnown': 'Every one of the {total} words occurs in the training data:',
   'pointer.start': 'Start from', 'pointer.start.shipped': 'the pre-trained network (trained natively)', 'pointer.start.fresh': 'an untrained network (train it here)',
   'pointer.point': 'Point', 'pointer.random': 'Random points', 'pointer.clear': 'Clear',
   'pointer.howto': 'Start trains an untrained network here: {steps} steps of {batch} point sets with {nmin}–{nmax} points each (learning rate {lr}). Click inside the left square to add points (at least 3; or focus it, move the cross-hair with the arrow keys and press Enter), then press Point; while it trains, the squares answer the points shown (a random set if you placed none). The left panel is the network’s answer, the right one the exact convex hull.',

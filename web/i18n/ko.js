@@ -211,6 +211,8 @@ export default {
   'tr.step': '디코딩 단계', 'tr.head': '{layer}층, 헤드 {head}', 'tr.empty': '먼저 독일어 문장을 입력하세요.',
   'tr.working': 'Worker에서 번역하는 중…', 'tr.done': '번역 완료: 소스 조각 {n}개, greedy와 beam 합쳐 {ms} ms.',
   'tr.replay': '{total}단계 중 {step}단계:',
+  'tr.unknown': '표시한 단어 {n}개(전체 {total}개 중)는 학습 데이터에 한 번도 나오지 않아, 모델이 조각만 보고 짐작해야 합니다:',
+  'tr.allKnown': '단어 {total}개가 모두 학습 데이터에 나옵니다:',
   'pointer.start': '시작점', 'pointer.start.shipped': '미리 학습한 네트워크 (네이티브에서 학습)', 'pointer.start.fresh': '학습 전 네트워크 (여기서 학습)',
   'pointer.point': '답 구하기', 'pointer.random': '무작위 점', 'pointer.clear': '지우기',
   'pointer.howto': '시작을 누르면 학습 전 네트워크를 여기서 학습시킵니다. 점이 {nmin}–{nmax}개인 점 집합 {batch}개씩 {steps} 스텝(학습률 {lr})입니다. 왼쪽 사각형을 눌러 점을 3개 이상 찍은 뒤(키보드로는 사각형에 초점을 두고 화살표 키로 십자선을 옮겨 Enter) 답 구하기를 누르세요. 학습하는 동안에는 사각형의 점(찍은 점이 없으면 무작위 점)에 대한 답이 계속 바뀝니다. 왼쪽은 네트워크의 답, 오른쪽은 정확한 볼록 껍질입니다.',

@@ -5,11 +5,14 @@
 // of the chosen width; one teacher-forced pass over an output then gives the cross-attention of
 // every decoder layer and head (output pieces × source BPE pieces), and the step slider replays
 // the decoding token by token (row t of a map is exactly what step t read: the decoder is causal).
+// The source words the training data never contained are marked (models/<name>.words.json, the
+// German words of the file the model trained on): the reader sees where the model has to guess.
 // State: translate.sentence (held-out example), translate.beam (1–8), translate.maps (beam|greedy).
 import { t, applyI18n, compactCount } from '../../i18n/index.js';
 import { escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
 import { loadShipped, shippedIndex } from '../common/shipped.js';
+import { markUnknown } from './words.js';
 
 const NAME = 'translate-de-en';
 const MAX_CHARS = 400;
@@ -43,7 +46,7 @@ export async function mount(el, ctx) {
   };
   about();
 
-  let session = null, examples = [], result = null;
+  let session = null, examples = [], result = null, known = null;
   // the status line: its string key and values, so a language switch rewrites it
   let status = null;
   const say = (key, vars = {}) => { status = { key, vars }; $('status').textContent = t(key, vars); };
@@ -52,17 +55,17 @@ export async function mount(el, ctx) {
     $('open').disabled = true;
     say('tr.loading', { mb });
     try {
-      const [shipped, ex] = await Promise.all([
-        loadShipped(ctx, NAME),
-        fetch(new URL(meta.examples, ctx.base)).then((r) => {
-          if (!r.ok) throw new Error(`${meta.examples}: HTTP ${r.status}`);
-          return r.json();
-        }),
-      ]);
+      const json = (file) => fetch(new URL(file, ctx.base)).then((r) => {
+        if (!r.ok) throw new Error(`${file}: HTTP ${r.status}`);
+        return r.json();
+      });
+      const [shipped, ex, words] = await Promise.all([
+        loadShipped(ctx, NAME), json(meta.examples), meta.words ? json(meta.words) : null]);
       if (!shipped) throw new Error(t('tr.missing', { file: meta.file }));
       if (unmounted) return;
       session = shipped.session;
       examples = ex.pairs;
+      known = words ? new Set(words.words) : null;
       build();
       await translate();
     } catch (e) {
@@ -91,6 +94,7 @@ export async function mount(el, ctx) {
         <div><h4 name="beam-title"></h4><p class="readout" name="beamed" lang="en"></p></div>
         <div><h4 data-i18n="tr.reference"></h4><p class="readout" name="reference" lang="en"></p></div>
       </div>
+      <p class="readout" name="unknown"></p>
       <p class="readout" name="status" aria-live="polite"></p>
       <label><span data-i18n="tr.step"></span> <input type="range" name="step" min="0" value="0"></label>
       <p class="readout" name="replay" aria-live="polite"></p>
@@ -172,6 +176,14 @@ export async function mount(el, ctx) {
         c.textContent = t('tr.head', { layer: Math.floor(k / out.cross[0].H) + 1, head: (k % out.cross[0].H) + 1 });
       });
     }
+    // the source, word by word, the words its training data never held marked
+    const words = known ? markUnknown(srcLabels, known) : [];
+    const unknown = words.filter((w) => !w.known);
+    $('unknown').hidden = !known;
+    if (known) {
+      $('unknown').innerHTML = `${escapeHtml(t(unknown.length ? 'tr.unknown' : 'tr.allKnown', { n: unknown.length, total: words.length }))} ` +
+        `<span lang="de">${words.map((w) => (w.known ? escapeHtml(w.text) : `<mark class="unknown-word">${escapeHtml(w.text)}</mark>`)).join(' ')}</span>`;
+    }
     const rows = r.step + 1;
     grid.querySelectorAll('al-heatmap').forEach((hm) => {
       const m = out.cross[Number(hm.dataset.layer)], h = Number(hm.dataset.head);
@@ -183,6 +195,7 @@ export async function mount(el, ctx) {
       text: r.text, greedy: r.greedy.text, beam: r.beam.text, beamWidth: r.beamWidth, reference: r.reference,
       maps: state.maps, step: r.step, T, S, layers: out.cross.length, heads: out.cross[0].H,
       srcPieces: srcLabels, outPieces: outLabels, tokens: Array.from(out.out.ids),
+      unknownWords: known ? unknown.map((w) => w.text) : null,
     };
     store.set({ sentence: state.sentence, beam: state.beam, maps: state.maps });
     el.dispatchEvent(new CustomEvent('computed'));

@@ -17,12 +17,16 @@
 //    engine must reproduce token for token (tests/node/translate.test.mjs)
 // Options: --steps N (default the recipe's), --out DIR (default build/translate), --fresh
 // (start over), --skip-train (evaluate and export an existing run), --threads N,
-// --set k=v,... (recipe flags, for a sweep), --no-export (evaluate only: leave the page's model).
+// --set k=v,... (recipe flags, for a sweep), --no-export (evaluate only: leave the page's model),
+// --corpus v1|v2|v2-ablation (v1, the sentences: the shipped recipe; v2, the sentences
+// --sentence-copies K times (default 4) and the dictionary's 350,177 items, with the v2 recipe;
+// v2-ablation, without the items of the held-out sentences' entries), --ranks N (mpirun -np N,
+// one thread a rank), --save-every N, --limit N (score only the first N test pairs: a quick check).
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RECIPE_FLAGS as SHIPPED_RECIPE, checkpoints, readWall, stepOf, trainSitting } from './lib/translate-run.mjs';
+import { RECIPE_FLAGS as SHIPPED_RECIPE, RECIPE_V2_FLAGS, checkpoints, readWall, stepOf, trainSitting, trainingFile } from './lib/translate-run.mjs';
 import { trainingWords } from '../web/demos/translate/words.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,10 +42,16 @@ const RUN = path.join(OUT, 'de-en.safetensors');
 const STEPS = Number(opt('steps', 20488));  // 110 minutes of the sweep's run on 1 thread
 // One thread, as the shipped run trained (the other core free for a second run; --threads 2
 // trains faster, with float sums in another order).
-const THREADS = String(opt('threads', 1));
-const SAVE_EVERY = 250, KEEP = 12, AVERAGE = 5, EXAMPLES = 40, PARITY = 100;
-// The recipe (scripts/lib/translate-run.mjs), the best of the equal-time sweep.
-const RECIPE_FLAGS = { ...SHIPPED_RECIPE };
+const RANKS = Number(opt('ranks', 1));
+const THREADS = RANKS > 1 ? '1' : String(opt('threads', 1));
+const CORPUS = opt('corpus', 'v1');
+const COPIES = Number(opt('sentence-copies', 4));
+const SAVE_EVERY = Number(opt('save-every', 250)), KEEP = 12, AVERAGE = 5, EXAMPLES = 40, PARITY = 100;
+const LIMIT = opt('limit', null);
+if (!['v1', 'v2', 'v2-ablation'].includes(CORPUS)) throw new Error(`--corpus ${CORPUS}: the corpora are v1, v2, v2-ablation`);
+if (!(RANKS >= 1 && Number.isInteger(RANKS))) throw new Error(`--ranks ${opt('ranks')}: a whole number of at least 1`);
+// The recipe (scripts/lib/translate-run.mjs): v1's is the best of the equal-time sweep.
+const RECIPE_FLAGS = { ...(CORPUS === 'v1' ? SHIPPED_RECIPE : RECIPE_V2_FLAGS) };
 // --set dropout=0.2,vocab-size=4000 changes recipe flags (for a sweep; use another --out)
 for (const kv of (opt('set', '') || '').split(',').filter(Boolean)) {
   const [k, v] = kv.split('=');
@@ -71,15 +81,16 @@ async function train() {
   const argv = ['train', '--task', 'parallel', '--steps', String(STEPS), '--save-every', String(SAVE_EVERY),
     '--keep', String(KEEP), '--log-every', '50', '--threads', THREADS, '--out', RUN];
   if (last) argv.push('--resume', last);
-  else argv.push('--train', path.join(DATA, 'train.tsv'), '--valid', path.join(DATA, 'valid.tsv'), ...RECIPE);
-  console.error(`== attn ${argv.join(' ')}`);
+  else argv.push('--train', trainingFile(CORPUS, DATA, OUT, COPIES), '--valid', path.join(DATA, 'valid.tsv'), ...RECIPE);
+  console.error(`== ${RANKS > 1 ? `mpirun -np ${RANKS} ` : ''}attn ${argv.join(' ')}`);
   // wall time summed over sittings in OUT/wall.json; Ctrl-C saves a checkpoint and stops
-  const code = await trainSitting({ attn, cwd: root, argv, run: RUN, dir: OUT, threads: THREADS });
+  const code = await trainSitting({ attn, cwd: root, argv, run: RUN, dir: OUT, threads: THREADS, ranks: RANKS });
   if (code !== 0) throw new Error(`attn train exited ${code}${code === 130 ? ' (interrupted; run again to continue)' : ''}`);
 }
 
+const limit = LIMIT ? ['--limit', String(LIMIT)] : [];
 const evalTest = (ckpt, extra = []) => json(must(attn, ['eval', '--checkpoint', ckpt, '--test', path.join(DATA, 'test.tsv'),
-  '--threads', THREADS, ...extra]));
+  '--threads', THREADS, ...limit, ...extra]));
 
 if (!has('skip-train')) await train();
 const all = ckpts();
@@ -93,7 +104,7 @@ must(attn, ['average', '--out', avg, '--dir', `${RUN}.ckpt`, '--last', String(AV
 let best = null;
 for (const c of all.slice(-AVERAGE)) {
   const v = json(must(attn, ['eval', '--checkpoint', c, '--test', path.join(DATA, 'valid.tsv'), '--beam', '1',
-    '--threads', THREADS]));
+    '--threads', THREADS, ...limit]));
   console.error(`valid BLEU (greedy) at step ${stepOf(c)}: ${v.bleu.toFixed(2)}`);
   if (!best || v.bleu > best.valid) best = { ckpt: c, step: stepOf(c), valid: v.bleu };
 }
@@ -101,7 +112,7 @@ for (const c of all.slice(-AVERAGE)) {
 const shipped = path.join(OUT, 'average-f16.safetensors');
 must(attn, ['export', '--checkpoint', avg, '--out', shipped, '--half']);
 const rows = {
-  copy: json(must(attn, ['eval', '--test', path.join(DATA, 'test.tsv'), '--copy-source', '--hyp', path.join(OUT, 'hyp.copy.txt')])),
+  copy: json(must(attn, ['eval', '--test', path.join(DATA, 'test.tsv'), '--copy-source', ...limit, '--hyp', path.join(OUT, 'hyp.copy.txt')])),
   single: evalTest(best.ckpt, ['--beam', '4', '--hyp', path.join(OUT, 'hyp.single.txt')]),
   averageGreedy: evalTest(avg, ['--beam', '1', '--hyp', path.join(OUT, 'hyp.greedy.txt')]),
   average: evalTest(avg, ['--beam', '4', '--hyp', path.join(OUT, 'hyp.beam4.txt')]),
@@ -117,7 +128,9 @@ const table = [
   `| average of the last ${AVERAGE} checkpoints, beam 4, α 0.6 (float32) | ${b(rows.average)} |`,
   `| the shipped file: that average in float16, beam 4, α 0.6 | **${b(rows.shipped)}** |`,
 ].join('\n');
-writeFileSync(path.join(OUT, 'report.json'), `${JSON.stringify({ recipe: RECIPE_FLAGS, steps: STEPS, rows, best, wall }, null, 2)}\n`);
+writeFileSync(path.join(OUT, 'report.json'), `${JSON.stringify({ recipe: RECIPE_FLAGS, corpus: CORPUS, sentenceCopies: CORPUS === 'v1' ? 1 : COPIES,
+  ranks: RANKS, steps: STEPS, limit: LIMIT ? Number(LIMIT) : null, rows, best, wall }, null, 2)}\n`);
+if (LIMIT && !has('no-export')) throw new Error('--limit scores part of the test split: add --no-export (a quick check never ships)');
 if (has('no-export')) {
   console.log(table);
   process.exit(0);
@@ -140,7 +153,7 @@ writeFileSync(path.join(MODELS, `${NAME}.examples.json`), `${JSON.stringify({
 }, null, 1)}\n`);
 // The German words of the training data, for the page's unknown-word marks (the source side of
 // the file the model trained on, tag tokens left out).
-const trainFile = path.join(DATA, 'train.tsv');
+const trainFile = trainingFile(CORPUS, DATA, OUT, COPIES);
 const words = trainingWords(readFileSync(trainFile, 'utf8').split('\n').filter(Boolean));
 writeFileSync(path.join(MODELS, `${NAME}.words.json`), `${JSON.stringify({
   source: `${path.relative(root, trainFile)} (source side)`, count: words.length, words })}\n`);
@@ -148,6 +161,7 @@ writeFileSync(FIXTURE, must(attn, ['translate', '--checkpoint', file, '--input',
   '--limit', String(PARITY), '--beam', '4', '--threads', THREADS]));
 
 const trainPairs = readFileSync(path.join(DATA, 'train.tsv'), 'utf8').split('\n').filter(Boolean).length;
+const lexiconItems = CORPUS === 'v1' ? 0 : JSON.parse(readFileSync(path.join(DATA, 'counts.json'), 'utf8'))[CORPUS === 'v2' ? 'lexicon' : 'lexicon_ablation'];
 // the parameters the exported file holds: the element counts of its tensors (safetensors header)
 const exported = readFileSync(file);
 const header = JSON.parse(exported.subarray(8, 8 + Number(exported.readBigUInt64LE(0))).toString('utf8'));
@@ -165,8 +179,10 @@ index[NAME] = {
   bleu: Number(rows.shipped.bleu.toFixed(2)), testPairs: rows.shipped.sentences, trainPairs,
   // the model config of the file's header: the page's captions read it here, not from the file
   config: JSON.parse(header.__metadata__?.attnlab ?? '{}'),
-  command: `npm run reproduce -- --only ${NAME}  (attn train --task parallel ${RECIPE.join(' ')} --steps ${STEPS} --threads ${THREADS}; attn average --last ${AVERAGE}; attn export --half)`,
-  data: 'example sentences of the Ding German–English dictionary (Debian package trans-de-en), 14,833 training pairs',
+  command: `npm run reproduce -- --only ${NAME}${CORPUS === 'v1' ? '' : ` --corpus ${CORPUS}`}${RANKS > 1 ? ` --ranks ${RANKS}` : ''}  (${RANKS > 1 ? `mpirun -np ${RANKS} ` : ''}attn train --task parallel ${RECIPE.join(' ')} --steps ${STEPS} --threads ${THREADS}; attn average --last ${AVERAGE}; attn export --half)`,
+  data: `example sentences of the Ding German–English dictionary (Debian package trans-de-en), ${trainPairs.toLocaleString('en')} training pairs` +
+    (lexiconItems ? ` (${COPIES} times over) and ${lexiconItems.toLocaleString('en')} of its word and phrase items` : ''),
+  lexiconItems, ranks: RANKS,
   licence: 'GPL-2+ (the corpus; see models/translate-de-en.LICENSE.txt)',
 };
 writeFileSync(indexFile, `${JSON.stringify(index, null, 2)}\n`);

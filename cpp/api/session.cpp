@@ -1,6 +1,6 @@
 // Model sessions (see session.hpp): config resolution as in `attn train`, training on the task
-// through the shared Trainer or on given batches, evaluation, decoding (token rows or point
-// sets), inspection, checkpoints.
+// through the shared Trainer or on given batches, evaluation, decoding of token rows, checkpoints
+// (inspection, examples, point sets and text: session_read.cpp).
 #include "api/session.hpp"
 
 #include <algorithm>
@@ -86,13 +86,6 @@ SizeEstimate estimate_for(const json& model_cfg, const Task* task, int B) {
   const int S = task ? task->max_src_len() + (sets ? 1 : 0) : model_cfg.value("max_len", 64);
   const int T = task ? task->max_tgt_len() + 1 : model_cfg.value("max_len", 64);
   return estimate_size(model_cfg, B, std::max(1, S), std::max(1, T));
-}
-
-std::string join(const std::vector<int32_t>& ids, const Task& t, bool src) {
-  std::string s;
-  for (size_t i = 0; i < ids.size(); ++i)
-    s += (i ? " " : "") + (src ? t.src_token(ids[i]) : t.tgt_token(ids[i]));
-  return s;
 }
 
 }  // namespace
@@ -350,153 +343,6 @@ Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {
   if (beam == 1) return greedy_decode(*model_, src, limit);
   Rows out;
   for (const auto& r : src) out.push_back(beam_decode(*model_, r, beam, limit, alpha));
-  return out;
-}
-
-namespace {
-
-// Lifts a model's causal mask while alive; restores it on every exit path.
-class Unmasked {
- public:
-  explicit Unmasked(Model* t) : t_(t) {
-    if (t_) t_->set_causal(false);
-  }
-  ~Unmasked() {
-    if (t_) t_->set_causal(true);
-  }
-  Unmasked(const Unmasked&) = delete;
-  Unmasked& operator=(const Unmasked&) = delete;
-
- private:
-  Model* t_;
-};
-
-// Mutes heads of a model for one scope; the mask is cleared on the way out, errors included.
-class MutedHeads {
- public:
-  MutedHeads(Model& m, const HeadMask& mask) : m_(mask.empty() ? nullptr : &m) {
-    if (m_) m_->set_muted_heads(mask);
-  }
-  ~MutedHeads() {
-    if (m_) m_->set_muted_heads({});
-  }
-  MutedHeads(const MutedHeads&) = delete;
-  MutedHeads& operator=(const MutedHeads&) = delete;
-
- private:
-  Model* m_;
-};
-
-}  // namespace
-
-Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptions& options) {
-  const bool causal = options.causal;
-  AL_CHECK(!src.empty(), "inspect: no source rows");
-  AL_CHECK(model_->input_dim() == 0, "inspect: this model reads point sets (decodePoints)");
-  Model* unmask = nullptr;
-  if (!causal) {
-    unmask = model_.get();
-    const std::string kind = model_->config().value("model", std::string());
-    AL_CHECK(model_->has_causal_mask(),
-             "inspect: causal = false applies to a Transformer decoder (\"transformer\" or "
-             "\"lm\"), not to a \""
-                 << kind << "\" model");
-  }
-  const MutedHeads muted(*model_, options.mute);
-  Inspection r;
-  r.tgt = tgt.empty() ? decode(src, 1, 0, 0.6f) : tgt;
-  AL_CHECK(r.tgt.size() == src.size(), "inspect: need as many target rows as source rows");
-  check_rows(src, model_->src_vocab(), "inspect: source");
-  check_rows(r.tgt, model_->out_vocab(), "inspect: target");
-  std::vector<Example> ex;
-  for (size_t i = 0; i < src.size(); ++i) ex.push_back({src[i], r.tgt[i]});
-  const Batch b = make_batch(ex);
-  {
-    const Unmasked lifted(unmask);
-    model_->forward(b, false, nullptr, 0.f);
-  }
-  r.B = b.B;
-  r.T = b.T;
-  r.V = model_->out_vocab();
-  r.logits = model_->logits();
-  r.maps = model_->attention();
-  if (options.parts) r.parts = model_->attention_parts();
-  return r;
-}
-
-Examples Session::examples(int n, Split split, uint64_t seed) const {
-  AL_CHECK(n >= 1 && n <= 10000, "examples: n must be in [1, 10000], got " << n);
-  const Task& t = need_task("examples");
-  AL_CHECK(t.input_dim() == 0,
-           "examples: task " << task_name_ << " has point sets (pointExamples)");
-  Rng rng(seed);
-  Examples e;
-  for (Example& x : sample_many(t, rng, split, n)) {
-    e.src_text.push_back(join(x.src, t, true));
-    e.tgt_text.push_back(join(x.tgt, t, false));
-    e.src.push_back(std::move(x.src));
-    e.tgt.push_back(std::move(x.tgt));
-  }
-  return e;
-}
-
-PointDecode Session::decode_points(const std::vector<float>& x, int n) {
-  const int D = model_->input_dim();
-  AL_CHECK(D > 0, "decodePoints: a \"" << model_->config().value("model", std::string())
-                                       << "\" model reads token ids, not point sets");
-  AL_CHECK(n >= 1 && n <= 1000, "decode: n must be in [1, 1000], got " << n);
-  AL_CHECK(x.size() == size_t(n) * D,
-           "decode: got " << x.size() << " values, expected n*dim = " << size_t(n) * D);
-  const PointDecoded d = model_->decode_points(x, 1, n, 1, true);
-  PointDecode r;
-  r.n = n;
-  r.order = d.order[0];
-  for (const auto& step : d.probs[0]) r.probs.insert(r.probs.end(), step.begin(), step.end());
-  return r;
-}
-
-PointExamples Session::point_examples(int count, int n, Split split, uint64_t seed) const {
-  AL_CHECK(count >= 1 && count <= 10000, "examples: count must be in [1, 10000]");
-  const Task& t = need_task("examples");
-  AL_CHECK(t.input_dim() > 0, "pointExamples: task " << task_name_ << " has token sequences");
-  if (n <= 0) n = t.min_src_len();
-  AL_CHECK(n <= 1000 && (t.name() != "tsp" || n <= 10), "examples: n out of range");
-  Rng rng(seed);
-  const Batch b = t.sample_sets(rng, split, count, n);
-  PointExamples e{n, t.input_dim(), b.x, std::vector<std::vector<int>>(static_cast<size_t>(count))};
-  for (int r = 0; r < count; ++r)
-    for (int k = 0; k < b.T && b.tgt_out[size_t(r) * b.T + k] != kEos; ++k)
-      e.target[size_t(r)].push_back(b.tgt_out[size_t(r) * b.T + k] - kFirstSymbol);
-  return e;
-}
-
-const Bpe& Session::need_bpe(const char* what) const {
-  AL_CHECK(bpe_, what << ": this model has no text vocabulary (only checkpoints trained on a "
-                         "text corpus, attn train --task parallel, carry one)");
-  return *bpe_;
-}
-
-std::vector<int32_t> Session::encode_text(const std::string& text) const {
-  std::vector<int32_t> ids = need_bpe("encodeText").encode(text);
-  const int model_max = model_->max_len();
-  AL_CHECK(!ids.empty(), "encodeText: the text has no words");
-  AL_CHECK(int(ids.size()) <= model_max,
-           "encodeText: the text is " << ids.size() << " tokens long; this model reads at most "
-                                      << model_max);
-  return ids;
-}
-
-std::string Session::decode_text(const std::vector<int32_t>& ids) const {
-  const Bpe& bpe = need_bpe("decodeText");
-  check_rows({ids}, bpe.size(), "decodeText:");
-  return bpe.decode(ids);
-}
-
-std::vector<std::string> Session::pieces(const std::vector<int32_t>& ids) const {
-  const Bpe& bpe = need_bpe("pieces");
-  check_rows({ids}, bpe.size(), "pieces:");
-  std::vector<std::string> out;
-  for (int32_t id : ids) out.push_back(bpe.token(id));
   return out;
 }
 

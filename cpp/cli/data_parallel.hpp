@@ -1,4 +1,4 @@
-// attn's data-parallel job. main creates the process's World (dist/world.hpp: mpirun, or RANK /
+// attn's data-parallel job. main creates the process's World (parallel/world.hpp: mpirun, or RANK /
 // WORLD_SIZE for GPU ranks, or a single process) before any command runs; a training command
 // makes one DataParallelRun, which builds the communicator and the bucketed gradient sync and
 // hands the trainer a DataParallel (train/grad_sync.hpp). In a world of one the sync is null and
@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/args.hpp"
-#include "dist/bucketed_sync.hpp"
-#include "dist/world.hpp"
+#include "parallel/bucketed_sync.hpp"
+#include "parallel/world.hpp"
 #include "train/grad_sync.hpp"
 
 namespace attnlab::cli {

@@ -12,7 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/data_parallel.hpp"
 #include "core/check.hpp"
-#include "dist/world.hpp"
+#include "parallel/world.hpp"
 
 int main(int argc, char** argv) {
   using namespace attnlab::cli;

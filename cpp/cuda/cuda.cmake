@@ -28,13 +28,13 @@ set_property(SOURCE ${CMAKE_SOURCE_DIR}/cpp/kernels/cpu_table.cpp APPEND PROPERT
              COMPILE_DEFINITIONS ATTNLAB_WITH_CUDA)
 set_property(TARGET attnlab APPEND PROPERTY INTERFACE_LINK_LIBRARIES "$<LINK_ONLY:attnlab_cuda>")
 
-# NCCL from the CUDA toolkit: the GPU backend of data-parallel training (cpp/dist/nccl_*).
+# NCCL from the CUDA toolkit: the GPU backend of data-parallel training (cpp/parallel/nccl_*).
 find_library(ATTNLAB_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
 find_path(ATTNLAB_NCCL_INCLUDE nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
 if(ATTNLAB_NCCL_LIBRARY AND ATTNLAB_NCCL_INCLUDE)
-  set_property(SOURCE ${CMAKE_SOURCE_DIR}/cpp/dist/nccl_communicator.cpp APPEND PROPERTY
+  set_property(SOURCE ${CMAKE_SOURCE_DIR}/cpp/parallel/nccl_communicator.cpp APPEND PROPERTY
                COMPILE_DEFINITIONS ATTNLAB_WITH_NCCL)
-  set_property(SOURCE ${CMAKE_SOURCE_DIR}/cpp/dist/nccl_communicator.cpp APPEND PROPERTY
+  set_property(SOURCE ${CMAKE_SOURCE_DIR}/cpp/parallel/nccl_communicator.cpp APPEND PROPERTY
                INCLUDE_DIRECTORIES ${ATTNLAB_NCCL_INCLUDE})
   target_link_libraries(attnlab PUBLIC ${ATTNLAB_NCCL_LIBRARY})
 else()

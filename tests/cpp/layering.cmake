@@ -1,11 +1,11 @@
 # No #include runs back up the engine's layering (README, "Layout"), from the bottom:
-#   core <- kernels <- layers <- models <- io <- data <- eval <- train <- dist <- bench <- api
+#   core <- kernels <- layers <- models <- io <- data <- eval <- train <- parallel <- bench <- api
 # A file in one of these folders may include its own folder and the folders below it only (the
 # front ends above them, cli/, bindings/ and public/, may include any). attnlab/error.hpp, the
 # error type core shares with the public API, is a leaf header anyone may include.
 # Run: cmake -DROOT=<repository> -P tests/cpp/layering.cmake
 cmake_minimum_required(VERSION 3.16)
-set(order core kernels layers models io data eval train dist bench api)
+set(order core kernels layers models io data eval train parallel bench api)
 set(below "")
 set(bad "")
 foreach(dir ${order})

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "core/rng.hpp"
-#include "dist/bucketed_sync.hpp"
-#include "dist/communicator.hpp"
-#include "dist/nccl_communicator.hpp"
-#include "dist/world.hpp"
 #include "kernels/kernels.hpp"
 #include "layers/arena.hpp"
+#include "parallel/bucketed_sync.hpp"
+#include "parallel/communicator.hpp"
+#include "parallel/nccl_communicator.hpp"
+#include "parallel/world.hpp"
 #include "skip.hpp"
 
 using namespace attnlab;

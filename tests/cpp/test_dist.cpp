@@ -1,4 +1,4 @@
-// Data-parallel groundwork in one process (cpp/dist): world detection from a launcher's
+// Data-parallel groundwork in one process (cpp/parallel): world detection from a launcher's
 // environment, the world of one, bucket boundaries, and the bucketed gradient sync's global-token
 // arithmetic against a fake communicator that plays a second rank. The same collectives across
 // real processes are checked under mpirun by tests/dist/mpi_test.sh (attnlab_dist_test).
@@ -15,12 +15,12 @@
 
 #include "attnlab/error.hpp"
 #include "core/rng.hpp"
-#include "dist/bucketed_sync.hpp"
-#include "dist/communicator.hpp"
-#include "dist/nccl_communicator.hpp"
-#include "dist/world.hpp"
 #include "kernels/kernels.hpp"
 #include "layers/arena.hpp"
+#include "parallel/bucketed_sync.hpp"
+#include "parallel/communicator.hpp"
+#include "parallel/nccl_communicator.hpp"
+#include "parallel/world.hpp"
 #include "skip.hpp"
 
 using namespace attnlab;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "data/task.hpp"
-#include "dist/bucketed_sync.hpp"
+#include "parallel/bucketed_sync.hpp"
 #include "train/step.hpp"
 
 using namespace attnlab;

@@ -18,9 +18,9 @@
 #include "attnlab/error.hpp"
 #include "layers/arena.hpp"
 #include "core/rng.hpp"
-#include "dist/bucketed_sync.hpp"
-#include "dist/communicator.hpp"
-#include "dist/world.hpp"
+#include "parallel/bucketed_sync.hpp"
+#include "parallel/communicator.hpp"
+#include "parallel/world.hpp"
 #include "kernels/kernels.hpp"
 
 using namespace attnlab;

@@ -1,5 +1,5 @@
 // MPI collectives on a duplicate of MPI_COMM_WORLD with errors returned (see mpi_communicator.hpp).
-#include "dist/mpi_communicator.hpp"
+#include "parallel/mpi_communicator.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-#include "dist/communicator.hpp"
+#include "parallel/communicator.hpp"
 
 namespace attnlab {
 

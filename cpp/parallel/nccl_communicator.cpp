@@ -1,6 +1,6 @@
 // NCCL collectives on a side stream, the unique id shared over MPI or a file (see
 // nccl_communicator.hpp). Everything CUDA-specific is inside ATTNLAB_WITH_NCCL.
-#include "dist/nccl_communicator.hpp"
+#include "parallel/nccl_communicator.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "attnlab/error.hpp"
-#include "dist/world.hpp"
+#include "parallel/world.hpp"
 
 #ifdef ATTNLAB_WITH_NCCL
 #include <cuda_runtime.h>

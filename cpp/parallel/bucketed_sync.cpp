@@ -1,6 +1,6 @@
 // Bucketed gradient all-reduce with global-token normalisation, and the launch checks (see
 // bucketed_sync.hpp).
-#include "dist/bucketed_sync.hpp"
+#include "parallel/bucketed_sync.hpp"
 
 #include <algorithm>
 #include <cinttypes>

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/communicator.hpp"
+#include "parallel/communicator.hpp"
 #include "train/grad_sync.hpp"
 
 namespace attnlab {

@@ -1,10 +1,10 @@
 // The local communicator and the choice of backend for a world (see communicator.hpp).
-#include "dist/communicator.hpp"
+#include "parallel/communicator.hpp"
 
 #include "attnlab/error.hpp"
-#include "dist/mpi_communicator.hpp"
-#include "dist/nccl_communicator.hpp"
-#include "dist/world.hpp"
+#include "parallel/mpi_communicator.hpp"
+#include "parallel/nccl_communicator.hpp"
+#include "parallel/world.hpp"
 
 namespace attnlab {
 

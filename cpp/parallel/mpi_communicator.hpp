@@ -9,7 +9,7 @@
 #pragma once
 #include <memory>
 
-#include "dist/communicator.hpp"
+#include "parallel/communicator.hpp"
 
 namespace attnlab {
 

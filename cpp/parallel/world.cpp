@@ -1,12 +1,12 @@
 // World detection from the launcher's environment, and MPI's start and end (see world.hpp).
-#include "dist/world.hpp"
+#include "parallel/world.hpp"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
 #include "attnlab/error.hpp"
-#include "dist/mpi_communicator.hpp"
+#include "parallel/mpi_communicator.hpp"
 
 #ifdef ATTNLAB_WITH_MPI
 #include <mpi.h>

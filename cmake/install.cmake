@@ -40,7 +40,7 @@ endif()
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/cpp/attnlab/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/attnlab
   FILES_MATCHING PATTERN "*.hpp")
 install(FILES ${ATTNLAB_GENERATED}/attnlab/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/attnlab)
-foreach(module core kernels layers models data train eval io api dist)
+foreach(module core kernels layers models data train eval io api parallel)
   install(DIRECTORY ${CMAKE_SOURCE_DIR}/cpp/${module} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/attnlab
     FILES_MATCHING PATTERN "*.hpp")
 endforeach()

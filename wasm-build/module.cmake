@@ -24,16 +24,16 @@ endif()
 
 # The bindings compile once; both flavours link the same objects.
 add_library(attnlab_bind OBJECT ${ATTNLAB_BIND_SOURCES})
-target_link_libraries(attnlab_bind PRIVATE attnlab)
+target_link_libraries(attnlab_bind PRIVATE attnlab_benchmarks attnlab)
 
 add_executable(attnlab_web $<TARGET_OBJECTS:attnlab_bind>)
-target_link_libraries(attnlab_web PRIVATE attnlab)
+target_link_libraries(attnlab_web PRIVATE attnlab_benchmarks attnlab)
 set_target_properties(attnlab_web PROPERTIES OUTPUT_NAME ${ATTNLAB_MODULE_NAME} SUFFIX .mjs)
 target_link_options(attnlab_web PRIVATE ${ATTNLAB_LINK_COMMON} -sEXPORT_ES6=1
                     -sENVIRONMENT=web,worker)
 
 add_executable(attnlab_node $<TARGET_OBJECTS:attnlab_bind>)
-target_link_libraries(attnlab_node PRIVATE attnlab)
+target_link_libraries(attnlab_node PRIVATE attnlab_benchmarks attnlab)
 set_target_properties(attnlab_node PROPERTIES OUTPUT_NAME ${ATTNLAB_MODULE_NAME}-node SUFFIX .cjs)
 target_link_options(attnlab_node PRIVATE ${ATTNLAB_LINK_COMMON} -sENVIRONMENT=node)
 set_target_properties(attnlab_web attnlab_node PROPERTIES LINK_DEPENDS ${ATTNLAB_ERRORS_JS})

@@ -24,6 +24,7 @@ import { tokenLabels } from '../common/maps.js';
 import { headMatrix, vocabFrom, findMap } from '../common/heads.js';
 import { ownData, measure as ownMeasure, metricsText as ownMetrics } from './owndata.js';
 import { stepThrough, headParts } from '../common/stepthrough.js';
+import { trainDefaults } from './train.js';
 import { POINTER_TASKS, pointerConfig, pointerExample, pointerMap, exampleText, metricsText, longerRange } from './pointer.js';
 
 const MODELS = ['transformer', 'rnnsearch', 'pointer'];
@@ -51,7 +52,7 @@ function sessionConfig({ model, task, size, width, heads, srclen, seed }) {
     ? { model: 'transformer', d_model: width, heads, d_ff: 2 * width, enc_layers: z.layers, dec_layers: z.layers, dropout: 0 }
     : { model: 'rnnsearch', emb: z.hidden / 2, hidden: z.hidden, attn: z.hidden };
   return { model: m, task, task_options: taskOptionsOf(task, srclen), seed,
-    train: { batch: 32, schedule: 'constant', lr: model === 'transformer' ? 0.003 : 0.01, clip: 1 } };
+    train: trainDefaults(m.model) };
 }
 
 // The map to draw: the RNNsearch alignment, else the last decoder cross-attention.

@@ -16,6 +16,9 @@ SizeEstimate estimate_rnnsearch(const nlohmann::json&, int B, int S, int T);
 std::unique_ptr<Model> make_pointer(const nlohmann::json&, const KernelTable&, uint64_t);
 void check_pointer_config(const nlohmann::json&);
 SizeEstimate estimate_pointer(const nlohmann::json&, int B, int S, int T);
+std::unique_ptr<Model> make_luong(const nlohmann::json&, const KernelTable&, uint64_t);
+void check_luong_config(const nlohmann::json&);
+SizeEstimate estimate_luong(const nlohmann::json&, int B, int S, int T);
 
 namespace {
 
@@ -59,6 +62,11 @@ const ModelKind kRegistry[] = {
      check_pointer_config,
      estimate_pointer,
      {"pointer", true, false, true, false, kPointer}},
+    // bi-GRU + global attention with input feeding (Luong et al. 2015): dot, general, concat
+    {make_luong,
+     check_luong_config,
+     estimate_luong,
+     {"luong", true, false, false, true, kRecurrent}},
 };
 
 const ModelKind* find_kind(const std::string& kind) {

@@ -13,7 +13,7 @@ namespace {
 
 nlohmann::json registry_small(const std::string& kind) {
   if (kind == "pointer") return {{"model", kind}, {"hidden", 16}};
-  if (kind == "rnnsearch" || kind == "rnnencdec")
+  if (kind == "rnnsearch" || kind == "rnnencdec" || kind == "luong")
     return {{"model", kind}, {"src_vocab", 12}, {"tgt_vocab", 12}, {"emb", 8}, {"hidden", 16}};
   return {{"model", kind}, {"src_vocab", 12}, {"tgt_vocab", 12}, {"d_model", 16}, {"heads", 2},
           {"d_ff", 32},    {"enc_layers", 1}, {"dec_layers", 1}, {"max_len", 20}};
@@ -110,8 +110,8 @@ TEST_CASE("kind info: each row's capabilities are what its model does", "[train]
   }
   CHECK(find_kind_info("nosuchkind") == nullptr);
   CHECK_THROWS_WITH(kind_info("nosuchkind"), Catch::Contains("known: transformer"));
-  CHECK(kind_info("rnnsearch").recurrent);
-  CHECK(kind_info("rnnsearch").aligns);
+  CHECK(kind_info("luong").recurrent);
+  CHECK(kind_info("luong").aligns);
   CHECK(kind_info("lm").packs_source);
   CHECK(kind_info("pointer").takes_points);
 }

@@ -207,3 +207,25 @@ test('playground: trains a small RNNsearch, exports .safetensors and imports it 
   assert.deepEqual(page.errors, []);
   await page.close();
 });
+
+test('playground: its model list comes from the registry; Luong attention trains and exports', async (t) => {
+  const page = await openDemo('playground', 'playground.model=luong&playground.task=reverse&playground.size=small&playground.steps=60');
+  if (page.pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  const demo = page.locator('[data-demo=playground]');
+  const models = await demo.locator('select[name=model] option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(models, ['transformer', 'rnnsearch', 'luong', 'pointer']);
+  assert.equal(await demo.locator('select[name=model]').inputValue(), 'luong');
+  assert.equal(await demo.locator('select[name=model] option[value=luong]').textContent(), 'Luong attention (general score)');
+  await demo.locator('[name=run-toggle]').click();
+  await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 60000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), demo.locator('[name=export]').click()]);
+  const file = path.join(shots, '..', 'playground-luong.safetensors');
+  await download.saveAs(file);
+  const { readFileSync } = await import('node:fs');
+  const bytes = readFileSync(file);
+  const header = JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString('utf8'));
+  assert.equal(JSON.parse(header.__metadata__.attnlab).model, 'luong');
+  assert.ok('combine.W' in header, 'the luong kind\'s own parameters');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});

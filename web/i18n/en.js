@@ -146,6 +146,7 @@ export default {
   'bn.squeeze': 'RNNencdec: its decoder reads the {len} tokens only through the summary c, one vector of {width} numbers (2 × hidden {hidden}: the encoder\'s last forward and first backward state), the same size for every length: {per} numbers per source token.',
   'bn.spread': 'RNNsearch: its decoder can read all {len} annotations, one vector of {width} numbers (2 × hidden {hidden}) per source token, {total} numbers in all, and its attention picks from them at every step.',
 
+  'pg.model.luong': 'Luong attention (general score)',
   'pg.model': 'model', 'pg.model.transformer': 'Transformer', 'pg.model.rnnsearch': 'RNNsearch (Bahdanau)',
   'pg.taskName.reverse': 'reverse', 'pg.taskName.copy': 'copy', 'pg.taskName.sort': 'sort', 'pg.taskName.phrases': 'phrases',
   'pg.taskName.dates': 'dates', 'pg.taskName.convex-hull': 'convex hull', 'pg.taskName.tsp': 'travelling salesman (TSP)',

@@ -69,7 +69,7 @@ export default {
   'bahdanau.score.additive': '덧셈 (Bahdanau, RNNsearch)', 'bahdanau.score.dot': '내적 (Luong dot)',
   'bahdanau.score.general': '쌍선형 (Luong general)', 'bahdanau.score.concat': '연결 (Luong concat)',
   'bahdanau.scoreNote.additive': 'Bahdanau 외 (2015): 직전 디코더 상태 s_{i-1}와 각 주석 h_j를 작은 신경망에 통과시켜 e_ij = vᵀ tanh(W s_{i-1} + U h_j)를 구합니다. 구한 문맥은 다음 상태의 입력이 됩니다.',
-  'bahdanau.scoreNote.dot': 'Luong 외 (2015), 전역 어텐션의 dot 점수: 현재 디코더 상태 h_t와 각 주석을 그냥 내적 h_t · h̄_s로 비교합니다. 문맥과 h_t로 어텐션 상태 h̃_t = tanh(W_c [c_t; h_t])를 만들고, 이것이 단어를 예측하며 다음 단계의 입력으로도 들어갑니다 (input feeding).',
+  'bahdanau.scoreNote.dot': 'Luong 외 (2015), 전역 어텐션의 dot 점수: 현재 디코더 상태 h_t와 각 주석을 그냥 내적 h_t · h̄_s로 비교합니다. 문맥과 h_t로 어텐션 상태 h̃_t = tanh(W_c [c_t; h_t])를 만들고, 이것이 단어를 예측하며 다음 단계의 입력으로도 들어갑니다 (입력 되먹임).',
   'bahdanau.scoreNote.general': 'Luong 외 (2015), 전역 어텐션의 general 점수: 현재 디코더 상태와 각 주석 사이의 학습되는 쌍선형식 h_t W_a h̄_s입니다. 이어서 h̃_t = tanh(W_c [c_t; h_t])가 단어를 예측하고 다음 단계의 입력으로 들어갑니다.',
   'bahdanau.scoreNote.concat': 'Luong 외 (2015), 전역 어텐션의 concat 점수: v_aᵀ tanh(W_a [h_t; h̄_s]). Bahdanau의 작은 신경망을 직전 상태가 아닌 현재 디코더 상태에 씁니다. 이어서 h̃_t = tanh(W_c [c_t; h_t])가 단어를 예측하고 다음 단계의 입력으로 들어갑니다.',
   'bahdanau.aer': '정렬 오류율 (학습에 쓰지 않은 예)',
@@ -146,6 +146,7 @@ export default {
   'bn.squeeze': 'RNNencdec: 디코더는 {len}개 토큰을 요약 벡터 c 하나로만 읽습니다. c는 숫자 {width}개(은닉 크기 {hidden}의 2배, 인코더의 마지막 정방향 상태와 첫 역방향 상태)로, 길이와 상관없이 크기가 같아 소스 토큰 하나에 숫자 {per}개꼴입니다.',
   'bn.spread': 'RNNsearch: 디코더는 주석 {len}개를 모두 읽을 수 있습니다. 소스 토큰마다 숫자 {width}개(은닉 크기 {hidden}의 2배)짜리 벡터 하나, 모두 숫자 {total}개이고, 어텐션이 매 단계 그중에서 골라 봅니다.',
 
+  'pg.model.luong': 'Luong 어텐션 (general 점수)',
   'pg.model': '모델', 'pg.model.transformer': 'Transformer', 'pg.model.rnnsearch': 'RNNsearch (Bahdanau)',
   'pg.taskName.reverse': '뒤집기', 'pg.taskName.copy': '복사', 'pg.taskName.sort': '정렬', 'pg.taskName.phrases': '구절 번역',
   'pg.taskName.dates': '날짜 변환', 'pg.taskName.convex-hull': '볼록 껍질', 'pg.taskName.tsp': '외판원 문제 (TSP)',

@@ -152,7 +152,7 @@ export function ownConfig(parsed, { model, width, heads, layers, hidden, seed })
     ? { model: 'lm', ...transformer, dec_layers: layers, max_len: 2 * parsed.window + 2 }
     : model === 'transformer'
       ? { model: 'transformer', ...transformer, enc_layers: layers, dec_layers: layers, max_len: parsed.longest + 2 }
-      : { model: 'rnnsearch', emb: hidden / 2, hidden, attn: hidden, src_vocab: V, tgt_vocab: V };
+      : { model, emb: hidden / 2, hidden, src_vocab: V, tgt_vocab: V };  // a recurrent kind (RNNsearch: attn = hidden)
   return { model: m, seed, train: trainDefaults(m.model, { batch: BATCH }) };
 }
 

@@ -8,6 +8,9 @@
 //   npm run reproduce                  every row, seeds 1-3 (hours on 2 cores: hull10 alone ~2 h
 //                                      a seed)
 //   npm run reproduce -- --only hull5  rows whose id contains the word (or one of a,b,c)
+//   npm run reproduce -- --only luong-vs-rnnsearch   RNNsearch vs Luong dot/general/concat on
+//                                      dates and phrases 2–30 (its own README table and
+//                                      docs/reproduce/luong-length-curve.svg)
 //   npm run reproduce -- --seeds 5     seeds 1-5
 //   npm run reproduce -- --jobs 2      two runs at a time (one core each)
 //   npm run reproduce -- --fresh       retrain runs whose results are already kept
@@ -54,6 +57,21 @@ const LONG = [26, 27, 28, 29, 30];
 const bucket = (r) => {
   const v = LONG.map((n) => r.per_length?.[String(n)]).filter((x) => x !== undefined);
   return v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);
+};
+
+// The rows of luong-vs-rnnsearch: every model on every task, equal steps per task.
+const LVR = {
+  tasks: [
+    { id: 'dates', what: 'dates → ISO', args: ['--task', 'dates', '--hidden', '64', '--steps', '600'] },
+    { id: 'phrases30', what: 'phrases of 2–30 words', args: ['--task', 'phrases', '--n-min', '2', '--n-max', '30', '--hidden', '48', '--steps', '1000'] },
+  ],
+  models: [
+    { id: 'additive', what: 'RNNsearch', args: ['--model', 'rnnsearch'] },
+    { id: 'dot', what: 'Luong dot', args: ['--model', 'luong', '--score', 'dot'] },
+    { id: 'general', what: 'Luong general', args: ['--model', 'luong', '--score', 'general'] },
+    { id: 'concat', what: 'Luong concat', args: ['--model', 'luong', '--score', 'concat'] },
+  ],
+  order: (t, k) => 10 * LVR.tasks.indexOf(t) + LVR.models.indexOf(k),
 };
 
 // A metric: value(result), how to print it, and the target the worst seed must meet (min: at
@@ -112,6 +130,17 @@ const runs = [
     paper: '87.0% accuracy; target ≥ 80%',
     metrics: [m('accuracy', 'accuracy', { min: 0.8 }), m('area', 'area_coverage'), m('invalid', 'invalid_rate', { lower: true })],
   },
+  // Luong et al. 2015 beside Bahdanau et al. 2015 (`--only luong-vs-rnnsearch`): the same bi-GRU
+  // encoder (hidden per direction), data, steps and seeds; RNNsearch's additive score against
+  // Luong's global attention with input feeding and its dot, general and concat scores. Rows
+  // with `args` train from those flags instead of a preset; table: their own README table.
+  ...LVR.tasks.flatMap((t) => LVR.models.map((k) => ({
+    id: `luong-vs-rnnsearch-${t.id}-${k.id}`, what: `${k.what}, ${t.what}`, table: 'seeds:luong', order: LVR.order(t, k),
+    paper: k.id === 'additive' ? 'Bahdanau et al. 2015 (additive score)' : `Luong et al. 2015, ${k.id} score (input feeding)`,
+    args: [...k.args, ...t.args, '--emb', '32', '--eval-samples', '1000'],
+    metrics: [m('sequence', 'sequence_accuracy'), m('AER', 'aer', { lower: true }),
+      ...(t.id === 'phrases30' ? [m('lengths 26–30', bucket)] : [])],
+  }))),
   ...[1, 4, 16, 32].map((h) => ({
     id: `heads${h}`, what: `Transformer, h = ${h} head${h > 1 ? 's' : ''} (d_k = ${64 / h}), phrases of 2–20 words`,
     paper: h === 1 ? 'Table 3 (A): one head 0.9 BLEU below the best (h = 8)' : h === 32 ? 'Table 3 (A): too many heads also lose quality' : 'Table 3 (A), same compute for every h',
@@ -166,7 +195,7 @@ const ENGINE = ['cpp', 'CMakeLists.txt', 'cmake'];
 const engineCommit = `${git('log', '-1', '--format=%H', '--', ...ENGINE)}${git('status', '--porcelain', '--', ...ENGINE) ? '+dirty' : ''}`;
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const checkpointOf = (j) => path.join(keep, `${j.r.id}-seed${j.seed}.safetensors`);
-const trainArgs = (j) => ['train', '--preset', j.r.id, '--seed', String(j.seed), '--eval-seed', String(evalSeed)];
+const trainArgs = (j) => ['train', ...(j.r.args ?? ['--preset', j.r.id]), '--seed', String(j.seed), '--eval-seed', String(evalSeed)];
 const evalArgs = (j, n) => ['eval', '--checkpoint', checkpointOf(j), '--n', String(n), '--samples', '1000', '--seed', String(evalSeed)];
 // What a run's figures depend on besides the engine: the flags attn resolves from the preset,
 // and the evaluations after training (their checkpoint path aside).
@@ -258,5 +287,13 @@ if (results.search30 && results.encdec30) {
   mkdirSync(path.join(root, 'docs', 'reproduce'), { recursive: true });
   writeFileSync(path.join(root, 'docs', 'reproduce', 'length-curve.svg'), svg);
   console.log('length curve: docs/reproduce/length-curve.svg');
+}
+const lvrPhrases = LVR.models.map((k) => results[`luong-vs-rnnsearch-phrases30-${k.id}`]);
+if (lvrPhrases.every(Boolean)) {
+  const svg = lengthCurveSvg(LVR.models.map((k, i) => ({ label: k.what, runs: lvrPhrases[i].runs.map((x) => x.per_length) })),
+    { title: `Exact match by source length, RNNsearch and Luong, phrases of 2–30 words (seeds ${seeds.join(', ')})` });
+  mkdirSync(path.join(root, 'docs', 'reproduce'), { recursive: true });
+  writeFileSync(path.join(root, 'docs', 'reproduce', 'luong-length-curve.svg'), svg);
+  console.log('length curve: docs/reproduce/luong-length-curve.svg');
 }
 writeFileSync(path.join(keep, 'results.json'), `${JSON.stringify(results, null, 1)}\n`);

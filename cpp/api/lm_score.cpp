@@ -12,8 +12,7 @@ namespace attnlab::api {
 
 SentenceScore score_sentence(Model& m, const std::vector<std::string>& vocab,
                              const std::string& text) {
-  AL_CHECK(m.config().value("model", std::string()) == "lm",
-           "scoring needs a language model (kind \"lm\")");
+  AL_CHECK(m.packs_source(), "scoring needs a language model (kind \"lm\")");
   AL_CHECK(
       int(vocab.size()) == m.out_vocab(),
       "vocabulary of " << vocab.size() << " tokens does not match the model's " << m.out_vocab());

@@ -244,7 +244,12 @@ double estimate_bytes(val config) {
 
 std::string registry() {
   return guarded([&] {
-    return json({{"models", attnlab::model_kinds()}, {"tasks", attnlab::task_names()}}).dump();
+    json kinds = json::object();
+    for (const std::string& k : attnlab::model_kinds()) kinds[k] = attnlab::kind_info(k).to_json();
+    return json({{"models", attnlab::model_kinds()},
+                 {"kinds", kinds},
+                 {"tasks", attnlab::task_names()}})
+        .dump();
   });
 }
 

@@ -108,7 +108,7 @@ int cmd_translate(Args& a) {
   const int max_len = m->config().value("max_len", 0);
   auto limit_for = [&](size_t src_len) {
     int limit = max_len_flag ? max_len_flag : max_len - 1;
-    if (m->config().value("model", "") == "lm") limit = std::min(limit, max_len - int(src_len) - 1);
+    if (m->packs_source()) limit = std::min(limit, max_len - int(src_len) - 1);
     limit = std::min(limit, max_len - 1);
     AL_CHECK(limit >= 1, "no room left to generate within max_len");
     return limit;

@@ -77,8 +77,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-bool is_rnn_model(const std::string& kind) {
-  return kind == "rnnsearch" || kind == "rnnencdec" || kind == "pointer";
+bool is_recurrent_kind(const std::string& kind) {
+  const KindInfo* info = find_kind_info(kind);
+  return info && info->recurrent;
 }
 
 int cmd_train_rnn(Args& a, ResumePoint* resume) {
@@ -94,7 +95,8 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
                   {"n-max", std::to_string(st.value("n_max", 1))}});
   }
   const std::string kind = a.need("model"), task_name = a.need("task");
-  const bool pointer = kind == "pointer";
+  const KindInfo& info = kind_info(kind);
+  const bool pointer = info.takes_points;
   AL_CHECK(pointer == names_point_task(task_name),
            "model " << kind << " does not train on task " << task_name
                     << (pointer ? " (pointer tasks: convex-hull, tsp, sort)"
@@ -109,9 +111,9 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
   DataParallelRun dist(a, false);
   if (dist.root()) check_writable(out);  // before training, not after it
   TrainOptions o = pointer ? pointer_train_options() : TrainOptions{};
-  o.batch = a.integer("batch", pointer ? 128 : 32, 1, 1 << 16);
-  const float lr = float(a.number("lr", pointer ? 1e-3 : 3e-3, 0, 10));
-  o.clip = float(a.number("clip", pointer ? 2.0 : 5.0, 0, 1e9));
+  o.batch = a.integer("batch", info.train.batch, 1, 1 << 16);
+  const float lr = float(a.number("lr", info.train.lr, 0, 10));
+  o.clip = float(a.number("clip", info.train.clip, 0, 1e9));
   const int every = a.integer("log-every", 100, 1, 1 << 30);
   set_num_threads(a.integer("threads", 1, 1, 256));
   const int eval_samples = a.integer("eval-samples", 0, 0, 1 << 20);
@@ -122,7 +124,7 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
       a.has("eval-seed") ? uint64_t(a.integer("eval-seed", 0, 0, 2147483647)) : seed + 1000003;
   const int eval_every = pointer ? a.integer("eval-every", 0, 0, 1 << 30) : 0;
   const int beam = pointer ? a.integer("beam", 1, 1, 1024) : 1;
-  o.schedule.kind = "constant";
+  o.schedule.kind = info.train.schedule;
   o.schedule.lr = lr;
   o.schedule.lr_final = pointer ? float(a.number("lr-final", 0, 0, 10)) : 0.f;
   o.schedule.decay_from = pointer ? a.integer("decay-from", 1, 1, 100000000) : 1;
@@ -158,9 +160,10 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
              {"src_vocab", stask->src_vocab()},
              {"tgt_vocab", stask->tgt_vocab()},
              {"emb", a.integer("emb", 32, 1, 4096)},
-             {"hidden", hidden},
-             {"attn", a.integer("attn", hidden, 1, 4096)},
-             {"score", a.str("score", "additive")}};
+             {"hidden", hidden}};
+      // absent: the kind's own defaults (its typed config checks what is given)
+      if (a.has("attn")) cfg["attn"] = a.integer("attn", hidden, 1, 4096);
+      if (a.has("score")) cfg["score"] = a.str("score");
     }
   }
   if (resume) cfg = resume->model->config();

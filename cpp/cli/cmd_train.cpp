@@ -201,7 +201,7 @@ int cmd_train(Args& a) {
     resume = std::make_unique<ResumePoint>(read_resume_point(a.str("resume")));
   const std::string kind =
       resume ? resume->model->config().value("model", std::string()) : a.str("model", "");
-  if (is_rnn_model(kind)) return cmd_train_rnn(a, resume.get());
+  if (is_recurrent_kind(kind)) return cmd_train_rnn(a, resume.get());
   if (resume && resume->state.value("task", std::string()) == "parallel") {
     resume.reset();  // the corpus trainer reads its checkpoint itself
     a.defaults({{"task", "parallel"}});

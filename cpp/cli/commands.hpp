@@ -34,9 +34,9 @@ int cmd_forward(Args& a);
 int cmd_grad(Args& a);
 int cmd_translate(Args& a);
 int cmd_bench(Args& a);
-// Recurrent models (cmd_rnn.cpp): train/eval dispatch here when --model or the checkpoint is
-// rnnsearch, rnnencdec or pointer (train --resume: the checkpoint's model, read by cmd_train).
-bool is_rnn_model(const std::string& kind);
+// Recurrent models (cmd_rnn.cpp): train/eval dispatch here when --model or the checkpoint is a
+// kind the registry marks recurrent (train --resume: the checkpoint's model, read by cmd_train).
+bool is_recurrent_kind(const std::string& kind);
 int cmd_train_rnn(Args& a, ResumePoint* resume = nullptr);
 int cmd_eval_rnn(Args& a);
 int cmd_align(Args& a);

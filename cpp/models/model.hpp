@@ -183,9 +183,29 @@ class Model {
   nlohmann::json config_;
 };
 
-// The model registry (registry.cpp), one row per kind: its name, its factory, its config check
-// and its size estimate, the last two built from the kind's typed config. Every function
-// throws attnlab::Error for a config without a string "model" or of an unknown kind.
+// What a kind is and how it trains by default, from its registry row: the front ends (attn
+// train, sessions, the page) read these instead of comparing kind names.
+struct TrainDefaults {
+  float lr = 1e-3f;               // learning rate (Noam: the factor's base)
+  int batch = 64;                 // rows per step (per rank when data-parallel)
+  float clip = 1.f;               // global gradient-norm clip
+  const char* schedule = "noam";  // "noam" | "constant"
+};
+struct KindInfo {
+  const char* name = "";
+  // A recurrent encoder-decoder (RNNsearch, RNNencdec, Luong, the pointer network): attn train
+  // and attn eval take their recurrent-model path (sequence or point tasks, AER, per length).
+  bool recurrent = false;
+  bool packs_source = false;  // each row is source then target in one sequence (the LM)
+  bool takes_points = false;  // reads point sets (float inputs), not token ids (pointer)
+  bool aligns = false;        // attention().at(0) is the target-to-source alignment
+  TrainDefaults train;
+  nlohmann::json to_json() const;
+};
+
+// The model registry (registry.cpp), one row per kind: its name, its factory, its config check,
+// its size estimate (the last two built from the kind's typed config) and its KindInfo. Every
+// function throws attnlab::Error for a config without a string "model" or of an unknown kind.
 // make_model builds the kind with parameters initialised from `seed` (throws for a bad config).
 std::unique_ptr<Model> make_model(const nlohmann::json& config, const KernelTable& kt,
                                   uint64_t seed);
@@ -197,5 +217,8 @@ void check_model_config(const nlohmann::json& config);
 SizeEstimate estimate_model(const nlohmann::json& config, int B, int S, int T);
 // The registered kinds, for help text.
 std::vector<std::string> model_kinds();
+// The row of a kind (throws attnlab::Error naming the known kinds for an unknown one), or null.
+const KindInfo& kind_info(const std::string& kind);
+const KindInfo* find_kind_info(const std::string& kind);
 
 }  // namespace attnlab

@@ -16,39 +16,79 @@ SizeEstimate estimate_rnnsearch(const nlohmann::json&, int B, int S, int T);
 std::unique_ptr<Model> make_pointer(const nlohmann::json&, const KernelTable&, uint64_t);
 void check_pointer_config(const nlohmann::json&);
 SizeEstimate estimate_pointer(const nlohmann::json&, int B, int S, int T);
+std::unique_ptr<Model> make_luong(const nlohmann::json&, const KernelTable&, uint64_t);
+void check_luong_config(const nlohmann::json&);
+SizeEstimate estimate_luong(const nlohmann::json&, int B, int S, int T);
 
 namespace {
 
 struct ModelKind {
-  const char* name;
   std::unique_ptr<Model> (*make)(const nlohmann::json&, const KernelTable&, uint64_t);
   void (*check)(const nlohmann::json&);
   SizeEstimate (*estimate)(const nlohmann::json&, int B, int S, int T);
+  KindInfo info;
 };
+
+// Capabilities: recurrent, packs_source, takes_points, aligns; then lr, batch, clip, schedule.
+constexpr TrainDefaults kNoam{1e-3f, 64, 1.f, "noam"};
+constexpr TrainDefaults kRecurrent{3e-3f, 32, 5.f, "constant"};
+constexpr TrainDefaults kPointer{1e-3f, 128, 2.f, "constant"};
 
 const ModelKind kRegistry[] = {
     // encoder-decoder (Vaswani et al. 2017), decoder-only language model, encoder-only tagger
-    {"transformer", make_transformer, check_transformer_config, estimate_transformer},
-    {"lm", make_transformer, check_transformer_config, estimate_transformer},
-    {"encoder", make_transformer, check_transformer_config, estimate_transformer},
+    {make_transformer,
+     check_transformer_config,
+     estimate_transformer,
+     {"transformer", false, false, false, false, kNoam}},
+    {make_transformer,
+     check_transformer_config,
+     estimate_transformer,
+     {"lm", false, true, false, false, kNoam}},
+    {make_transformer,
+     check_transformer_config,
+     estimate_transformer,
+     {"encoder", false, false, false, false, kNoam}},
     // bi-GRU + attention (Bahdanau et al. 2015); the same without attention (fixed context)
-    {"rnnsearch", make_rnnsearch, check_rnnsearch_config, estimate_rnnsearch},
-    {"rnnencdec", make_rnnsearch, check_rnnsearch_config, estimate_rnnsearch},
+    {make_rnnsearch,
+     check_rnnsearch_config,
+     estimate_rnnsearch,
+     {"rnnsearch", true, false, false, true, kRecurrent}},
+    {make_rnnsearch,
+     check_rnnsearch_config,
+     estimate_rnnsearch,
+     {"rnnencdec", true, false, false, false, kRecurrent}},
     // Ptr-Net (Vinyals et al. 2015)
-    {"pointer", make_pointer, check_pointer_config, estimate_pointer},
+    {make_pointer,
+     check_pointer_config,
+     estimate_pointer,
+     {"pointer", true, false, true, false, kPointer}},
+    // bi-GRU + global attention with input feeding (Luong et al. 2015): dot, general, concat
+    {make_luong,
+     check_luong_config,
+     estimate_luong,
+     {"luong", true, false, false, true, kRecurrent}},
 };
+
+const ModelKind* find_kind(const std::string& kind) {
+  for (const ModelKind& k : kRegistry)
+    if (kind == k.info.name) return &k;
+  return nullptr;
+}
+
+const ModelKind& kind_named(const std::string& kind) {
+  if (const ModelKind* k = find_kind(kind)) return *k;
+  std::string known;
+  for (const ModelKind& k : kRegistry)
+    known += std::string(known.empty() ? "" : ", ") + k.info.name;
+  AL_CHECK(false, "unknown model \"" << kind << "\" (known: " << known << ")");
+  return kRegistry[0];
+}
 
 const ModelKind& kind_of(const nlohmann::json& config) {
   AL_CHECK(config.is_object(), "model config must be a JSON object");
   AL_CHECK(config.contains("model") && config["model"].is_string(),
            "model config needs a string \"model\"");
-  const std::string kind = config["model"].get<std::string>();
-  for (const ModelKind& k : kRegistry)
-    if (kind == k.name) return k;
-  std::string known;
-  for (const ModelKind& k : kRegistry) known += std::string(known.empty() ? "" : ", ") + k.name;
-  AL_CHECK(false, "unknown model \"" << kind << "\" (known: " << known << ")");
-  return kRegistry[0];
+  return kind_named(config["model"].get<std::string>());
 }
 
 }  // namespace
@@ -66,8 +106,28 @@ SizeEstimate estimate_model(const nlohmann::json& config, int B, int S, int T) {
 
 std::vector<std::string> model_kinds() {
   std::vector<std::string> out;
-  for (const ModelKind& k : kRegistry) out.emplace_back(k.name);
+  for (const ModelKind& k : kRegistry) out.emplace_back(k.info.name);
   return out;
+}
+
+const KindInfo& kind_info(const std::string& kind) { return kind_named(kind).info; }
+
+const KindInfo* find_kind_info(const std::string& kind) {
+  const ModelKind* k = find_kind(kind);
+  return k ? &k->info : nullptr;
+}
+
+nlohmann::json KindInfo::to_json() const {
+  return {{"name", name},
+          {"recurrent", recurrent},
+          {"packs_source", packs_source},
+          {"takes_points", takes_points},
+          {"aligns", aligns},
+          {"train",
+           {{"lr", train.lr},
+            {"batch", train.batch},
+            {"clip", train.clip},
+            {"schedule", train.schedule}}}};
 }
 
 }  // namespace attnlab

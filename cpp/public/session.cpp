@@ -267,8 +267,7 @@ Translation Session::translate(const tokens& src, int beam, int max_len, float a
     for (size_t i = 0; i < tr.output_tokens.size(); ++i)
       tr.text += (i ? " " : "") + tr.output_tokens[i];
   // The attention behind this output: one teacher-forced pass over it.
-  if (impl_->session->model().autoregressive() &&
-      impl_->session->model().config().value("model", "") != "lm") {
+  if (impl_->session->model().autoregressive() && !impl_->session->model().packs_source()) {
     api::Inspection in = impl_->session->inspect(s, out);
     impl_->maps = std::move(in.maps);
     tr.cross_attention = cross_attention(impl_->maps);

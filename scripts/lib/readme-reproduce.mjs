@@ -27,7 +27,7 @@ export function sourceRow(def, result, previous, { commit, date }) {
   });
   const single = previous?.table?.startsWith('single:');
   return {
-    id: def.id, table: previous?.table ?? 'seeds', order: previous?.order ?? 99, seeds: result.seeds,
+    id: def.id, table: previous?.table ?? def.table ?? 'seeds', order: previous?.order ?? def.order ?? 99, seeds: result.seeds,
     what: single ? previous.what : def.what, paper: single ? previous.paper : def.paper,
     ...(previous?.prefix ? { prefix: previous.prefix } : {}),
     metrics, met: result.met, steps: result.steps, minutes: result.minutes,

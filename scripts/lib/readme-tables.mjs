@@ -2,7 +2,9 @@
 //   bench      docs/bench/bench.json ({meta, rows}: `npm run bench` writes build/bench.json,
 //              `npm run bench -- --readme` copies it here and rewrites the table)
 //   reproduce  docs/reproduce/results/*.json (one file per row, `npm run reproduce -- --readme`
-//              writes them from build/reproduce/, keeping rows it has no new run for)
+//              writes them from build/reproduce/, keeping rows it has no new run for); rows of
+//              table "seeds" form the main table, "seeds:<name>" and "single:<name>" their own
+//              table reproduce-<name>
 //   pool       docs/bench/pool-before.json and pool-after.json (`node scripts/pool-bench.mjs --out
 //              FILE`: the thread pool's 1 vs 2 threads beside neighbours, an older build's
 //              binaries via --bin for "before"; `npm run bench -- --readme` rewrites the table)
@@ -128,10 +130,10 @@ function lengthRow(search, encdec) {
     `RNNencdec ${eMax === 0 ? 'none right' : `at most ${Math.round(100 * eMax)}%`} | ${ok ? 'yes' : 'no'} | — |`;
 }
 
-// The three-seed table (rows with table "seeds", in `order`), then the length-ratio row after
-// the encdec row.
-export function reproduceTable(results) {
-  const seeds = results.filter((r) => r.table === 'seeds').sort((a, b) => a.order - b.order);
+// The three-seed table (rows with table "seeds", in `order`; or another table of seeds rows,
+// "seeds:<name>"), then the length-ratio row after the encdec row.
+export function reproduceTable(results, table = 'seeds') {
+  const seeds = results.filter((r) => r.table === table).sort((a, b) => a.order - b.order);
   const seedList = [...new Set(seeds.flatMap((r) => r.seeds))].sort((a, b) => a - b);
   const lines = [
     `| experiment | paper | ours: mean ± sd over seeds ${seedList.join(', ')} (worst seed) | target met by the worst seed | training cost per seed |`,
@@ -176,6 +178,8 @@ export function tables(root) {
   if (results.length) {
     const files = (pred) => results.filter(pred).map((r) => `${REPRODUCE_SOURCES}/${r.id}.json`);
     out.push({ name: 'reproduce', sources: files((r) => r.table === 'seeds'), text: reproduceTable(results) });
+    for (const n of [...new Set(results.map((r) => r.table).filter((t) => t.startsWith('seeds:')))].map((t) => t.slice(6)))
+      out.push({ name: `reproduce-${n}`, sources: files((r) => r.table === `seeds:${n}`), text: reproduceTable(results, `seeds:${n}`) });
     for (const n of [...new Set(results.map((r) => r.table).filter((t) => t.startsWith('single:')))].map((t) => t.slice(7)))
       out.push({ name: `reproduce-${n}`, sources: files((r) => r.table === `single:${n}`), text: singleTable(results, n) });
   }

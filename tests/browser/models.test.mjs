@@ -1,6 +1,7 @@
 // Model demos in the browser, trained or loaded in the engine's Worker: the Bahdanau widget
 // trains RNNsearch live and the attention mass on the gold alignment rises well above chance,
-// and on dates it shows the engine's held-out alignment error rate, which falls;
+// and on dates it shows the engine's held-out alignment error rate, which falls, for RNNsearch
+// and, through the score control, for Luong attention;
 // the shipped Transformer loads for §6–§7 with its pre-trained note, rows of its attention sum
 // to 1 and the decoder's self-attention is causal; the playground trains, exports its weights as
 // .safetensors and imports them back. Skipped only when the engine build has no
@@ -92,6 +93,48 @@ test('Bahdanau widget on dates: the held-out alignment error rate shown is the e
   await page.close();
 });
 
+test('Bahdanau widget: the score control switches to Luong attention, which trains, aligns and is scored', async (t) => {
+  const steps = 200;
+  const page = await openDemo('bahdanau', `bahdanau.task=dates&bahdanau.steps=${steps}`);
+  if (page.pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  const demo = page.locator('[data-demo=bahdanau]');
+  assert.match(await demo.locator('[name=score-note]').textContent(), /^Bahdanau et al\. \(2015\)/);
+  await demo.locator('select[name=score]').selectOption('dot');
+  await page.waitForFunction(() => location.hash.includes('bahdanau.score=dot'), null, { timeout: 5000 });
+  assert.match(await demo.locator('[name=score-note]').textContent(), /^Luong et al\. \(2015\), global attention, dot score/);
+  await demo.locator('[name=run-toggle]').click();
+  await page.waitForSelector('[data-demo=bahdanau] .run[data-state=done]', { timeout: 60000 });
+  const { curve, evaluation, alignment } = await page.evaluate(() => {
+    const el = document.querySelector('[data-demo=bahdanau]');
+    return { curve: el.curve, evaluation: el.evaluation, alignment: el.alignment };
+  });
+  assert.equal(evaluation.step, steps);
+  const aers = curve.filter((p) => p.aer !== null);
+  assert.ok(aers[0].aer > evaluation.aer + 0.2, `aer ${aers[0].aer} -> ${evaluation.aer}`);
+  assert.match(await demo.locator('[name=metric]').textContent(), new RegExp(`^Step ${steps}: alignment error rate ${evaluation.aer.toFixed(3)}`));
+  assert.ok(alignment.T > 0 && alignment.S > 0);
+  for (let i = 0; i < alignment.T; i++) {
+    const s = alignment.weights.slice(i * alignment.S, (i + 1) * alignment.S).reduce((x, y) => x + y, 0);
+    assert.ok(Math.abs(s - 1) < 1e-3, `row ${i} sums to ${s}`);
+  }
+  // the page trained the luong kind: the same run in node gives the same number
+  const { isolated, hw } = await page.evaluate(() => ({ isolated: crossOriginIsolated, hw: navigator.hardwareConcurrency }));
+  const build = isolated ? 'wasm-mt' : 'wasm';
+  if (hasBuild(build)) {
+    const engine = await loadNodeApi(build, { threads: Math.max(1, Math.min(8, hw || 4)) });
+    const s = engine.createSession(sessionConfig('dates', 1, 'dot'));
+    assert.equal(s.info().config.model, 'luong');
+    s.train(steps);
+    const direct = s.evaluate(HELD_OUT.samples, HELD_OUT.seed);
+    assert.ok(Math.abs(direct.aer - evaluation.aer) < 1e-9, `page ${evaluation.aer} vs engine ${direct.aer}`);
+    s.dispose();
+    releaseEngine(engine);
+  }
+  await demo.screenshot({ path: path.join(shots, 'bahdanau-luong.png') });
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test('§6/§7: the shipped Transformer loads with its pre-trained note; causal decoder self-attention', async (t) => {
   const page = await openDemo('self-attention');
   if (page.pending) { await page.close(); return unavailable(t, 'engine build without model sessions or checkpoint'); }
@@ -161,6 +204,28 @@ test('playground: trains a small RNNsearch, exports .safetensors and imports it 
   await page.waitForFunction(() => /notes\.txt could not be imported \(.+\)\. Pick a \.safetensors file/.test(document.querySelector('[data-demo=playground] [name=io]').textContent), null, { timeout: 30000 });
   await demo.locator('[name=run-reset]').click();
   await page.waitForFunction(() => document.querySelector('[data-demo=playground] [name=io]').textContent === '');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('playground: its model list comes from the registry; Luong attention trains and exports', async (t) => {
+  const page = await openDemo('playground', 'playground.model=luong&playground.task=reverse&playground.size=small&playground.steps=60');
+  if (page.pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  const demo = page.locator('[data-demo=playground]');
+  const models = await demo.locator('select[name=model] option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(models, ['transformer', 'rnnsearch', 'luong', 'pointer']);
+  assert.equal(await demo.locator('select[name=model]').inputValue(), 'luong');
+  assert.equal(await demo.locator('select[name=model] option[value=luong]').textContent(), 'Luong attention (general score)');
+  await demo.locator('[name=run-toggle]').click();
+  await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 60000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), demo.locator('[name=export]').click()]);
+  const file = path.join(shots, '..', 'playground-luong.safetensors');
+  await download.saveAs(file);
+  const { readFileSync } = await import('node:fs');
+  const bytes = readFileSync(file);
+  const header = JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString('utf8'));
+  assert.equal(JSON.parse(header.__metadata__.attnlab).model, 'luong');
+  assert.ok('combine.W' in header, 'the luong kind\'s own parameters');
   assert.deepEqual(page.errors, []);
   await page.close();
 });

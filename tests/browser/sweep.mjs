@@ -25,6 +25,7 @@ png csv tsv txt json safetensors kib mib mb kb ms tsp ding moby dick gpl layerno
 query key value dk dv model ffn mask causal d_model d_k d_v d_ff log exp max min sum mean top top-k github arxiv html url
 attention all you need tab dropout adam warmup search npm stdlib datasets-moby-dick apache mit attn phrases iso ptr-net
 enter shift space esc home end
+dot general concat tanh h_j e_ij h_t c_t w_a v_a w_c
 `.trim().split(/\s+/));
 
 // In the page: every visible control, option and heading with no text or accessible name, and

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attn with the recurrent models end to end: train tiny rnnsearch / rnnencdec / pointer models,
+# attn with the recurrent models end to end: train tiny rnnsearch / rnnencdec / luong / pointer models,
 # eval / align / point on them, and bad input (too few points, NaN, unknown task, wrong model
 # for the task) must give one stderr line and a non-zero exit. Usage: rnn_cli_test.sh attn
 set -u
@@ -32,6 +32,23 @@ has point '"exact":\[0,1,2\]'
 ok train-tsp "$ATTN" train --model pointer --task tsp --n 5 --hidden 8 --encoder rpw --steps 2 --batch 4 --out "$DIR/tsp.safetensors"
 ok eval-tsp "$ATTN" eval --checkpoint "$DIR/tsp.safetensors" --task tsp --samples 5
 has eval-tsp '"optimal_tour_length"'
+
+L="$DIR/luong.safetensors"
+ok train-luong "$ATTN" train --model luong --score concat --task dates --hidden 8 --emb 4 --steps 2 --batch 4 --out "$L"
+ok eval-luong "$ATTN" eval --checkpoint "$L" --task dates --samples 5
+has eval-luong '"aer"'
+has eval-luong '"per_length"'
+ok align-luong "$ATTN" align --checkpoint "$L" --src "samedi 25 décembre 2021" --max-len 12
+has align-luong '"src_tokens":\["samedi","2","5","décembre"'
+has align-luong '"alignment":\[\['
+ok resume-luong "$ATTN" train --resume "$L" --steps 2 --eval-samples 5 --out "$DIR/luong2.safetensors"
+has resume-luong '"steps":2'
+ok align-luong-resumed "$ATTN" align --checkpoint "$DIR/luong2.safetensors" --src "1 May 2021" --max-len 12
+has align-luong-resumed '"alignment":\[\['
+ok train-luong-phrases "$ATTN" train --model luong --score dot --task phrases --n-min 2 --n-max 6 --hidden 8 --steps 2 --batch 4 --out "$DIR/luong3.safetensors"
+ok eval-luong-phrases "$ATTN" eval --checkpoint "$DIR/luong3.safetensors" --task phrases --samples 5
+has eval-luong-phrases '"sequence_accuracy"'
+bad luong-score "$ATTN" train --model luong --score additive --task dates --steps 1 --out "$DIR/x"
 
 bad two-points "$ATTN" point --checkpoint "$P" --points "0.1,0.2 0.8,0.1"
 bad nan-point "$ATTN" point --checkpoint "$P" --points "0.1,0.2 nan,0.1 0.5,0.5"

@@ -118,6 +118,15 @@ TEST_CASE("dist: RNNsearch's and RNNencdec's backward report each gradient once,
   }
 }
 
+TEST_CASE("dist: Luong's backward reports each gradient once, when final", "[dist][luong]") {
+  for (const std::string score : {"dot", "general", "concat"}) {
+    INFO(score);
+    const nlohmann::json cfg = {{"model", "luong"}, {"src_vocab", 14}, {"tgt_vocab", 14},
+                                {"emb", 8},         {"hidden", 8},     {"score", score}};
+    require_reports_final(*make_model(cfg, cpu_kernels(), 3), batch());
+  }
+}
+
 TEST_CASE("dist: the pointer network's backward reports each gradient once, when final", "[dist]") {
   const auto task = make_task("convex-hull", {{"n_min", 6}, {"n_max", 6}});
   Rng rng(4);

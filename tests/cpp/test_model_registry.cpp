@@ -13,7 +13,7 @@ namespace {
 
 nlohmann::json registry_small(const std::string& kind) {
   if (kind == "pointer") return {{"model", kind}, {"hidden", 16}};
-  if (kind == "rnnsearch" || kind == "rnnencdec")
+  if (kind == "rnnsearch" || kind == "rnnencdec" || kind == "luong")
     return {{"model", kind}, {"src_vocab", 12}, {"tgt_vocab", 12}, {"emb", 8}, {"hidden", 16}};
   return {{"model", kind}, {"src_vocab", 12}, {"tgt_vocab", 12}, {"d_model", 16}, {"heads", 2},
           {"d_ff", 32},    {"enc_layers", 1}, {"dec_layers", 1}, {"max_len", 20}};
@@ -42,13 +42,14 @@ TEST_CASE("registry: every kind builds, checks and estimates itself from its row
 }
 
 TEST_CASE("registry: an unknown or missing kind is an error, not a zero estimate", "[train]") {
-  const nlohmann::json unknown = {{"model", "luong"}, {"hidden", 16}};
-  CHECK_THROWS_WITH(estimate_model(unknown, 1, 1, 1), Catch::Contains("unknown model \"luong\""));
+  const nlohmann::json unknown = {{"model", "nosuchkind"}, {"hidden", 16}};
+  CHECK_THROWS_WITH(estimate_model(unknown, 1, 1, 1),
+                    Catch::Contains("unknown model \"nosuchkind\""));
   CHECK_THROWS_WITH(attnlab::estimate_size(unknown, 1, 1, 1),
                     Catch::Contains("known: transformer"));
-  CHECK_THROWS_WITH(check_model_config(unknown), Catch::Contains("unknown model \"luong\""));
+  CHECK_THROWS_WITH(check_model_config(unknown), Catch::Contains("unknown model \"nosuchkind\""));
   CHECK_THROWS_WITH(make_model(unknown, cpu_kernels(), 1),
-                    Catch::Contains("unknown model \"luong\""));
+                    Catch::Contains("unknown model \"nosuchkind\""));
   CHECK_THROWS_WITH(estimate_model({{"hidden", 16}}, 1, 1, 1),
                     Catch::Contains("needs a string \"model\""));
   // a config too large for memory is estimated before its values are range-checked
@@ -85,4 +86,32 @@ TEST_CASE("model capabilities: stepwise decoding, alignment and the causal mask"
   auto r = make_model(registry_small("rnnsearch"), cpu_kernels(), 1);
   CHECK(r->max_len() == 1 << 16);
   CHECK(r->schedule_width() == 64);  // what sessions and `attn train` have always used
+}
+
+TEST_CASE("kind info: each row's capabilities are what its model does", "[train]") {
+  for (const std::string& kind : model_kinds()) {
+    INFO(kind);
+    const KindInfo& info = kind_info(kind);
+    CHECK(info.name == kind);
+    CHECK(find_kind_info(kind) == &info);
+    auto m = make_model(registry_small(kind), cpu_kernels(), 1);
+    CHECK(info.packs_source == m->packs_source());
+    CHECK(info.takes_points == (m->input_dim() > 0));
+    CHECK(info.aligns == m->aligns());
+    CHECK(info.recurrent == (m->decodes_stepwise() || m->input_dim() > 0));
+    CHECK(info.train.lr > 0);
+    CHECK(info.train.batch >= 1);
+    CHECK(info.train.clip > 0);
+    const std::string schedule = info.train.schedule;
+    CHECK((schedule == "noam" || schedule == "constant"));
+    const nlohmann::json j = info.to_json();
+    CHECK(j["name"] == kind);
+    CHECK(j["train"]["batch"] == info.train.batch);
+  }
+  CHECK(find_kind_info("nosuchkind") == nullptr);
+  CHECK_THROWS_WITH(kind_info("nosuchkind"), Catch::Contains("known: transformer"));
+  CHECK(kind_info("luong").recurrent);
+  CHECK(kind_info("luong").aligns);
+  CHECK(kind_info("lm").packs_source);
+  CHECK(kind_info("pointer").takes_points);
 }

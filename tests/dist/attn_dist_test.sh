@@ -45,7 +45,7 @@ ok toy-2 timeout -k 5 60 "${MPI[@]}" "$ATTN" "${TOY[@]}" --steps 4 --batch 10 --
 same toy-equivalence "$DIR/toy1.safetensors" "$DIR/toy2.safetensors"
 state_is toy-examples "$DIR/toy2.safetensors" examples 80
 
-# RNNsearch and the pointer network
+# RNNsearch, Luong and the pointer network
 RNN=(train --model rnnsearch --task dates --hidden 8 --emb 4 --seed 3)
 ok rnn-1 "$ATTN" "${RNN[@]}" --steps 4 --batch 20 --out "$DIR/rnn1.safetensors"
 ok rnn-2 timeout -k 5 60 "${MPI[@]}" "$ATTN" "${RNN[@]}" --steps 4 --batch 10 --out "$DIR/rnn2.safetensors"
@@ -54,6 +54,10 @@ PTR=(train --model pointer --task convex-hull --n 5 --hidden 8 --seed 3)
 ok ptr-1 "$ATTN" "${PTR[@]}" --steps 4 --batch 20 --out "$DIR/ptr1.safetensors"
 ok ptr-2 timeout -k 5 60 "${MPI[@]}" "$ATTN" "${PTR[@]}" --steps 4 --batch 10 --out "$DIR/ptr2.safetensors"
 same ptr-equivalence "$DIR/ptr1.safetensors" "$DIR/ptr2.safetensors"
+LNG=(train --model luong --score concat --task dates --hidden 8 --emb 4 --seed 3)
+ok luong-1 "$ATTN" "${LNG[@]}" --steps 4 --batch 20 --out "$DIR/luong1.safetensors"
+ok luong-2 timeout -k 5 60 "${MPI[@]}" "$ATTN" "${LNG[@]}" --steps 4 --batch 10 --out "$DIR/luong2.safetensors"
+same luong-equivalence "$DIR/luong1.safetensors" "$DIR/luong2.safetensors"
 
 # Resume with world size 2 -> 1 continues where 1 -> 1 would
 ok resume-toy-2 timeout -k 5 60 "${MPI[@]}" "$ATTN" "${TOY[@]}" --steps 3 --batch 10 --out "$DIR/r2.safetensors"

@@ -144,6 +144,8 @@ export function wrapModule(mod, extra = {}) {
     },
     modelKinds: () => { requireSessions(); return JSON.parse(mod.registry()).models; },
     taskNames: () => { requireSessions(); return JSON.parse(mod.registry()).tasks; },
+    // per kind: capabilities (recurrent, packs_source, takes_points, aligns) and training defaults
+    kindInfo: () => { requireSessions(); return JSON.parse(mod.registry()).kinds; },
     // Log-probabilities of sentences under an LM checkpoint (bytes): [{tokens, ids, logprobs, total}].
     lmScore: (bytes, sentences) => mod.lmScore(toBytes(bytes, 'lmScore'), sentences),
   };

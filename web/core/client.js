@@ -105,6 +105,7 @@ export class EngineClient extends Emitter {
   contentAddress(memory, key, beta) { return this.call('contentAddress', memory, key, beta); }
   estimateBytes(config) { return this.call('estimateBytes', config); }
   modelKinds() { return this.call('modelKinds'); }
+  kindInfo() { return this.call('kindInfo'); }
   taskNames() { return this.call('taskNames'); }
   lmScore(checkpoint, sentences) { return this.call('lmScore', checkpoint, sentences); }
 

@@ -10,6 +10,16 @@
 
 export type Build = 'wasm' | 'wasm-mt' | 'wasm-relaxed';
 
+// What the registry says of a model kind: its capabilities and its training defaults.
+export interface KindInfo {
+  name: string;
+  recurrent: boolean;     // a recurrent encoder-decoder (RNNsearch, RNNencdec, Luong, pointer)
+  packs_source: boolean;  // source then target in one sequence (the LM)
+  takes_points: boolean;  // reads point sets, not token ids (pointer)
+  aligns: boolean;        // its first attention map is the target-to-source alignment
+  train: { lr: number; batch: number; clip: number; schedule: 'noam' | 'constant' };
+}
+
 export interface EngineInfo {
   build: Build;            // which module loaded: single-thread SIMD or pthreads
   simd: boolean;
@@ -190,6 +200,7 @@ export declare class EngineClient {
   contentAddress(memory: Float32Array, key: Float32Array, beta?: number): Promise<ContentAddress>;
   estimateBytes(config: SessionConfig): Promise<number>;
   modelKinds(): Promise<string[]>;
+  kindInfo(): Promise<Record<string, KindInfo>>;
   taskNames(): Promise<string[]>;
   lmScore(checkpoint: Uint8Array, sentences: string[]): Promise<SentenceScore[]>;
   createSession(config: SessionConfig): Promise<RemoteSession>;
@@ -247,6 +258,7 @@ export interface Engine {
   createSession(config: SessionConfig): Session;
   loadSession(bytes: Uint8Array, overrides?: SessionConfig): Session;
   modelKinds(): string[];
+  kindInfo(): Record<string, KindInfo>;  // per kind, from its registry row
   taskNames(): string[];
   lmScore(checkpoint: Uint8Array, sentences: string[]): SentenceScore[];
 }

@@ -22,7 +22,7 @@ export const EVENTS = ['progress', 'snapshot', 'state'];
 
 // Engine functions callable through {type: 'call'}.
 export const CALLS = ['info', 'setThreads', 'attention', 'timeAttention', 'softmax', 'positionalEncoding', 'contentAddress',
-  'estimateBytes', 'modelKinds', 'taskNames', 'lmScore'];
+  'estimateBytes', 'modelKinds', 'kindInfo', 'taskNames', 'lmScore'];
 // Session methods callable through {type: 'session'}.
 export const SESSION_METHODS = ['info', 'trainBatch', 'evaluate', 'decode', 'inspect', 'examples', 'save',
   'encodeText', 'decodeText', 'pieces', 'translate'];

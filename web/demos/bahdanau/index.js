@@ -7,7 +7,9 @@
 // date formats → ISO 8601) the engine scores its argmax links against the task's gold links on
 // a fixed held-out draw about once a second and at the end of a run: the alignment error rate
 // (Och & Ney), lower is better.
-// State: bahdanau.task, bahdanau.steps. On the element: el.curve ([{step, loss, gold, aer}]),
+// The score control swaps Bahdanau's additive score for Luong's dot, general or concat (Luong,
+// Pham & Manning 2015; the engine's luong kind), so both align the same data side by side.
+// State: bahdanau.task, bahdanau.score, bahdanau.steps. On the element: el.curve ([{step, loss, gold, aer}]),
 // el.evaluation (the engine's latest held-out evaluation). A model restored after a reload
 // brings its curve and readouts back with it (sessionRun's `keep`).
 import { t } from '../../i18n/index.js';
@@ -15,7 +17,7 @@ import { lineChart } from '../../viz/chart.js';
 import '../../viz/heatmap.js';
 import { sessionRun } from '../common/session.js';
 import { tokenLabels, alignmentMap } from '../common/maps.js';
-import { TASKS, ALIGNED, HELD_OUT, sessionConfig } from './config.js';
+import { TASKS, SCORES, ALIGNED, HELD_OUT, sessionConfig } from './config.js';
 
 // Mean over output positions i < L of α[i, L-1-i]: the mass on the reversal's gold links.
 export function goldMass(w, T, S, L) {
@@ -28,11 +30,13 @@ export async function mount(el, ctx) {
   const { read, store } = ctx;
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
-  const state = { task: read.str('task', 'reverse', Object.keys(TASKS)), steps: read.num('steps', 400, 100, 20000), seed: read.num('seed', 1, 0, 1e9) };
+  const state = { task: read.str('task', 'reverse', Object.keys(TASKS)), score: read.str('score', 'additive', SCORES), steps: read.num('steps', 400, 100, 20000), seed: read.num('seed', 1, 0, 1e9) };
   el.innerHTML = `
     <div class="controls">
       <label><span data-i18n="bahdanau.task"></span> <select name="task">${Object.keys(TASKS).map((k) => `<option value="${k}" data-i18n="bahdanau.task.${k}"></option>`).join('')}</select></label>
+      <label><span data-i18n="bahdanau.score"></span> <select name="score">${SCORES.map((k) => `<option value="${k}" data-i18n="bahdanau.score.${k}"></option>`).join('')}</select></label>
     </div>
+    <p class="caption" name="score-note"></p>
     <div class="run-host"></div>
     <p class="readout" name="example"></p>
     <div class="demo-row">
@@ -43,6 +47,10 @@ export async function mount(el, ctx) {
   const heat = el.querySelector('al-heatmap');
   const sel = el.querySelector('[name=task]');
   sel.value = state.task;
+  const scoreSel = el.querySelector('[name=score]');
+  scoreSel.value = state.score;
+  const showScore = () => { el.querySelector('[name=score-note]').textContent = t(`bahdanau.scoreNote.${state.score}`); };
+  showScore();
   const second = () => (state.task === 'reverse' ? 'gold' : ALIGNED.has(state.task) ? 'aer' : null);
   const goldSeries = () => [t('bahdanau.loss'), ...(second() ? [t(`bahdanau.${second()}`)] : [])];
   let chart = null;
@@ -102,7 +110,7 @@ export async function mount(el, ctx) {
 
   const run = sessionRun(el.querySelector('.run-host'), ctx, {
     steps: state.steps,
-    config: () => sessionConfig(state.task, state.seed),
+    config: () => sessionConfig(state.task, state.seed, state.score),
     async snapshot(s) {
       const ex = await s.examples(1, { split: 'test', seed: 11 });
       example = { src: ex.src[0], tgt: ex.tgt[0], srcText: ex.srcText[0], tgtText: ex.tgtText[0] };
@@ -143,9 +151,10 @@ export async function mount(el, ctx) {
     onReset() { curve.length = 0; example = null; shownGold = null; heat.set([], 0, 0); chart.set([], goldSeries().map(() => [])); el.querySelector('[name=metric]').textContent = ''; el.evaluation = null; },
   });
   sel.addEventListener('change', async () => { state.task = sel.value; store.set({ task: state.task }); await run.reset(); makeChart(); });
+  scoreSel.addEventListener('change', async () => { state.score = scoreSel.value; store.set({ score: state.score }); showScore(); await run.reset(); makeChart(); });
   return {
     start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { run.render(); chart.relabel({ series: goldSeries(), xLabel: t('bahdanau.step') }); redrawChart(); heat.draw(); showExample(); showGold(); if (el.evaluation) showAer(el.evaluation); },
+    relabel() { run.render(); chart.relabel({ series: goldSeries(), xLabel: t('bahdanau.step') }); redrawChart(); heat.draw(); showExample(); showGold(); showScore(); if (el.evaluation) showAer(el.evaluation); },
     unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
   };
 }

@@ -24,13 +24,23 @@ import { tokenLabels } from '../common/maps.js';
 import { headMatrix, vocabFrom, findMap } from '../common/heads.js';
 import { ownData, measure as ownMeasure, metricsText as ownMetrics } from './owndata.js';
 import { stepThrough, headParts } from '../common/stepthrough.js';
+import { trainDefaults } from './train.js';
 import { POINTER_TASKS, pointerConfig, pointerExample, pointerMap, exampleText, metricsText, longerRange } from './pointer.js';
 
-const MODELS = ['transformer', 'rnnsearch', 'pointer'];
+// The models offered, from the engine's registry (its kindInfo): the Transformer, every recurrent
+// kind that aligns a token source to its output (RNNsearch, Luong), and the kinds that read point
+// sets (the pointer network). Set when the playground mounts.
+let KINDS = {};
+let MODELS = ['transformer', 'rnnsearch', 'pointer'];
+function modelsFrom(names, kinds) {  // names: the registry's order
+  return ['transformer', ...names.filter((k) => kinds[k].recurrent && kinds[k].aligns && !kinds[k].takes_points),
+    ...names.filter((k) => kinds[k].takes_points)];
+}
+const takesPoints = (model) => KINDS[model]?.takes_points ?? model === 'pointer';
 const SEQ_TASKS = { reverse: { min_len: 3, max_len: 10, symbols: 10 }, copy: { min_len: 3, max_len: 10, symbols: 10 },
   sort: { min_len: 3, max_len: 10, symbols: 10 }, phrases: { n_min: 2, n_max: 6 }, dates: {} };
 const OWN_TASKS = { ...SEQ_TASKS, own: null };
-const TASKS = { transformer: OWN_TASKS, rnnsearch: OWN_TASKS, pointer: POINTER_TASKS };
+const tasksOf = (model) => (takesPoints(model) ? POINTER_TASKS : OWN_TASKS);
 const SIZES = { small: { d_model: 32, heads: 2, d_ff: 64, layers: 1, hidden: 32 }, medium: { d_model: 64, heads: 4, d_ff: 128, layers: 2, hidden: 64 } };
 const WIDTHS = [16, 32, 64, 128];
 const HEADS = [1, 2, 4, 8];
@@ -42,16 +52,16 @@ function taskOptionsOf(task, srclen) {
   const o = SEQ_TASKS[task];
   return o && 'max_len' in o ? { ...o, max_len: srclen } : o;
 }
-const hasLength = (model, task) => model !== 'pointer' && 'max_len' in (SEQ_TASKS[task] ?? {});
+const hasLength = (model, task) => !takesPoints(model) && 'max_len' in (SEQ_TASKS[task] ?? {});
 
 function sessionConfig({ model, task, size, width, heads, srclen, seed }) {
-  if (model === 'pointer') return pointerConfig(task, size, seed);
+  if (takesPoints(model)) return pointerConfig(task, size, seed);
   const z = SIZES[size];
   const m = model === 'transformer'
     ? { model: 'transformer', d_model: width, heads, d_ff: 2 * width, enc_layers: z.layers, dec_layers: z.layers, dropout: 0 }
-    : { model: 'rnnsearch', emb: z.hidden / 2, hidden: z.hidden, attn: z.hidden };
+    : { model, emb: z.hidden / 2, hidden: z.hidden };  // a recurrent kind (RNNsearch: attn = hidden)
   return { model: m, task, task_options: taskOptionsOf(task, srclen), seed,
-    train: { batch: 32, schedule: 'constant', lr: model === 'transformer' ? 0.003 : 0.01, clip: 1 } };
+    train: trainDefaults(m.model) };
 }
 
 // The map to draw: the RNNsearch alignment, else the last decoder cross-attention.
@@ -64,14 +74,16 @@ function pickMap(data) {
 
 // "your data" is a task of the token models (the pointer network reads point sets: a note says so).
 // Task names come from the language tables (pg.taskName.<task>); the value stays the engine's name.
-const taskOptions = (model) => Object.keys(TASKS[model]).map((k) => `<option value="${k}" data-i18n="${k === 'own' ? 'pg.own.task' : `pg.taskName.${k}`}"></option>`).join('');
+const taskOptions = (model) => Object.keys(tasksOf(model)).map((k) => `<option value="${k}" data-i18n="${k === 'own' ? 'pg.own.task' : `pg.taskName.${k}`}"></option>`).join('');
 
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
   const { read, store } = ctx;
+  KINDS = await ctx.engine.kindInfo();
+  MODELS = modelsFrom(await ctx.engine.modelKinds(), KINDS);
   const model = read.str('model', 'rnnsearch', MODELS);
-  const tasks = Object.keys(TASKS[model]);
+  const tasks = Object.keys(tasksOf(model));
   const size = read.str('size', 'small', Object.keys(SIZES));
   const oneOf = (v, def, list) => (list.includes(v) ? v : def);
   const z = SIZES[size];
@@ -147,7 +159,7 @@ export async function mount(el, ctx) {
   $('st-head').addEventListener('change', showSteps);
   $('st-token').addEventListener('change', showSteps);
 
-  const isPointer = () => state.model === 'pointer';
+  const isPointer = () => takesPoints(state.model);
   function showModel() {
     for (const n of el.querySelectorAll('[data-for=transformer]')) n.hidden = state.model !== 'transformer';
     for (const n of el.querySelectorAll('[data-for=length]')) n.hidden = !hasLength(state.model, state.task);
@@ -271,7 +283,7 @@ export async function mount(el, ctx) {
     },
   });
   for (const k of FIELDS) $(k).addEventListener('change', async () => {
-    const before = TASKS[state.model];
+    const before = tasksOf(state.model);
     if (k === 'steps') {  // the field's own limits: 50 to 20,000 in steps of 50
       const n = Number($(k).value);
       state.steps = Number.isFinite(n) && $(k).value !== '' ? Math.min(20000, Math.max(50, Math.round(n / 50) * 50)) : state.steps;
@@ -285,16 +297,16 @@ export async function mount(el, ctx) {
       state.width = SIZES[state.size].d_model; state.heads = SIZES[state.size].heads;
       $('width').value = state.width; $('heads').value = state.heads;
     }
-    if (k === 'model' && TASKS[state.model] !== before) {
+    if (k === 'model' && tasksOf(state.model) !== before) {
       $('task').innerHTML = taskOptions(state.model);
       applyI18n($('task'), { updateDocument: false });
-      state.task = Object.keys(TASKS[state.model])[0];
+      state.task = Object.keys(tasksOf(state.model))[0];
       $('task').value = state.task;
     }
     showModel();
     run.steps = state.steps;
     // C, H and the task default to the size's and model's own (what a link without them reads)
-    store.defaults({ width: SIZES[state.size].d_model, heads: SIZES[state.size].heads, task: Object.keys(TASKS[state.model])[0] });
+    store.defaults({ width: SIZES[state.size].d_model, heads: SIZES[state.size].heads, task: Object.keys(tasksOf(state.model))[0] });
     store.set(state);
     await run.reset();
   });

@@ -14,6 +14,7 @@
 // pause, resume, cancel and the usual progress and snapshot events), snapshot(), evaluate().
 import { t } from '../../i18n/index.js';
 import { mulberry32 } from '../../core/random.js';
+import { trainDefaults } from './train.js';
 
 export const LIMITS = { bytes: 2 * 1024 * 1024, symbols: 64, vocab: 2000, pairs: 20, windows: 20, estimateMB: 256, heldOut: 300 };
 export const PAD = 0, BOS = 1, EOS = 2, UNK = 3, FIRST = 4;
@@ -151,8 +152,8 @@ export function ownConfig(parsed, { model, width, heads, layers, hidden, seed })
     ? { model: 'lm', ...transformer, dec_layers: layers, max_len: 2 * parsed.window + 2 }
     : model === 'transformer'
       ? { model: 'transformer', ...transformer, enc_layers: layers, dec_layers: layers, max_len: parsed.longest + 2 }
-      : { model: 'rnnsearch', emb: hidden / 2, hidden, attn: hidden, src_vocab: V, tgt_vocab: V };
-  return { model: m, seed, train: { batch: BATCH, schedule: 'constant', lr: model === 'rnnsearch' && parsed.data !== 'text' ? 0.01 : 0.003, clip: 1 } };
+      : { model, emb: hidden / 2, hidden, src_vocab: V, tgt_vocab: V };  // a recurrent kind (RNNsearch: attn = hidden)
+  return { model: m, seed, train: trainDefaults(m.model, { batch: BATCH }) };
 }
 
 // A session that trains on given batches: the RemoteSession's trainBatch, one step per Worker

@@ -3,6 +3,7 @@
 // distributions on it (rows = output steps, columns = input points then "end"), and the
 // engine's held-out metrics as text, for sessions trained here or checkpoints imported.
 import { t } from '../../i18n/index.js';
+import { trainDefaults } from './train.js';
 
 // Point counts per task; tsp stays at 8 points so its exact optimal tours are cheap to score.
 export const POINTER_TASKS = { 'convex-hull': { n_min: 5, n_max: 10 }, tsp: { n_min: 5, n_max: 8 }, sort: { n_min: 5, n_max: 10 } };
@@ -11,7 +12,7 @@ export const POINTER_SIZES = { small: { hidden: 32, embed: 32, lr: 0.005 }, medi
 export function pointerConfig(task, size, seed) {
   const z = POINTER_SIZES[size];
   return { model: { model: 'pointer', hidden: z.hidden, embed: z.embed, glimpse: true }, task,
-    task_options: POINTER_TASKS[task], seed, train: { batch: 64, lr: z.lr, clip: 2 } };
+    task_options: POINTER_TASKS[task], seed, train: trainDefaults('pointer', { lr: z.lr }) };
 }
 
 // One held-out point set of the task's largest size: {n, dim, x: number[n*dim], target}.

@@ -1,0 +1,372 @@
+// Luong attention: construction, teacher-forced forward, backward, greedy decoding.
+#include "models/luong.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/check.hpp"
+#include "layers/loss.hpp"
+#include "models/config.hpp"
+
+namespace attnlab {
+
+LuongConfig LuongConfig::from_json(const nlohmann::json& j) {
+  LuongConfig c;
+  c.model = json_string(j, "model", c.model);
+  AL_CHECK(c.model == "luong", "model must be luong, got " << c.model);
+  c.src_vocab = json_int(j, "src_vocab", c.src_vocab, 4, 1 << 20);
+  c.tgt_vocab = json_int(j, "tgt_vocab", c.tgt_vocab, 4, 1 << 20);
+  c.emb = json_int(j, "emb", c.emb, 1, 4096);
+  c.hidden = json_int(j, "hidden", c.hidden, 1, 2048);
+  c.score = json_string(j, "score", c.score);
+  AL_CHECK(c.score == "dot" || c.score == "general" || c.score == "concat",
+           "luong: score must be dot, general or concat, got \"" << c.score << "\"");
+  c.pad_id = json_int(j, "pad_id", 0, 0, c.tgt_vocab - 1);
+  c.bos_id = json_int(j, "bos_id", 1, 0, c.tgt_vocab - 1);
+  c.eos_id = json_int(j, "eos_id", 2, 0, c.tgt_vocab - 1);
+  return c;
+}
+
+nlohmann::json LuongConfig::to_json() const {
+  return {{"model", model},   {"src_vocab", src_vocab}, {"tgt_vocab", tgt_vocab},
+          {"emb", emb},       {"hidden", hidden},       {"score", score},
+          {"pad_id", pad_id}, {"bos_id", bos_id},       {"eos_id", eos_id}};
+}
+
+Luong::Luong(const LuongConfig& cfg, const KernelTable& kt, uint64_t seed) : Model(kt), cfg_(cfg) {
+  require_recurrent_kernels(kt);
+  config_ = cfg.to_json();
+  ParamArena& P = params_;
+  const int E = cfg.emb, C = cfg.hidden, D = 2 * C, V = cfg.tgt_vocab;
+  src_embed_.declare(P, "src_embed.weight", cfg.src_vocab, E, false);
+  tgt_embed_.declare(P, "tgt_embed.weight", cfg.tgt_vocab, E, false);
+  enc_ids_.declare(P, "encoder", E, C);
+  init_W_ = P.add("init.W", {D, D}, Init::Uniform, 1.f / std::sqrt(float(D)));
+  init_b_ = P.add("init.b", {D}, Init::Zeros);
+  if (cfg.score == "general")
+    gen_W_ = P.add("attention.W", {D, D}, Init::Uniform, 1.f / std::sqrt(float(D)));
+  if (cfg.score == "concat") att_ids_.declare(P, "attention", D, D, D);
+  dec_first_ = P.count();
+  dec_ids_.declare(P, "decoder", E + D, D);
+  comb_W_ = P.add("combine.W", {2 * D, D}, Init::Uniform, 1.f / std::sqrt(float(2 * D)));
+  comb_b_ = P.add("combine.b", {D}, Init::Zeros);
+  out_W_ = P.add("out.W", {D, V}, Init::Uniform, 1.f / std::sqrt(float(D)));
+  out_b_ = P.add("out.b", {V}, Init::Zeros);
+  Rng rng(seed);
+  P.allocate(rng);
+}
+
+void Luong::encode(const std::vector<int32_t>& src_bm, int B, int S) {
+  const int E = cfg_.emb, C = cfg_.hidden, D = 2 * C;
+  AL_CHECK(B > 0 && S > 0, "empty source batch");
+  B_ = B, S_ = S;
+  src_tm_.assign(size_t(S) * B, cfg_.pad_id);
+  lengths_.assign(size_t(B), 0);
+  std::vector<uint8_t> pad(size_t(B) * S, 1);
+  for (int b = 0; b < B; ++b) {
+    for (int s = 0; s < S; ++s) {
+      const int32_t id = src_bm[size_t(b) * S + s];
+      AL_CHECK(id >= 0 && id < cfg_.src_vocab, "source id " << id << " out of range");
+      src_tm_[size_t(s) * B + b] = id;
+      if (id != cfg_.pad_id) lengths_[size_t(b)] = s + 1;
+    }
+    AL_CHECK(lengths_[size_t(b)] > 0, "source " << b << " is empty");
+    for (int s = 0; s < lengths_[size_t(b)]; ++s) pad[size_t(b) * S + s] = 0;
+  }
+  key_pad_ = ws_.bytes(pad.size());
+  kt_.upload(key_pad_, pad.data(), pad.size());
+  const Ctx c{kt_, params_, ws_, false, nullptr};
+  xs_ = ws_.floats(size_t(S) * B * E);  // [S,B,E]
+  src_embed_.forward(c, xs_, src_tm_.data(), S * B);
+  H_ = ws_.floats(size_t(S) * B * D);  // [S,B,D] annotations h̄_s
+  enc_.forward(kt_, enc_ids_.val(params_), H_, xs_, lengths_, S, B, E, C);
+  sum_ = ws_.floats(size_t(B) * D);  // [B,D] = [h->_L ; h<-_1]
+  enc_.summary(kt_, sum_, H_);
+  if (cfg_.score == "concat")
+    att_.prepare(kt_, att_ids_.val(params_), H_, key_pad_, Score::Additive, S, B, D, D, D);
+}
+
+void Luong::alloc_decoder(int T) {
+  const int B = B_, S = S_, E = cfg_.emb, D = 2 * cfg_.hidden, V = cfg_.tgt_vocab;
+  const size_t tb = size_t(T) * B, bd = size_t(B) * D;
+  h_ = ws_.floats((tb + B) * D);   // [T+1,B,D] h_0..h_T
+  ht_ = ws_.floats((tb + B) * D);  // [T+1,B,D] h~_0 = 0, h~_1..h~_T
+  zr_ = ws_.floats(tb * 2 * D);    // [T,B,2D]
+  rh_ = ws_.floats(tb * D);        // [T,B,D]
+  cand_ = ws_.floats(tb * D);      // [T,B,D]
+  xe_ = ws_.floats(tb * E);        // [T,B,E] embedded y_{t-1}
+  xg_ = ws_.floats(tb * 3 * D);    // [T,B,3D] decoder input pre-activations
+  alpha_ = ws_.floats(tb * S);     // [T,B,S]
+  e_ = ws_.floats(tb * S);         // [T,B,S]
+  qa_ = cfg_.score == "general" ? ws_.floats(tb * D) : nullptr;  // [T,B,D] h_t Wa
+  acache_ = cfg_.score == "concat" ? ws_.floats(size_t(T) * att_.step_cache_floats()) : nullptr;
+  ctx_ = ws_.floats(tb * D);      // [T,B,D]
+  logits_ = ws_.floats(tb * V);   // [T,B,V]
+  scratch_ = ws_.floats(bd * 3);  // [B,3D]
+  kt_.zero(ht_, bd * sizeof(float));
+  // h_0 = tanh(sum Wi + bi)
+  kt_.gemm(false, false, B, D, D, 1.f, sum_, D, params_.val(init_W_), D, 0.f, h_, D);
+  kt_.tanh_bias_forward(h_, h_, params_.val(init_b_), B, D);
+}
+
+// e_bs = score(h_t, h̄_s), alpha_t = masked softmax_s(e)
+void Luong::score_forward(int t) {
+  const int B = B_, S = S_, D = 2 * cfg_.hidden;
+  const size_t bd = size_t(B) * D;
+  const float* q = h_ + (t + 1) * bd;  // h_t
+  float* alpha = alpha_ + t * size_t(B) * S;
+  float* e = e_ + t * size_t(B) * S;
+  if (cfg_.score == "concat") {
+    att_.forward(kt_, att_ids_.val(params_), alpha, e, acache_ + t * att_.step_cache_floats(), q,
+                 nullptr);
+    return;
+  }
+  if (cfg_.score == "general") {
+    float* qa = qa_ + t * bd;
+    kt_.gemm(false, false, B, D, D, 1.f, q, D, params_.val(gen_W_), D, 0.f, qa, D);
+    q = qa;
+  }
+  // e_b [1,S] = q_b [1,D] H_bᵀ (H_b rows at stride B*D)
+  kt_.gemm_batched(false, true, 1, S, D, 1.f, q, D, D, H_, B * D, D, 0.f, e, S, S, B);
+  kt_.softmax_forward(alpha, e, 1.f, key_pad_, false, B, 1, 1, S);
+}
+
+// dot:     e_bs = q_b . h̄_sb       =>  dq_b += sum_s de_bs h̄_sb, dh̄_sb += de_bs q_b
+// general: q_b = h_b Wa            =>  the same into dq, then dWa += hᵀ dq, dh += dq Waᵀ
+// concat:  RecurrentAttention's additive backward (dh += ..., its keys' gradient kept)
+void Luong::score_backward(int t, float* dh, float* dH, const float* de) {
+  const int B = B_, S = S_, D = 2 * cfg_.hidden;
+  const size_t bd = size_t(B) * D;
+  const float* h = h_ + (t + 1) * bd;
+  if (cfg_.score == "concat") {
+    att_.backward(kt_, att_ids_.val(params_), att_ids_.grad(params_), dh, de,
+                  acache_ + t * att_.step_cache_floats(), h);
+    return;
+  }
+  const bool general = cfg_.score == "general";
+  const float* q = general ? qa_ + t * bd : h;
+  float* dq = general ? scratch_ : dh;  // general: dq [B,D] assigned, then through Wa
+  kt_.gemm_batched(false, false, 1, D, S, 1.f, de, S, S, H_, B * D, D, general ? 0.f : 1.f, dq, D,
+                   D, B);
+  kt_.gemm_batched(true, false, S, D, 1, 1.f, de, S, S, q, D, D, 1.f, dH, B * D, D, B);
+  if (general) {
+    kt_.gemm(true, false, D, D, B, 1.f, h, D, dq, D, 1.f, params_.grad(gen_W_), D);
+    kt_.gemm(false, true, B, D, D, 1.f, dq, D, params_.val(gen_W_), D, 1.f, dh, D);
+  }
+}
+
+void Luong::step(int t, const int32_t* y_prev) {
+  const int B = B_, S = S_, E = cfg_.emb, D = 2 * cfg_.hidden, V = cfg_.tgt_vocab;
+  const size_t bd = size_t(B) * D;
+  const Ctx c{kt_, params_, ws_, false, nullptr};
+  const GruParams dec = dec_ids_.val(params_);
+  float* xe = xe_ + t * size_t(B) * E;
+  float* xg = xg_ + t * 3 * bd;
+  float* ctx = ctx_ + t * bd;
+  float* h = h_ + (t + 1) * bd;
+  float* ht = ht_ + (t + 1) * bd;
+  // h_t = GRU(h_{t-1}, [E y_{t-1} ; h~_{t-1}])
+  tgt_embed_.forward(c, xe, y_prev, B);
+  gru_input_forward(kt_, dec, xg, xe, B, E, D);  // the embedding rows of W, plus b
+  const float* Wf = dec.W + size_t(E) * 3 * D;   // [D,3D] input-feeding rows of W
+  kt_.gemm(false, false, B, 3 * D, D, 1.f, ht_ + t * bd, D, Wf, 3 * D, 1.f, xg, 3 * D);
+  gru_step_forward(kt_, dec, h, {zr_ + t * 2 * bd, rh_ + t * bd, cand_ + t * bd}, scratch_, xg,
+                   h_ + t * bd, B, D);
+  // c_t = sum_s a_ts h̄_s
+  score_forward(t);
+  context_forward(kt_, ctx, alpha_ + t * size_t(B) * S, H_, S, B, D);
+  // h~_t = tanh([c_t ; h_t] Wc + bc)
+  const float* Wc = params_.val(comb_W_);
+  kt_.gemm(false, false, B, D, D, 1.f, ctx, D, Wc, D, 0.f, ht, D);
+  kt_.gemm(false, false, B, D, D, 1.f, h, D, Wc + size_t(D) * D, D, 1.f, ht, D);
+  kt_.tanh_bias_forward(ht, ht, params_.val(comb_b_), B, D);
+  // logits = h~_t Ws + bs
+  float* z = logits_ + t * size_t(B) * V;
+  kt_.gemm(false, false, B, V, D, 1.f, ht, D, params_.val(out_W_), V, 0.f, z, V);
+  kt_.bias_act_forward(z, nullptr, z, params_.val(out_b_), Act::None, B, V);
+}
+
+double Luong::forward(const Batch& b, bool /*train*/, Rng* /*rng*/, float label_smoothing) {
+  AL_CHECK(b.B > 0 && b.T > 0 && b.S > 0, "empty batch");
+  ws_.reset();
+  encode(b.src, b.B, b.S);
+  const int B = b.B, T = b.T;
+  T_ = T;
+  alloc_decoder(T);
+  tgt_in_tm_.assign(size_t(T) * B, cfg_.pad_id);
+  tgt_out_tm_.assign(size_t(T) * B, cfg_.pad_id);
+  for (int r = 0; r < B; ++r)
+    for (int t = 0; t < T; ++t) {
+      tgt_in_tm_[size_t(t) * B + r] = b.tgt_in[size_t(r) * T + t];
+      tgt_out_tm_[size_t(t) * B + r] = b.tgt_out[size_t(r) * T + t];
+    }
+  for (int t = 0; t < T; ++t) step(t, tgt_in_tm_.data() + size_t(t) * B);
+  const Ctx c{kt_, params_, ws_, false, nullptr};
+  const LossResult L = cross_entropy_loss(c, logits_, tgt_out_tm_.data(), label_smoothing,
+                                          cfg_.pad_id, T * B, cfg_.tgt_vocab);
+  dlogits_ = L.dlogits;
+  return L.loss;
+}
+
+// Mirrors forward: the output layer, then the decoder steps in reverse (combination, context,
+// score, GRU, input projection with input feeding into step t-1's h~), the initial state, the
+// encoder, the embeddings.
+void Luong::backward() {
+  AL_CHECK(dlogits_, "backward() before forward()");
+  const int B = B_, S = S_, T = T_, E = cfg_.emb, D = 2 * cfg_.hidden, V = cfg_.tgt_vocab;
+  const size_t bd = size_t(B) * D, tb = size_t(T) * B;
+  const Ctx c{kt_, params_, ws_, true, nullptr};
+  const GruParams dec = dec_ids_.val(params_), ddec = dec_ids_.grad(params_);
+  const float* dl = dlogits_;  // [T,B,V]
+  kt_.gemm(true, false, D, V, int(tb), 1.f, ht_ + bd, D, dl, V, 1.f, params_.grad(out_W_), V);
+  kt_.bias_act_backward(dlogits_, params_.grad(out_b_), dl, nullptr, Act::None, int(tb), V);
+  params_.grads_ready(out_W_, out_b_ + 1);
+  float* dht = ws_.floats(tb * D);  // [T,B,D] gradient on h~_1..h~_T (input feeding adds)
+  float* dxe = ws_.floats(tb * E);  // [T,B,E]
+  kt_.gemm(false, true, int(tb), D, V, 1.f, dl, V, params_.val(out_W_), V, 0.f, dht, D);
+  float* dH = zeroed(c, size_t(S) * B * D);  // [S,B,D] accumulated over steps
+  float* dsum = zeroed(c, bd);
+  float* carry = zeroed(c, bd);  // gradient on h_t from step t+1's GRU
+  float* dxg = ws_.floats(bd * 3);
+  float* dpre = ws_.floats(bd);
+  float* dctx = ws_.floats(bd);
+  float* dh = ws_.floats(bd);
+  float* dalpha = ws_.floats(size_t(B) * S);
+  const float* Wc = params_.val(comb_W_);
+  float* dWc = params_.grad(comb_W_);
+  const float* Wf = dec.W + size_t(E) * 3 * D;
+  float* dWf = ddec.W + size_t(E) * 3 * D;
+  for (int t = T - 1; t >= 0; --t) {
+    const float* h = h_ + (t + 1) * bd;
+    const float* ctx = ctx_ + t * bd;
+    const float* alpha = alpha_ + t * size_t(B) * S;
+    // h~ = tanh([c ; h] Wc + bc)  =>  dpre = dh~ (1 - h~^2), dWc += [c ; h]ᵀ dpre
+    kt_.tanh_bias_backward(dpre, params_.grad(comb_b_), dht + t * bd, ht_ + (t + 1) * bd, B, D);
+    kt_.gemm(true, false, D, D, B, 1.f, ctx, D, dpre, D, 1.f, dWc, D);
+    kt_.gemm(true, false, D, D, B, 1.f, h, D, dpre, D, 1.f, dWc + size_t(D) * D, D);
+    kt_.gemm(false, true, B, D, D, 1.f, dpre, D, Wc, D, 0.f, dctx, D);
+    kt_.copy(dh, carry, bd * sizeof(float));
+    kt_.gemm(false, true, B, D, D, 1.f, dpre, D, Wc + size_t(D) * D, D, 1.f, dh, D);
+    // c = sum_s a_s h̄_s, a = softmax(e)
+    context_backward(kt_, dalpha, dH, dctx, alpha, H_, S, B, D);
+    kt_.softmax_backward(dalpha, alpha, dalpha, 1.f, B, S);
+    score_backward(t, dh, dH, dalpha);
+    gru_step_backward(kt_, dec, ddec, dxg, carry, {zr_ + t * 2 * bd, rh_ + t * bd, cand_ + t * bd},
+                      scratch_, dh, h_ + t * bd, B, D);
+    float* dxe_t = dxe + t * size_t(B) * E;
+    kt_.gemm(false, true, B, E, 3 * D, 1.f, dxg, 3 * D, dec.W, 3 * D, 0.f, dxe_t, E);
+    gru_input_backward(kt_, dec, ddec, nullptr, dxg, xe_ + t * size_t(B) * E, B, E, D);
+    if (t > 0) {  // input feeding: h~_{t-1} fed step t (h~_0 = 0 has no gradient)
+      kt_.gemm(true, false, D, 3 * D, B, 1.f, ht_ + t * bd, D, dxg, 3 * D, 1.f, dWf, 3 * D);
+      kt_.gemm(false, true, B, D, 3 * D, 1.f, dxg, 3 * D, Wf, 3 * D, 1.f, dht + (t - 1) * bd, D);
+    }
+  }
+  params_.grads_ready(dec_first_, out_W_);
+  // h_0 = tanh(sum Wi + bi)
+  kt_.tanh_bias_backward(carry, params_.grad(init_b_), carry, h_, B, D);
+  kt_.gemm(true, false, D, D, B, 1.f, sum_, D, carry, D, 1.f, params_.grad(init_W_), D);
+  kt_.gemm(false, true, B, D, D, 1.f, carry, D, params_.val(init_W_), D, 1.f, dsum, D);
+  params_.grads_ready(init_W_, init_b_ + 1);
+  tgt_embed_.backward(c, dxe, tgt_in_tm_.data(), int(tb));
+  params_.grads_ready(tgt_embed_.W, tgt_embed_.W + 1);
+  if (cfg_.score == "concat")
+    att_.finish_backward(kt_, att_ids_.val(params_), att_ids_.grad(params_), dH);
+  params_.grads_ready(init_b_ + 1, dec_first_);  // the attention (none for dot)
+  enc_.summary_backward(kt_, dH, dsum);
+  float* dxs = zeroed(c, size_t(S) * B * E);
+  enc_.backward(kt_, enc_ids_.val(params_), enc_ids_.grad(params_), dxs, dH, xs_);
+  params_.grads_ready(tgt_embed_.W + 1, init_W_);
+  src_embed_.backward(c, dxs, src_tm_.data(), S * B);
+  params_.grads_ready(src_embed_.W, src_embed_.W + 1);
+}
+
+std::vector<float> Luong::logits() const {
+  AL_CHECK(logits_, "logits() before forward()");
+  const int V = cfg_.tgt_vocab;
+  std::vector<float> out(size_t(B_) * T_ * V);
+  for (int b = 0; b < B_; ++b)
+    for (int t = 0; t < T_; ++t)
+      kt_.download(out.data() + (size_t(b) * T_ + t) * V, logits_ + (size_t(t) * B_ + b) * V,
+                   size_t(V) * sizeof(float));
+  return out;
+}
+
+std::vector<AttentionMap> Luong::attention() const {
+  if (!alpha_) return {};
+  AttentionMap m{"alignment", B_, 1, T_, S_, {}};
+  std::vector<float> a(size_t(T_) * B_ * S_);
+  kt_.download(a.data(), alpha_, a.size() * sizeof(float));
+  m.weights.resize(a.size());
+  for (int b = 0; b < B_; ++b)
+    for (int t = 0; t < T_; ++t)
+      for (int s = 0; s < S_; ++s)
+        m.weights[(size_t(b) * T_ + t) * S_ + s] = a[(size_t(t) * B_ + b) * S_ + s];
+  return {m};
+}
+
+GreedyDecoded Luong::greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs, int max_len) {
+  AL_CHECK(!srcs.empty() && max_len >= 1, "greedy: need sources and max_len >= 1");
+  const int B = int(srcs.size());
+  int S = 0;
+  for (const auto& s : srcs) S = std::max(S, int(s.size()));
+  std::vector<int32_t> bm(size_t(B) * S, cfg_.pad_id);
+  for (int b = 0; b < B; ++b)
+    std::copy(srcs[size_t(b)].begin(), srcs[size_t(b)].end(), bm.begin() + long(b) * S);
+  ws_.reset();
+  encode(bm, B, S);
+  alloc_decoder(max_len);
+  const int V = cfg_.tgt_vocab;
+  GreedyDecoded out;
+  out.tokens.resize(size_t(B));
+  out.alignment.resize(size_t(B));
+  std::vector<int32_t> prev(size_t(B), cfg_.bos_id);
+  std::vector<char> done(size_t(B), 0);
+  std::vector<float> z(size_t(B) * V), a(size_t(B) * S);
+  int t = 0;
+  for (; t < max_len; ++t) {
+    step(t, prev.data());
+    kt_.download(z.data(), logits_ + size_t(t) * B * V, z.size() * sizeof(float));
+    kt_.download(a.data(), alpha_ + size_t(t) * B * S, a.size() * sizeof(float));
+    bool all = true;
+    for (int b = 0; b < B; ++b) {
+      const float* zr = z.data() + size_t(b) * V;
+      prev[size_t(b)] = int32_t(std::max_element(zr, zr + V) - zr);
+      if (done[size_t(b)]) continue;
+      if (prev[size_t(b)] == cfg_.eos_id) {
+        done[size_t(b)] = 1;
+        continue;
+      }
+      out.tokens[size_t(b)].push_back(prev[size_t(b)]);
+      out.alignment[size_t(b)].emplace_back(a.begin() + long(b) * S,
+                                            a.begin() + long(b) * S + int(srcs[size_t(b)].size()));
+    }
+    for (int b = 0; b < B; ++b) all = all && done[size_t(b)];
+    if (all) break;
+  }
+  T_ = std::min(t + 1, max_len);
+  return out;
+}
+
+std::unique_ptr<Model> make_luong(const nlohmann::json& config, const KernelTable& kt,
+                                  uint64_t seed) {
+  return std::make_unique<Luong>(LuongConfig::from_json(config), kt, seed);
+}
+
+void check_luong_config(const nlohmann::json& config) { LuongConfig::from_json(config); }
+
+SizeEstimate estimate_luong(const nlohmann::json& m, int B, int S, int T) {
+  const LuongConfig d;  // the defaults of absent keys
+  const double Vs = json_number(m, "src_vocab", d.src_vocab);
+  const double Vt = json_number(m, "tgt_vocab", d.tgt_vocab);
+  const double E = json_number(m, "emb", d.emb), Hd = json_number(m, "hidden", d.hidden);
+  const double D = 2 * Hd;
+  const bool concat = m.is_object() && m.value("score", d.score) == "concat";
+  double P = (Vs + Vt) * E + 2 * 3 * (E * Hd + Hd * Hd + Hd);           // embeddings, bi-GRU
+  P += 3 * ((E + D) * D + D * D + D) + D * D + D;                       // decoder GRU, init
+  P += (concat ? 2 * D * D + D : D * D) + 2 * D * D + D + D * Vt + Vt;  // score, combine, out
+  const double act = B * S * (Hd * 16 + D) + B * T * (D * 12 + E + 2 * S + 3 * Vt) +
+                     (concat ? B * T * S * D + B * S * D * 2 : 0);
+  return SizeEstimate::of(P, act);
+}
+
+}  // namespace attnlab

@@ -51,10 +51,10 @@ export function widgetManifest(root, names = null) {
   const out = {};
   for (const name of uniqueSorted([...(names ?? folders.filter((d) => d !== 'common' && d !== 'pending'))])) {
     const code = sources(path.join(demos, name)).join('\n');
-    // a model's checkpoint, and the files that travel with it (held-out examples, licence)
+    // a model's checkpoint, and the files that travel with it (held-out examples, licence, words)
     const models = Object.entries(index)
       .filter(([key]) => new RegExp(`['"\`]${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"\`]`).test(code))
-      .flatMap(([key, meta]) => [meta.file, meta.examples, meta.licenceFile].filter(Boolean).map((file) => ({
+      .flatMap(([key, meta]) => [meta.file, meta.examples, meta.licenceFile, meta.words].filter(Boolean).map((file) => ({
         key, file, bytes: file === meta.file ? meta.bytes ?? null : sizeOf(path.join(root, 'web', 'public', file)),
       })));
     out[name] = { attributes: attributeKeys(code), properties: elementProperties(code), models };

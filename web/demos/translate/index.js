@@ -60,7 +60,7 @@ export async function mount(el, ctx) {
         return r.json();
       });
       const [shipped, ex, words] = await Promise.all([
-        loadShipped(ctx, NAME), json(meta.examples), meta.words ? json(meta.words) : null]);
+        loadShipped(ctx, NAME), json(meta.examples), meta.words ? json(meta.words).catch(() => null) : null]);  // no words file: no marks
       if (!shipped) throw new Error(t('tr.missing', { file: meta.file }));
       if (unmounted) return;
       session = shipped.session;

@@ -175,33 +175,42 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     await train(s);
   }
 
-  // A model this browser kept for the same demo and config: loaded, drawn, ready to resume.
+  // A model this browser kept for the same demo and config: loaded, drawn, ready to resume. A
+  // reset (the reader changed the task or the model meanwhile) or an unmount abandons it: the
+  // model of the old config never lands under the new one.
+  let resets = 0;
   async function restore() {
     const store = modelStore();
     if (!store || run.session || run.state !== 'idle' || !persists()) return false;
+    const gen = resets;
+    const stale = () => gen !== resets;
     const key = await storeKey();
     const rec = await store.load(key).catch(() => null);
-    if (!rec || run.session || run.state !== 'idle') return false;
+    if (!rec || run.session || run.state !== 'idle' || stale()) return false;
     run.state = 'creating';
     render();
     try {
       const client = await ctx.worker();
       const s = await client.loadSession(rec.bytes);
+      if (stale()) { s.dispose().catch(() => {}); return false; }
       run.key = key;
       attach(s);
       Object.assign(run, { step: rec.meta.step, base: rec.meta.step, loss: rec.meta.loss ?? null, done: Boolean(rec.meta.done), restored: true });
       run.snap = snapshot ? await snapshot(s) : null;
+      if (stale()) return false;  // reset() has disposed the session and redrawn
       if (keep && rec.meta.kept) {
         await keep.load(rec.meta.kept, s, run.step);
       } else {
         await onStart?.(s, run.step);
         if (run.snap) onSnapshot?.(await s.inspect(run.snap.src, run.snap.tgt), run.step, s, null);
       }
+      if (stale()) return false;
       run.state = run.done ? 'idle' : 'restored';
       render();
       if (run.done) await onDone?.(s);
       return true;
     } catch {
+      if (stale()) return false;
       await store.remove(key).catch(() => {});  // a stored model this build cannot load is dropped
       Object.assign(run, { session: null, state: 'idle', step: 0, base: 0, loss: null, done: false, restored: false });
       render();
@@ -218,6 +227,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
   }
 
   async function reset() {
+    resets++;
     const s = run.session;
     run.session = null;
     if (run.key) await modelStore()?.remove(run.key).catch(() => {});
@@ -238,6 +248,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
   // Leaving the page (or unmounting) keeps what was trained; only Reset forgets it.
   async function dispose() {
     previewGen++;
+    resets++;
     const s = run.session;
     run.session = null;
     if (s) {

@@ -48,6 +48,10 @@ const CORPUS = opt('corpus', 'v1');
 const COPIES = Number(opt('sentence-copies', 4));
 const SAVE_EVERY = Number(opt('save-every', 250)), KEEP = 12, AVERAGE = 5, EXAMPLES = 40, PARITY = 100;
 const LIMIT = opt('limit', null);
+// The training file of the corpus (v2: composed into OUT once per run, for training and for the
+// words the page marks).
+let composed = null;
+const trainFile = () => (composed ??= trainingFile(CORPUS, DATA, OUT, COPIES));
 if (!['v1', 'v2', 'v2-ablation'].includes(CORPUS)) throw new Error(`--corpus ${CORPUS}: the corpora are v1, v2, v2-ablation`);
 if (!(RANKS >= 1 && Number.isInteger(RANKS))) throw new Error(`--ranks ${opt('ranks')}: a whole number of at least 1`);
 // The recipe (scripts/lib/translate-run.mjs): v1's is the best of the equal-time sweep.
@@ -81,7 +85,7 @@ async function train() {
   const argv = ['train', '--task', 'parallel', '--steps', String(STEPS), '--save-every', String(SAVE_EVERY),
     '--keep', String(KEEP), '--log-every', '50', '--threads', THREADS, '--out', RUN];
   if (last) argv.push('--resume', last);
-  else argv.push('--train', trainingFile(CORPUS, DATA, OUT, COPIES), '--valid', path.join(DATA, 'valid.tsv'), ...RECIPE);
+  else argv.push('--train', trainFile(), '--valid', path.join(DATA, 'valid.tsv'), ...RECIPE);
   console.error(`== ${RANKS > 1 ? `mpirun -np ${RANKS} ` : ''}attn ${argv.join(' ')}`);
   // wall time summed over sittings in OUT/wall.json; Ctrl-C saves a checkpoint and stops
   const code = await trainSitting({ attn, cwd: root, argv, run: RUN, dir: OUT, threads: THREADS, ranks: RANKS });
@@ -153,10 +157,9 @@ writeFileSync(path.join(MODELS, `${NAME}.examples.json`), `${JSON.stringify({
 }, null, 1)}\n`);
 // The German words of the training data, for the page's unknown-word marks (the source side of
 // the file the model trained on, tag tokens left out).
-const trainFile = trainingFile(CORPUS, DATA, OUT, COPIES);
-const words = trainingWords(readFileSync(trainFile, 'utf8').split('\n').filter(Boolean));
+const words = trainingWords(readFileSync(trainFile(), 'utf8').split('\n').filter(Boolean));
 writeFileSync(path.join(MODELS, `${NAME}.words.json`), `${JSON.stringify({
-  source: `${path.relative(root, trainFile)} (source side)`, count: words.length, words })}\n`);
+  source: `${path.relative(root, trainFile())} (source side)`, count: words.length, words })}\n`);
 writeFileSync(FIXTURE, must(attn, ['translate', '--checkpoint', file, '--input', path.join(DATA, 'test.tsv'),
   '--limit', String(PARITY), '--beam', '4', '--threads', THREADS]));
 

@@ -211,6 +211,16 @@ void Session::set_train_options(const json& t) {
   opts_.label_smoothing = t.value("label_smoothing", 0.f);
   AL_CHECK(opts_.label_smoothing >= 0 && opts_.label_smoothing < 1,
            "train.label_smoothing must be in [0, 1)");
+  opts_.word_dropout = t.value("word_dropout", 0.f);
+  AL_CHECK(opts_.word_dropout >= 0 && opts_.word_dropout <= 0.9f,
+           "train.word_dropout must be in [0, 0.9], got " << opts_.word_dropout);
+  opts_.unk = t.value("unk", -1);
+  if (opts_.word_dropout > 0)
+    AL_CHECK(!points && opts_.unk >= 0 && opts_.unk < model_->src_vocab() &&
+                 opts_.unk < model_->out_vocab(),
+             "train.word_dropout needs train.unk, the unknown-word id, inside both vocabularies ("
+                 << model_->src_vocab() << "/" << model_->out_vocab() << "; a pointer network "
+                 << "reads points and has none)");
   opts_.seed = seed_ + uint64_t(steps_);
   opts_.first_step = steps_ + 1;
   batch_dropout_.reseed(seed_ ^ 0x5DEECE66Dull);
@@ -284,7 +294,11 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
   check_rows(tgt, model_->out_vocab(), "trainBatch: target");
   std::vector<Example> ex;
   for (size_t i = 0; i < src.size(); ++i) ex.push_back({src[i], tgt[i]});
-  const Batch b = make_batch(ex);
+  Batch b = make_batch(ex);
+  if (opts_.word_dropout > 0) {  // the stream of (session seed, step): a restored run draws the same
+    Rng words = word_dropout_rng(seed_, steps_ + 1, 0);
+    drop_words(b, opts_.word_dropout, opts_.word_dropout, opts_.unk, words);
+  }
   if (!batch_adam_) {
     batch_adam_ = std::make_unique<Adam>(model_->params());
     if (resume_ && resume_state_.contains("batch_dropout_rng")) {

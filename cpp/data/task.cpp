@@ -99,6 +99,11 @@ void drop_words(Batch& b, float p_src, float p_tgt, int32_t unk, Rng& rng) {
       }
 }
 
+Rng word_dropout_rng(uint64_t seed, int step, int rank) {
+  return Rng((seed * 0xC2B2AE3D27D4EB4Full ^ (uint64_t(step) * 0x165667B19E3779F9ull)) +
+             uint64_t(rank) * 0x94D049BB133111EBull);
+}
+
 std::vector<Example> sample_many(const Task& task, Rng& rng, Split split, int n) {
   std::vector<Example> out;
   out.reserve(size_t(n));

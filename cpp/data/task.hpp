@@ -88,6 +88,10 @@ Batch make_batch(const std::vector<Example>& ex, int dim = 0);
 // padding, <s> and the targets the loss reads (tgt_out) are left alone. Draws nothing from rng
 // when both are 0, so a run without it is the run it always was.
 void drop_words(Batch& b, float p_src, float p_tgt, int32_t unk, Rng& rng);
+// The generator of step `step`'s word dropout on data-parallel rank `rank`: a stream of its own
+// keyed by (seed, step, rank), so a resumed run draws what the uninterrupted one drew with no
+// state to save.
+Rng word_dropout_rng(uint64_t seed, int step, int rank);
 // `n` examples of a split drawn from rng.
 std::vector<Example> sample_many(const Task& task, Rng& rng, Split split, int n);
 

@@ -57,8 +57,7 @@ StepInfo ParallelTrainer::step() {
   } else {
     Batch b = make_batch(ex);
     if (o_.word_dropout > 0) {  // its own stream of (seed, step, rank): a resume draws the same
-      Rng words((o_.seed * 0xC2B2AE3D27D4EB4Full ^ (uint64_t(step_) * 0x165667B19E3779F9ull)) +
-                uint64_t(o_.dp.rank) * 0x94D049BB133111EBull);
+      Rng words = word_dropout_rng(o_.seed, step_, o_.dp.rank);
       drop_words(b, o_.word_dropout, o_.word_dropout, Bpe::kUnk, words);
     }
     s = train_step(m_, adam_, b, so, &dropout, o_.dp.sync);

@@ -36,6 +36,13 @@ Trainer::Trainer(Model& m, const Task& task, TrainOptions o)
              "task " << task.name() << " needs vocabularies " << task.src_vocab() << "/"
                      << task.tgt_vocab() << ", the model has " << m.src_vocab() << "/"
                      << m.out_vocab());
+  if (o.word_dropout > 0) {
+    AL_CHECK(task.input_dim() == 0, "word dropout needs token inputs; task "
+                                        << task.name() << " reads points");
+    AL_CHECK(o.unk >= 0 && o.unk < m.src_vocab() && o.unk < m.out_vocab(),
+             "word dropout needs an unknown-word id inside both vocabularies ("
+                 << m.src_vocab() << "/" << m.out_vocab() << "), got " << o.unk);
+  }
 }
 
 TrainOptions pointer_train_options() {
@@ -49,8 +56,12 @@ TrainOptions pointer_train_options() {
 }
 
 StepInfo Trainer::step() {
-  const Batch b = task_.sample_batch(data_, Split::Train, o_.batch * o_.dp.size,
-                                     o_.dp.rank * o_.batch, o_.batch);
+  Batch b = task_.sample_batch(data_, Split::Train, o_.batch * o_.dp.size, o_.dp.rank * o_.batch,
+                               o_.batch);
+  if (o_.word_dropout > 0) {
+    Rng words = word_dropout_rng(o_.seed, step_, o_.dp.rank);
+    drop_words(b, o_.word_dropout, o_.word_dropout, o_.unk, words);
+  }
   const StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing};
   const StepInfo s = train_step(m_, adam_, b, so, &dropout_, o_.dp.sync);
   ++step_;

@@ -34,6 +34,10 @@ struct TrainOptions {
   int first_step = 1;  // > 1 when resuming (the schedule continues from there)
   DataParallel dp;     // batch is per rank
   AdamOptions adam;
+  // word dropout (data/task.hpp drop_words): source and decoder-input tokens become `unk` with
+  // this probability, from word_dropout_rng(seed, step, rank); token tasks only
+  float word_dropout = 0.f;
+  int32_t unk = -1;
 };
 
 // The pointer network's settings (as `attn train --model pointer` has always trained it):

@@ -52,7 +52,10 @@ export interface SoftmaxOptions { rows?: number; cols?: number; temperature?: nu
 export interface ContentAddress { similarity: Float32Array; weights: Float32Array }  // [N] each
 
 // A session config: the model (any kind the CLI knows), the task, the training options.
-// Same JSON as the CLI's config files; see the CLI's `attn --help` for every key.
+// Same JSON as the CLI's config files; see the CLI's `attn --help` for every key. Its `train`
+// object: batch, lr, lr_factor, warmup, schedule ('noam' | 'constant'), clip, label_smoothing,
+// and word_dropout (0 to 0.9: source and decoder-input tokens replaced by the id `unk`, which
+// it then needs; token models only).
 export type SessionConfig = Record<string, unknown>;
 
 export interface SessionInfo {

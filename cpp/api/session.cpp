@@ -295,7 +295,8 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
   std::vector<Example> ex;
   for (size_t i = 0; i < src.size(); ++i) ex.push_back({src[i], tgt[i]});
   Batch b = make_batch(ex);
-  if (opts_.word_dropout > 0) {  // the stream of (session seed, step): a restored run draws the same
+  if (opts_.word_dropout >
+      0) {  // the stream of (session seed, step): a restored run draws the same
     Rng words = word_dropout_rng(seed_, steps_ + 1, 0);
     drop_words(b, opts_.word_dropout, opts_.word_dropout, opts_.unk, words);
   }

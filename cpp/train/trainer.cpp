@@ -37,8 +37,8 @@ Trainer::Trainer(Model& m, const Task& task, TrainOptions o)
                      << task.tgt_vocab() << ", the model has " << m.src_vocab() << "/"
                      << m.out_vocab());
   if (o.word_dropout > 0) {
-    AL_CHECK(task.input_dim() == 0, "word dropout needs token inputs; task "
-                                        << task.name() << " reads points");
+    AL_CHECK(task.input_dim() == 0,
+             "word dropout needs token inputs; task " << task.name() << " reads points");
     AL_CHECK(o.unk >= 0 && o.unk < m.src_vocab() && o.unk < m.out_vocab(),
              "word dropout needs an unknown-word id inside both vocabularies ("
                  << m.src_vocab() << "/" << m.out_vocab() << "), got " << o.unk);

@@ -48,6 +48,15 @@ const CORPUS = opt('corpus', 'v1');
 const COPIES = Number(opt('sentence-copies', 4));
 const SAVE_EVERY = Number(opt('save-every', 250)), KEEP = 12, AVERAGE = 5, EXAMPLES = 40, PARITY = 100;
 const LIMIT = opt('limit', null);
+// Ten sentences typed for the page and the README (none of them is in the corpus, checked when
+// written): everyday German the reader might try first. The page lists them after the test
+// pairs, without a reference; report.md gives the shipped file's translations.
+const TYPED = Object.freeze([
+  'Ich habe heute keine Zeit.', 'Wo ist der Bahnhof?', 'Der Hund schläft im Garten.',
+  'Er trinkt jeden Morgen Kaffee.', 'Das Wetter ist heute schön.', 'Können Sie mir bitte helfen?',
+  'Wir fahren morgen nach Berlin.', 'Meine Schwester liest gern Bücher.', 'Das Essen war sehr gut.',
+  'Ich verstehe nicht, was du meinst.',
+]);
 // The training file of the corpus (v2: composed into OUT once per run, for training and for the
 // words the page marks).
 let composed = null;
@@ -98,6 +107,7 @@ const evalTest = (ckpt, extra = []) => json(must(attn, ['eval', '--checkpoint', 
 
 if (!has('skip-train')) await train();
 const all = ckpts();
+const TRAINED = all.length ? stepOf(all.at(-1)) : 0;  // the steps taken (a run stopped early: fewer than --steps)
 const wall = readWall(OUT);
 if (all.length < AVERAGE) throw new Error(`need at least ${AVERAGE} checkpoints in ${RUN}.ckpt, found ${all.length}`);
 const avg = path.join(OUT, 'average.safetensors');
@@ -133,7 +143,7 @@ const table = [
   `| the shipped file: that average in float16, beam 4, α 0.6 | **${b(rows.shipped)}** |`,
 ].join('\n');
 writeFileSync(path.join(OUT, 'report.json'), `${JSON.stringify({ recipe: RECIPE_FLAGS, corpus: CORPUS, sentenceCopies: CORPUS === 'v1' ? 1 : COPIES,
-  ranks: RANKS, steps: STEPS, limit: LIMIT ? Number(LIMIT) : null, rows, best, wall }, null, 2)}\n`);
+  ranks: RANKS, steps: TRAINED, limit: LIMIT ? Number(LIMIT) : null, rows, best, wall }, null, 2)}\n`);
 if (LIMIT && !has('no-export')) throw new Error('--limit scores part of the test split: add --no-export (a quick check never ships)');
 if (has('no-export')) {
   console.log(table);
@@ -151,9 +161,20 @@ writeFileSync(path.join(MODELS, `${NAME}.LICENSE.txt`), [
   readFileSync(path.join(DATA, 'COPYRIGHT.debian'), 'utf8'), readFileSync(path.join(DATA, 'GPL-2'), 'utf8'),
 ].join('\n'));
 const test = readFileSync(path.join(DATA, 'test.tsv'), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
+// The typed sentences, translated natively by the shipped file (beam 4): the README's table; the
+// page translates them itself when the reader picks one.
+const inCorpus = new Set([trainFile(), ...['valid.tsv', 'test.tsv'].map((f) => path.join(DATA, f))]
+  .flatMap((f) => readFileSync(f, 'utf8').split('\n').map((l) => l.split('\t')[0])));
+const clash = TYPED.filter((de) => inCorpus.has(de));
+if (clash.length) throw new Error(`typed sentences found in the corpus: ${clash.join(' | ')}`);
+const typedFile = path.join(OUT, 'typed.txt');
+writeFileSync(typedFile, `${TYPED.join('\n')}\n`);
+const typed = must(attn, ['translate', '--checkpoint', shipped, '--input', typedFile, '--beam', '4', '--threads', THREADS])
+  .split('\n').filter(Boolean).map((l) => JSON.parse(l)).map((r, i) => ({ de: TYPED[i], model: r.text }));
 writeFileSync(path.join(MODELS, `${NAME}.examples.json`), `${JSON.stringify({
   source: 'test split of build/data/de-en (Ding dictionary example sentences, Debian package trans-de-en, GPL-2+)',
   pairs: test.slice(0, EXAMPLES).map(([de, en]) => ({ de, en })),
+  typed: TYPED,
 }, null, 1)}\n`);
 // The German words of the training data, for the page's unknown-word marks (the source side of
 // the file the model trained on, tag tokens left out).
@@ -175,14 +196,14 @@ const index = JSON.parse(readFileSync(indexFile, 'utf8'));
 index[NAME] = {
   file: `models/${NAME}.safetensors`, examples: `models/${NAME}.examples.json`,
   licenceFile: `models/${NAME}.LICENSE.txt`, words: `models/${NAME}.words.json`, section: 'decoder',
-  bytes: statSync(file).size, steps: STEPS, seconds: Math.round(wall.seconds), params,
+  bytes: statSync(file).size, steps: TRAINED, seconds: Math.round(wall.seconds), params,
   // the training threads (a run trained in several sittings records each sitting's)
   threads: Math.max(...wall.runs.map((r) => r.threads ?? Number(THREADS)), 1),
   // the BLEU of this very file (float16), not of the float32 average it was rounded from
   bleu: Number(rows.shipped.bleu.toFixed(2)), testPairs: rows.shipped.sentences, trainPairs,
   // the model config of the file's header: the page's captions read it here, not from the file
   config: JSON.parse(header.__metadata__?.attnlab ?? '{}'),
-  command: `npm run reproduce -- --only ${NAME}${CORPUS === 'v1' ? '' : ` --corpus ${CORPUS}`}${RANKS > 1 ? ` --ranks ${RANKS}` : ''}  (${RANKS > 1 ? `mpirun -np ${RANKS} ` : ''}attn train --task parallel ${RECIPE.join(' ')} --steps ${STEPS} --threads ${THREADS}; attn average --last ${AVERAGE}; attn export --half)`,
+  command: `npm run reproduce -- --only ${NAME}${CORPUS === 'v1' ? '' : ` --corpus ${CORPUS}`}${RANKS > 1 ? ` --ranks ${RANKS}` : ''}  (${RANKS > 1 ? `mpirun -np ${RANKS} ` : ''}attn train --task parallel ${RECIPE.join(' ')} --steps ${TRAINED} --threads ${THREADS}; attn average --last ${AVERAGE}; attn export --half)`,
   data: `example sentences of the Ding German–English dictionary (Debian package trans-de-en), ${trainPairs.toLocaleString('en')} training pairs` +
     (lexiconItems ? ` (${COPIES} times over) and ${lexiconItems.toLocaleString('en')} of its word and phrase items` : ''),
   lexiconItems, ranks: RANKS,
@@ -191,7 +212,8 @@ index[NAME] = {
 writeFileSync(indexFile, `${JSON.stringify(index, null, 2)}\n`);
 
 const report = [table,
-  '', `training: ${STEPS} steps, ${(wall.seconds / 60).toFixed(1)} min wall on ${THREADS} thread${THREADS === '1' ? '' : 's'}; model ${(params / 1e6).toFixed(2)} M parameters, ` +
+  '', '| typed sentence | the shipped file, beam 4 |', '| --- | --- |', ...typed.map((r) => `| ${r.de} | ${r.model} |`),
+  '', `training: ${TRAINED} steps, ${(wall.seconds / 60).toFixed(1)} min wall on ${THREADS} thread${THREADS === '1' ? '' : 's'}; model ${(params / 1e6).toFixed(2)} M parameters, ` +
   `${(statSync(file).size / 2 ** 20).toFixed(1)} MiB as float16`,
 ].join('\n');
 writeFileSync(path.join(OUT, 'report.md'), `${report}\n`);

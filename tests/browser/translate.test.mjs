@@ -87,6 +87,21 @@ test('§7: the translator loads on demand and gives the native engine\'s beam tr
   assert.equal(tr.reference, '');
   assert.ok(tr.beam.length > 0);
   assert.match(await demo.locator('[name=reference]').textContent(), /no reference/);
+  // the sentences written for the page: their own group after the held-out pairs, translated
+  // when picked, with no reference
+  const groups = demo.locator('select[name=sentence] optgroup');
+  assert.equal(await groups.count(), 2);
+  assert.equal(await groups.nth(0).getAttribute('label'), 'held-out test pairs (with their reference)');
+  assert.equal(await groups.nth(1).getAttribute('label'), 'sentences written for this page (no reference)');
+  const written = await groups.nth(1).locator('option').allTextContents();
+  assert.equal(written.length, 10);
+  const pick = await groups.nth(1).locator('option').nth(2).getAttribute('value');
+  await demo.locator('select[name=sentence]').selectOption(pick);
+  await page.waitForFunction((s) => document.querySelector('[data-demo=translate]').translation.text === s, written[2], { timeout: 60000 });
+  tr = await translation(page);
+  assert.equal(tr.reference, '');
+  assert.ok(tr.beam.length > 0);
+  assert.match(await demo.locator('[name=reference]').textContent(), /no reference/);
   // a sentence with words the corpus never held: exactly those are marked, with their count
   const typed = 'Der Zylofuraminhändler trinkt jeden Morgen Kaffee.';
   await box.fill(typed);

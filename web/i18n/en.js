@@ -213,6 +213,7 @@ export default {
   'tr.missing': 'the model file {file} is not in this build',
   'tr.example': 'held-out example', 'tr.input': 'German text (type your own)', 'tr.beam': 'beam width',
   'tr.maps': 'maps of', 'tr.mapsBeam': 'the beam output', 'tr.mapsGreedy': 'the greedy output',
+  'tr.groupTest': 'held-out test pairs (with their reference)', 'tr.groupTyped': 'sentences written for this page (no reference)',
   'tr.threads1': '1 CPU thread', 'tr.threadsN': '{n} CPU threads',
   'tr.translate': 'Translate', 'tr.greedy': 'Greedy (beam 1)', 'tr.beamOut': 'Beam search, width {k}',
   'tr.reference': 'Reference translation', 'tr.noReference': '(your own text: no reference)',

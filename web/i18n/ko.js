@@ -213,6 +213,7 @@ export default {
   'tr.missing': '이 빌드에는 모델 파일 {file}이 없습니다',
   'tr.example': '평가용 예문', 'tr.input': '독일어 문장 (직접 입력 가능)', 'tr.beam': 'beam 너비',
   'tr.maps': '히트맵 대상', 'tr.mapsBeam': 'beam 출력', 'tr.mapsGreedy': 'greedy 출력',
+  'tr.groupTest': '떼어 둔 테스트 쌍(정답 번역 있음)', 'tr.groupTyped': '이 페이지를 위해 쓴 문장(정답 번역 없음)',
   'tr.threads1': 'CPU 스레드 1개', 'tr.threadsN': 'CPU 스레드 {n}개',
   'tr.translate': '번역', 'tr.greedy': 'greedy (beam 1)', 'tr.beamOut': 'beam search, 너비 {k}',
   'tr.reference': '정답 번역', 'tr.noReference': '(직접 입력한 문장이라 정답이 없습니다)',

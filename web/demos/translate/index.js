@@ -64,7 +64,8 @@ export async function mount(el, ctx) {
       if (!shipped) throw new Error(t('tr.missing', { file: meta.file }));
       if (unmounted) return;
       session = shipped.session;
-      examples = ex.pairs;
+      // the held-out test pairs (with their references), then the typed sentences (none)
+      examples = [...ex.pairs, ...(ex.typed ?? []).map((de) => ({ de, en: '', typed: true }))];
       known = words ? new Set(words.words) : null;
       build();
       await translate();
@@ -79,8 +80,10 @@ export async function mount(el, ctx) {
     el.innerHTML = `
       <p class="note" name="about"></p>
       <div class="controls">
-        <label><span data-i18n="tr.example"></span> <select name="sentence">${examples.map((p, i) =>
-          `<option value="${i}" lang="de">${escapeHtml(p.de)}</option>`).join('')}</select></label>
+        <label><span data-i18n="tr.example"></span> <select name="sentence">${[false, true].map((typed) => {
+          const opts = examples.map((p, i) => (!!p.typed === typed ? `<option value="${i}" lang="de">${escapeHtml(p.de)}</option>` : '')).join('');
+          return opts ? `<optgroup data-group="${typed ? 'tr.groupTyped' : 'tr.groupTest'}">${opts}</optgroup>` : '';
+        }).join('')}</select></label>
         <label class="wide"><span data-i18n="tr.input"></span>
           <textarea name="text" rows="2" maxlength="${MAX_CHARS}" lang="de" spellcheck="false"></textarea></label>
         <label><span data-i18n="tr.beam"></span> <input type="range" name="beam" min="1" max="8" step="1">
@@ -100,6 +103,7 @@ export async function mount(el, ctx) {
       <p class="readout" name="replay" aria-live="polite"></p>
       <div class="head-grid" name="heads"></div>`;
     applyI18n(el, { updateDocument: false });
+    groups();
     about();
     $('sentence').value = String(state.sentence);
     $('text').value = examples[state.sentence]?.de ?? '';
@@ -120,6 +124,9 @@ export async function mount(el, ctx) {
     });
     $('step').addEventListener('input', () => { if (result) { result.step = Number($('step').value); draw(); } });
   }
+
+  // the example list's two groups are named in the page's language
+  const groups = () => el.querySelectorAll('optgroup[data-group]').forEach((g) => { g.label = t(g.dataset.group); });
 
   const shown = () => (result ? result[state.maps] : null);
   const lastStep = () => (shown() ? shown().cross[0].T - 1 : 0);
@@ -203,7 +210,7 @@ export async function mount(el, ctx) {
 
   $('open').addEventListener('click', open);
   return {
-    relabel() { about(); if (status) $('status').textContent = t(status.key, status.vars); if (result) draw(); },
+    relabel() { about(); groups(); if (status) $('status').textContent = t(status.key, status.vars); if (result) draw(); },
     unmount() { unmounted = true; el.innerHTML = ''; },
   };
 }

@@ -1,0 +1,226 @@
+// The kernel table on WebGPU: the entries of cpp/kernels/kernels.hpp with arena addresses (bytes,
+// web/gpu/arena.js) where the C++ table takes pointers, in the same argument order. Calls only
+// encode: each is a compute dispatch appended to the pending pass, its parameters written to a
+// slot of a uniform ring; flush() submits, read() waits for the queue and maps a copy. A
+// training step therefore never waits on the GPU; what the page draws is read at the end of a
+// chunk. Pipelines are compiled on first use.
+import { GpuArena } from './arena.js';
+import { source } from './wgsl.js';
+
+const SLOT = 256;     // minUniformBufferOffsetAlignment
+const SLOTS = 4096;   // dispatches per submit at most
+const MAX_GRID = 65535;
+const ACT = { none: 0, relu: 1, gelu: 2 };
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+const bits = (x) => { f32[0] = x; return u32[0]; };
+
+// Workgroups for `groups` rows or blocks, spread over x and y.
+const grid = (groups) => {
+  const x = Math.max(1, Math.min(groups, MAX_GRID));
+  return [x, Math.max(1, Math.ceil(groups / x))];
+};
+
+// The device: the adapter's higher storage limits requested (the arena is one binding).
+export async function openGpu({ powerPreference = 'high-performance' } = {}) {
+  if (typeof navigator === 'undefined' || !navigator.gpu) throw new Error('WebGPU: this browser has no navigator.gpu');
+  const adapter = await navigator.gpu.requestAdapter({ powerPreference });
+  if (!adapter) throw new Error('WebGPU: no adapter (blocked, or no usable GPU)');
+  const want = ['maxStorageBufferBindingSize', 'maxBufferSize'];
+  const requiredLimits = Object.fromEntries(want.map((k) => [k, adapter.limits[k]]));
+  const device = await adapter.requestDevice({ requiredLimits });
+  const info = adapter.info ?? {};
+  return { adapter, device, name: [info.vendor, info.architecture, info.description].filter(Boolean).join(' ') || 'WebGPU adapter' };
+}
+
+export class GpuTable {
+  constructor(device, { arenaBytes } = {}) {
+    this.name = 'webgpu';
+    this.device = device;
+    this.arena = new GpuArena(device, { bytes: arenaBytes });
+    this.arena.pending = () => this.flush();
+    this.layout = device.createBindGroupLayout({ entries: [
+      { binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' } },
+      { binding: 1, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: 64 } },
+    ] });
+    this.pipelineLayout = device.createPipelineLayout({ bindGroupLayouts: [this.layout] });
+    this.pipelines = new Map();
+    this.ring = device.createBuffer({ size: SLOT * SLOTS, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.params = new ArrayBuffer(SLOT * SLOTS);
+    this.slot = 0;
+    this.encoder = null;
+    this.pass = null;
+    this.group = null;
+    this.groupVersion = -1;
+    this.dispatches = 0;  // every dispatch encoded (a step's count is its difference)
+    this.submits = 0;
+    this.reads = 0;       // readbacks (read() calls): a training step makes none
+    this.scratch = 0;
+    this.scratchBytes = 0;
+  }
+
+  pipeline(name) {
+    let p = this.pipelines.get(name);
+    if (!p) {
+      const module = this.device.createShaderModule({ code: source(name), label: name });
+      p = this.device.createComputePipeline({ layout: this.pipelineLayout, compute: { module, entryPoint: 'main' }, label: name });
+      this.pipelines.set(name, p);
+    }
+    return p;
+  }
+
+  // One dispatch of kernel `name` with parameter words (numbers: integers as u32, floats given
+  // through bits()), over workgroups [x, y, z].
+  run(name, words, [x, y = 1, z = 1]) {
+    if (this.slot === SLOTS) this.flush();
+    const view = new Uint32Array(this.params, this.slot * SLOT, 16);
+    for (let i = 0; i < words.length; ++i) view[i] = words[i] >>> 0;
+    if (!this.pass || this.groupVersion !== this.arena.version) {
+      if (this.pass) this.flush();
+      if (this.groupVersion !== this.arena.version) {
+        this.group = this.device.createBindGroup({ layout: this.layout, entries: [
+          { binding: 0, resource: { buffer: this.arena.buffer } },
+          { binding: 1, resource: { buffer: this.ring, size: 64 } },
+        ] });
+        this.groupVersion = this.arena.version;
+      }
+      this.encoder = this.device.createCommandEncoder();
+      this.pass = this.encoder.beginComputePass();
+    }
+    this.pass.setPipeline(this.pipeline(name));
+    this.pass.setBindGroup(0, this.group, [this.slot * SLOT]);
+    this.pass.dispatchWorkgroups(x, y, z);
+    this.slot += 1;
+    this.dispatches += 1;
+  }
+
+  flush() {
+    if (!this.pass) return;
+    this.pass.end();
+    this.pass = null;
+    this.device.queue.writeBuffer(this.ring, 0, this.params, 0, this.slot * SLOT);
+    this.device.queue.submit([this.encoder.finish()]);
+    this.encoder = null;
+    this.slot = 0;
+    this.submits += 1;
+  }
+
+  // --- memory ---
+  alloc(bytes) { return this.arena.alloc(bytes); }
+  release(at) { this.arena.release(at); }
+  upload(at, data) { this.arena.upload(at, data); }
+  async read(at, bytes) { this.reads += 1; this.flush(); return this.arena.read(at, bytes); }
+  async readFloats(at, n) { const b = await this.read(at, n * 4); return new Float32Array(b.buffer, 0, n); }
+
+  // --- GEMM (strides and leading dimensions in elements, as the C++ table) ---
+  gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) {
+    this.gemm_batched(transA, transB, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
+  }
+
+  gemm_batched(transA, transB, M, N, K, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batch) {
+    if (M <= 0 || N <= 0 || batch <= 0) return;
+    if (batch > MAX_GRID) throw new RangeError(`WebGPU gemm: ${batch} batches exceed ${MAX_GRID}`);
+    this.run('gemm', [M, N, K, lda, ldb, ldc, A / 4, B / 4, C / 4, strideA, strideB, strideC,
+      transA ? 1 : 0, transB ? 1 : 0, bits(alpha), bits(beta)], [Math.ceil(N / 16), Math.ceil(M / 16), batch]);
+  }
+
+  // --- row kernels ---
+  softmax_forward(y, x, scale, keyPad, causal, B, H, T, S) {
+    const [gx, gy] = grid(B * H * T);
+    this.run('softmax_forward', [y / 4, x / 4, bits(scale), keyPad, causal ? 1 : 0, B, H, T, S, gx], [gx, gy]);
+  }
+
+  softmax_backward(dx, y, dy, scale, R, S) {
+    const [gx, gy] = grid(R);
+    this.run('softmax_backward', [dx / 4, y / 4, dy / 4, bits(scale), R, S, gx], [gx, gy]);
+  }
+
+  layernorm_forward(y, mean, rstd, x, gamma, beta, eps, R, C) {
+    const [gx, gy] = grid(R);
+    this.run('layernorm_forward', [y / 4, mean / 4, rstd / 4, x / 4, gamma / 4, beta / 4, bits(eps), R, C, gx], [gx, gy]);
+  }
+
+  // dgamma, dbeta accumulate first (they read dy), then dx (which may alias dy)
+  layernorm_backward(dx, dgamma, dbeta, dy, x, mean, rstd, gamma, R, C) {
+    this.run('layernorm_backward_params', [dgamma / 4, dbeta / 4, dy / 4, x / 4, mean / 4, rstd / 4, R, C], [Math.ceil(C / 64)]);
+    const [gx, gy] = grid(R);
+    this.run('layernorm_backward_dx', [dx / 4, dy / 4, x / 4, mean / 4, rstd / 4, gamma / 4, R, C, gx], [gx, gy]);
+  }
+
+  bias_act_forward(y, pre, x, bias, act, R, C) {
+    const [gx, gy] = grid(Math.ceil((R * C) / 256));
+    this.run('bias_act_forward', [y / 4, pre / 4, x / 4, bias / 4, actCode(act), R, C, gx], [gx, gy]);
+  }
+
+  bias_act_backward(dx, dbias, dy, pre, act, R, C) {
+    const [gx, gy] = grid(Math.ceil((R * C) / 256));
+    this.run('bias_act_backward_dx', [dx / 4, dy / 4, pre / 4, actCode(act), R, C, gx], [gx, gy]);
+    if (dbias) this.run('column_sum', [dbias / 4, dx / 4, R, C], [Math.ceil(C / 64)]);
+  }
+
+  cross_entropy(loss, dlogits, logits, targets, smoothing, ignoreIndex, gradScale, R, V) {
+    const [gx, gy] = grid(R);
+    this.run('cross_entropy', [loss / 4, dlogits / 4, logits / 4, targets / 4, bits(smoothing), ignoreIndex,
+      bits(gradScale), R, V, gx], [gx, gy]);
+  }
+
+  adam(p, m, v, g, n, lr, beta1, beta2, eps, wd, t) {
+    const [gx, gy] = grid(Math.ceil(n / 256));
+    this.run('adam', [p / 4, m / 4, v / 4, g / 4, n, bits(lr), bits(beta1), bits(beta2), bits(eps), bits(wd),
+      bits(1 - Math.fround(beta1) ** t), bits(1 - Math.fround(beta2) ** t), gx], [gx, gy]);
+  }
+
+  axpy(y, alpha, x, n) { this.axpby(y, x, n, alpha, 1); }
+  scale(y, alpha, x, n) { this.axpby(y, x, n, alpha, 0); }
+  axpby(y, x, n, a, b) {
+    const [gx, gy] = grid(Math.ceil(n / 256));
+    this.run('axpby', [y / 4, x / 4, n, bits(a), bits(b), gx], [gx, gy]);
+  }
+
+  // The sum of squares of x[0, n) into the float at `out` (an arena address: it stays on the
+  // GPU, where the gradient clip reads it).
+  sumsq(out, x, n) {
+    const CHUNK = 4096;
+    const parts = Math.max(1, Math.ceil(n / CHUNK));
+    if (this.scratchBytes < parts * 4) {
+      if (this.scratch) this.release(this.scratch);
+      this.scratchBytes = Math.max(parts * 4, 1024);
+      this.scratch = this.alloc(this.scratchBytes);
+    }
+    const [gx, gy] = grid(parts);
+    this.run('sumsq', [this.scratch / 4, x / 4, n, CHUNK, gx, 1], [gx, gy]);
+    this.run('sumsq', [out / 4, this.scratch / 4, parts, parts, 1, 0], [1]);
+  }
+
+  embedding_forward(out, W, ids, R, C, scale) {
+    const [gx, gy] = grid(Math.ceil((R * C) / 256));
+    this.run('embedding_forward', [out / 4, W / 4, ids / 4, R, C, bits(scale), gx], [gx, gy]);
+  }
+
+  embedding_backward(dW, dout, ids, R, C, scale) {
+    this.run('embedding_backward', [dW / 4, dout / 4, ids / 4, R, C, bits(scale)], [Math.ceil(C / 64)]);
+  }
+
+  // seed and offset: BigInt (64-bit, as the C++ table's uint64_t)
+  dropout_forward(y, mask, x, n, p, seed, offset) {
+    const threshold = Math.floor(Math.fround(p) * 4294967296);
+    const keep = Math.fround(1 / Math.fround(1 - Math.fround(p)));
+    const lo = (v) => Number(BigInt.asUintN(64, BigInt(v)) & 0xffffffffn);
+    const hi = (v) => Number(BigInt.asUintN(64, BigInt(v)) >> 32n);
+    const [gx, gy] = grid(Math.ceil(n / 256));
+    this.run('dropout_forward', [y / 4, mask / 4, x / 4, n, threshold, bits(keep), lo(seed), hi(seed),
+      lo(offset), hi(offset), gx], [gx, gy]);
+  }
+
+  dropout_backward(dx, mask, dy, n) {
+    const [gx, gy] = grid(Math.ceil(n / 256));
+    this.run('multiply', [dx / 4, mask / 4, dy / 4, n, gx], [gx, gy]);
+  }
+}
+
+function actCode(act) {
+  const code = typeof act === 'string' ? ACT[act] : act;
+  if (![0, 1, 2].includes(code)) throw new RangeError(`WebGPU: unknown activation ${act}`);
+  return code;
+}

@@ -1,0 +1,393 @@
+// WGSL of the WebGPU kernel table (web/gpu/table.js). Every kernel binds the arena whole as
+// `mem` (binding 0) and its parameters as 16 words (binding 1, a slot of the uniform ring):
+// element offsets into mem, sizes, and floats by bitcast. Contracts: cpp/kernels/kernels.hpp;
+// the reference loops they are tested against: cpp/kernels/reference.cpp.
+// Rows are spread over a 2-D grid (x up to 65,535 workgroups, row = x + y * gridX).
+
+const PRELUDE = /* wgsl */ `
+@group(0) @binding(0) var<storage, read_write> mem: array<f32>;
+struct Params { w: array<vec4<u32>, 4> }
+@group(0) @binding(1) var<uniform> P: Params;
+fn pu(i: u32) -> u32 { return P.w[i / 4u][i % 4u]; }
+fn pf(i: u32) -> f32 { return bitcast<f32>(pu(i)); }
+fn pi(i: u32) -> i32 { return bitcast<i32>(pu(i)); }
+fn ids(at: u32) -> i32 { return bitcast<i32>(mem[at]); }
+// byte k of the arena (uint8 masks)
+fn byte_at(k: u32) -> u32 { return (bitcast<u32>(mem[k / 4u]) >> (8u * (k % 4u))) & 255u; }
+`;
+
+// Row reductions: a workgroup of 64 per row; red() leaves the sum (or max) in s[0] for all.
+const ROWS = /* wgsl */ `
+const WG: u32 = 64u;
+var<workgroup> s: array<f32, 64>;
+fn red_sum(v: f32, t: u32) -> f32 {
+  s[t] = v;
+  workgroupBarrier();
+  for (var k = 32u; k > 0u; k = k >> 1u) {
+    if (t < k) { s[t] = s[t] + s[t + k]; }
+    workgroupBarrier();
+  }
+  let r = s[0];
+  workgroupBarrier();
+  return r;
+}
+fn red_max(v: f32, t: u32) -> f32 {
+  s[t] = v;
+  workgroupBarrier();
+  for (var k = 32u; k > 0u; k = k >> 1u) {
+    if (t < k) { s[t] = max(s[t], s[t + k]); }
+    workgroupBarrier();
+  }
+  let r = s[0];
+  workgroupBarrier();
+  return r;
+}
+`;
+
+const NEG_INF = '-3.4028234663852886e38';
+
+export const KERNELS = {
+  // C[M,N] = alpha op(A) op(B) + beta C, `batch` along z with element strides.
+  // words: 0 M 1 N 2 K 3 lda 4 ldb 5 ldc 6 A 7 B 8 C 9 sA 10 sB 11 sC 12 transA 13 transB
+  //        14 alpha 15 beta
+  gemm: /* wgsl */ `
+const TS: u32 = 16u;
+var<workgroup> As: array<array<f32, 16>, 16>;
+var<workgroup> Bs: array<array<f32, 16>, 16>;
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let M = pu(0u); let N = pu(1u); let K = pu(2u);
+  let lda = pu(3u); let ldb = pu(4u); let ldc = pu(5u);
+  let A = pu(6u) + wg.z * pu(9u); let B = pu(7u) + wg.z * pu(10u); let C = pu(8u) + wg.z * pu(11u);
+  let ta = pu(12u) != 0u; let tb = pu(13u) != 0u;
+  let i = wg.y * TS + l.y; let j = wg.x * TS + l.x;
+  var acc = 0.0;
+  for (var k0 = 0u; k0 < K; k0 = k0 + TS) {
+    let ka = k0 + l.x;  // A tile: row i, column ka
+    var a = 0.0;
+    if (i < M && ka < K) { a = select(mem[A + i * lda + ka], mem[A + ka * lda + i], ta); }
+    As[l.y][l.x] = a;
+    let kb = k0 + l.y;  // B tile: row kb, column j
+    var b = 0.0;
+    if (kb < K && j < N) { b = select(mem[B + kb * ldb + j], mem[B + j * ldb + kb], tb); }
+    Bs[l.y][l.x] = b;
+    workgroupBarrier();
+    for (var k = 0u; k < TS; k = k + 1u) { acc = fma(As[l.y][k], Bs[k][l.x], acc); }
+    workgroupBarrier();
+  }
+  if (i < M && j < N) {
+    let at = C + i * ldc + j;
+    let beta = pf(15u);
+    var c = pf(14u) * acc;
+    if (beta != 0.0) { c = c + beta * mem[at]; }
+    mem[at] = c;
+  }
+}`,
+
+  // words: 0 y 1 x 2 scale 3 key_pad byte address (0: none) 4 causal 5 B 6 H 7 T 8 S 9 gridX
+  softmax_forward: ROWS + /* wgsl */ `
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let H = pu(6u); let T = pu(7u); let S = pu(8u);
+  let r = wg.x + wg.y * pu(9u);
+  if (r >= pu(5u) * H * T) { return; }
+  let b = r / (H * T); let i = r % T;
+  let x = pu(1u) + r * S; let y = pu(0u) + r * S;
+  let scale = pf(2u); let pad = pu(3u); let causal = pu(4u) != 0u;
+  let t = l.x;
+  var mx = ${NEG_INF};
+  var any = 0.0;
+  for (var j = t; j < S; j = j + WG) {
+    let masked = (pad != 0u && byte_at(pad + b * S + j) != 0u) || (causal && j > i + (S - T));
+    if (!masked) { mx = max(mx, mem[x + j] * scale); any = 1.0; }
+  }
+  mx = red_max(mx, t);
+  any = red_max(any, t);
+  var sum = 0.0;
+  for (var j = t; j < S; j = j + WG) {
+    let masked = (pad != 0u && byte_at(pad + b * S + j) != 0u) || (causal && j > i + (S - T));
+    if (!masked) { sum = sum + exp(mem[x + j] * scale - mx); }
+  }
+  sum = red_sum(sum, t);
+  for (var j = t; j < S; j = j + WG) {
+    let masked = (pad != 0u && byte_at(pad + b * S + j) != 0u) || (causal && j > i + (S - T));
+    var v = 0.0;
+    if (!masked && any > 0.0) { v = exp(mem[x + j] * scale - mx) / sum; }
+    mem[y + j] = v;
+  }
+}`,
+
+  // dx = scale y (dy - sum dy y); words: 0 dx 1 y 2 dy 3 scale 4 R 5 S 6 gridX
+  softmax_backward: ROWS + /* wgsl */ `
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let S = pu(5u);
+  let r = wg.x + wg.y * pu(6u);
+  if (r >= pu(4u)) { return; }
+  let o = r * S; let dx = pu(0u) + o; let y = pu(1u) + o; let dy = pu(2u) + o;
+  var d = 0.0;
+  for (var j = l.x; j < S; j = j + WG) { d = d + mem[dy + j] * mem[y + j]; }
+  d = red_sum(d, l.x);
+  for (var j = l.x; j < S; j = j + WG) { mem[dx + j] = pf(3u) * mem[y + j] * (mem[dy + j] - d); }
+}`,
+
+  // words: 0 y 1 mean 2 rstd 3 x 4 gamma 5 beta 6 eps 7 R 8 C 9 gridX
+  layernorm_forward: ROWS + /* wgsl */ `
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let C = pu(8u);
+  let r = wg.x + wg.y * pu(9u);
+  if (r >= pu(7u)) { return; }
+  let x = pu(3u) + r * C; let y = pu(0u) + r * C;
+  var m = 0.0;
+  for (var c = l.x; c < C; c = c + WG) { m = m + mem[x + c]; }
+  m = red_sum(m, l.x) / f32(C);
+  var v = 0.0;
+  for (var c = l.x; c < C; c = c + WG) { let d = mem[x + c] - m; v = v + d * d; }
+  v = red_sum(v, l.x) / f32(C);
+  let rs = inverseSqrt(v + pf(6u));
+  for (var c = l.x; c < C; c = c + WG) {
+    mem[y + c] = (mem[x + c] - m) * rs * mem[pu(4u) + c] + mem[pu(5u) + c];
+  }
+  if (l.x == 0u) { mem[pu(1u) + r] = m; mem[pu(2u) + r] = rs; }
+}`,
+
+  // dx per row; words: 0 dx 1 dy 2 x 3 mean 4 rstd 5 gamma 6 R 7 C 8 gridX
+  layernorm_backward_dx: ROWS + /* wgsl */ `
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let C = pu(7u);
+  let r = wg.x + wg.y * pu(8u);
+  if (r >= pu(6u)) { return; }
+  let o = r * C; let dy = pu(1u) + o; let x = pu(2u) + o; let gamma = pu(5u);
+  let m = mem[pu(3u) + r]; let rs = mem[pu(4u) + r];
+  var s1 = 0.0; var s2 = 0.0;
+  for (var c = l.x; c < C; c = c + WG) {
+    let g = mem[dy + c] * mem[gamma + c];
+    s1 = s1 + g;
+    s2 = s2 + g * (mem[x + c] - m) * rs;
+  }
+  s1 = red_sum(s1, l.x) / f32(C);
+  s2 = red_sum(s2, l.x) / f32(C);
+  for (var c = l.x; c < C; c = c + WG) {
+    let xhat = (mem[x + c] - m) * rs;
+    mem[pu(0u) + o + c] = rs * (mem[dy + c] * mem[gamma + c] - s1 - xhat * s2);
+  }
+}`,
+
+  // dgamma[c] += sum_r dy xhat, dbeta[c] += sum_r dy (a thread per column, rows in order);
+  // words: 0 dgamma 1 dbeta 2 dy 3 x 4 mean 5 rstd 6 R 7 C
+  layernorm_backward_params: /* wgsl */ `
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+  let C = pu(7u); let c = g.x;
+  if (c >= C) { return; }
+  var dg = 0.0; var db = 0.0;
+  for (var r = 0u; r < pu(6u); r = r + 1u) {
+    let dy = mem[pu(2u) + r * C + c];
+    dg = dg + dy * (mem[pu(3u) + r * C + c] - mem[pu(4u) + r]) * mem[pu(5u) + r];
+    db = db + dy;
+  }
+  mem[pu(0u) + c] = mem[pu(0u) + c] + dg;
+  mem[pu(1u) + c] = mem[pu(1u) + c] + db;
+}`,
+
+  // words: 0 y 1 pre (0: none) 2 x 3 bias (0: none) 4 act 5 R 6 C 7 gridX (in 256s)
+  bias_act_forward: /* wgsl */ `
+const K: f32 = 0.7978845608028654;
+fn gelu(z: f32) -> f32 { return 0.5 * z * (1.0 + tanh(K * (z + 0.044715 * z * z * z))); }
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let n = pu(5u) * pu(6u);
+  let i = (wg.x + wg.y * pu(7u)) * 256u + l.x;
+  if (i >= n) { return; }
+  var z = mem[pu(2u) + i];
+  if (pu(3u) != 0u) { z = z + mem[pu(3u) + i % pu(6u)]; }
+  if (pu(1u) != 0u) { mem[pu(1u) + i] = z; }
+  let act = pu(4u);
+  var y = z;
+  if (act == 1u) { y = max(z, 0.0); }
+  if (act == 2u) { y = gelu(z); }
+  mem[pu(0u) + i] = y;
+}`,
+
+  // dx = dy act'(pre); words: 0 dx 1 dy 2 pre 3 act 4 R 5 C 6 gridX (in 256s)
+  bias_act_backward_dx: /* wgsl */ `
+const K: f32 = 0.7978845608028654;
+fn gelu_grad(x: f32) -> f32 {
+  let t = tanh(K * (x + 0.044715 * x * x * x));
+  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * K * (1.0 + 3.0 * 0.044715 * x * x);
+}
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let i = (wg.x + wg.y * pu(6u)) * 256u + l.x;
+  if (i >= pu(4u) * pu(5u)) { return; }
+  var d = mem[pu(1u) + i];
+  let act = pu(3u);
+  if (act == 1u && !(mem[pu(2u) + i] > 0.0)) { d = 0.0; }
+  if (act == 2u) { d = d * gelu_grad(mem[pu(2u) + i]); }
+  mem[pu(0u) + i] = d;
+}`,
+
+  // dst[c] += sum_r src[r, c] (a thread per column, rows in order); words: 0 dst 1 src 2 R 3 C
+  column_sum: /* wgsl */ `
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+  let C = pu(3u); let c = g.x;
+  if (c >= C) { return; }
+  var s = 0.0;
+  for (var r = 0u; r < pu(2u); r = r + 1u) { s = s + mem[pu(1u) + r * C + c]; }
+  mem[pu(0u) + c] = mem[pu(0u) + c] + s;
+}`,
+
+  // words: 0 loss 1 dlogits 2 logits 3 targets 4 smoothing 5 ignore 6 grad_scale 7 R 8 V 9 gridX
+  cross_entropy: ROWS + /* wgsl */ `
+var<workgroup> tv: i32;  // the row's target, read once and shared (uniform for the early exit)
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let V = pu(8u);
+  let r = wg.x + wg.y * pu(9u);
+  if (r >= pu(7u)) { return; }
+  let o = r * V; let x = pu(2u) + o; let d = pu(1u) + o;
+  if (l.x == 0u) { tv = ids(pu(3u) + r); }
+  let tgt = workgroupUniformLoad(&tv);
+  if (tgt == pi(5u)) {
+    for (var v = l.x; v < V; v = v + WG) { mem[d + v] = 0.0; }
+    if (l.x == 0u) { mem[pu(0u) + r] = 0.0; }
+    return;
+  }
+  var mx = ${NEG_INF};
+  for (var v = l.x; v < V; v = v + WG) { mx = max(mx, mem[x + v]); }
+  mx = red_max(mx, l.x);
+  var sum = 0.0; var all = 0.0;
+  for (var v = l.x; v < V; v = v + WG) { sum = sum + exp(mem[x + v] - mx); all = all + mem[x + v]; }
+  sum = red_sum(sum, l.x);
+  all = red_sum(all, l.x);
+  let lse = mx + log(sum);
+  let eps = pf(4u); let off = eps / f32(V); let on = 1.0 - eps + off;
+  let logp_t = mem[x + u32(tgt)] - lse;  // read before any write: dlogits may alias logits
+  workgroupBarrier();
+  for (var v = l.x; v < V; v = v + WG) {
+    let q = select(off, on, i32(v) == tgt);
+    mem[d + v] = pf(6u) * (exp(mem[x + v] - lse) - q);
+  }
+  if (l.x == 0u) { mem[pu(0u) + r] = -(off * (all - f32(V) * lse) + (on - off) * logp_t); }
+}`,
+
+  // words: 0 p 1 m 2 v 3 g 4 n 5 lr 6 beta1 7 beta2 8 eps 9 wd 10 bc1 11 bc2 12 gridX (256s)
+  adam: /* wgsl */ `
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let i = (wg.x + wg.y * pu(12u)) * 256u + l.x;
+  if (i >= pu(4u)) { return; }
+  let b1 = pf(6u); let b2 = pf(7u); let g = mem[pu(3u) + i];
+  let m = b1 * mem[pu(1u) + i] + (1.0 - b1) * g;
+  let v = b2 * mem[pu(2u) + i] + (1.0 - b2) * g * g;
+  mem[pu(1u) + i] = m;
+  mem[pu(2u) + i] = v;
+  let p = mem[pu(0u) + i];
+  mem[pu(0u) + i] = p - pf(5u) * ((m / pf(10u)) / (sqrt(v / pf(11u)) + pf(8u)) + pf(9u) * p);
+}`,
+
+  // y = a x + b y (axpy: a, 1; scale: a, 0); words: 0 y 1 x 2 n 3 a 4 b 5 gridX (256s)
+  axpby: /* wgsl */ `
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let i = (wg.x + wg.y * pu(5u)) * 256u + l.x;
+  if (i >= pu(2u)) { return; }
+  var y = pf(3u) * mem[pu(1u) + i];
+  if (pf(4u) != 0.0) { y = y + pf(4u) * mem[pu(0u) + i]; }
+  mem[pu(0u) + i] = y;
+}`,
+
+  // out[wg] = the sum of squares of x[wg*chunk, (wg+1)*chunk) (square 1), or the plain sum
+  // (square 0: the second stage, over the partials); words: 0 out 1 x 2 n 3 chunk 4 gridX 5 square
+  sumsq: ROWS + /* wgsl */ `
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let w = wg.x + wg.y * pu(4u);
+  let lo = w * pu(3u);
+  if (lo >= pu(2u)) { return; }
+  let hi = min(pu(2u), lo + pu(3u));
+  var s = 0.0;
+  let sq = pu(5u) != 0u;
+  for (var i = lo + l.x; i < hi; i = i + WG) { let v = mem[pu(1u) + i]; s = s + select(v, v * v, sq); }
+  s = red_sum(s, l.x);
+  if (l.x == 0u) { mem[pu(0u) + w] = s; }
+}`,
+
+  // out[r, c] = scale W[ids[r], c]; words: 0 out 1 W 2 ids 3 R 4 C 5 scale 6 gridX (256s)
+  embedding_forward: /* wgsl */ `
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let C = pu(4u);
+  let i = (wg.x + wg.y * pu(6u)) * 256u + l.x;
+  if (i >= pu(3u) * C) { return; }
+  let r = i / C; let c = i % C;
+  mem[pu(0u) + i] = pf(5u) * mem[pu(1u) + u32(ids(pu(2u) + r)) * C + c];
+}`,
+
+  // dW[ids[r], c] += scale dout[r, c], rows in order (a thread per column: the CPU's sums);
+  // words: 0 dW 1 dout 2 ids 3 R 4 C 5 scale
+  embedding_backward: /* wgsl */ `
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+  let C = pu(4u); let c = g.x;
+  if (c >= C) { return; }
+  for (var r = 0u; r < pu(3u); r = r + 1u) {
+    let at = pu(0u) + u32(ids(pu(2u) + r)) * C + c;
+    mem[at] = mem[at] + pf(5u) * mem[pu(1u) + r * C + c];
+  }
+}`,
+
+  // Inverted dropout with kernels/counter_hash.hpp's bits (64-bit words as (lo, hi) pairs);
+  // words: 0 y 1 mask 2 x 3 n 4 threshold 5 keep 6 seed lo 7 seed hi 8 offset lo 9 offset hi
+  //        10 gridX (256s)
+  dropout_forward: /* wgsl */ `
+fn mul32(a: u32, b: u32) -> vec2<u32> {  // the full 64-bit product of two 32-bit words
+  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
+  let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0; let p11 = a1 * b1;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  let lo = (p00 & 0xffffu) | (mid << 16u);
+  let hi = p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+  return vec2<u32>(lo, hi);
+}
+fn mul64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let p = mul32(a.x, b.x);
+  return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);
+}
+fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let lo = a.x + b.x;
+  return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+fn xshr(z: vec2<u32>, s: u32) -> vec2<u32> {  // z ^ (z >> s), 0 < s < 32
+  return vec2<u32>(z.x ^ ((z.x >> s) | (z.y << (32u - s))), z.y ^ (z.y >> s));
+}
+fn mix64(z0: vec2<u32>) -> vec2<u32> {
+  var z = mul64(xshr(z0, 30u), vec2<u32>(0x1CE4E5B9u, 0xBF58476Du));
+  z = mul64(xshr(z, 27u), vec2<u32>(0x133111EBu, 0x94D049BBu));
+  return xshr(z, 31u);
+}
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let i = (wg.x + wg.y * pu(10u)) * 256u + l.x;
+  if (i >= pu(3u)) { return; }
+  let golden = vec2<u32>(0x7F4A7C15u, 0x9E3779B9u);
+  let k = add64(add64(vec2<u32>(pu(8u), pu(9u)), vec2<u32>(i, 0u)), vec2<u32>(1u, 0u));
+  let bits = mix64(add64(mix64(vec2<u32>(pu(6u), pu(7u))), mul64(k, golden))).y;
+  let m = select(pf(5u), 0.0, bits < pu(4u));
+  if (pu(1u) != 0u) { mem[pu(1u) + i] = m; }
+  mem[pu(0u) + i] = mem[pu(2u) + i] * m;
+}`,
+
+  // y = x * mask; words: 0 y 1 mask 2 x 3 n 4 gridX (256s)
+  multiply: /* wgsl */ `
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let i = (wg.x + wg.y * pu(4u)) * 256u + l.x;
+  if (i >= pu(3u)) { return; }
+  mem[pu(0u) + i] = mem[pu(2u) + i] * mem[pu(1u) + i];
+}`,
+};
+
+export const source = (name) => PRELUDE + KERNELS[name];

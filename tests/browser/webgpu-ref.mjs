@@ -147,3 +147,121 @@ export function dropoutMask(n, p, seed, offset) {
   const keep = Math.fround(1 / Math.fround(1 - Math.fround(p)));
   return Float32Array.from({ length: n }, (_, i) => (bits32(seed, offset + BigInt(i)) < threshold ? 0 : keep));
 }
+
+// kernels/recurrent.cpp (GRU gates z | r | candidate, LSTM i | f | g | o)
+const sigm = (x) => 1 / (1 + Math.exp(-x));
+
+export function tanhBiasForward(y, x, bias, R, C) {
+  for (let i = 0; i < R * C; ++i) y[i] = Math.tanh(x[i] + (bias ? bias[i % C] : 0));
+}
+
+export function tanhBiasBackward(dx, dbias, dy, y, R, C) {
+  for (let i = 0; i < R * C; ++i) {
+    dx[i] = dy[i] * (1 - y[i] * y[i]);
+    if (dbias) dbias[i % C] += dx[i];
+  }
+}
+
+export function gruGatesForward(zr, rh, xg, hg, hPrev, B, C) {
+  for (let b = 0; b < B; ++b) {
+    for (let j = 0; j < 2 * C; ++j) {
+      const g = sigm(xg[b * 3 * C + j] + hg[b * 2 * C + j]);
+      zr[b * 2 * C + j] = g;
+      if (j >= C) rh[b * C + j - C] = g * hPrev[b * C + j - C];
+    }
+  }
+}
+
+export function gruGatesBackward(dxg, dhPrev, drh, zr, hPrev, B, C) {
+  for (let b = 0; b < B; ++b) {
+    for (let j = 0; j < C; ++j) {
+      const r = zr[b * 2 * C + C + j], g = drh[b * C + j];
+      dxg[b * 3 * C + C + j] = g * hPrev[b * C + j] * r * (1 - r);
+      dhPrev[b * C + j] += g * r;
+    }
+  }
+}
+
+export function gruCellForward(h, cand, xg, hc, zr, hPrev, B, C) {
+  for (let b = 0; b < B; ++b) {
+    for (let j = 0; j < C; ++j) {
+      const i = b * C + j, z = zr[b * 2 * C + j];
+      const u = Math.tanh(xg[b * 3 * C + 2 * C + j] + hc[i]);
+      cand[i] = u;
+      h[i] = (1 - z) * hPrev[i] + z * u;
+    }
+  }
+}
+
+export function gruCellBackward(dxg, dhPrev, dh, zr, cand, hPrev, B, C) {
+  for (let b = 0; b < B; ++b) {
+    for (let j = 0; j < C; ++j) {
+      const i = b * C + j, z = zr[b * 2 * C + j], u = cand[i], g = dh[i];
+      dxg[b * 3 * C + j] = g * (u - hPrev[i]) * z * (1 - z);
+      dxg[b * 3 * C + 2 * C + j] = g * z * (1 - u * u);
+      dhPrev[i] = g * (1 - z);
+    }
+  }
+}
+
+export function lstmCellForward(h, c, act, tc, pre, cPrev, B, C) {
+  for (let b = 0; b < B; ++b) {
+    for (let j = 0; j < C; ++j) {
+      const p = b * 4 * C, i = b * C + j;
+      const ig = sigm(pre[p + j]), fg = sigm(pre[p + C + j]), gg = Math.tanh(pre[p + 2 * C + j]), og = sigm(pre[p + 3 * C + j]);
+      act[p + j] = ig; act[p + C + j] = fg; act[p + 2 * C + j] = gg; act[p + 3 * C + j] = og;
+      c[i] = fg * cPrev[i] + ig * gg;
+      tc[i] = Math.tanh(c[i]);
+      h[i] = og * tc[i];
+    }
+  }
+}
+
+export function lstmCellBackward(dpre, dcPrev, dh, dc, act, cPrev, tc, B, C) {
+  for (let b = 0; b < B; ++b) {
+    for (let j = 0; j < C; ++j) {
+      const a = b * 4 * C, i = b * C + j;
+      const ig = act[a + j], fg = act[a + C + j], gg = act[a + 2 * C + j], og = act[a + 3 * C + j];
+      const dct = (dc ? dc[i] : 0) + dh[i] * og * (1 - tc[i] * tc[i]);
+      dpre[a + j] = dct * gg * ig * (1 - ig);
+      dpre[a + C + j] = dct * cPrev[i] * fg * (1 - fg);
+      dpre[a + 2 * C + j] = dct * ig * (1 - gg * gg);
+      dpre[a + 3 * C + j] = dh[i] * tc[i] * og * (1 - og);
+      dcPrev[i] = dct * fg;
+    }
+  }
+}
+
+export function additiveScoreForward(e, t, k, q, v, S, B, A) {
+  for (let s = 0; s < S; ++s) {
+    for (let b = 0; b < B; ++b) {
+      const o = (s * B + b) * A;
+      let sum = 0;
+      for (let a = 0; a < A; ++a) { t[o + a] = Math.tanh(k[o + a] + q[b * A + a]); sum += v[a] * t[o + a]; }
+      e[b * S + s] = sum;
+    }
+  }
+}
+
+export function additiveScoreBackward(dk, dq, dv, de, t, v, S, B, A) {
+  for (let s = 0; s < S; ++s) {
+    for (let b = 0; b < B; ++b) {
+      const o = (s * B + b) * A, g = de[b * S + s];
+      for (let a = 0; a < A; ++a) {
+        const u = t[o + a];
+        dv[a] += g * u;
+        dk[o + a] = g * v[a] * (1 - u * u);
+        dq[b * A + a] += dk[o + a];
+      }
+    }
+  }
+}
+
+export function probsXent(loss, d, p, targets, scale, R, S) {
+  for (let r = 0; r < R; ++r) {
+    const t = targets[r];
+    if (t < 0) { loss[r] = 0; for (let j = 0; j < S; ++j) d[r * S + j] = 0; continue; }
+    loss[r] = -Math.log(Math.max(p[r * S + t], 1e-12));
+    for (let j = 0; j < S; ++j) d[r * S + j] = scale * (p[r * S + j] - (j === t ? 1 : 0));
+  }
+}

@@ -217,6 +217,60 @@ export class GpuTable {
     const [gx, gy] = grid(Math.ceil(n / 256));
     this.run('multiply', [dx / 4, mask / 4, dy / 4, n, gx], [gx, gy]);
   }
+
+  // --- recurrent layers, additive attention, the pointer loss (kernels/recurrent.hpp) ---
+  elements(name, words, n) {
+    const [gx, gy] = grid(Math.ceil(n / 256));
+    this.run(name, [...words, gx], [gx, gy]);
+  }
+
+  tanh_bias_forward(y, x, bias, R, C) { this.elements('tanh_bias_forward', [y / 4, x / 4, bias / 4, R, C], R * C); }
+
+  tanh_bias_backward(dx, dbias, dy, y, R, C) {
+    this.elements('tanh_backward', [dx / 4, dy / 4, y / 4, R * C], R * C);
+    if (dbias) this.run('column_sum', [dbias / 4, dx / 4, R, C], [Math.ceil(C / 64)]);
+  }
+
+  gru_gates_forward(zr, rh, xg, hg, hPrev, B, C) {
+    this.elements('gru_gates_forward', [zr / 4, rh / 4, xg / 4, hg / 4, hPrev / 4, B, C], 2 * B * C);
+  }
+
+  gru_gates_backward(dxg, dhPrev, drh, zr, hPrev, B, C) {
+    this.elements('gru_gates_backward', [dxg / 4, dhPrev / 4, drh / 4, zr / 4, hPrev / 4, B, C], B * C);
+  }
+
+  gru_cell_forward(h, cand, xg, hc, zr, hPrev, B, C) {
+    this.elements('gru_cell_forward', [h / 4, cand / 4, xg / 4, hc / 4, zr / 4, hPrev / 4, B, C], B * C);
+  }
+
+  gru_cell_backward(dxg, dhPrev, dh, zr, cand, hPrev, B, C) {
+    this.elements('gru_cell_backward', [dxg / 4, dhPrev / 4, dh / 4, zr / 4, cand / 4, hPrev / 4, B, C], B * C);
+  }
+
+  lstm_cell_forward(h, c, act, tc, pre, cPrev, B, C) {
+    this.elements('lstm_cell_forward', [h / 4, c / 4, act / 4, tc / 4, pre / 4, cPrev / 4, B, C], B * C);
+  }
+
+  lstm_cell_backward(dpre, dcPrev, dh, dc, act, cPrev, tc, B, C) {
+    this.elements('lstm_cell_backward', [dpre / 4, dcPrev / 4, dh / 4, dc / 4, act / 4, cPrev / 4, tc / 4, B, C], B * C);
+  }
+
+  additive_score_forward(e, t, k, q, v, S, B, A) {
+    const [gx, gy] = grid(S * B);
+    this.run('additive_score_forward', [e / 4, t / 4, k / 4, q / 4, v / 4, S, B, A, gx], [gx, gy]);
+  }
+
+  // dv reads t first; dk may then overwrite t; dq sums dk over s
+  additive_score_backward(dk, dq, dv, de, t, v, S, B, A) {
+    this.run('additive_score_dv', [dv / 4, de / 4, t / 4, S, B, A], [Math.ceil(A / 64)]);
+    this.elements('additive_score_dk', [dk / 4, de / 4, t / 4, v / 4, S, B, A], S * B * A);
+    this.elements('additive_score_dq', [dq / 4, dk / 4, S, B, A], B * A);
+  }
+
+  probs_xent(loss, dlogits, p, targets, scale, R, S) {
+    const [gx, gy] = grid(R);
+    this.run('probs_xent', [loss / 4, dlogits / 4, p / 4, targets / 4, bits(scale), R, S, gx], [gx, gy]);
+  }
 }
 
 function actCode(act) {

@@ -2,7 +2,9 @@
 // `mem` (binding 0) and its parameters as 16 words (binding 1, a slot of the uniform ring):
 // element offsets into mem, sizes, and floats by bitcast. Contracts: cpp/kernels/kernels.hpp;
 // the reference loops they are tested against: cpp/kernels/reference.cpp.
-// Rows are spread over a 2-D grid (x up to 65,535 workgroups, row = x + y * gridX).
+// Rows are spread over a 2-D grid (x up to 65,535 workgroups, row = x + y * gridX). The
+// recurrent layers' kernels are in wgsl-recurrent.js.
+import { RECURRENT } from './wgsl-recurrent.js';
 
 const PRELUDE = /* wgsl */ `
 @group(0) @binding(0) var<storage, read_write> mem: array<f32>;
@@ -390,4 +392,4 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 }`,
 };
 
-export const source = (name) => PRELUDE + KERNELS[name];
+export const source = (name) => PRELUDE + (KERNELS[name] ?? RECURRENT[name]);

@@ -57,6 +57,7 @@ void BucketedGradientSync::prepare(ParamArena& P) {
   reported_.assign(buckets_.size(), 0);
   started_.assign(buckets_.size(), 0);
   started_count_ = 0;
+  next_ = buckets_.size();
 }
 
 void BucketedGradientSync::begin(ParamArena& P, int64_t local_tokens) {
@@ -98,8 +99,9 @@ void BucketedGradientSync::bucket_ready(size_t offset, size_t n) {
     reported_[b] += std::min(end, k.offset + k.n) - std::max(offset, k.offset);
     if (reported_[b] > k.n)
       throw Error("gradient sync: bucket " + std::to_string(b) + " reported ready twice");
-    if (reported_[b] == k.n) start(b);
   }
+  // in the one order every rank keeps: the last bucket first, each only after those above it
+  while (next_ > 0 && reported_[next_ - 1] == buckets_[next_ - 1].n) start(--next_);
   comm_.progress();
 }
 
@@ -119,7 +121,7 @@ double BucketedGradientSync::reduce(ParamArena& P, double local_loss, int64_t lo
     BucketedGradientSync::begin(P, local_tokens);  // not an override's
   }
   begun_ = false;
-  for (size_t b = 0; b < buckets_.size(); ++b) start(b);
+  while (next_ > 0) start(--next_);  // the same order as bucket_ready's
   comm_.wait_all();
   if (stage_ && !host_.empty())
     P.kernels().upload(P.grads(), host_.data(), host_.size() * sizeof(float));

@@ -6,8 +6,14 @@
 // of a few MB with non-blocking all-reduces (start them all, then wait for all). The global mean
 // loss is sum_r n_r L_r / N. For overlap with backward, the step calls begin() (which sums the
 // token counts) before backward and grads_ready() (= bucket_ready()) as the model's backward
-// reports regions of the gradient final: each bucket then starts as soon as it is complete, and
+// reports regions of the gradient final: buckets start as soon as they are complete, and
 // every report lets the started ones progress; reduce() starts the rest and waits.
+// Every rank starts the buckets in one order, from the last to the first (MPI and NCCL match
+// collectives by the order they are issued): a bucket starts once it is complete and every
+// bucket after it has started. A backward pass produces the block from the end, so this keeps
+// the overlap; a rank whose slice of a global batch is empty reports nothing and starts them all
+// in reduce(), in the same order (issuing them in another order there mismatched the sizes
+// of the ranks' reductions and stopped a run with MPI_ERR_TRUNCATE).
 // A gradient buffer in device memory reduced by a host communicator goes through a host copy.
 #pragma once
 #include <cstddef>
@@ -59,6 +65,7 @@ class BucketedGradientSync : public GradientSync {
   std::vector<size_t> reported_;  // per bucket, floats reported ready in this step
   std::vector<char> started_;
   size_t started_count_ = 0;
+  size_t next_ = 0;  // buckets [0, next_) are not started yet; the next to start is next_ - 1
   bool begun_ = false, stage_ = false;
   int64_t local_tokens_ = 0, global_tokens_ = 0;
   float factor_ = 1.f;       // n_r / N

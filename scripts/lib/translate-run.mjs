@@ -61,11 +61,7 @@ export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, se
     ? ['mpirun', ['-np', String(ranks), '--oversubscribe', ...(process.getuid?.() === 0 ? ['--allow-run-as-root'] : []), attn, ...argv]]
     : [attn, argv];
   return new Promise((resolve, reject) => {
-    // Open MPI's single-copy path (CMA, process_vm_readv) failed here mid-run, both ranks'
-    // reads of the other's 4 MiB gradient bucket answered EFAULT in a container; the ranks copy
-    // through the shared-memory segment instead (the same sums, a little slower).
-    const env = ranks > 1 ? { ...process.env, OMPI_MCA_btl_vader_single_copy_mechanism: 'none' } : process.env;
-    const p = spawn(cmd, args, { cwd, env, stdio: ['ignore', 'inherit', stderr ? 'pipe' : 'inherit'] });
+    const p = spawn(cmd, args, { cwd, stdio: ['ignore', 'inherit', stderr ? 'pipe' : 'inherit'] });
     if (stderr) p.stderr.pipe(stderr);
     const stop = () => (ranks > 1 ? spawnSync('pkill', ['-INT', '-P', String(p.pid)]) : p.kill('SIGINT'));
     const timer = Number.isFinite(seconds) ? setTimeout(stop, seconds * 1000) : null;

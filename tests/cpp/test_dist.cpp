@@ -206,14 +206,15 @@ TEST_CASE("dist: gradients and loss are normalised by the global token count", "
   CHECK(loss == Approx((13 * 2.0 + 37 * 3.0) / 50.0));
   CHECK(sync.global_tokens() == 50);
   require_global_mean(a.P, fake, 13);
-  // Every bucket once, in order, with one wait: 256, 256, 256 and the tail.
+  // Every bucket once, the last first (the order every rank keeps), with one wait: the tail,
+  // then 256, 256, 256.
   const size_t T = size_t(a.P.total());
   REQUIRE(T > 768);
   REQUIRE(T <= 1024);
   REQUIRE(fake.started.size() == 4);
   for (size_t b = 0; b < 4; ++b) {
-    CHECK(fake.started[b].offset == 256 * b);
-    CHECK(fake.started[b].n == (b < 3 ? 256u : T - 768));
+    CHECK(fake.started[3 - b].offset == 256 * b);
+    CHECK(fake.started[3 - b].n == (b < 3 ? 256u : T - 768));
   }
   CHECK(fake.waits == 1);
 }
@@ -237,7 +238,7 @@ TEST_CASE("dist: bucket_ready starts each bucket as soon as backward completes i
   CHECK(sync.buckets_started() == 0);
   sync.bucket_ready(768, 132);  // completes the tail bucket [768, T)
   CHECK(sync.buckets_started() == 1);
-  sync.bucket_ready(100, 668);  // completes [256, 512) and [512, 768)
+  sync.bucket_ready(100, 668);  // completes [256, 512) and [512, 768): the upper one first
   CHECK(sync.buckets_started() == 3);
   CHECK_THROWS_WITH(sync.bucket_ready(T - 10, 20), Catch::Contains("outside"));
   CHECK_THROWS_WITH(sync.bucket_ready(600, 1), Catch::Contains("twice"));
@@ -246,10 +247,41 @@ TEST_CASE("dist: bucket_ready starts each bucket as soon as backward completes i
   CHECK(loss == Approx((20 * 0.5 + 5 * 1.0) / 25.0));
   REQUIRE(fake.started.size() == 4);
   CHECK(fake.started[0].offset == 768);
-  CHECK(fake.started[1].offset == 256);
-  CHECK(fake.started[2].offset == 512);
+  CHECK(fake.started[1].offset == 512);
+  CHECK(fake.started[2].offset == 256);
   CHECK(fake.started[3].offset == 0);
   require_global_mean(a.P, fake, 20);
+}
+
+TEST_CASE("dist: every rank starts the buckets in one order, whatever its backward reported",
+          "[dist]") {
+  // MPI and NCCL match collectives by the order they are issued. A rank whose slice of the
+  // global batch is empty reports nothing and reduces at once; a rank whose model reported
+  // the block from the front holds its buckets back; both issue what the busy rank issues.
+  auto order = [](auto&& drive) {
+    Arena a;
+    TwoRankFake fake;
+    fake.base = a.P.grads();
+    fake.remote = remote_grads(size_t(a.P.total()));
+    fake.remote_tokens = 9;
+    fake.own_tokens = 0;
+    BucketedGradientSync sync(fake, 256 * sizeof(float));
+    drive(sync, a.P);
+    std::vector<size_t> offsets;
+    for (const Bucket& b : fake.started) offsets.push_back(b.offset);
+    return offsets;
+  };
+  const std::vector<size_t> want = {768, 512, 256, 0};
+  CHECK(order([](BucketedGradientSync& s, ParamArena& P) { s.reduce(P, 0.0, 0); }) == want);
+  CHECK(order([](BucketedGradientSync& s, ParamArena& P) {
+          s.begin(P, 4);
+          const size_t T = size_t(P.total());
+          s.bucket_ready(0, 300);  // the front first: nothing may start before the tail has
+          CHECK(s.buckets_started() == 0);
+          s.bucket_ready(300, T - 300);
+          CHECK(s.buckets_started() == 4);
+          s.reduce(P, 1.0, 4);
+        }) == want);
 }
 
 TEST_CASE("dist: ranks that disagree on a fingerprint get one clear error", "[dist]") {

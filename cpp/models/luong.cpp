@@ -10,14 +10,20 @@
 
 namespace attnlab {
 
+const ConfigKeys& LuongConfig::keys() {
+  static const ConfigKeys k = {{"emb", true, 1, 4096}, {"hidden", true, 1, 2048}, {"score"}};
+  return k;
+}
+
 LuongConfig LuongConfig::from_json(const nlohmann::json& j) {
   LuongConfig c;
+  const ConfigKeys& k = keys();
   c.model = json_string(j, "model", c.model);
   AL_CHECK(c.model == "luong", "model must be luong, got " << c.model);
   c.src_vocab = json_int(j, "src_vocab", c.src_vocab, 4, 1 << 20);
   c.tgt_vocab = json_int(j, "tgt_vocab", c.tgt_vocab, 4, 1 << 20);
-  c.emb = json_int(j, "emb", c.emb, 1, 4096);
-  c.hidden = json_int(j, "hidden", c.hidden, 1, 2048);
+  c.emb = json_int(j, config_key(k, "emb"), c.emb);
+  c.hidden = json_int(j, config_key(k, "hidden"), c.hidden);
   c.score = json_string(j, "score", c.score);
   AL_CHECK(c.score == "dot" || c.score == "general" || c.score == "concat",
            "luong: score must be dot, general or concat, got \"" << c.score << "\"");
@@ -351,6 +357,8 @@ std::unique_ptr<Model> make_luong(const nlohmann::json& config, const KernelTabl
                                   uint64_t seed) {
   return std::make_unique<Luong>(LuongConfig::from_json(config), kt, seed);
 }
+
+const ConfigKeys& luong_config_keys() { return LuongConfig::keys(); }
 
 void check_luong_config(const nlohmann::json& config) { LuongConfig::from_json(config); }
 

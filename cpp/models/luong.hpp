@@ -27,6 +27,7 @@ struct LuongConfig {
   std::string score = "general";  // "dot" | "general" | "concat"
   int pad_id = 0, bos_id = 1, eos_id = 2;
   static LuongConfig from_json(const nlohmann::json& j);
+  static const ConfigKeys& keys();  // the keys a front end may set, with their ranges
   nlohmann::json to_json() const;
 };
 

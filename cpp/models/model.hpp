@@ -15,6 +15,7 @@
 
 #include "kernels/kernels.hpp"
 #include "layers/arena.hpp"
+#include "models/config.hpp"
 
 namespace attnlab {
 
@@ -220,5 +221,8 @@ std::vector<std::string> model_kinds();
 // The row of a kind (throws attnlab::Error naming the known kinds for an unknown one), or null.
 const KindInfo& kind_info(const std::string& kind);
 const KindInfo* find_kind_info(const std::string& kind);
+// The config keys of a kind that a front end may set (attn train's model flags), with the ranges
+// its typed config checks (throws for an unknown kind).
+const ConfigKeys& config_keys(const std::string& kind);
 
 }  // namespace attnlab

@@ -39,6 +39,7 @@ struct PointerConfig {
   // The rpw encoder has its own read block and takes the raw features.
   int embed = 0;
   static PointerConfig from_json(const nlohmann::json& j);
+  static const ConfigKeys& keys();  // the keys a front end may set, with their ranges
   nlohmann::json to_json() const;
 };
 

@@ -9,16 +9,26 @@
 
 namespace attnlab {
 
+const ConfigKeys& RnnSearchConfig::keys() {
+  static const ConfigKeys k = {{"emb", true, 1, 4096},
+                               {"hidden", true, 1, 4096},
+                               {"attn", true, 1, 4096},
+                               {"score"},
+                               {"encoder"}};
+  return k;
+}
+
 RnnSearchConfig RnnSearchConfig::from_json(const nlohmann::json& j) {
   RnnSearchConfig c;
+  const ConfigKeys& k = keys();
   c.model = json_string(j, "model", c.model);
   AL_CHECK(c.model == "rnnsearch" || c.model == "rnnencdec",
            "model must be rnnsearch or rnnencdec, got " << c.model);
   c.src_vocab = json_int(j, "src_vocab", c.src_vocab, 4, 1 << 20);
   c.tgt_vocab = json_int(j, "tgt_vocab", c.tgt_vocab, 4, 1 << 20);
-  c.emb = json_int(j, "emb", c.emb, 1, 4096);
-  c.hidden = json_int(j, "hidden", c.hidden, 1, 4096);
-  c.attn = json_int(j, "attn", c.hidden, 1, 4096);
+  c.emb = json_int(j, config_key(k, "emb"), c.emb);
+  c.hidden = json_int(j, config_key(k, "hidden"), c.hidden);
+  c.attn = json_int(j, config_key(k, "attn"), c.hidden);
   c.score = json_string(j, "score", c.score);
   AL_CHECK(c.score == "additive" || c.score == "dot", "score must be additive or dot");
   c.encoder = json_string(j, "encoder", c.encoder);
@@ -311,6 +321,8 @@ std::unique_ptr<Model> make_rnnsearch(const nlohmann::json& config, const Kernel
                                       uint64_t seed) {
   return std::make_unique<RnnSearch>(RnnSearchConfig::from_json(config), kt, seed);
 }
+
+const ConfigKeys& rnnsearch_config_keys() { return RnnSearchConfig::keys(); }
 
 void check_rnnsearch_config(const nlohmann::json& config) { RnnSearchConfig::from_json(config); }
 

@@ -26,6 +26,7 @@ struct RnnSearchConfig {
   std::string encoder = "bigru";   // "bigru" | "gru" (forward direction only)
   int pad_id = 0, bos_id = 1, eos_id = 2;
   static RnnSearchConfig from_json(const nlohmann::json& j);
+  static const ConfigKeys& keys();  // the keys a front end may set, with their ranges
   nlohmann::json to_json() const;
 };
 

@@ -66,7 +66,7 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptio
   Model* unmask = nullptr;
   if (!causal) {
     unmask = model_.get();
-    const std::string kind = model_->config().value("model", std::string());
+    const std::string kind = model_->kind();
     AL_CHECK(model_->has_causal_mask(),
              "inspect: causal = false applies to a Transformer decoder (\"transformer\" or "
              "\"lm\"), not to a \""
@@ -112,8 +112,8 @@ Examples Session::examples(int n, Split split, uint64_t seed) const {
 
 PointDecode Session::decode_points(const std::vector<float>& x, int n) {
   const int D = model_->input_dim();
-  AL_CHECK(D > 0, "decodePoints: a \"" << model_->config().value("model", std::string())
-                                       << "\" model reads token ids, not point sets");
+  AL_CHECK(D > 0,
+           "decodePoints: a \"" << model_->kind() << "\" model reads token ids, not point sets");
   AL_CHECK(n >= 1 && n <= 1000, "decode: n must be in [1, 1000], got " << n);
   AL_CHECK(x.size() == size_t(n) * D,
            "decode: got " << x.size() << " values, expected n*dim = " << size_t(n) * D);

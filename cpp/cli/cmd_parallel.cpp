@@ -20,6 +20,7 @@
 #include "cli/train_flags.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
+#include "models/config.hpp"
 #include "train/parallel_trainer.hpp"
 
 namespace attnlab::cli {
@@ -111,14 +112,18 @@ void check_resumed_options(const nlohmann::json& opts, const nlohmann::json& mod
   check_train_value(num("seed"), "seed", "resumed seed");
   AL_CHECK(opts.contains("train") && opts["train"].is_string(),
            "the checkpoint's training options lack the \"train\" corpus");
-  for (const char* k : {"d_model", "heads", "d_ff", "enc_layers", "dec_layers"})
-    AL_CHECK(num(k) == model_cfg.value(k, -1.0),
-             "the checkpoint's training options give "
-                 << k << " = " << opts[k].dump() << ", its model has " << model_cfg.value(k, -1));
-  AL_CHECK(num("max_len") + 2 == model_cfg.value("max_len", -1.0),
-           "the checkpoint's training options give max_len "
-               << opts["max_len"].dump() << ", its model has " << model_cfg.value("max_len", -1)
-               << " (options + 2)");
+  const TransformerConfig m = TransformerConfig::from_json(model_cfg);
+  const std::pair<const char*, int> arch[] = {{"d_model", m.d_model},
+                                              {"heads", m.heads},
+                                              {"d_ff", m.d_ff},
+                                              {"enc_layers", m.enc_layers},
+                                              {"dec_layers", m.dec_layers}};
+  for (const auto& [k, v] : arch)
+    AL_CHECK(num(k) == v, "the checkpoint's training options give " << k << " = " << opts[k].dump()
+                                                                    << ", its model has " << v);
+  AL_CHECK(num("max_len") + 2 == m.max_len, "the checkpoint's training options give max_len "
+                                                << opts["max_len"].dump() << ", its model has "
+                                                << m.max_len << " (options + 2)");
 }
 
 // attn average: every checkpoint must hold the same model (config compared key by key).

@@ -68,7 +68,7 @@ void log_step(int step, int last, double loss, double ms_per_step, int every) {
 // Whether a task name means a point task for the pointer model (the registry decides).
 bool names_point_task(const std::string& name) {
   try {
-    return make_task(task_for_model(name, "pointer"))->input_dim() > 0;
+    return make_task(point_task_name(name))->input_dim() > 0;
   } catch (const Error&) {
     return false;  // unknown, or a token task that needs options (text)
   }
@@ -89,7 +89,7 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
   if (resume) {  // the checkpoint's run: its model, task, n range, seed and training flags
     const nlohmann::json& st = resume->state;
     resume_defaults(a, *resume);
-    a.defaults({{"model", resume->model->config().value("model", std::string())},
+    a.defaults({{"model", resume->model->kind()},
                 {"seed", flag_value(st.value("seed", nlohmann::json(1)))}});
     if (st.contains("task") && st["task"].is_string())
       a.defaults({{"task", st["task"].get<std::string>()}});
@@ -238,9 +238,8 @@ int cmd_eval_rnn(Args& a) {
   auto model = load_checkpoint(path, cpu_kernels(), &state, a.flag("allow-nonfinite"));
   const std::string task_name = a.str("task", state.value("task", std::string()));
   const bool pointer = model->input_dim() > 0;
-  AL_CHECK(pointer == names_point_task(task_name), "task " << task_name << " does not fit a "
-                                                           << model->config().value("model", "")
-                                                           << " checkpoint");
+  AL_CHECK(pointer == names_point_task(task_name),
+           "task " << task_name << " does not fit a " << model->kind() << " checkpoint");
   const Range n = n_range(a, {state.value("n_min", 5), state.value("n_max", 5)});
   const int samples = a.integer("samples", 1000, 1, 1 << 22);
   const uint64_t seed = uint64_t(train_int(a, "seed", 12345));
@@ -248,8 +247,7 @@ int cmd_eval_rnn(Args& a) {
   a.finish();
   nlohmann::json r;
   if (pointer) {
-    const auto task =
-        make_task(task_for_model(task_name, "pointer"), {{"n_min", n.lo}, {"n_max", n.hi}});
+    const auto task = make_task(point_task_name(task_name), {{"n_min", n.lo}, {"n_max", n.hi}});
     r = point_eval_json(evaluate_points(*model, *task, samples, n.lo, n.hi, seed, 250, beam),
                         task->name());
     r["beam"] = beam;
@@ -318,7 +316,7 @@ int cmd_point(Args& a) {
   }
   const std::string task_name = state.value("task", std::string());
   if (names_point_task(task_name)) {
-    const auto task = make_task(task_for_model(task_name, "pointer"));
+    const auto task = make_task(point_task_name(task_name));
     const std::vector<int> exact = task->solve(x, n);  // validates n and the values
     const PointDecoded d = model->decode_points(x, 1, n, 1, constrained);
     std::printf(

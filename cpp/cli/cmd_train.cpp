@@ -204,8 +204,7 @@ int cmd_train(Args& a) {
   std::unique_ptr<ResumePoint> resume;
   if (a.str("task", "") != "parallel" && a.has("resume"))
     resume = std::make_unique<ResumePoint>(read_resume_point(a.str("resume")));
-  const std::string kind =
-      resume ? resume->model->config().value("model", std::string()) : a.str("model", "");
+  const std::string kind = resume ? resume->model->kind() : a.str("model", "");
   if (is_recurrent_kind(kind)) return cmd_train_rnn(a, resume.get());
   if (resume && resume->state.value("task", std::string()) == "parallel") {
     resume.reset();  // the corpus trainer reads its checkpoint itself
@@ -250,10 +249,11 @@ int cmd_train(Args& a) {
   } else {
     nlohmann::json cfg =
         a.has("config") ? read_json_file(a.str("config")) : nlohmann::json::object();
-    cfg["model"] = a.str("model", cfg.value("model", std::string("transformer")));
+    const std::string kind_name = a.str("model", cfg.value("model", std::string("transformer")));
+    cfg["model"] = kind_name;
     cfg["src_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
     cfg["tgt_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
-    apply_model_flags(a, cfg["model"].get<std::string>(), cfg);
+    apply_model_flags(a, kind_name, cfg);
     if (!cfg.contains("max_len")) cfg["max_len"] = task->max_src_len() + task->max_tgt_len() + 2;
     check_model_fits(cfg, batch, task->max_src_len() + 1, task->max_tgt_len() + 1);
     model = make_model(cfg, cpu_kernels(), seed);

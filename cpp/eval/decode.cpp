@@ -96,7 +96,7 @@ std::vector<float> next_logits(Model& m, StepDecoder* sd,
 
 void check_source(const Model& m, const std::vector<int32_t>& src, const char* what) {
   // L: the config's max_len (none for models without one, whatever their Model::max_len)
-  const int V = m.src_vocab(), L = m.config().value("max_len", 0);
+  const int V = m.src_vocab(), L = m.position_limit();
   if (V > 0)
     for (int32_t t : src)
       AL_CHECK(t >= 0 && t < V, what << ": token id " << t << " out of range [0, " << V << ")");

@@ -6,26 +6,26 @@
 
 namespace attnlab {
 
+std::string Model::kind() const { return config_.value("model", std::string("?")); }
+
+int Model::position_limit() const { return config_.contains("max_len") ? max_len() : 0; }
+
 GreedyDecoded Model::greedy_stepwise(const std::vector<std::vector<int32_t>>&, int) {
-  AL_CHECK(false, "a \"" << config_.value("model", std::string("?"))
-                         << "\" model has no stepwise decoder");
+  AL_CHECK(false, "a \"" << kind() << "\" model has no stepwise decoder");
   return {};
 }
 
 PointDecoded Model::decode_points(const std::vector<float>&, int, int, int, bool) {
-  AL_CHECK(false, "a \"" << config_.value("model", std::string("?"))
-                         << "\" model reads token ids, not point sets");
+  AL_CHECK(false, "a \"" << kind() << "\" model reads token ids, not point sets");
   return {};
 }
 
 void Model::set_muted_heads(const HeadMask& mask) {
-  AL_CHECK(mask.empty(), "a \"" << config_.value("model", std::string("?"))
-                                << "\" model has no attention heads to mute");
+  AL_CHECK(mask.empty(), "a \"" << kind() << "\" model has no attention heads to mute");
 }
 
 void Model::set_causal(bool on) {
-  AL_CHECK(on, "a \"" << config_.value("model", std::string("?"))
-                      << "\" model has no causal mask to lift");
+  AL_CHECK(on, "a \"" << kind() << "\" model has no causal mask to lift");
 }
 
 }  // namespace attnlab

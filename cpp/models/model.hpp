@@ -173,6 +173,12 @@ class Model {
   virtual PointDecoded decode_points(const std::vector<float>& x, int B, int n, int beam = 1,
                                      bool constrained = true);
 
+  // The kind, the registry row's name (the config's "model").
+  std::string kind() const;
+  // The longest sequence the config allows: its max_len for a model with positions, 0 (no limit)
+  // for a model without (whose max_len() is 1 << 16).
+  int position_limit() const;
+
   int pad_id() const { return config_.value("pad_id", 0); }
   int bos_id() const { return config_.value("bos_id", 1); }
   int eos_id() const { return config_.value("eos_id", 2); }
@@ -224,5 +230,7 @@ const KindInfo* find_kind_info(const std::string& kind);
 // The config keys of a kind that a front end may set (attn train's model flags), with the ranges
 // its typed config checks (throws for an unknown kind).
 const ConfigKeys& config_keys(const std::string& kind);
+// The row of the kind a config names (a checkpoint's, before a model is built); throws as above.
+const KindInfo& kind_info_of(const nlohmann::json& config);
 
 }  // namespace attnlab

@@ -124,6 +124,8 @@ std::vector<std::string> model_kinds() {
 
 const KindInfo& kind_info(const std::string& kind) { return kind_named(kind).info; }
 
+const KindInfo& kind_info_of(const nlohmann::json& config) { return kind_of(config).info; }
+
 const ConfigKeys& config_keys(const std::string& kind) { return kind_named(kind).keys(); }
 
 const KindInfo* find_kind_info(const std::string& kind) {

@@ -70,6 +70,8 @@ if(NOT EMSCRIPTEN AND ATTNLAB_WITH_MPI)
 endif()
 # No include runs back up the layering core <- kernels <- layers <- models (a text check).
 if(NOT EMSCRIPTEN)
+  # Model kinds stay in cpp/models/: no raw config reads, no kind literals elsewhere.
+  add_test(NAME kind_rules COMMAND ${CMAKE_CURRENT_LIST_DIR}/kind_rules_test.sh ${CMAKE_SOURCE_DIR})
   add_test(NAME include_layering COMMAND ${CMAKE_COMMAND} -DROOT=${CMAKE_SOURCE_DIR}
                                          -P ${CMAKE_CURRENT_LIST_DIR}/layering.cmake)
 endif()

@@ -6,14 +6,9 @@
 # one `attn train --help` shows; a training flag's bound is the same on every path.
 # Usage: flags_cli_test.sh path/to/attn
 set -u
-ATTN="$1"
-DIR="$(mktemp -d)"
-trap 'rm -rf "$DIR"' EXIT
-fails=0
-
 . "$(dirname "$0")/common.sh"
-
-T="timeout 30"  # a late failure or a hang shows as exit 124
+ATTN="$1" DIR="$(mktemp -d)" T="timeout 30" fails=0  # T: a late failure or a hang is exit 124
+trap 'rm -rf "$DIR"' EXIT
 for i in $(seq 60); do printf 'the cat sat on the mat %d\tdie katze sass auf der matte %d\n' $i $i; done >"$DIR/pairs.tsv"
 declare -A path=(
   [transformer]="--model transformer --task reverse"

@@ -9,27 +9,16 @@
 #include "eval/decode.hpp"
 #include "gradcheck.hpp"
 #include "models/rnnsearch.hpp"
+#include "seq_fixtures.hpp"
 #include "train/trainer.hpp"
 
 using namespace attnlab;
 
 namespace {
 
-Batch ragged_batch() {
-  // pad 0, bos 1, eos 2; row 1 has a shorter source and target, row 2 a one-token source
-  Batch b;
-  b.B = 3;
-  b.S = 4;
-  b.T = 4;
-  b.src = {3, 4, 5, 6, 7, 3, 0, 0, 8, 0, 0, 0};
-  b.tgt_in = {1, 6, 5, 4, 1, 3, 7, 0, 1, 8, 0, 0};
-  b.tgt_out = {6, 5, 4, 2, 3, 7, 2, 0, 8, 2, 0, 0};
-  return b;
-}
-
 void check_rnn(nlohmann::json cfg) {
   auto model = make_model(cfg, cpu_kernels(), 3);
-  const Batch b = ragged_batch();
+  const Batch b = test::ragged_batch();
   auto loss = [&] { return model->forward(b, true, nullptr, 0.1f); };
   test::check_model_grads(*model, loss, 5);
 }
@@ -63,7 +52,7 @@ TEST_CASE("one-way encoder: the backward GRU's weights no longer reach the outpu
     c["encoder"] = enc;
     auto model = make_model(c, cpu_kernels(), 5);
     CHECK(model->config()["encoder"] == enc);
-    const Batch b = ragged_batch();
+    const Batch b = test::ragged_batch();
     model->forward(b, false, nullptr, 0.f);
     const std::vector<float> before = model->logits();
     ParamArena& P = model->params();
@@ -88,7 +77,7 @@ TEST_CASE("one-way encoder: the backward GRU's weights no longer reach the outpu
 
 TEST_CASE("RNNsearch: alignment rows are distributions over the real source", "[model]") {
   auto model = make_model(small("rnnsearch"), cpu_kernels(), 3);
-  const Batch b = ragged_batch();
+  const Batch b = test::ragged_batch();
   model->forward(b, false, nullptr, 0.f);
   const auto maps = model->attention();
   REQUIRE(maps.size() == 1);

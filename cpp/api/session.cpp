@@ -312,7 +312,7 @@ EvalResult Session::evaluate(int samples, uint64_t seed) {
   // The recurrent models on tasks with gold alignments add the alignment error rate and
   // per-length accuracy, from the same pass.
   const auto* seq = dynamic_cast<const SeqTask*>(&task);
-  if (model_->decodes_stepwise() && seq)
+  if (decodes_stepwise(*model_) && seq)
     return evaluate_with_alignment(*model_, *seq, samples, seed);
   return attnlab::evaluate(*model_, task, samples, seed);
 }

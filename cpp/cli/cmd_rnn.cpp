@@ -270,12 +270,11 @@ int cmd_align(Args& a) {
   const std::string src = a.need("src");
   const int max_len = a.integer("max-len", 64, 1, 10000);
   a.finish();
-  AL_CHECK(model->decodes_stepwise() && model->aligns(),
-           "attn align needs an rnnsearch checkpoint");
+  AL_CHECK(decodes_stepwise(*model) && model->aligns(), "attn align needs an rnnsearch checkpoint");
   const auto task = make_seq_task(state.value("task", std::string("dates")),
                                   state.value("task_options", nlohmann::json::object()));
   const std::vector<int32_t> ids = task->encode(src);
-  const GreedyDecoded d = model->greedy_stepwise({ids}, max_len);
+  const GreedyDecoded d = greedy_stepwise(*model, {ids}, max_len);
   nlohmann::json st = nlohmann::json::array(), tt = nlohmann::json::array();
   for (int32_t t : ids) st.push_back(task->src_token(t));
   for (int32_t t : d.tokens[0]) tt.push_back(task->tgt_token(t));
@@ -318,7 +317,7 @@ int cmd_point(Args& a) {
   if (names_point_task(task_name)) {
     const auto task = make_task(point_task_name(task_name));
     const std::vector<int> exact = task->solve(x, n);  // validates n and the values
-    const PointDecoded d = model->decode_points(x, 1, n, 1, constrained);
+    const PointDecoded d = decode_points(*model, x, 1, n, 1, constrained);
     std::printf(
         "%s\n",
         nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]}, {"exact", exact}})
@@ -327,7 +326,7 @@ int cmd_point(Args& a) {
     return 0;
   }
   AL_CHECK(n >= 1, "--points: no points given");
-  const PointDecoded d = model->decode_points(x, 1, n, 1, constrained);
+  const PointDecoded d = decode_points(*model, x, 1, n, 1, constrained);
   std::printf(
       "%s\n",
       nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]}}).dump().c_str());

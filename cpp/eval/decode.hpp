@@ -1,7 +1,7 @@
 // Decoding: greedy (batched) and beam search with the GNMT length penalty
 //   score = log p(y) / lp(y),  lp(y) = ((5 + |y|) / 6)^α   (Wu et al. 2016)
 // The encoder-decoder Transformer encodes the source once and runs its decoder on one new token
-// per step, with the keys and values of earlier positions cached (Model::step_decoder);
+// per step, with the keys and values of earlier positions cached (IncrementalDecoding::step_decoder);
 // step_cache = false, the other Transformers and an inspection's decoding re-run the whole
 // prefix instead (the same numbers up to float rounding). The recurrent models (RNNsearch,
 // RNNencdec) step their decoder once per token.

@@ -43,7 +43,7 @@ struct PointerConfig {
   nlohmann::json to_json() const;
 };
 
-class PointerNet : public Model {
+class PointerNet : public Model, public PointDecoding {
  public:
   PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t seed);
   // Teacher-forced mean loss (-log p of each target input and of the end symbol) of a point

@@ -26,7 +26,7 @@ struct Seq2SeqShape {
   int pad_id = 0, bos_id = 1, eos_id = 2;
 };
 
-class RecurrentSeq2Seq : public Model {
+class RecurrentSeq2Seq : public Model, public StepwiseDecoding {
  public:
   double forward(const Batch& b, bool train, Rng* rng, float label_smoothing) override;
   std::vector<float> logits() const override;
@@ -36,7 +36,6 @@ class RecurrentSeq2Seq : public Model {
   int src_vocab() const override { return shape_.src_vocab; }
   // Greedy decoding with one decoder step per output token (stops at </s> or max_len); the
   // alignment of each step for the kinds that align.
-  bool decodes_stepwise() const override { return true; }
   GreedyDecoded greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs,
                                 int max_len) override;
 

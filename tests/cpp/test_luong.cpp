@@ -115,7 +115,7 @@ TEST_CASE("Luong: alignment rows are distributions over the real source", "[luon
         CHECK(sum == Approx(1.0).epsilon(1e-5));
       }
     // stepwise decoding reports the same alignment as the teacher-forced pass of its output
-    const GreedyDecoded d = model->greedy_stepwise({{3, 4, 5}}, 5);
+    const GreedyDecoded d = greedy_stepwise(*model, {{3, 4, 5}}, 5);
     REQUIRE(d.alignment.size() == 1);
     CHECK(d.alignment[0].size() == d.tokens[0].size());
     for (const auto& row : d.alignment[0]) CHECK(row.size() == 3);

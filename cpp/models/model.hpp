@@ -58,8 +58,8 @@ struct GreedyDecoded {
   std::vector<std::vector<std::vector<float>>> alignment;
 };
 
-// Decoding of point sets (PointDecoding::decode_points): per set the chosen inputs (0-based, the end
-// symbol excluded) and each output step's distribution over the n inputs and the end (last).
+// Decoding of point sets (PointDecoding::decode_points): per set the chosen inputs (0-based, the
+// end symbol excluded) and each output step's distribution over the n inputs and the end (last).
 struct PointDecoded {
   std::vector<std::vector<int>> order;
   std::vector<std::vector<std::vector<float>>> probs;  // [set][step][n + 1]
@@ -86,8 +86,9 @@ using HeadMask = std::map<std::string, std::vector<int>>;
 
 // Incremental decoding of an encoder-decoder: the sources are encoded once, then each call of
 // step() runs the decoder on one new token per row, attending over the keys and values that
-// earlier steps left in a cache. Row r starts on source r (IncrementalDecoding::step_decoder); reorder() is
-// beam search's selection: the new row i continues old row parents[i] (cache and source).
+// earlier steps left in a cache. Row r starts on source r (IncrementalDecoding::step_decoder);
+// reorder() is beam search's selection: the new row i continues old row parents[i] (cache and
+// source).
 class StepDecoder {
  public:
   virtual ~StepDecoder() = default;

@@ -236,7 +236,11 @@ int cmd_train(Args& a) {
   if (dist.root()) check_writable(out);
   set_num_threads(train_int(a, "threads", 1));
 
-  const int batch = train_int(a, "batch", 64);  // per rank
+  // the kind's training defaults (its registry row; a kind named only in --config: the
+  // Transformers' defaults, TrainDefaults{})
+  const KindInfo* info = find_kind_info(kind);
+  const TrainDefaults defaults = info ? info->train : TrainDefaults{};
+  const int batch = train_int(a, "batch", defaults.batch);  // per rank
   std::unique_ptr<Model> model;
   int first = 1;
   long examples = 0;  // global examples drawn before this run (-1: unknown, an older checkpoint)
@@ -260,15 +264,15 @@ int cmd_train(Args& a) {
   }
   TrainOptions o;
   o.batch = batch;
-  o.schedule.kind = a.str("schedule", "noam");
+  o.schedule.kind = a.str("schedule", defaults.schedule);
   // any finite rate is taken (a float's range): one that makes the loss diverge stops the run
   // at the first non-finite loss (Trainer::step) instead of being guessed at here
-  o.schedule.lr = float(train_number(a, "lr", 1e-3));
+  o.schedule.lr = float(train_number(a, "lr", defaults.lr));
   o.schedule.factor = float(train_number(a, "lr-factor", 1.0));
   o.schedule.warmup = train_int(a, "warmup", 400);
   o.schedule.d_model = model->schedule_width();
   o.schedule.at(1);  // rejects an unknown schedule before training starts
-  o.clip = float(train_number(a, "clip", 1.0));
+  o.clip = float(train_number(a, "clip", defaults.clip));
   o.label_smoothing = float(train_number(a, "label-smoothing", 0.0));
   // a fresh Adam (--fresh-optimizer) draws from a stream of its own, as attn did before resume
   // restored the generators

@@ -18,7 +18,7 @@ SentenceScore score_sentence(Model& m, const std::vector<std::string>& vocab,
       "vocabulary of " << vocab.size() << " tokens does not match the model's " << m.out_vocab());
   SentenceScore r;
   r.ids = text_ids(text_words(text), vocab);
-  const int max_len = m.config().value("max_len", 0);
+  const int max_len = m.position_limit();
   AL_CHECK(!r.ids.empty(), "nothing to score: the text has no words");
   AL_CHECK(
       int(r.ids.size()) + 1 <= 2 * max_len,

@@ -116,7 +116,7 @@ std::unique_ptr<Session> Session::create(const json& config) {
   s->model_ = make_model(model_cfg, cpu_kernels(), s->seed_);
   if (s->task_)
     AL_CHECK(s->task_->input_dim() == s->model_->input_dim(),
-             "a " << model_cfg.value("model", "") << " model does not train on task " << task
+             "a " << s->model_->kind() << " model does not train on task " << task
                   << (s->task_->input_dim() > 0 ? " (point sets: model \"pointer\")"
                                                 : " (token sequences)"));
   s->set_train_options(train);
@@ -157,7 +157,7 @@ std::unique_ptr<Session> Session::load(const std::vector<uint8_t>& bytes, const 
     task_opts = {{"n_min", state.value("n_min", 5)}, {"n_max", state.value("n_max", 5)}};
   AL_CHECK(!points || !task.empty(), "this checkpoint names no task: pass {\"task\": ...}");
   if (!task.empty()) {
-    s->set_task(task, task_opts, s->model_->config().value("model", std::string()));
+    s->set_task(task, task_opts, s->model_->kind());
     if (points)
       AL_CHECK(s->task_->input_dim() == s->model_->input_dim(),
                "the checkpoint's inputs have " << s->model_->input_dim() << " features, task "
@@ -327,7 +327,7 @@ EvalResult Session::evaluate(int samples, uint64_t seed) {
   // The recurrent models on tasks with gold alignments add the alignment error rate and
   // per-length accuracy, from the same pass.
   const auto* seq = dynamic_cast<const SeqTask*>(&task);
-  if (model_->decodes_stepwise() && seq)
+  if (decodes_stepwise(*model_) && seq)
     return evaluate_with_alignment(*model_, *seq, samples, seed);
   return attnlab::evaluate(*model_, task, samples, seed);
 }

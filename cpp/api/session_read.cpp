@@ -29,10 +29,10 @@ namespace {
 class Unmasked {
  public:
   explicit Unmasked(Model* t) : t_(t) {
-    if (t_) t_->set_causal(false);
+    if (t_) set_causal(*t_, false);
   }
   ~Unmasked() {
-    if (t_) t_->set_causal(true);
+    if (t_) set_causal(*t_, true);
   }
   Unmasked(const Unmasked&) = delete;
   Unmasked& operator=(const Unmasked&) = delete;
@@ -45,10 +45,10 @@ class Unmasked {
 class MutedHeads {
  public:
   MutedHeads(Model& m, const HeadMask& mask) : m_(mask.empty() ? nullptr : &m) {
-    if (m_) m_->set_muted_heads(mask);
+    if (m_) set_muted_heads(*m_, mask);
   }
   ~MutedHeads() {
-    if (m_) m_->set_muted_heads({});
+    if (m_) set_muted_heads(*m_, {});
   }
   MutedHeads(const MutedHeads&) = delete;
   MutedHeads& operator=(const MutedHeads&) = delete;
@@ -66,8 +66,8 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptio
   Model* unmask = nullptr;
   if (!causal) {
     unmask = model_.get();
-    const std::string kind = model_->config().value("model", std::string());
-    AL_CHECK(model_->has_causal_mask(),
+    const std::string kind = model_->kind();
+    AL_CHECK(has_causal_mask(*model_),
              "inspect: causal = false applies to a Transformer decoder (\"transformer\" or "
              "\"lm\"), not to a \""
                  << kind << "\" model");
@@ -90,7 +90,7 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptio
   r.V = model_->out_vocab();
   r.logits = model_->logits();
   r.maps = model_->attention();
-  if (options.parts) r.parts = model_->attention_parts();
+  if (options.parts) r.parts = attention_parts(*model_);
   return r;
 }
 
@@ -112,12 +112,12 @@ Examples Session::examples(int n, Split split, uint64_t seed) const {
 
 PointDecode Session::decode_points(const std::vector<float>& x, int n) {
   const int D = model_->input_dim();
-  AL_CHECK(D > 0, "decodePoints: a \"" << model_->config().value("model", std::string())
-                                       << "\" model reads token ids, not point sets");
+  AL_CHECK(D > 0,
+           "decodePoints: a \"" << model_->kind() << "\" model reads token ids, not point sets");
   AL_CHECK(n >= 1 && n <= 1000, "decode: n must be in [1, 1000], got " << n);
   AL_CHECK(x.size() == size_t(n) * D,
            "decode: got " << x.size() << " values, expected n*dim = " << size_t(n) * D);
-  const PointDecoded d = model_->decode_points(x, 1, n, 1, true);
+  const PointDecoded d = attnlab::decode_points(*model_, x, 1, n, 1, true);
   PointDecode r;
   r.n = n;
   r.order = d.order[0];

@@ -36,6 +36,8 @@ bool Args::has(const std::string& f) {
   return true;
 }
 
+bool Args::given(const std::string& f) const { return values_.count(f) != 0; }
+
 std::string Args::str(const std::string& f, const std::string& def) {
   if (!has(f)) return def;
   AL_CHECK(values_[f] != "\x01", "flag --" << f << " needs a value");

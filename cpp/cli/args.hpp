@@ -13,7 +13,8 @@ namespace attnlab::cli {
 class Args {
  public:
   Args(int argc, char** argv, int first);
-  bool has(const std::string& flag);  // consumes a value-less or valued flag
+  bool has(const std::string& flag);          // consumes a value-less or valued flag
+  bool given(const std::string& flag) const;  // whether it was given, without consuming it
   std::string str(const std::string& flag, const std::string& def = "");
   std::string need(const std::string& flag);  // required
   int integer(const std::string& flag, int def, int lo, int hi);

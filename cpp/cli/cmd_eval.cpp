@@ -13,8 +13,7 @@ namespace attnlab::cli {
 int cmd_eval(Args& a) {
   if (a.has("test")) return cmd_eval_parallel(a);
   const std::string path = a.need("checkpoint");
-  if (is_recurrent_kind(checkpoint_config(read_safetensors(path)).value("model", "")))
-    return cmd_eval_rnn(a);
+  if (kind_info_of(checkpoint_config(read_safetensors(path))).recurrent) return cmd_eval_rnn(a);
   const bool allow_nonfinite = a.flag("allow-nonfinite");
   const std::string task_name = a.need("task");
   const int samples = a.integer("samples", 1000, 1, 1 << 22);

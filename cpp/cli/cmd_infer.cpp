@@ -28,12 +28,12 @@ void check_ids(const std::vector<int32_t>& ids, int vocab, const char* what) {
 
 Batch one(const Model& m, const std::vector<int32_t>& src, const std::vector<int32_t>& tin,
           const std::vector<int32_t>& tout) {
-  check_ids(src, m.config().value("src_vocab", 0), "--src");
-  check_ids(tin, m.config().value("tgt_vocab", 0), "target input");
-  check_ids(tout, m.config().value("tgt_vocab", 0), "--tgt-out");
+  check_ids(src, m.src_vocab(), "--src");
+  check_ids(tin, m.out_vocab(), "target input");
+  check_ids(tout, m.out_vocab(), "--tgt-out");
   AL_CHECK(!tin.empty(), "the target sequence is empty");
   AL_CHECK(tout.empty() || tout.size() == tin.size(), "--tgt-in and --tgt-out differ in length");
-  const int max_len = m.config().value("max_len", 0);
+  const int max_len = m.position_limit();
   AL_CHECK(int(src.size()) <= max_len && int(tin.size()) <= max_len,
            "sequence longer than the model's max_len " << max_len);
   Batch b;
@@ -105,7 +105,7 @@ int cmd_translate(Args& a) {
   a.finish();
   nlohmann::json state;
   auto m = load_checkpoint(path, cpu_kernels(), &state, allow_nonfinite);
-  const int max_len = m->config().value("max_len", 0);
+  const int max_len = m->position_limit();
   auto limit_for = [&](size_t src_len) {
     int limit = max_len_flag ? max_len_flag : max_len - 1;
     if (m->packs_source()) limit = std::min(limit, max_len - int(src_len) - 1);
@@ -114,7 +114,7 @@ int cmd_translate(Args& a) {
     return limit;
   };
   if (!text_mode) {
-    check_ids(src_ids, m->config().value("src_vocab", 0), "--src");
+    check_ids(src_ids, m->src_vocab(), "--src");
     AL_CHECK(int(src_ids.size()) <= max_len, "source longer than the model's max_len " << max_len);
     const std::vector<int32_t> toks =
         beam_decode(*m, src_ids, beam, limit_for(src_ids.size()), float(alpha));

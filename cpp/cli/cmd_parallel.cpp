@@ -17,8 +17,10 @@
 #include "cli/commands.hpp"
 #include "cli/data_parallel.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/train_flags.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
+#include "models/config.hpp"
 #include "train/parallel_trainer.hpp"
 
 namespace attnlab::cli {
@@ -38,6 +40,10 @@ nlohmann::json preset(const std::string& name) {
           {"d_ff", 1024},    {"dropout", 0.1},  {"max_tokens", 4096}, {"warmup", 1000}};
 }
 
+// The model keys a preset sets (the rest are the Transformer config's defaults).
+constexpr const char* kPresetModelKeys[] = {"d_model",    "heads",      "d_ff",
+                                            "enc_layers", "dec_layers", "dropout"};
+
 const KernelTable& device_table(Args& a) {
   const std::string dev = a.str("device", "cpu");
   if (dev == "cpu") return cpu_kernels();
@@ -46,6 +52,10 @@ const KernelTable& device_table(Args& a) {
   AL_CHECK(k, "--device cuda: no CUDA device (or attn built without -DATTNLAB_CUDA=ON)");
   return *k;
 }
+
+// --max-len of a corpus run: the longest sentence kept, in tokens (the model's max_len is 2 more:
+// <s> and </s>).
+constexpr int kMinSentence = 4, kMaxSentence = 4096;
 
 std::string ckpt_dir(const std::string& out) { return out + ".ckpt"; }
 
@@ -90,25 +100,30 @@ void check_resumed_options(const nlohmann::json& opts, const nlohmann::json& mod
              "the checkpoint's training options lack a number \"" << key << "\"");
     return opts[key].get<double>();
   };
-  check_train_number(num("lr_factor"), "resumed lr_factor", 0, 1000);
-  check_train_number(num("warmup"), "resumed warmup", 1, 1 << 24);
-  check_train_number(num("clip"), "resumed clip", 0, 1e9);
-  check_train_number(num("label_smoothing"), "resumed label_smoothing", 0, 0.99);
+  // the bounds of the flags that set them (train_flags.cpp)
+  check_train_value(num("lr_factor"), "lr-factor", "resumed lr_factor");
+  check_train_value(num("warmup"), "warmup", "resumed warmup");
+  check_train_value(num("clip"), "clip", "resumed clip");
+  check_train_value(num("label_smoothing"), "label-smoothing", "resumed label_smoothing");
   if (opts.contains("word_dropout"))  // absent in runs from before the option: none
-    check_train_number(num("word_dropout"), "resumed word_dropout", 0, 0.9);
-  check_train_number(num("max_tokens"), "resumed max_tokens", 1, 1 << 24);
-  check_train_number(num("max_len"), "resumed max_len", 4, 4096);
-  check_train_number(num("seed"), "resumed seed", 0, 2147483647);
+    check_train_value(num("word_dropout"), "word-dropout", "resumed word_dropout");
+  check_train_value(num("max_tokens"), "max-tokens", "resumed max_tokens");
+  check_train_number(num("max_len"), "resumed max_len", kMinSentence, kMaxSentence);
+  check_train_value(num("seed"), "seed", "resumed seed");
   AL_CHECK(opts.contains("train") && opts["train"].is_string(),
            "the checkpoint's training options lack the \"train\" corpus");
-  for (const char* k : {"d_model", "heads", "d_ff", "enc_layers", "dec_layers"})
-    AL_CHECK(num(k) == model_cfg.value(k, -1.0),
-             "the checkpoint's training options give "
-                 << k << " = " << opts[k].dump() << ", its model has " << model_cfg.value(k, -1));
-  AL_CHECK(num("max_len") + 2 == model_cfg.value("max_len", -1.0),
-           "the checkpoint's training options give max_len "
-               << opts["max_len"].dump() << ", its model has " << model_cfg.value("max_len", -1)
-               << " (options + 2)");
+  const TransformerConfig m = TransformerConfig::from_json(model_cfg);
+  const std::pair<const char*, int> arch[] = {{"d_model", m.d_model},
+                                              {"heads", m.heads},
+                                              {"d_ff", m.d_ff},
+                                              {"enc_layers", m.enc_layers},
+                                              {"dec_layers", m.dec_layers}};
+  for (const auto& [k, v] : arch)
+    AL_CHECK(num(k) == v, "the checkpoint's training options give " << k << " = " << opts[k].dump()
+                                                                    << ", its model has " << v);
+  AL_CHECK(num("max_len") + 2 == m.max_len, "the checkpoint's training options give max_len "
+                                                << opts["max_len"].dump() << ", its model has "
+                                                << m.max_len << " (options + 2)");
 }
 
 // attn average: every checkpoint must hold the same model (config compared key by key).
@@ -148,12 +163,12 @@ int cmd_train_parallel(Args& a) {
   const bool cuda = a.str("device", "cpu") == "cuda";
   DataParallelRun dist(a, cuda);         // before the first GPU allocation: NCCL picks the GPU
   if (dist.root()) check_writable(out);  // before the BPE vocabulary and training, not after them
-  const int last = a.integer("steps", 1000, 1, 100000000);  // train until this step
-  const int save_every = a.integer("save-every", 1000, 1, 1 << 30);
-  const int keep = a.integer("keep", 5, 1, 1000);
-  const int every = a.integer("log-every", 100, 1, 1 << 30);
-  const int eval_sentences = a.integer("eval-sentences", 0, 0, 1 << 24);
-  set_num_threads(a.integer("threads", 1, 1, 256));
+  const int last = train_int(a, "steps", 1000);  // train until this step
+  const int save_every = train_int(a, "save-every", 1000);
+  const int keep = train_int(a, "keep", 5);
+  const int every = train_int(a, "log-every", 100);
+  const int eval_sentences = train_int(a, "eval-sentences", 0);
+  set_num_threads(train_int(a, "threads", 1));
   const KernelTable& kt = device_table(a);
 
   nlohmann::json opts;  // everything a resume needs to continue the same run
@@ -171,35 +186,25 @@ int cmd_train_parallel(Args& a) {
     opts = preset(a.str("preset", "small"));
     opts["train"] = a.need("train");
     opts["valid"] = a.str("valid", "");
-    opts["vocab_size"] = a.integer("vocab-size", 8000, 300, 1 << 20);
-    opts["max_len"] = a.integer("max-len", 128, 4, 4096);
-    opts["seed"] = a.integer("seed", 1, 0, 2147483647);
-    const struct {
-      const char* flag;
-      const char* key;
-    } ints[] = {
-        {"d-model", "d_model"},       {"heads", "heads"},           {"d-ff", "d_ff"},
-        {"enc-layers", "enc_layers"}, {"dec-layers", "dec_layers"}, {"max-tokens", "max_tokens"},
-        {"warmup", "warmup"}};
-    for (const auto& k : ints)
-      if (a.has(k.flag)) opts[k.key] = a.integer(k.flag, 0, 1, 1 << 24);
-    if (a.has("layers")) opts["enc_layers"] = opts["dec_layers"] = a.integer("layers", 2, 1, 64);
-    if (a.has("dropout")) opts["dropout"] = a.number("dropout", 0.1, 0, 0.99);
-    opts["label_smoothing"] = a.number("label-smoothing", 0.1, 0, 0.99);
-    opts["word_dropout"] = a.number("word-dropout", 0.0, 0, 0.9);
-    opts["lr_factor"] = a.number("lr-factor", 1.0, 0, 1000);
-    opts["clip"] = a.number("clip", 0.0, 0, 1e9);
+    opts["vocab_size"] = train_int(a, "vocab-size", 8000);
+    opts["max_len"] = a.integer("max-len", 128, kMinSentence, kMaxSentence);
+    opts["seed"] = train_int(a, "seed", 1);
+    if (a.has("max-tokens")) opts["max_tokens"] = train_int(a, "max-tokens", 0);
+    if (a.has("warmup")) opts["warmup"] = train_int(a, "warmup", 0);
+    opts["label_smoothing"] = train_number(a, "label-smoothing", 0.1);
+    opts["word_dropout"] = train_number(a, "word-dropout", 0.0);
+    opts["lr_factor"] = train_number(a, "lr-factor", 1.0);
+    opts["clip"] = train_number(a, "clip", 0.0);
     nlohmann::json cfg = {{"model", "transformer"},
                           {"src_vocab", opts["vocab_size"]},
                           {"tgt_vocab", opts["vocab_size"]},
-                          {"d_model", opts["d_model"]},
-                          {"heads", opts["heads"]},
-                          {"d_ff", opts["d_ff"]},
-                          {"enc_layers", opts["enc_layers"]},
-                          {"dec_layers", opts["dec_layers"]},
-                          {"dropout", opts["dropout"]},
                           {"max_len", opts["max_len"].get<int>() + 2},
                           {"tie_embeddings", true}};
+    for (const char* k : kPresetModelKeys) cfg[k] = opts[k];
+    // the model flags, bounded by the Transformer's config as on every path (--max-len is the
+    // corpus's sentence bound here, read above)
+    apply_model_flags(a, "transformer", cfg, {"max-len"});
+    for (const char* k : kPresetModelKeys) opts[k] = cfg[k];
     // the vocabulary size is an upper bound of the BPE vocabulary's: check before training it
     const int L = opts["max_len"].get<int>() + 2;
     check_model_fits(cfg, std::max(1, opts["max_tokens"].get<int>() / L), L, L);
@@ -232,7 +237,7 @@ int cmd_train_parallel(Args& a) {
   o.schedule.kind = "noam";
   o.schedule.factor = opts["lr_factor"];
   o.schedule.warmup = opts["warmup"];
-  o.schedule.d_model = opts["d_model"];
+  o.schedule.d_model = model->schedule_width();
   o.clip = opts["clip"];
   o.label_smoothing = opts["label_smoothing"];
   o.word_dropout = float(opts.value("word_dropout", 0.0));

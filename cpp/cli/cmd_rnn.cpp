@@ -27,6 +27,7 @@
 #include "cli/data_parallel.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/resume.hpp"
+#include "cli/train_flags.hpp"
 #include "core/check.hpp"
 #include "data/point_task.hpp"
 #include "eval/align_eval.hpp"
@@ -44,11 +45,13 @@ struct Range {
 
 Range n_range(Args& a, Range def) {
   if (a.has("n")) {
-    const int n = a.integer("n", def.lo, 1, 1000);
+    const int n = train_int(a, "n", def.lo);
     return {n, n};
   }
-  const int lo = a.integer("n-min", def.lo, 1, 1000);
-  return {lo, a.integer("n-max", std::max(lo, def.hi), lo, 1000)};
+  const int lo = train_int(a, "n-min", def.lo);
+  const int hi = train_int(a, "n-max", std::max(lo, def.hi));
+  AL_CHECK(hi >= lo, "flag --n-max = " << hi << " is below --n-min = " << lo);
+  return {lo, hi};
 }
 
 Range default_n(const std::string& task) {
@@ -65,7 +68,7 @@ void log_step(int step, int last, double loss, double ms_per_step, int every) {
 // Whether a task name means a point task for the pointer model (the registry decides).
 bool names_point_task(const std::string& name) {
   try {
-    return make_task(task_for_model(name, "pointer"))->input_dim() > 0;
+    return make_task(point_task_name(name))->input_dim() > 0;
   } catch (const Error&) {
     return false;  // unknown, or a token task that needs options (text)
   }
@@ -86,7 +89,7 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
   if (resume) {  // the checkpoint's run: its model, task, n range, seed and training flags
     const nlohmann::json& st = resume->state;
     resume_defaults(a, *resume);
-    a.defaults({{"model", resume->model->config().value("model", std::string())},
+    a.defaults({{"model", resume->model->kind()},
                 {"seed", flag_value(st.value("seed", nlohmann::json(1)))}});
     if (st.contains("task") && st["task"].is_string())
       a.defaults({{"task", st["task"].get<std::string>()}});
@@ -102,32 +105,32 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
                     << (pointer ? " (pointer tasks: convex-hull, tsp, sort)"
                                 : " (sequence tasks: dates, phrases)"));
   const Range n = n_range(a, default_n(task_name));
-  const int steps = resume ? resume_steps(a, *resume) : a.integer("steps", 1000, 1, 100000000);
+  const int steps = resume ? resume_steps(a, *resume) : train_int(a, "steps", 1000);
   const int first = resume ? resume->step + 1 : 1, last = first - 1 + steps;
-  const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
+  const uint64_t seed = uint64_t(train_int(a, "seed", 1));
   const std::string out = a.need("out");
   const bool weights_only = a.flag("weights-only");
   const bool exact = resume && resume_optimizer(a, *resume);
   DataParallelRun dist(a, false);
   if (dist.root()) check_writable(out);  // before training, not after it
   TrainOptions o = pointer ? pointer_train_options() : TrainOptions{};
-  o.batch = a.integer("batch", info.train.batch, 1, 1 << 16);
-  const float lr = float(a.number("lr", info.train.lr, 0, 10));
-  o.clip = float(a.number("clip", info.train.clip, 0, 1e9));
-  const int every = a.integer("log-every", 100, 1, 1 << 30);
-  set_num_threads(a.integer("threads", 1, 1, 256));
-  const int eval_samples = a.integer("eval-samples", 0, 0, 1 << 20);
+  o.batch = train_int(a, "batch", info.train.batch);
+  const float lr = float(train_number(a, "lr", info.train.lr));
+  o.clip = float(train_number(a, "clip", info.train.clip));
+  const int every = train_int(a, "log-every", 100);
+  set_num_threads(train_int(a, "threads", 1));
+  const int eval_samples = train_int(a, "eval-samples", 0);
   // the held-out sets of --eval-samples: by default drawn from the training seed (other seeds,
   // other sets); a fixed --eval-seed scores every seed on the same sets (attn eval's default
   // seed is 12345)
   const uint64_t eval_seed =
-      a.has("eval-seed") ? uint64_t(a.integer("eval-seed", 0, 0, 2147483647)) : seed + 1000003;
-  const int eval_every = pointer ? a.integer("eval-every", 0, 0, 1 << 30) : 0;
-  const int beam = pointer ? a.integer("beam", 1, 1, 1024) : 1;
+      a.has("eval-seed") ? uint64_t(train_int(a, "eval-seed", 0)) : seed + 1000003;
+  const int eval_every = pointer ? train_int(a, "eval-every", 0) : 0;
+  const int beam = pointer ? train_int(a, "beam", 1) : 1;
   o.schedule.kind = info.train.schedule;
   o.schedule.lr = lr;
-  o.schedule.lr_final = pointer ? float(a.number("lr-final", 0, 0, 10)) : 0.f;
-  o.schedule.decay_from = pointer ? a.integer("decay-from", 1, 1, 100000000) : 1;
+  o.schedule.lr_final = pointer ? float(train_number(a, "lr-final", 0)) : 0.f;
+  o.schedule.decay_from = pointer ? train_int(a, "decay-from", 1) : 1;
   // the decay ends at the last step of the run as first planned, however many sittings it takes
   o.schedule.decay_to = resume ? resume->state.value("decay_to", last) : last;
   // a fresh Adam (--fresh-optimizer) draws from a stream of its own
@@ -143,29 +146,18 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
   std::unique_ptr<SeqTask> stask;
   if (pointer) {
     task = make_task(task_for_model(task_name, kind), {{"n_min", n.lo}, {"n_max", n.hi}});
-    if (!resume) {
-      const int hidden = a.integer("hidden", 128, 1, 4096);
-      cfg = pointer_config_for(*task, hidden, a.flag("glimpse"));
-      cfg["attn"] = a.integer("attn", hidden, 1, 4096);
-      cfg["encoder"] = a.str("encoder", "lstm");
-      cfg["process_steps"] = a.integer("process-steps", 5, 1, 100);
-      cfg["embed"] = a.integer("embed", 0, 0, 4096);
+    if (!resume) {  // the task's fields (dim, min_outputs, permutation), then the flags
+      cfg = task->model_fields();
+      cfg["model"] = kind;
     }
   } else {
     if (task_name == "phrases") task_opts = {{"n_min", n.lo}, {"n_max", n.hi}};
     stask = make_seq_task(task_name, task_opts);
-    if (!resume) {
-      const int hidden = a.integer("hidden", 64, 1, 4096);
-      cfg = {{"model", kind},
-             {"src_vocab", stask->src_vocab()},
-             {"tgt_vocab", stask->tgt_vocab()},
-             {"emb", a.integer("emb", 32, 1, 4096)},
-             {"hidden", hidden}};
-      // absent: the kind's own defaults (its typed config checks what is given)
-      if (a.has("attn")) cfg["attn"] = a.integer("attn", hidden, 1, 4096);
-      if (a.has("score")) cfg["score"] = a.str("score");
-    }
+    if (!resume)
+      cfg = {{"model", kind}, {"src_vocab", stask->src_vocab()}, {"tgt_vocab", stask->tgt_vocab()}};
   }
+  // the model flags given (absent: the kind's own defaults; its typed config checks them)
+  if (!resume) apply_model_flags(a, kind, cfg);
   if (resume) cfg = resume->model->config();
   a.finish();
   if (pointer)
@@ -246,18 +238,16 @@ int cmd_eval_rnn(Args& a) {
   auto model = load_checkpoint(path, cpu_kernels(), &state, a.flag("allow-nonfinite"));
   const std::string task_name = a.str("task", state.value("task", std::string()));
   const bool pointer = model->input_dim() > 0;
-  AL_CHECK(pointer == names_point_task(task_name), "task " << task_name << " does not fit a "
-                                                           << model->config().value("model", "")
-                                                           << " checkpoint");
+  AL_CHECK(pointer == names_point_task(task_name),
+           "task " << task_name << " does not fit a " << model->kind() << " checkpoint");
   const Range n = n_range(a, {state.value("n_min", 5), state.value("n_max", 5)});
   const int samples = a.integer("samples", 1000, 1, 1 << 22);
-  const uint64_t seed = uint64_t(a.integer("seed", 12345, 0, 2147483647));
-  const int beam = pointer ? a.integer("beam", 1, 1, 1024) : 1;
+  const uint64_t seed = uint64_t(train_int(a, "seed", 12345));
+  const int beam = pointer ? train_int(a, "beam", 1) : 1;
   a.finish();
   nlohmann::json r;
   if (pointer) {
-    const auto task =
-        make_task(task_for_model(task_name, "pointer"), {{"n_min", n.lo}, {"n_max", n.hi}});
+    const auto task = make_task(point_task_name(task_name), {{"n_min", n.lo}, {"n_max", n.hi}});
     r = point_eval_json(evaluate_points(*model, *task, samples, n.lo, n.hi, seed, 250, beam),
                         task->name());
     r["beam"] = beam;
@@ -280,12 +270,11 @@ int cmd_align(Args& a) {
   const std::string src = a.need("src");
   const int max_len = a.integer("max-len", 64, 1, 10000);
   a.finish();
-  AL_CHECK(model->decodes_stepwise() && model->aligns(),
-           "attn align needs an rnnsearch checkpoint");
+  AL_CHECK(decodes_stepwise(*model) && model->aligns(), "attn align needs an rnnsearch checkpoint");
   const auto task = make_seq_task(state.value("task", std::string("dates")),
                                   state.value("task_options", nlohmann::json::object()));
   const std::vector<int32_t> ids = task->encode(src);
-  const GreedyDecoded d = model->greedy_stepwise({ids}, max_len);
+  const GreedyDecoded d = greedy_stepwise(*model, {ids}, max_len);
   nlohmann::json st = nlohmann::json::array(), tt = nlohmann::json::array();
   for (int32_t t : ids) st.push_back(task->src_token(t));
   for (int32_t t : d.tokens[0]) tt.push_back(task->tgt_token(t));
@@ -326,9 +315,9 @@ int cmd_point(Args& a) {
   }
   const std::string task_name = state.value("task", std::string());
   if (names_point_task(task_name)) {
-    const auto task = make_task(task_for_model(task_name, "pointer"));
+    const auto task = make_task(point_task_name(task_name));
     const std::vector<int> exact = task->solve(x, n);  // validates n and the values
-    const PointDecoded d = model->decode_points(x, 1, n, 1, constrained);
+    const PointDecoded d = decode_points(*model, x, 1, n, 1, constrained);
     std::printf(
         "%s\n",
         nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]}, {"exact", exact}})
@@ -337,7 +326,7 @@ int cmd_point(Args& a) {
     return 0;
   }
   AL_CHECK(n >= 1, "--points: no points given");
-  const PointDecoded d = model->decode_points(x, 1, n, 1, constrained);
+  const PointDecoded d = decode_points(*model, x, 1, n, 1, constrained);
   std::printf(
       "%s\n",
       nlohmann::json({{"order", d.order[0]}, {"probabilities", d.probs[0]}}).dump().c_str());

@@ -18,6 +18,7 @@
 #include "cli/data_parallel.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/resume.hpp"
+#include "cli/train_flags.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
 #include "data/text_task.hpp"
@@ -177,6 +178,10 @@ const Recipe* find_recipe(const std::string& name) {
 }  // namespace
 
 int cmd_train(Args& a) {
+  if (a.flag("help")) {
+    std::printf("%s", train_flags_help().c_str());
+    return 0;
+  }
   // --preset: a reproduction recipe here; small|base|big size the parallel-corpus Transformer
   const std::string preset = a.str("preset", "");
   if (!preset.empty() && preset != "small" && preset != "base" && preset != "big") {
@@ -199,8 +204,7 @@ int cmd_train(Args& a) {
   std::unique_ptr<ResumePoint> resume;
   if (a.str("task", "") != "parallel" && a.has("resume"))
     resume = std::make_unique<ResumePoint>(read_resume_point(a.str("resume")));
-  const std::string kind =
-      resume ? resume->model->config().value("model", std::string()) : a.str("model", "");
+  const std::string kind = resume ? resume->model->kind() : a.str("model", "");
   if (is_recurrent_kind(kind)) return cmd_train_rnn(a, resume.get());
   if (resume && resume->state.value("task", std::string()) == "parallel") {
     resume.reset();  // the corpus trainer reads its checkpoint itself
@@ -222,17 +226,21 @@ int cmd_train(Args& a) {
   }
   if (a.has("corpus")) task_opts["file"] = a.str("corpus");
   const auto task = make_task(task_name, task_opts);
-  const int steps = resume ? resume_steps(a, *resume) : a.integer("steps", 1000, 1, 100000000);
-  const uint64_t seed = uint64_t(a.integer("seed", 1, 0, 2147483647));
+  const int steps = resume ? resume_steps(a, *resume) : train_int(a, "steps", 1000);
+  const uint64_t seed = uint64_t(train_int(a, "seed", 1));
   const std::string out = a.need("out");
   const bool weights_only = a.flag("weights-only");
   const bool exact = resume && resume_optimizer(a, *resume);
   DataParallelRun dist(a, false);
   // fail before training, not after, when the checkpoint can't be written
   if (dist.root()) check_writable(out);
-  set_num_threads(a.integer("threads", 1, 1, 256));
+  set_num_threads(train_int(a, "threads", 1));
 
-  const int batch = a.integer("batch", 64, 1, 1 << 16);  // per rank
+  // the kind's training defaults (its registry row; a kind named only in --config: the
+  // Transformers' defaults, TrainDefaults{})
+  const KindInfo* info = find_kind_info(kind);
+  const TrainDefaults defaults = info ? info->train : TrainDefaults{};
+  const int batch = train_int(a, "batch", defaults.batch);  // per rank
   std::unique_ptr<Model> model;
   int first = 1;
   long examples = 0;  // global examples drawn before this run (-1: unknown, an older checkpoint)
@@ -245,49 +253,38 @@ int cmd_train(Args& a) {
   } else {
     nlohmann::json cfg =
         a.has("config") ? read_json_file(a.str("config")) : nlohmann::json::object();
-    cfg["model"] = a.str("model", cfg.value("model", std::string("transformer")));
+    const std::string kind_name = a.str("model", cfg.value("model", std::string("transformer")));
+    cfg["model"] = kind_name;
     cfg["src_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
     cfg["tgt_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
-    const struct {
-      const char* flag;
-      const char* key;
-    } ints[] = {{"d-model", "d_model"},       {"heads", "heads"},           {"d-ff", "d_ff"},
-                {"enc-layers", "enc_layers"}, {"dec-layers", "dec_layers"}, {"max-len", "max_len"}};
-    for (const auto& k : ints)
-      if (a.has(k.flag)) cfg[k.key] = a.integer(k.flag, 0, 0, 1 << 20);
-    if (a.has("layers")) cfg["enc_layers"] = cfg["dec_layers"] = a.integer("layers", 2, 1, 64);
-    if (a.has("dropout")) cfg["dropout"] = a.number("dropout", 0.1, 0, 0.99);
-    if (a.has("norm-first")) cfg["norm_first"] = a.flag("norm-first");
-    if (a.has("tie-embeddings")) cfg["tie_embeddings"] = a.flag("tie-embeddings");
-    if (a.has("activation")) cfg["activation"] = a.str("activation");
-    if (a.has("pos-encoding")) cfg["pos_encoding"] = a.str("pos-encoding");
+    apply_model_flags(a, kind_name, cfg);
     if (!cfg.contains("max_len")) cfg["max_len"] = task->max_src_len() + task->max_tgt_len() + 2;
     check_model_fits(cfg, batch, task->max_src_len() + 1, task->max_tgt_len() + 1);
     model = make_model(cfg, cpu_kernels(), seed);
   }
   TrainOptions o;
   o.batch = batch;
-  o.schedule.kind = a.str("schedule", "noam");
+  o.schedule.kind = a.str("schedule", defaults.schedule);
   // any finite rate is taken (a float's range): one that makes the loss diverge stops the run
   // at the first non-finite loss (Trainer::step) instead of being guessed at here
-  o.schedule.lr = float(a.number("lr", 1e-3, 0, FLT_MAX));
-  o.schedule.factor = float(a.number("lr-factor", 1.0, 0, 1000));
-  o.schedule.warmup = a.integer("warmup", 400, 1, 10000000);
+  o.schedule.lr = float(train_number(a, "lr", defaults.lr));
+  o.schedule.factor = float(train_number(a, "lr-factor", 1.0));
+  o.schedule.warmup = train_int(a, "warmup", 400);
   o.schedule.d_model = model->schedule_width();
   o.schedule.at(1);  // rejects an unknown schedule before training starts
-  o.clip = float(a.number("clip", 1.0, 0, 1e9));
-  o.label_smoothing = float(a.number("label-smoothing", 0.0, 0, 0.99));
+  o.clip = float(train_number(a, "clip", defaults.clip));
+  o.label_smoothing = float(train_number(a, "label-smoothing", 0.0));
   // a fresh Adam (--fresh-optimizer) draws from a stream of its own, as attn did before resume
   // restored the generators
   o.seed = exact ? seed : seed + uint64_t(first - 1);
   o.first_step = first;
   o.dp = dist.dp();
-  const int every = a.integer("log-every", 100, 1, 1 << 30);
-  const int eval_samples = a.integer("eval-samples", 0, 0, 1 << 20);
+  const int every = train_int(a, "log-every", 100);
+  const int eval_samples = train_int(a, "eval-samples", 0);
   // the held-out sets of --eval-samples: drawn from the training seed, or those attn eval --seed
   // S draws
   const uint64_t eval_seed =
-      a.has("eval-seed") ? uint64_t(a.integer("eval-seed", 0, 0, 2147483647)) : seed + 1000003;
+      a.has("eval-seed") ? uint64_t(train_int(a, "eval-seed", 0)) : seed + 1000003;
   a.finish();
   dist.check_same(
       {{"task", task_name},

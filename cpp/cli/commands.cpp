@@ -22,7 +22,8 @@ const Command kCommands[] = {
      "--n-max B] [--hidden H --glimpse] --steps N --out C\n       attn train --task parallel "
      "--train a.tsv [--valid b.tsv] [--preset small|base|big] [--vocab-size N --max-tokens N "
      "--steps N --save-every N --keep K --device cpu|cuda] --out C [--resume "
-     "C.ckpt/step-N.safetensors]",
+     "C.ckpt/step-N.safetensors]\n       attn train --help  (the model and training flags, with "
+     "their bounds)",
      cmd_train},
     {"eval",
      "--checkpoint C --task T [--samples N] [--seed S] | --checkpoint C --test test.tsv [--beam 4 "

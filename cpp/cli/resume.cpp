@@ -1,6 +1,7 @@
 // Continuing a run from its checkpoint (see resume.hpp).
 #include "cli/resume.hpp"
 
+#include "cli/train_flags.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "kernels/kernels.hpp"
@@ -41,9 +42,9 @@ void resume_defaults(Args& a, const ResumePoint& r) {
 }
 
 int resume_steps(Args& a, const ResumePoint& r) {
-  if (a.has("steps")) return a.integer("steps", 1000, 1, 100000000);
+  if (a.has("steps")) return train_int(a, "steps", 1000);
   const nlohmann::json last = r.state.value("last_step", nlohmann::json());
-  if (!last.is_number_integer()) return a.integer("steps", 1000, 1, 100000000);  // older file
+  if (!last.is_number_integer()) return train_int(a, "steps", 1000);  // older file
   AL_CHECK(last.get<long>() > r.step,
            r.path << ": its run ended at step " << r.step << ": give --steps N to train N more");
   return int(last.get<long>() - r.step);

@@ -77,7 +77,10 @@ std::vector<std::string> task_names();
 // the point task "point-sort" (n reals -> their indices in increasing order), with any other
 // model or none the token task "sort". Every other name maps to itself. Front ends pass each
 // user-given task name through it (the CLI, sessions, checkpoints' "task").
+// (The kind's registry row decides: a kind that takes points.) point_task_name is the rule for a
+// model known to read point sets.
 std::string task_for_model(const std::string& task, const std::string& model_kind);
+std::string point_task_name(const std::string& task);
 
 // Pads examples into a batch: S = longest source, T = longest target + 1;
 // tgt_in = <s> y, tgt_out = y </s>. dim > 0: point examples (x [n, dim], every row the same n,

@@ -4,6 +4,7 @@
 
 #include "core/check.hpp"
 #include "data/task.hpp"
+#include "models/model.hpp"
 
 namespace attnlab {
 
@@ -51,8 +52,13 @@ std::unique_ptr<Task> make_task(const std::string& name, const nlohmann::json& o
   return nullptr;
 }
 
+std::string point_task_name(const std::string& task) {
+  return task == "sort" ? "point-sort" : task;
+}
+
 std::string task_for_model(const std::string& task, const std::string& model_kind) {
-  return task == "sort" && model_kind == "pointer" ? "point-sort" : task;
+  const KindInfo* k = find_kind_info(model_kind);
+  return k && k->takes_points ? point_task_name(task) : task;
 }
 
 std::vector<std::string> task_names() {

@@ -96,7 +96,7 @@ std::vector<float> next_logits(Model& m, StepDecoder* sd,
 
 void check_source(const Model& m, const std::vector<int32_t>& src, const char* what) {
   // L: the config's max_len (none for models without one, whatever their Model::max_len)
-  const int V = m.src_vocab(), L = m.config().value("max_len", 0);
+  const int V = m.src_vocab(), L = m.position_limit();
   if (V > 0)
     for (int32_t t : src)
       AL_CHECK(t >= 0 && t < V, what << ": token id " << t << " out of range [0, " << V << ")");
@@ -114,7 +114,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
   for (const auto& s : srcs) check_source(m, s);
   // Recurrent models carry their state forward: one decoder step per token instead of a
   // re-run of the whole prefix (dates, 200 sources: ~11 full passes -> one).
-  if (m.decodes_stepwise()) return m.greedy_stepwise(srcs, max_len).tokens;
+  if (decodes_stepwise(m)) return greedy_stepwise(m, srcs, max_len).tokens;
   if (!m.autoregressive()) {  // tag each source position (plus one for </s>) in one pass
     std::vector<std::vector<int32_t>> pre(srcs.size());
     for (size_t r = 0; r < srcs.size(); ++r) pre[r].assign(srcs[r].size() + 1, pad);
@@ -132,7 +132,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
   }
   std::vector<bool> done(srcs.size(), false);
   const std::unique_ptr<StepDecoder> sd =
-      step_cache && max_len >= 1 ? m.step_decoder(srcs, int(srcs.size()), max_len) : nullptr;
+      step_cache && max_len >= 1 ? step_decoder(m, srcs, int(srcs.size()), max_len) : nullptr;
   std::vector<std::vector<int32_t>> prefixes(srcs.size(), {int32_t(m.bos_id())});
   std::vector<size_t> at;
   for (int step = 0; step < max_len; ++step) {
@@ -172,7 +172,7 @@ std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int 
   std::vector<Hyp> live{{{int32_t(m.bos_id())}, 0.0}};
   std::vector<Hyp> finished;
   std::unique_ptr<StepDecoder> sd =
-      step_cache && max_len >= 1 ? m.step_decoder({src}, beam, max_len) : nullptr;
+      step_cache && max_len >= 1 ? step_decoder(m, {src}, beam, max_len) : nullptr;
   for (int step = 0; step < max_len && !live.empty(); ++step) {
     std::vector<std::vector<int32_t>> pre;
     for (const Hyp& h : live) pre.push_back(h.toks);

@@ -28,7 +28,7 @@ EvalResult evaluate_points(Model& m, const Task& task, int samples, int n_min, i
     for (int done = 0; done < samples; done += batch) {
       const int B = std::min(batch, samples - done);
       const Batch b = task.sample_sets(rng, Split::Test, B, n);
-      const PointDecoded d = m.decode_points(b.x, B, n, beam);
+      const PointDecoded d = decode_points(m, b.x, B, n, beam);
       for (int i = 0; i < B; ++i) {
         std::vector<int> ref;  // the answer: ids kFirstSymbol + j up to </s>
         for (int t = 0; t < b.T && b.tgt_out[size_t(i) * b.T + t] != kEos; ++t)

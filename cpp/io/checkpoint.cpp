@@ -135,7 +135,7 @@ void copy_tensors(Model& m, const SafeTensors& st, bool allow_nonfinite) {
   }
   for (const StTensor& t : st.tensors)
     AL_CHECK(known.count(t.name) || is_training_state(t.name),
-             "checkpoint has tensor " << t.name << ", which a " << m.config().value("model", "")
+             "checkpoint has tensor " << t.name << ", which a " << m.kind()
                                       << " model with this config does not have");
   for (const auto& [id, t] : plan) {
     if (t->dtype == "F32" && allow_nonfinite) {

@@ -2,6 +2,7 @@
 #include "models/config.hpp"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "core/check.hpp"
 
@@ -44,6 +45,41 @@ double json_number(const nlohmann::json& j, const char* key, double def) {
   return it != j.end() && it->is_number() ? it->get<double>() : def;
 }
 
+const ConfigKey* find_config_key(const ConfigKeys& keys, const std::string& key) {
+  for (const ConfigKey& k : keys)
+    if (key == k.key) return &k;
+  return nullptr;
+}
+
+const ConfigKey& config_key(const ConfigKeys& keys, const char* key) {
+  const ConfigKey* k = find_config_key(keys, key);
+  if (!k) throw std::logic_error(std::string("config key table lacks ") + key);
+  return *k;
+}
+
+int json_int(const nlohmann::json& j, const ConfigKey& k, int def) {
+  return json_int(j, k.key, def, int(k.lo), int(k.hi));
+}
+
+float json_float(const nlohmann::json& j, const ConfigKey& k, float def) {
+  return json_float(j, k.key, def, float(k.lo), float(k.hi));
+}
+
+const ConfigKeys& TransformerConfig::keys() {
+  static const ConfigKeys k = {{"d_model", true, 1, 1 << 14},
+                               {"heads", true, 1, 1024},
+                               {"d_ff", true, 1, 1 << 16},
+                               {"enc_layers", true, 0, 64},
+                               {"dec_layers", true, 0, 64},
+                               {"dropout", true, 0, 0.99},
+                               {"max_len", true, 1, 1 << 16},
+                               {"norm_first"},
+                               {"tie_embeddings"},
+                               {"activation"},
+                               {"pos_encoding"}};
+  return k;
+}
+
 TransformerConfig TransformerConfig::from_json(const nlohmann::json& j) {
   AL_CHECK(j.is_object(), "model config must be a JSON object");
   TransformerConfig c;
@@ -53,17 +89,18 @@ TransformerConfig TransformerConfig::from_json(const nlohmann::json& j) {
   const int big = 1 << 20;
   c.src_vocab = json_int(j, "src_vocab", c.src_vocab, 1, big);
   c.tgt_vocab = json_int(j, "tgt_vocab", c.tgt_vocab, 1, big);
-  c.d_model = json_int(j, "d_model", c.d_model, 1, 1 << 14);
-  c.heads = json_int(j, "heads", c.heads, 1, 1024);
-  c.d_ff = json_int(j, "d_ff", c.d_ff, 1, 1 << 16);
-  c.enc_layers = json_int(j, "enc_layers", c.enc_layers, 0, 64);
-  c.dec_layers = json_int(j, "dec_layers", c.dec_layers, 0, 64);
-  c.dropout = json_float(j, "dropout", c.dropout, 0.f, 0.99f);
+  const ConfigKeys& k = keys();
+  c.d_model = json_int(j, config_key(k, "d_model"), c.d_model);
+  c.heads = json_int(j, config_key(k, "heads"), c.heads);
+  c.d_ff = json_int(j, config_key(k, "d_ff"), c.d_ff);
+  c.enc_layers = json_int(j, config_key(k, "enc_layers"), c.enc_layers);
+  c.dec_layers = json_int(j, config_key(k, "dec_layers"), c.dec_layers);
+  c.dropout = json_float(j, config_key(k, "dropout"), c.dropout);
   c.norm_first = json_bool(j, "norm_first", c.norm_first);
   c.activation = json_string(j, "activation", c.activation);
   AL_CHECK(c.activation == "relu" || c.activation == "gelu",
            "activation must be \"relu\" or \"gelu\", got \"" << c.activation << "\"");
-  c.max_len = json_int(j, "max_len", c.max_len, 1, 1 << 16);
+  c.max_len = json_int(j, config_key(k, "max_len"), c.max_len);
   c.pad_id = json_int(j, "pad_id", c.pad_id, 0, big);
   c.bos_id = json_int(j, "bos_id", c.bos_id, 0, big);
   c.eos_id = json_int(j, "eos_id", c.eos_id, 0, big);

@@ -4,10 +4,25 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "kernels/kernels.hpp"
 
 namespace attnlab {
+
+// One key of a kind's config that `attn train` (and any front end) may set, with the range its
+// typed config checks: the parser reads the key through this row, and the CLI's flag table shows
+// it, so the bound lives in one place. Strings and booleans (numeric = false) have their own
+// checks in the parser; lo and hi are unused for them.
+struct ConfigKey {
+  const char* key;
+  bool numeric = false;
+  double lo = 0, hi = 0;
+};
+using ConfigKeys = std::vector<ConfigKey>;
+// The row of `key` (a std::logic_error when the table lacks it: a parser's mistake).
+const ConfigKey& config_key(const ConfigKeys& keys, const char* key);
+const ConfigKey* find_config_key(const ConfigKeys& keys, const std::string& key);
 
 struct TransformerConfig {
   std::string model = "transformer";  // "transformer" | "lm" | "encoder"
@@ -23,6 +38,7 @@ struct TransformerConfig {
   std::string pos_encoding = "sinusoidal";  // "sinusoidal" | "learned"
 
   static TransformerConfig from_json(const nlohmann::json& j);
+  static const ConfigKeys& keys();  // the keys a front end may set, with their ranges
   nlohmann::json to_json() const;
   Act act() const { return activation == "gelu" ? Act::GELU : Act::ReLU; }
 };
@@ -32,6 +48,9 @@ int json_int(const nlohmann::json& j, const char* key, int def, int lo, int hi);
 float json_float(const nlohmann::json& j, const char* key, float def, float lo, float hi);
 bool json_bool(const nlohmann::json& j, const char* key, bool def);
 std::string json_string(const nlohmann::json& j, const char* key, const std::string& def);
+// The same, with the range of the key's row.
+int json_int(const nlohmann::json& j, const ConfigKey& k, int def);
+float json_float(const nlohmann::json& j, const ConfigKey& k, float def);
 // The unchecked reader of size estimates (they run before validation, so that a config too
 // large for memory is refused as such): the number at `key`, `def` when absent or not a number.
 double json_number(const nlohmann::json& j, const char* key, double def);

@@ -10,14 +10,20 @@
 
 namespace attnlab {
 
+const ConfigKeys& LuongConfig::keys() {
+  static const ConfigKeys k = {{"emb", true, 1, 4096}, {"hidden", true, 1, 2048}, {"score"}};
+  return k;
+}
+
 LuongConfig LuongConfig::from_json(const nlohmann::json& j) {
   LuongConfig c;
+  const ConfigKeys& k = keys();
   c.model = json_string(j, "model", c.model);
   AL_CHECK(c.model == "luong", "model must be luong, got " << c.model);
   c.src_vocab = json_int(j, "src_vocab", c.src_vocab, 4, 1 << 20);
   c.tgt_vocab = json_int(j, "tgt_vocab", c.tgt_vocab, 4, 1 << 20);
-  c.emb = json_int(j, "emb", c.emb, 1, 4096);
-  c.hidden = json_int(j, "hidden", c.hidden, 1, 2048);
+  c.emb = json_int(j, config_key(k, "emb"), c.emb);
+  c.hidden = json_int(j, config_key(k, "hidden"), c.hidden);
   c.score = json_string(j, "score", c.score);
   AL_CHECK(c.score == "dot" || c.score == "general" || c.score == "concat",
            "luong: score must be dot, general or concat, got \"" << c.score << "\"");
@@ -33,16 +39,14 @@ nlohmann::json LuongConfig::to_json() const {
           {"pad_id", pad_id}, {"bos_id", bos_id},       {"eos_id", eos_id}};
 }
 
-Luong::Luong(const LuongConfig& cfg, const KernelTable& kt, uint64_t seed) : Model(kt), cfg_(cfg) {
-  require_recurrent_kernels(kt);
+Luong::Luong(const LuongConfig& cfg, const KernelTable& kt, uint64_t seed)
+    : RecurrentSeq2Seq(kt, {cfg.src_vocab, cfg.tgt_vocab, cfg.emb, cfg.hidden, cfg.pad_id,
+                            cfg.bos_id, cfg.eos_id}),
+      cfg_(cfg) {
   config_ = cfg.to_json();
   ParamArena& P = params_;
   const int E = cfg.emb, C = cfg.hidden, D = 2 * C, V = cfg.tgt_vocab;
-  src_embed_.declare(P, "src_embed.weight", cfg.src_vocab, E, false);
-  tgt_embed_.declare(P, "tgt_embed.weight", cfg.tgt_vocab, E, false);
-  enc_ids_.declare(P, "encoder", E, C);
-  init_W_ = P.add("init.W", {D, D}, Init::Uniform, 1.f / std::sqrt(float(D)));
-  init_b_ = P.add("init.b", {D}, Init::Zeros);
+  declare_encoder(P, D);
   if (cfg.score == "general")
     gen_W_ = P.add("attention.W", {D, D}, Init::Uniform, 1.f / std::sqrt(float(D)));
   if (cfg.score == "concat") att_ids_.declare(P, "attention", D, D, D);
@@ -56,34 +60,15 @@ Luong::Luong(const LuongConfig& cfg, const KernelTable& kt, uint64_t seed) : Mod
   P.allocate(rng);
 }
 
-void Luong::encode(const std::vector<int32_t>& src_bm, int B, int S) {
-  const int E = cfg_.emb, C = cfg_.hidden, D = 2 * C;
-  AL_CHECK(B > 0 && S > 0, "empty source batch");
-  B_ = B, S_ = S;
-  src_tm_.assign(size_t(S) * B, cfg_.pad_id);
-  lengths_.assign(size_t(B), 0);
-  std::vector<uint8_t> pad(size_t(B) * S, 1);
-  for (int b = 0; b < B; ++b) {
-    for (int s = 0; s < S; ++s) {
-      const int32_t id = src_bm[size_t(b) * S + s];
-      AL_CHECK(id >= 0 && id < cfg_.src_vocab, "source id " << id << " out of range");
-      src_tm_[size_t(s) * B + b] = id;
-      if (id != cfg_.pad_id) lengths_[size_t(b)] = s + 1;
-    }
-    AL_CHECK(lengths_[size_t(b)] > 0, "source " << b << " is empty");
-    for (int s = 0; s < lengths_[size_t(b)]; ++s) pad[size_t(b) * S + s] = 0;
-  }
-  key_pad_ = ws_.bytes(pad.size());
-  kt_.upload(key_pad_, pad.data(), pad.size());
-  const Ctx c{kt_, params_, ws_, false, nullptr};
-  xs_ = ws_.floats(size_t(S) * B * E);  // [S,B,E]
-  src_embed_.forward(c, xs_, src_tm_.data(), S * B);
-  H_ = ws_.floats(size_t(S) * B * D);  // [S,B,D] annotations h̄_s
-  enc_.forward(kt_, enc_ids_.val(params_), H_, xs_, lengths_, S, B, E, C);
-  sum_ = ws_.floats(size_t(B) * D);  // [B,D] = [h->_L ; h<-_1]
-  enc_.summary(kt_, sum_, H_);
+void Luong::prepare_attention() {
+  const int D = 2 * cfg_.hidden;
   if (cfg_.score == "concat")
-    att_.prepare(kt_, att_ids_.val(params_), H_, key_pad_, Score::Additive, S, B, D, D, D);
+    att_.prepare(kt_, att_ids_.val(params_), H_, key_pad_, Score::Additive, S_, B_, D, D, D);
+}
+
+void Luong::finish_attention_backward(float* dH) {
+  if (cfg_.score == "concat")
+    att_.finish_backward(kt_, att_ids_.val(params_), att_ids_.grad(params_), dH);
 }
 
 void Luong::alloc_decoder(int T) {
@@ -104,9 +89,7 @@ void Luong::alloc_decoder(int T) {
   logits_ = ws_.floats(tb * V);   // [T,B,V]
   scratch_ = ws_.floats(bd * 3);  // [B,3D]
   kt_.zero(ht_, bd * sizeof(float));
-  // h_0 = tanh(sum Wi + bi)
-  kt_.gemm(false, false, B, D, D, 1.f, sum_, D, params_.val(init_W_), D, 0.f, h_, D);
-  kt_.tanh_bias_forward(h_, h_, params_.val(init_b_), B, D);
+  init_state(h_, D);  // h_0 = tanh(sum Wi + bi)
 }
 
 // e_bs = score(h_t, h̄_s), alpha_t = masked softmax_s(e)
@@ -186,28 +169,6 @@ void Luong::step(int t, const int32_t* y_prev) {
   kt_.bias_act_forward(z, nullptr, z, params_.val(out_b_), Act::None, B, V);
 }
 
-double Luong::forward(const Batch& b, bool /*train*/, Rng* /*rng*/, float label_smoothing) {
-  AL_CHECK(b.B > 0 && b.T > 0 && b.S > 0, "empty batch");
-  ws_.reset();
-  encode(b.src, b.B, b.S);
-  const int B = b.B, T = b.T;
-  T_ = T;
-  alloc_decoder(T);
-  tgt_in_tm_.assign(size_t(T) * B, cfg_.pad_id);
-  tgt_out_tm_.assign(size_t(T) * B, cfg_.pad_id);
-  for (int r = 0; r < B; ++r)
-    for (int t = 0; t < T; ++t) {
-      tgt_in_tm_[size_t(t) * B + r] = b.tgt_in[size_t(r) * T + t];
-      tgt_out_tm_[size_t(t) * B + r] = b.tgt_out[size_t(r) * T + t];
-    }
-  for (int t = 0; t < T; ++t) step(t, tgt_in_tm_.data() + size_t(t) * B);
-  const Ctx c{kt_, params_, ws_, false, nullptr};
-  const LossResult L = cross_entropy_loss(c, logits_, tgt_out_tm_.data(), label_smoothing,
-                                          cfg_.pad_id, T * B, cfg_.tgt_vocab);
-  dlogits_ = L.dlogits;
-  return L.loss;
-}
-
 // Mirrors forward: the output layer, then the decoder steps in reverse (combination, context,
 // score, GRU, input projection with input feeding into step t-1's h~), the initial state, the
 // encoder, the embeddings.
@@ -262,95 +223,15 @@ void Luong::backward() {
     }
   }
   params_.grads_ready(dec_first_, out_W_);
-  // h_0 = tanh(sum Wi + bi)
-  kt_.tanh_bias_backward(carry, params_.grad(init_b_), carry, h_, B, D);
-  kt_.gemm(true, false, D, D, B, 1.f, sum_, D, carry, D, 1.f, params_.grad(init_W_), D);
-  kt_.gemm(false, true, B, D, D, 1.f, carry, D, params_.val(init_W_), D, 1.f, dsum, D);
-  params_.grads_ready(init_W_, init_b_ + 1);
-  tgt_embed_.backward(c, dxe, tgt_in_tm_.data(), int(tb));
-  params_.grads_ready(tgt_embed_.W, tgt_embed_.W + 1);
-  if (cfg_.score == "concat")
-    att_.finish_backward(kt_, att_ids_.val(params_), att_ids_.grad(params_), dH);
-  params_.grads_ready(init_b_ + 1, dec_first_);  // the attention (none for dot)
-  enc_.summary_backward(kt_, dH, dsum);
-  float* dxs = zeroed(c, size_t(S) * B * E);
-  enc_.backward(kt_, enc_ids_.val(params_), enc_ids_.grad(params_), dxs, dH, xs_);
-  params_.grads_ready(tgt_embed_.W + 1, init_W_);
-  src_embed_.backward(c, dxs, src_tm_.data(), S * B);
-  params_.grads_ready(src_embed_.W, src_embed_.W + 1);
-}
-
-std::vector<float> Luong::logits() const {
-  AL_CHECK(logits_, "logits() before forward()");
-  const int V = cfg_.tgt_vocab;
-  std::vector<float> out(size_t(B_) * T_ * V);
-  for (int b = 0; b < B_; ++b)
-    for (int t = 0; t < T_; ++t)
-      kt_.download(out.data() + (size_t(b) * T_ + t) * V, logits_ + (size_t(t) * B_ + b) * V,
-                   size_t(V) * sizeof(float));
-  return out;
-}
-
-std::vector<AttentionMap> Luong::attention() const {
-  if (!alpha_) return {};
-  AttentionMap m{"alignment", B_, 1, T_, S_, {}};
-  std::vector<float> a(size_t(T_) * B_ * S_);
-  kt_.download(a.data(), alpha_, a.size() * sizeof(float));
-  m.weights.resize(a.size());
-  for (int b = 0; b < B_; ++b)
-    for (int t = 0; t < T_; ++t)
-      for (int s = 0; s < S_; ++s)
-        m.weights[(size_t(b) * T_ + t) * S_ + s] = a[(size_t(t) * B_ + b) * S_ + s];
-  return {m};
-}
-
-GreedyDecoded Luong::greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs, int max_len) {
-  AL_CHECK(!srcs.empty() && max_len >= 1, "greedy: need sources and max_len >= 1");
-  const int B = int(srcs.size());
-  int S = 0;
-  for (const auto& s : srcs) S = std::max(S, int(s.size()));
-  std::vector<int32_t> bm(size_t(B) * S, cfg_.pad_id);
-  for (int b = 0; b < B; ++b)
-    std::copy(srcs[size_t(b)].begin(), srcs[size_t(b)].end(), bm.begin() + long(b) * S);
-  ws_.reset();
-  encode(bm, B, S);
-  alloc_decoder(max_len);
-  const int V = cfg_.tgt_vocab;
-  GreedyDecoded out;
-  out.tokens.resize(size_t(B));
-  out.alignment.resize(size_t(B));
-  std::vector<int32_t> prev(size_t(B), cfg_.bos_id);
-  std::vector<char> done(size_t(B), 0);
-  std::vector<float> z(size_t(B) * V), a(size_t(B) * S);
-  int t = 0;
-  for (; t < max_len; ++t) {
-    step(t, prev.data());
-    kt_.download(z.data(), logits_ + size_t(t) * B * V, z.size() * sizeof(float));
-    kt_.download(a.data(), alpha_ + size_t(t) * B * S, a.size() * sizeof(float));
-    bool all = true;
-    for (int b = 0; b < B; ++b) {
-      const float* zr = z.data() + size_t(b) * V;
-      prev[size_t(b)] = int32_t(std::max_element(zr, zr + V) - zr);
-      if (done[size_t(b)]) continue;
-      if (prev[size_t(b)] == cfg_.eos_id) {
-        done[size_t(b)] = 1;
-        continue;
-      }
-      out.tokens[size_t(b)].push_back(prev[size_t(b)]);
-      out.alignment[size_t(b)].emplace_back(a.begin() + long(b) * S,
-                                            a.begin() + long(b) * S + int(srcs[size_t(b)].size()));
-    }
-    for (int b = 0; b < B; ++b) all = all && done[size_t(b)];
-    if (all) break;
-  }
-  T_ = std::min(t + 1, max_len);
-  return out;
+  backward_encoder(c, carry, h_, D, dsum, dH, dxe);
 }
 
 std::unique_ptr<Model> make_luong(const nlohmann::json& config, const KernelTable& kt,
                                   uint64_t seed) {
   return std::make_unique<Luong>(LuongConfig::from_json(config), kt, seed);
 }
+
+const ConfigKeys& luong_config_keys() { return LuongConfig::keys(); }
 
 void check_luong_config(const nlohmann::json& config) { LuongConfig::from_json(config); }
 

@@ -1,6 +1,7 @@
 // The model interface every trainable model implements (Transformer, decoder-only LM,
-// encoder-only, the recurrent models and the pointer network), plus the batch format and the
-// model registry.
+// encoder-only, the recurrent models and the pointer network), the small interfaces of the
+// capabilities only some kinds have (HeadInspection, IncrementalDecoding, StepwiseDecoding,
+// PointDecoding), the batch format and the model registry.
 // A model owns its parameters (ParamArena) and activations (Workspace); forward() runs on a
 // padded batch with teacher forcing and returns the mean loss over non-pad targets; backward()
 // adds that loss's gradients into the parameter gradients. Everything goes through the
@@ -15,6 +16,7 @@
 
 #include "kernels/kernels.hpp"
 #include "layers/arena.hpp"
+#include "models/config.hpp"
 
 namespace attnlab {
 
@@ -56,8 +58,8 @@ struct GreedyDecoded {
   std::vector<std::vector<std::vector<float>>> alignment;
 };
 
-// Decoding of point sets (Model::decode_points): per set the chosen inputs (0-based, the end
-// symbol excluded) and each output step's distribution over the n inputs and the end (last).
+// Decoding of point sets (PointDecoding::decode_points): per set the chosen inputs (0-based, the
+// end symbol excluded) and each output step's distribution over the n inputs and the end (last).
 struct PointDecoded {
   std::vector<std::vector<int>> order;
   std::vector<std::vector<std::vector<float>>> probs;  // [set][step][n + 1]
@@ -84,8 +86,9 @@ using HeadMask = std::map<std::string, std::vector<int>>;
 
 // Incremental decoding of an encoder-decoder: the sources are encoded once, then each call of
 // step() runs the decoder on one new token per row, attending over the keys and values that
-// earlier steps left in a cache. Row r starts on source r (Model::step_decoder); reorder() is
-// beam search's selection: the new row i continues old row parents[i] (cache and source).
+// earlier steps left in a cache. Row r starts on source r (IncrementalDecoding::step_decoder);
+// reorder() is beam search's selection: the new row i continues old row parents[i] (cache and
+// source).
 class StepDecoder {
  public:
   virtual ~StepDecoder() = default;
@@ -124,13 +127,6 @@ class Model {
   virtual bool autoregressive() const { return true; }
   // The attention weights of the last forward, one map per attention sublayer.
   virtual std::vector<AttentionMap> attention() const = 0;
-  // Q, K and V of every multi-head attention sublayer of the last forward, in attention()'s
-  // order (empty for models without multi-head attention).
-  virtual std::vector<AttentionParts> attention_parts() const { return {}; }
-  // Heads whose output is zeroed in the following forward passes (an empty mask clears it).
-  // Inference only: a training step with muted heads is an error. Unknown sublayer names or
-  // head indices are errors; models without multi-head attention accept only the empty mask.
-  virtual void set_muted_heads(const HeadMask& mask);
 
   // The source vocabulary (0: the model reads no token ids) and the longest sequence the model
   // takes (models without position limits: 65536), from the model's typed config.
@@ -145,32 +141,15 @@ class Model {
   // that max_len bounds both together.
   virtual bool packs_source() const { return false; }
 
-  // Recurrent decoders carry their state forward: they decode greedily with one decoder step
-  // per token (decodes_stepwise, greedy_stepwise) instead of a re-run of the whole prefix.
-  virtual bool decodes_stepwise() const { return false; }
-  // A step decoder over `srcs` (row r on source r, room for `capacity` rows and `max_steps`
-  // tokens including <s>), or null when the model decodes by re-running the whole prefix:
-  // every model but the encoder-decoder Transformer, and that one while an inspection has
-  // lifted its causal mask or muted heads.
-  virtual std::unique_ptr<StepDecoder> step_decoder(const std::vector<std::vector<int32_t>>& srcs,
-                                                    int capacity, int max_steps) {
-    (void)srcs, (void)capacity, (void)max_steps;
-    return nullptr;
-  }
-  virtual GreedyDecoded greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs, int max_len);
   // Whether attention().at(0) of a forward pass is the target-to-source alignment [B,1,T,S]
   // (and greedy_stepwise reports it): RNNsearch, not RNNencdec or the Transformers.
   virtual bool aligns() const { return false; }
-  // Whether the target-side self-attention masks later positions (Transformer decoder, LM), a
-  // mask set_causal(false) lifts; only an inspection does, to show what the mask prevents.
-  virtual bool has_causal_mask() const { return false; }
-  virtual void set_causal(bool on);
-  // Models that read point sets (input_dim() > 0) decode x [B, n, input_dim()] into input
-  // positions: beam 1 greedily, else beam search; constrained = the masks of training (no input
-  // twice, the end symbol only when the output can be complete); only greedy may drop them.
-  // Other models throw.
-  virtual PointDecoded decode_points(const std::vector<float>& x, int B, int n, int beam = 1,
-                                     bool constrained = true);
+
+  // The kind, the registry row's name (the config's "model").
+  std::string kind() const;
+  // The longest sequence the config allows: its max_len for a model with positions, 0 (no limit)
+  // for a model without (whose max_len() is 1 << 16).
+  int position_limit() const;
 
   int pad_id() const { return config_.value("pad_id", 0); }
   int bos_id() const { return config_.value("bos_id", 1); }
@@ -182,6 +161,80 @@ class Model {
   Workspace ws_;
   nlohmann::json config_;
 };
+
+// Capabilities only some kinds have: a model implements the interface, and callers ask for it
+// with capability<T>(model) (a dynamic_cast; null when the model lacks it), or call the free
+// functions below, which keep the answer of a model without it.
+
+// Multi-head attention that an inspection can open up (the Transformers).
+class HeadInspection {
+ public:
+  virtual ~HeadInspection() = default;
+  // Q, K and V of every multi-head attention sublayer of the last forward, in attention()'s
+  // order.
+  virtual std::vector<AttentionParts> attention_parts() const = 0;
+  // Heads whose output is zeroed in the following forward passes (an empty mask clears it).
+  // Inference only: a training step with muted heads is an error. Unknown sublayer names or
+  // head indices are errors.
+  virtual void set_muted_heads(const HeadMask& mask) = 0;
+  // Whether the target-side self-attention masks later positions (Transformer decoder, LM), a
+  // mask set_causal(false) lifts; only an inspection does, to show what the mask prevents.
+  virtual bool has_causal_mask() const = 0;
+  virtual void set_causal(bool on) = 0;
+};
+
+// Incremental decoding with a cache (the encoder-decoder Transformer): a step decoder over
+// `srcs` (row r on source r, room for `capacity` rows and `max_steps` tokens including <s>), or
+// null while the model must re-run the whole prefix (an inspection lifted its causal mask or
+// muted heads).
+class IncrementalDecoding {
+ public:
+  virtual ~IncrementalDecoding() = default;
+  virtual std::unique_ptr<StepDecoder> step_decoder(const std::vector<std::vector<int32_t>>& srcs,
+                                                    int capacity, int max_steps) = 0;
+};
+
+// Recurrent decoders carry their state forward: greedy decoding with one decoder step per token
+// instead of a re-run of the whole prefix (tokens, and the alignment for models that align).
+class StepwiseDecoding {
+ public:
+  virtual ~StepwiseDecoding() = default;
+  virtual GreedyDecoded greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs,
+                                        int max_len) = 0;
+};
+
+// Models that read point sets (input_dim() > 0) decode x [B, n, input_dim()] into input
+// positions: beam 1 greedily, else beam search; constrained = the masks of training (no input
+// twice, the end symbol only when the output can be complete); only greedy may drop them.
+class PointDecoding {
+ public:
+  virtual ~PointDecoding() = default;
+  virtual PointDecoded decode_points(const std::vector<float>& x, int B, int n, int beam,
+                                     bool constrained) = 0;
+};
+
+template <class T>
+T* capability(Model& m) {
+  return dynamic_cast<T*>(&m);
+}
+template <class T>
+const T* capability(const Model& m) {
+  return dynamic_cast<const T*>(&m);
+}
+
+// The capabilities as free functions: a model without the interface answers as every model
+// once did (no parts; only the empty mask; no causal mask, only on; no step decoder; and an
+// attnlab::Error naming the kind for stepwise or point decoding).
+std::vector<AttentionParts> attention_parts(const Model& m);
+void set_muted_heads(Model& m, const HeadMask& mask);
+bool has_causal_mask(const Model& m);
+void set_causal(Model& m, bool on);
+std::unique_ptr<StepDecoder> step_decoder(Model& m, const std::vector<std::vector<int32_t>>& srcs,
+                                          int capacity, int max_steps);
+bool decodes_stepwise(const Model& m);
+GreedyDecoded greedy_stepwise(Model& m, const std::vector<std::vector<int32_t>>& srcs, int max_len);
+PointDecoded decode_points(Model& m, const std::vector<float>& x, int B, int n, int beam = 1,
+                           bool constrained = true);
 
 // What a kind is and how it trains by default, from its registry row: the front ends (attn
 // train, sessions, the page) read these instead of comparing kind names.
@@ -220,5 +273,10 @@ std::vector<std::string> model_kinds();
 // The row of a kind (throws attnlab::Error naming the known kinds for an unknown one), or null.
 const KindInfo& kind_info(const std::string& kind);
 const KindInfo* find_kind_info(const std::string& kind);
+// The config keys of a kind that a front end may set (attn train's model flags), with the ranges
+// its typed config checks (throws for an unknown kind).
+const ConfigKeys& config_keys(const std::string& kind);
+// The row of the kind a config names (a checkpoint's, before a model is built); throws as above.
+const KindInfo& kind_info_of(const nlohmann::json& config);
 
 }  // namespace attnlab

@@ -11,21 +11,29 @@
 
 namespace attnlab {
 
+const ConfigKeys& PointerConfig::keys() {
+  static const ConfigKeys k = {
+      {"hidden", true, 1, 4096},       {"attn", true, 1, 4096}, {"glimpse"}, {"encoder"},
+      {"process_steps", true, 1, 100}, {"embed", true, 0, 4096}};
+  return k;
+}
+
 PointerConfig PointerConfig::from_json(const nlohmann::json& j) {
   PointerConfig c;
+  const ConfigKeys& k = keys();
   c.model = json_string(j, "model", c.model);
   AL_CHECK(c.model == "pointer", "model must be pointer, got " << c.model);
   c.dim = json_int(j, "dim", c.dim, 1, 16);
-  c.hidden = json_int(j, "hidden", c.hidden, 1, 4096);
-  c.attn = json_int(j, "attn", c.hidden, 1, 4096);
+  c.hidden = json_int(j, config_key(k, "hidden"), c.hidden);
+  c.attn = json_int(j, config_key(k, "attn"), c.hidden);
   c.glimpse = json_bool(j, "glimpse", c.glimpse);
   c.min_outputs = json_int(j, "min_outputs", c.min_outputs, 1, 1 << 20);
   c.permutation = json_bool(j, "permutation", c.permutation);
   c.encoder = json_string(j, "encoder", c.encoder);
   AL_CHECK(c.encoder == "lstm" || c.encoder == "rpw",
            "encoder must be lstm or rpw, got " << c.encoder);
-  c.process_steps = json_int(j, "process_steps", c.process_steps, 1, 100);
-  c.embed = json_int(j, "embed", c.embed, 0, 4096);
+  c.process_steps = json_int(j, config_key(k, "process_steps"), c.process_steps);
+  c.embed = json_int(j, config_key(k, "embed"), c.embed);
   return c;
 }
 
@@ -339,6 +347,8 @@ std::unique_ptr<Model> make_pointer(const nlohmann::json& config, const KernelTa
                                     uint64_t seed) {
   return std::make_unique<PointerNet>(PointerConfig::from_json(config), kt, seed);
 }
+
+const ConfigKeys& pointer_config_keys() { return PointerConfig::keys(); }
 
 void check_pointer_config(const nlohmann::json& config) { PointerConfig::from_json(config); }
 

@@ -39,10 +39,11 @@ struct PointerConfig {
   // The rpw encoder has its own read block and takes the raw features.
   int embed = 0;
   static PointerConfig from_json(const nlohmann::json& j);
+  static const ConfigKeys& keys();  // the keys a front end may set, with their ranges
   nlohmann::json to_json() const;
 };
 
-class PointerNet : public Model {
+class PointerNet : public Model, public PointDecoding {
  public:
   PointerNet(const PointerConfig& cfg, const KernelTable& kt, uint64_t seed);
   // Teacher-forced mean loss (-log p of each target input and of the end symbol) of a point

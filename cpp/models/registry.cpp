@@ -7,6 +7,10 @@
 
 namespace attnlab {
 
+const ConfigKeys& transformer_config_keys();
+const ConfigKeys& rnnsearch_config_keys();
+const ConfigKeys& pointer_config_keys();
+const ConfigKeys& luong_config_keys();
 std::unique_ptr<Model> make_transformer(const nlohmann::json&, const KernelTable&, uint64_t);
 void check_transformer_config(const nlohmann::json&);
 SizeEstimate estimate_transformer(const nlohmann::json&, int B, int S, int T);
@@ -26,6 +30,7 @@ struct ModelKind {
   std::unique_ptr<Model> (*make)(const nlohmann::json&, const KernelTable&, uint64_t);
   void (*check)(const nlohmann::json&);
   SizeEstimate (*estimate)(const nlohmann::json&, int B, int S, int T);
+  const ConfigKeys& (*keys)();
   KindInfo info;
 };
 
@@ -39,33 +44,40 @@ const ModelKind kRegistry[] = {
     {make_transformer,
      check_transformer_config,
      estimate_transformer,
+     transformer_config_keys,
      {"transformer", false, false, false, false, kNoam}},
     {make_transformer,
      check_transformer_config,
      estimate_transformer,
+     transformer_config_keys,
      {"lm", false, true, false, false, kNoam}},
     {make_transformer,
      check_transformer_config,
      estimate_transformer,
+     transformer_config_keys,
      {"encoder", false, false, false, false, kNoam}},
     // bi-GRU + attention (Bahdanau et al. 2015); the same without attention (fixed context)
     {make_rnnsearch,
      check_rnnsearch_config,
      estimate_rnnsearch,
+     rnnsearch_config_keys,
      {"rnnsearch", true, false, false, true, kRecurrent}},
     {make_rnnsearch,
      check_rnnsearch_config,
      estimate_rnnsearch,
+     rnnsearch_config_keys,
      {"rnnencdec", true, false, false, false, kRecurrent}},
     // Ptr-Net (Vinyals et al. 2015)
     {make_pointer,
      check_pointer_config,
      estimate_pointer,
+     pointer_config_keys,
      {"pointer", true, false, true, false, kPointer}},
     // bi-GRU + global attention with input feeding (Luong et al. 2015): dot, general, concat
     {make_luong,
      check_luong_config,
      estimate_luong,
+     luong_config_keys,
      {"luong", true, false, false, true, kRecurrent}},
 };
 
@@ -111,6 +123,10 @@ std::vector<std::string> model_kinds() {
 }
 
 const KindInfo& kind_info(const std::string& kind) { return kind_named(kind).info; }
+
+const KindInfo& kind_info_of(const nlohmann::json& config) { return kind_of(config).info; }
+
+const ConfigKeys& config_keys(const std::string& kind) { return kind_named(kind).keys(); }
 
 const KindInfo* find_kind_info(const std::string& kind) {
   const ModelKind* k = find_kind(kind);

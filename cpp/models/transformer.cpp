@@ -349,6 +349,8 @@ std::unique_ptr<Model> make_transformer(const nlohmann::json& config, const Kern
   return std::make_unique<Transformer>(TransformerConfig::from_json(config), kt, seed);
 }
 
+const ConfigKeys& transformer_config_keys() { return TransformerConfig::keys(); }
+
 void check_transformer_config(const nlohmann::json& config) {
   TransformerConfig::from_json(config);
 }

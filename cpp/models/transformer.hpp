@@ -18,7 +18,7 @@
 
 namespace attnlab {
 
-class Transformer : public Model {
+class Transformer : public Model, public HeadInspection, public IncrementalDecoding {
  public:
   Transformer(const TransformerConfig& cfg, const KernelTable& kt, uint64_t seed);
   double forward(const Batch& b, bool train, Rng* rng, float label_smoothing) override;

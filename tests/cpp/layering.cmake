@@ -1,8 +1,10 @@
 # No #include runs back up the engine's layering (README, "Layout"), from the bottom:
 #   core <- kernels <- layers <- models <- io <- data <- eval <- train <- parallel <- bench <- api
 # A file in one of these folders may include its own folder and the folders below it only (the
-# front ends above them, cli/, bindings/ and public/, may include any). attnlab/error.hpp, the
-# error type core shares with the public API, is a leaf header anyone may include.
+# front ends above them, cli/, bindings/ and the public API's sources in attnlab/, may include
+# any). attnlab/error.hpp, the error type core shares with the public API, is a leaf header
+# anyone may include. The public API's headers (attnlab/*.hpp, installed) include attnlab/ headers
+# only, so that an installed copy stands on its own.
 # Run: cmake -DROOT=<repository> -P tests/cpp/layering.cmake
 cmake_minimum_required(VERSION 3.16)
 set(order core kernels layers models io data eval train parallel bench api)
@@ -21,6 +23,16 @@ foreach(dir ${order})
         list(APPEND bad "${rel}: ${line}")
       endif()
     endforeach()
+  endforeach()
+endforeach()
+file(GLOB public_headers ${ROOT}/cpp/attnlab/*.hpp ${ROOT}/cpp/attnlab/*.hpp.in)
+foreach(f ${public_headers})
+  file(STRINGS ${f} lines REGEX "^#include \"")
+  foreach(line ${lines})
+    if(NOT line MATCHES "^#include \"attnlab/")
+      file(RELATIVE_PATH rel ${ROOT} ${f})
+      list(APPEND bad "${rel} (installed): ${line}")
+    endif()
   endforeach()
 endforeach()
 list(JOIN order " <- " chain)

@@ -142,9 +142,9 @@ TEST_CASE("inspect mute: zeroed heads, for one pass only", "[api][heads]") {
     CHECK(max_diff(s->inspect(src, tgt).logits, plain.logits) == 0.f);
   }
   SECTION("training refuses a muted pass; cleared, it trains") {
-    s->model().set_muted_heads({{"encoder.layers.1.self_attn", {0}}});
+    set_muted_heads(s->model(), {{"encoder.layers.1.self_attn", {0}}});
     CHECK_THROWS_WITH(s->train(1), Catch::Contains("inference only"));
-    s->model().set_muted_heads({});
+    set_muted_heads(s->model(), {});
     CHECK_NOTHROW(s->train(1));
   }
   SECTION("bad names and heads are clear errors and leave no mask behind") {

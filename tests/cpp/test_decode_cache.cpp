@@ -66,7 +66,7 @@ TEST_CASE("step decoder: each step's logits are the full forward pass's at that 
         const std::vector<std::vector<int32_t>> srcs = {{3, 4, 5, 6, 7}, {8, 9}, {10, 11, 12}};
         const std::vector<std::vector<int32_t>> prefixes = {
             {kBos, 3, 4, 5, 6, 7}, {kBos, 9, 8, 7, 6, 5}, {kBos, 10, 3, 3, 4, 9}};
-        auto sd = m->step_decoder(srcs, 3, 8);
+        auto sd = step_decoder(*m, srcs, 3, 8);
         REQUIRE(sd);
         std::vector<std::vector<std::vector<float>>> want;
         for (int r = 0; r < 3; ++r) want.push_back(full_logits(*m, srcs, prefixes, r));
@@ -85,7 +85,7 @@ TEST_CASE("step decoder: reordered rows continue their parents' cache and source
   auto m = make_model(config(false, "sinusoidal", true), cpu_kernels(), 11);
   const int V = m->out_vocab();
   const std::vector<std::vector<int32_t>> srcs = {{3, 4, 5, 6}, {7, 8}};
-  auto sd = m->step_decoder(srcs, 4, 8);
+  auto sd = step_decoder(*m, srcs, 4, 8);
   REQUIRE(sd);
   const std::vector<std::vector<int32_t>> first = {{kBos, 5, 6}, {kBos, 7, 3}};
   for (size_t t = 0; t < 3; ++t) sd->step({first[0][t], first[1][t]});
@@ -154,14 +154,14 @@ TEST_CASE("step decoder: decoding gives the same tokens with and without the cac
   CHECK(greedy_decode(*m, srcs, 0) == std::vector<std::vector<int32_t>>(srcs.size()));
   CHECK(beam_decode(*m, srcs[0], 4, 0).empty());
   // an inspection that mutes a head decodes through the full prefix, and still decodes
-  m->set_muted_heads({{"decoder.layers.0.multihead_attn", {1}}});
-  CHECK_FALSE(m->step_decoder(srcs, 40, 14));
+  set_muted_heads(*m, {{"decoder.layers.0.multihead_attn", {1}}});
+  CHECK_FALSE(step_decoder(*m, srcs, 40, 14));
   CHECK(greedy_decode(*m, srcs, 14).size() == srcs.size());
-  m->set_muted_heads({});
-  m->set_causal(false);
-  CHECK_FALSE(m->step_decoder(srcs, 40, 14));
-  m->set_causal(true);
-  CHECK(m->step_decoder(srcs, 40, 14));
+  set_muted_heads(*m, {});
+  set_causal(*m, false);
+  CHECK_FALSE(step_decoder(*m, srcs, 40, 14));
+  set_causal(*m, true);
+  CHECK(step_decoder(*m, srcs, 40, 14));
 }
 
 TEST_CASE("step decoder: only the encoder-decoder has one", "[decode]") {
@@ -169,5 +169,5 @@ TEST_CASE("step decoder: only the encoder-decoder has one", "[decode]") {
   lm["model"] = "lm";
   lm["src_vocab"] = 11;
   auto m = make_model(lm, cpu_kernels(), 1);
-  CHECK_FALSE(m->step_decoder({{3, 4}}, 1, 4));
+  CHECK_FALSE(step_decoder(*m, {{3, 4}}, 1, 4));
 }

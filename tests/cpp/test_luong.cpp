@@ -11,51 +11,19 @@
 #include "gradcheck.hpp"
 #include "io/checkpoint.hpp"
 #include "models/luong.hpp"
+#include "seq_fixtures.hpp"
 #include "tolerances.hpp"
 #include "train/trainer.hpp"
 
 using namespace attnlab;
-using attnlab::test::kTorchAbs;
-using attnlab::test::kTorchRel;
 
 namespace {
 
 const char* const kLuongScores[] = {"dot", "general", "concat"};
 
-Batch luong_batch() {
-  // pad 0, bos 1, eos 2; row 1 has a shorter source and target, row 2 a one-token source
-  Batch b;
-  b.B = 3;
-  b.S = 4;
-  b.T = 4;
-  b.src = {3, 4, 5, 6, 7, 3, 0, 0, 8, 0, 0, 0};
-  b.tgt_in = {1, 6, 5, 4, 1, 3, 7, 0, 1, 8, 0, 0};
-  b.tgt_out = {6, 5, 4, 2, 3, 7, 2, 0, 8, 2, 0, 0};
-  return b;
-}
-
 nlohmann::json luong_small(const std::string& score) {
   return {{"model", "luong"}, {"src_vocab", 9}, {"tgt_vocab", 9},
           {"emb", 5},         {"hidden", 3},    {"score", score}};
-}
-
-std::vector<int32_t> luong_ints(const SafeTensors& st, const char* name) {
-  const StTensor* t = st.find(name);
-  REQUIRE(t);
-  REQUIRE(t->dtype == "I32");
-  std::vector<int32_t> v(t->data.size() / 4);
-  std::memcpy(v.data(), t->data.data(), t->data.size());
-  return v;
-}
-
-std::vector<float> luong_f32(const SafeTensors& st, const std::string& name) {
-  const StTensor* t = st.find(name);
-  REQUIRE(t);
-  return t->to_f32();
-}
-
-bool luong_close(double a, double b) {
-  return std::fabs(a - b) <= kTorchAbs + kTorchRel * std::fabs(b);
 }
 
 }  // namespace
@@ -64,7 +32,7 @@ TEST_CASE("grad: Luong attention, every parameter, dot / general / concat", "[lu
   for (const char* score : kLuongScores) {
     INFO(score);
     auto model = make_model(luong_small(score), cpu_kernels(), 3);
-    const Batch b = luong_batch();
+    const Batch b = test::ragged_batch();
     auto loss = [&] { return model->forward(b, true, nullptr, 0.1f); };
     test::check_model_grads(*model, loss, 6);
   }
@@ -76,36 +44,29 @@ TEST_CASE("torch: Luong attention logits, loss, alignment and every gradient", "
     const std::string base = std::string(ATTNLAB_FIXTURES "/luong_small_") + score;
     const SafeTensors ref = read_safetensors(base + "_ref.safetensors");
     auto model = load_checkpoint(base + ".safetensors", cpu_kernels());
-    Batch b;
-    const StTensor* src = ref.find("src");
-    REQUIRE(src);
-    b.B = int(src->shape[0]);
-    b.S = int(src->shape[1]);
-    b.src = luong_ints(ref, "src");
-    b.tgt_in = luong_ints(ref, "tgt_in");
-    b.tgt_out = luong_ints(ref, "tgt_out");
-    b.T = int(b.tgt_in.size()) / b.B;
+    const Batch b = test::fixture_batch(ref);
     model->params().zero_grad();
     const double loss = model->forward(b, false, nullptr, std::stof(ref.metadata.at("smoothing")));
-    CHECK(luong_close(loss, luong_f32(ref, "loss")[0]));
-    const std::vector<float> z = model->logits(), zr = luong_f32(ref, "logits");
+    CHECK(test::torch_close(loss, test::fixture_f32(ref, "loss")[0]));
+    const std::vector<float> z = model->logits(), zr = test::fixture_f32(ref, "logits");
     REQUIRE(z.size() == zr.size());
     int bad = 0;
-    for (size_t i = 0; i < z.size(); ++i) bad += !luong_close(z[i], zr[i]);
+    for (size_t i = 0; i < z.size(); ++i) bad += !test::torch_close(z[i], zr[i]);
     CHECK(bad == 0);
-    const std::vector<float> a = model->attention().at(0).weights, ar = luong_f32(ref, "alignment");
+    const std::vector<float> a = model->attention().at(0).weights,
+                             ar = test::fixture_f32(ref, "alignment");
     REQUIRE(a.size() == ar.size());
     bad = 0;
-    for (size_t i = 0; i < a.size(); ++i) bad += !luong_close(a[i], ar[i]);
+    for (size_t i = 0; i < a.size(); ++i) bad += !test::torch_close(a[i], ar[i]);
     CHECK(bad == 0);
     model->backward();
     const SafeTensors g = model_tensors(*model, true);
     int checked = 0;
     for (const StTensor& t : g.tensors) {
-      const std::vector<float> x = t.to_f32(), y = luong_f32(ref, "grad." + t.name);
+      const std::vector<float> x = t.to_f32(), y = test::fixture_f32(ref, "grad." + t.name);
       REQUIRE(x.size() == y.size());
       int wrong = 0;
-      for (size_t i = 0; i < x.size(); ++i) wrong += !luong_close(x[i], y[i]);
+      for (size_t i = 0; i < x.size(); ++i) wrong += !test::torch_close(x[i], y[i]);
       INFO(t.name);
       CHECK(wrong == 0);
       ++checked;
@@ -135,7 +96,7 @@ TEST_CASE("Luong: alignment rows are distributions over the real source", "[luon
   for (const char* score : kLuongScores) {
     INFO(score);
     auto model = make_model(luong_small(score), cpu_kernels(), 5);
-    const Batch b = luong_batch();
+    const Batch b = test::ragged_batch();
     model->forward(b, false, nullptr, 0.f);
     const std::vector<AttentionMap> maps = model->attention();
     REQUIRE(maps.size() == 1);
@@ -154,7 +115,7 @@ TEST_CASE("Luong: alignment rows are distributions over the real source", "[luon
         CHECK(sum == Approx(1.0).epsilon(1e-5));
       }
     // stepwise decoding reports the same alignment as the teacher-forced pass of its output
-    const GreedyDecoded d = model->greedy_stepwise({{3, 4, 5}}, 5);
+    const GreedyDecoded d = greedy_stepwise(*model, {{3, 4, 5}}, 5);
     REQUIRE(d.alignment.size() == 1);
     CHECK(d.alignment[0].size() == d.tokens[0].size());
     for (const auto& row : d.alignment[0]) CHECK(row.size() == 3);

@@ -70,15 +70,15 @@ TEST_CASE("model capabilities: stepwise decoding, alignment and the causal mask"
         Want{"rnnencdec", true, false, false}, Want{"pointer", false, false, false}}) {
     INFO(w.kind);
     auto m = make_model(registry_small(w.kind), cpu_kernels(), 1);
-    CHECK(m->decodes_stepwise() == w.stepwise);
+    CHECK(decodes_stepwise(*m) == w.stepwise);
     CHECK(m->aligns() == w.aligns);
-    CHECK(m->has_causal_mask() == w.causal);
+    CHECK(has_causal_mask(*m) == w.causal);
     CHECK(m->src_vocab() == (std::string(w.kind) == "pointer" ? 0 : 12));
     if (!w.stepwise)
-      CHECK_THROWS_WITH(m->greedy_stepwise({{3, 4}}, 4), Catch::Contains("no stepwise decoder"));
+      CHECK_THROWS_WITH(greedy_stepwise(*m, {{3, 4}}, 4), Catch::Contains("no stepwise decoder"));
     if (!w.causal && std::string(w.kind) != "encoder")
-      CHECK_THROWS_WITH(m->set_causal(false), Catch::Contains("no causal mask"));
-    CHECK_NOTHROW(m->set_causal(true));
+      CHECK_THROWS_WITH(set_causal(*m, false), Catch::Contains("no causal mask"));
+    CHECK_NOTHROW(set_causal(*m, true));
   }
   auto t = make_model(registry_small("transformer"), cpu_kernels(), 1);
   CHECK(t->max_len() == 20);
@@ -98,7 +98,7 @@ TEST_CASE("kind info: each row's capabilities are what its model does", "[train]
     CHECK(info.packs_source == m->packs_source());
     CHECK(info.takes_points == (m->input_dim() > 0));
     CHECK(info.aligns == m->aligns());
-    CHECK(info.recurrent == (m->decodes_stepwise() || m->input_dim() > 0));
+    CHECK(info.recurrent == (decodes_stepwise(*m) || m->input_dim() > 0));
     CHECK(info.train.lr > 0);
     CHECK(info.train.batch >= 1);
     CHECK(info.train.clip > 0);

@@ -9,27 +9,16 @@
 #include "eval/decode.hpp"
 #include "gradcheck.hpp"
 #include "models/rnnsearch.hpp"
+#include "seq_fixtures.hpp"
 #include "train/trainer.hpp"
 
 using namespace attnlab;
 
 namespace {
 
-Batch ragged_batch() {
-  // pad 0, bos 1, eos 2; row 1 has a shorter source and target, row 2 a one-token source
-  Batch b;
-  b.B = 3;
-  b.S = 4;
-  b.T = 4;
-  b.src = {3, 4, 5, 6, 7, 3, 0, 0, 8, 0, 0, 0};
-  b.tgt_in = {1, 6, 5, 4, 1, 3, 7, 0, 1, 8, 0, 0};
-  b.tgt_out = {6, 5, 4, 2, 3, 7, 2, 0, 8, 2, 0, 0};
-  return b;
-}
-
 void check_rnn(nlohmann::json cfg) {
   auto model = make_model(cfg, cpu_kernels(), 3);
-  const Batch b = ragged_batch();
+  const Batch b = test::ragged_batch();
   auto loss = [&] { return model->forward(b, true, nullptr, 0.1f); };
   test::check_model_grads(*model, loss, 5);
 }
@@ -63,7 +52,7 @@ TEST_CASE("one-way encoder: the backward GRU's weights no longer reach the outpu
     c["encoder"] = enc;
     auto model = make_model(c, cpu_kernels(), 5);
     CHECK(model->config()["encoder"] == enc);
-    const Batch b = ragged_batch();
+    const Batch b = test::ragged_batch();
     model->forward(b, false, nullptr, 0.f);
     const std::vector<float> before = model->logits();
     ParamArena& P = model->params();
@@ -88,7 +77,7 @@ TEST_CASE("one-way encoder: the backward GRU's weights no longer reach the outpu
 
 TEST_CASE("RNNsearch: alignment rows are distributions over the real source", "[model]") {
   auto model = make_model(small("rnnsearch"), cpu_kernels(), 3);
-  const Batch b = ragged_batch();
+  const Batch b = test::ragged_batch();
   model->forward(b, false, nullptr, 0.f);
   const auto maps = model->attention();
   REQUIRE(maps.size() == 1);
@@ -107,8 +96,8 @@ TEST_CASE("RNNsearch: alignment rows are distributions over the real source", "[
       }
       CHECK(sum == Approx(1.0).epsilon(1e-5));
     }
-  REQUIRE(model->decodes_stepwise());
-  const GreedyDecoded d = model->greedy_stepwise({{3, 4, 5}, {7}}, 6);
+  REQUIRE(decodes_stepwise(*model));
+  const GreedyDecoded d = greedy_stepwise(*model, {{3, 4, 5}, {7}}, 6);
   REQUIRE(d.tokens.size() == 2);
   for (size_t r = 0; r < 2; ++r) {
     CHECK(d.tokens[r].size() <= 6);
@@ -220,7 +209,7 @@ TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", 
     nlohmann::json cfg = {
         {"model", "pointer"}, {"hidden", 8}, {"permutation", perm}, {"min_outputs", perm ? 1 : 3}};
     auto model = make_model(cfg, cpu_kernels(), 4);
-    const PointDecoded d = model->decode_points(x, 3, 6);
+    const PointDecoded d = decode_points(*model, x, 3, 6);
     for (const auto& o : d.order) {
       std::vector<int> s = o;
       std::sort(s.begin(), s.end());
@@ -239,7 +228,7 @@ TEST_CASE("Ptr-Net: constrained decoding outputs valid permutations and hulls", 
   auto model = make_model({{"model", "pointer"}}, cpu_kernels(), 4);
   CHECK_THROWS_WITH(model->forward(Batch{}, false, nullptr, 0.f), Catch::Contains("point sets"));
   std::vector<float> bad = {0.1f, 0.2f, NAN, 0.3f, 0.5f, 0.5f};
-  CHECK_THROWS_WITH(model->decode_points(bad, 1, 3), Catch::Contains("finite"));
+  CHECK_THROWS_WITH(decode_points(*model, bad, 1, 3), Catch::Contains("finite"));
 }
 
 // With a beam as wide as the number of possible outputs (4! permutations) beam search is
@@ -266,17 +255,17 @@ TEST_CASE("Ptr-Net: beam search finds the most probable permutation", "[pointer]
             -model->forward(b, false, nullptr, 0.f) * (n + 1);  // n outputs + the end symbol
         if (logp > best_logp) best_logp = logp, best = perm;
       } while (std::next_permutation(perm.begin(), perm.end()));
-      const PointDecoded d = model->decode_points(x, 1, n, 24);
+      const PointDecoded d = decode_points(*model, x, 1, n, 24);
       CHECK(d.order[0] == best);
       double logp = 0;
       for (size_t t = 0; t < d.probs[0].size(); ++t)
         logp += std::log(d.probs[0][t][t < size_t(n) ? size_t(d.order[0][t]) : size_t(n)]);
       CHECK(logp == Approx(best_logp).margin(1e-4));
-      CHECK(model->decode_points(x, 1, n, 1).order == model->decode_points(x, 1, n).order);
+      CHECK(decode_points(*model, x, 1, n, 1).order == decode_points(*model, x, 1, n).order);
     }
   }
   auto model = make_model({{"model", "pointer"}}, cpu_kernels(), 4);
-  CHECK_THROWS_WITH(model->decode_points({0.1f, 0.2f}, 1, 1, 0), Catch::Contains("beam size"));
+  CHECK_THROWS_WITH(decode_points(*model, {0.1f, 0.2f}, 1, 1, 0), Catch::Contains("beam size"));
 }
 
 TEST_CASE("Ptr-Net training: lr held, then decayed exponentially to lr_final", "[pointer]") {
@@ -354,7 +343,7 @@ TEST_CASE("Ptr-Net through Model: registry tasks, a batch, logits, attention, Tr
   CHECK_THROWS_WITH(Trainer(*model, *reverse, o), Catch::Contains("float features"));
   auto transformer =
       make_model({{"model", "transformer"}, {"src_vocab", 8}, {"tgt_vocab", 8}}, cpu_kernels(), 1);
-  CHECK_THROWS_WITH(transformer->decode_points({0.5f}, 1, 1), Catch::Contains("point sets"));
+  CHECK_THROWS_WITH(decode_points(*transformer, {0.5f}, 1, 1), Catch::Contains("point sets"));
 }
 
 TEST_CASE("recurrent models refuse a kernel table without the recurrent kernels", "[model]") {

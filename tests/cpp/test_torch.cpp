@@ -7,47 +7,23 @@
 #include <cstring>
 
 #include "io/checkpoint.hpp"
+#include "seq_fixtures.hpp"
 #include "tolerances.hpp"
 #include "train/optim.hpp"
 
 using namespace attnlab;
-using attnlab::test::kTorchAbs;
-using attnlab::test::kTorchRel;
 
 namespace {
-
-std::vector<int32_t> ints(const SafeTensors& st, const char* name) {
-  const StTensor* t = st.find(name);
-  REQUIRE(t);
-  REQUIRE(t->dtype == "I32");
-  std::vector<int32_t> v(t->data.size() / 4);
-  std::memcpy(v.data(), t->data.data(), t->data.size());
-  return v;
-}
 
 struct Fixture {
   SafeTensors ref = read_safetensors(ATTNLAB_FIXTURES "/transformer_small_ref.safetensors");
   std::unique_ptr<Model> model =
       load_checkpoint(ATTNLAB_FIXTURES "/transformer_small.safetensors", cpu_kernels());
-  Batch batch;
-  Fixture() {
-    const StTensor* src = ref.find("src");
-    REQUIRE(src);
-    batch.B = int(src->shape[0]);
-    batch.S = int(src->shape[1]);
-    batch.src = ints(ref, "src");
-    batch.tgt_in = ints(ref, "tgt_in");
-    batch.tgt_out = ints(ref, "tgt_out");
-    batch.T = int(batch.tgt_in.size()) / batch.B;
-  }
-  std::vector<float> f32(const std::string& name) const {
-    const StTensor* t = ref.find(name);
-    REQUIRE(t);
-    return t->to_f32();
-  }
+  Batch batch = test::fixture_batch(ref);
+  std::vector<float> f32(const std::string& name) const { return test::fixture_f32(ref, name); }
 };
 
-bool close(double a, double b) { return std::fabs(a - b) <= kTorchAbs + kTorchRel * std::fabs(b); }
+bool close(double a, double b) { return test::torch_close(a, b); }
 
 }  // namespace
 

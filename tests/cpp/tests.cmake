@@ -47,6 +47,7 @@ if(NOT EMSCRIPTEN AND TARGET attn)
   add_test(NAME attn_cli_rnn COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/rnn_cli_test.sh $<TARGET_FILE:attn>)
   add_test(NAME attn_cli_robust COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/robust_cli_test.sh $<TARGET_FILE:attn>)
   add_test(NAME attn_cli_resume COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/resume_cli_test.sh $<TARGET_FILE:attn>)
+  add_test(NAME attn_cli_flags COMMAND ${CMAKE_SOURCE_DIR}/tests/cli/flags_cli_test.sh $<TARGET_FILE:attn>)
 endif()
 # Data-parallel collectives across processes (native builds with MPI): a small program of its
 # own under `mpirun -np 2`, so the Catch2 binary never needs mpirun. LeakSanitizer off there:
@@ -69,6 +70,8 @@ if(NOT EMSCRIPTEN AND ATTNLAB_WITH_MPI)
 endif()
 # No include runs back up the layering core <- kernels <- layers <- models (a text check).
 if(NOT EMSCRIPTEN)
+  # Model kinds stay in cpp/models/: no raw config reads, no kind literals elsewhere.
+  add_test(NAME kind_rules COMMAND ${CMAKE_CURRENT_LIST_DIR}/kind_rules_test.sh ${CMAKE_SOURCE_DIR})
   add_test(NAME include_layering COMMAND ${CMAKE_COMMAND} -DROOT=${CMAKE_SOURCE_DIR}
                                          -P ${CMAKE_CURRENT_LIST_DIR}/layering.cmake)
 endif()

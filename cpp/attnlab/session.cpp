@@ -108,7 +108,7 @@ struct Session::Impl {
       names = make_task(info["task"].get<std::string>(), info["task_options"]);
   }
 
-  int max_len() const { return session->model().config().value("max_len", 0); }
+  int max_len() const { return session->model().position_limit(); }
 
   std::vector<std::string> names_of(const tokens& ids, bool src) const {
     std::vector<std::string> out;

@@ -1,20 +1,20 @@
-// Bench rows for the guide's German→English translator (scripts/translator.mjs):
+// Bench rows for the guide's German→English translator (experiments/translator.mjs):
 //   - training throughput of its architecture (2+2 layers, d_model 256, 4 heads, d_ff 512,
 //     shared vocab 3000 with a tied generator, 2,048-token batches), target tokens per second at 2 threads,
 //     natively (`attn bench --config de-en`) next to PyTorch's nn.Transformer of the same size
-//     and threads (scripts/bench/transformer_torch.py --config de-en, at full strength:
+//     and threads (bench/rows/transformer_torch.py --config de-en, at full strength:
 //     peers/env.mjs), in the same run;
 //   - translation latency, beam 4 (alpha 0.6), ms per sentence over the page's 40 held-out
 //     examples, of the shipped model in wasm (node, 1 thread; what the page's Worker runs)
 //     and natively (1 thread, `attn translate --input`), same sentences, same tokens.
 // Rows follow build/bench.json's shape; ratio > 1: attnlab's row is better.
-// Run alone: `node scripts/bench/translate.mjs`.
+// Run alone: `node bench/rows/translate.mjs`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { peerEnv, blasCore } from './peers/env.mjs';
+import { peerEnv, blasCore } from '../peers/env.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PYTHON = '/usr/bin/python3';
@@ -70,7 +70,7 @@ export async function rows(ctx = {}) {
     const nat = run(attn, ['translate', '--checkpoint', model, '--input', input, '--beam', '4', '--threads', '1'], root);
     const nativeMs = Number(nat.stderr.match(/\(([\d.]+) ms per sentence/)[1]);
     const nativeTokens = nat.stdout.trim().split('\n').map((l) => JSON.parse(l).tokens);
-    const w = lastJson(run(process.execPath, ['--no-experimental-fetch', path.join(here, 'peers', 'translate_runner.mjs'), input], root));
+    const w = lastJson(run(process.execPath, ['--no-experimental-fetch', path.join(here, '..', 'peers', 'translate_runner.mjs'), input], root));
     const same = w.tokens.filter((t, i) => JSON.stringify(t) === JSON.stringify(nativeTokens[i])).length;
     out.push({
       name: `translation latency, beam 4, ${pairs.length} held-out sentences: wasm (node, 1 thread) vs native (1 thread)`,

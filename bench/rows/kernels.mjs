@@ -38,7 +38,7 @@ export async function rows(ctx) {
   const seconds = ctx.quick ? 0.1 : 0.4;
 
   // Peaks: the larger of FMA and mul+add chains, each the best of 8..24 chains (cpp/bench/
-  // bench.cpp; in wasm the plain and the relaxed build, scripts/bench.mjs peakDetail), so that
+  // bench.cpp; in wasm the plain and the relaxed build, bench/bench.mjs peakDetail), so that
   // latency x pipes is covered; every row's % of peak must stay <= 100 (flagged otherwise).
   const native = await ctx.peakDetail('native');
   const nativePeak = native.gflops;

@@ -4,7 +4,7 @@
   {"torch": version, "blas": the BLAS library loaded in this process, "openblas": {corename,
    config, num_threads} (blas_info.py), "threads": n, "config": torch.__config__.show(),
    "results": [{"gflops": best of the two below, "gflops_per_call": ..., "gflops_batched": ...}]}
-Started by scripts/bench.mjs with peers/env.mjs's environment (no OPENBLAS_CORETYPE, thread
+Started by bench/bench.mjs with peers/env.mjs's environment (no OPENBLAS_CORETYPE, thread
 counts pinned, OpenMP waits bounded or passive).
 Cases are {"M","N","K","ta","tb","batch","seconds"}; operands are float32, the product is
 written into a preallocated tensor (torch.mm / torch.bmm with out=), transposes are views.

@@ -1,5 +1,5 @@
 // Shared by the bench modules: how a peer process is started, and the model FLOPs of a
-// training step. Lives in peers/ so that scripts/bench.mjs does not take it for a bench module.
+// training step. Lives in peers/ so that bench/bench.mjs does not take it for a bench module.
 
 // The environment of one peer command (PyTorch on OpenBLAS), so that the peer runs at its best
 // on `threads` threads, whatever the calling shell set:

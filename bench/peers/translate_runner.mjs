@@ -1,13 +1,13 @@
 // Runs the shipped translator in the single-thread wasm engine (node) over the sentences of a
 // file (one a line), beam 4: prints {ms_per_sentence, tokens: [[ids]...]} as one JSON line.
 // The model loads before the clock starts, as it does in the page before the first translation.
-// Used by scripts/bench/translate.mjs.
+// Used by bench/rows/translate.mjs.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadNodeApi, releaseEngine } from '../../../tests/node/engine.mjs';
+import { loadNodeApi, releaseEngine } from '../../tests/node/engine.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const sentences = readFileSync(process.argv[2], 'utf8').split('\n').filter(Boolean);
 const engine = await loadNodeApi('wasm');
 const session = engine.loadSession(readFileSync(path.join(root, 'web', 'public', 'models', 'translate-de-en.safetensors')));

@@ -3,7 +3,7 @@
 //   first contentful paint; time until the first engine-backed demo (§5 sdpa, page opened at
 //   #dot-product) is interactive; total bytes transferred by then (HTML, JS, CSS, fonts, wasm).
 // Rows follow build/bench.json's shape {name, unit, attnlab, peer, peer_value, ratio}; there is
-// no peer for these, so peer fields are null. Run alone: `node scripts/bench/page.mjs` prints
+// no peer for these, so peer fields are null. Run alone: `node bench/rows/page.mjs` prints
 // the rows and merges them into build/bench.json.
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -48,7 +48,7 @@ export async function pageRows({ samples = 3 } = {}) {
   }
 }
 
-// The bench driver's entry (scripts/bench.mjs).
+// The bench driver's entry (bench/bench.mjs).
 export const rows = (ctx = {}) => pageRows({ samples: ctx.quick ? 1 : 3 });
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,17 +1,17 @@
 // Bench rows for Transformer training: ms per step (forward + backward + Adam) of the
 // encoder-decoder at configs S, M and base (the paper's base model; goals in
 // peers/report.mjs: >= 2x PyTorch at S, >= 1.25x at M, >= 1.1x at base), natively (`build/native/attn bench`)
-// next to PyTorch's nn.Transformer on the CPU (scripts/bench/transformer_torch.py, Debian's
+// next to PyTorch's nn.Transformer on the CPU (bench/rows/transformer_torch.py, Debian's
 // /usr/bin/python3, at full strength: peers/env.mjs's environment, OpenBLAS kernel named in the
 // row; its OpenMP spinning bounded like our pool's, the passive-wait figure in the note at 2
 // threads), at 1 and 2 threads, in the same run; and each step's model FLOP/s and % of the peak.
 // Rows follow build/bench.json's shape {name, unit, attnlab, peer, peer_value, ratio}; ratio =
-// peer time / attnlab time (> 1: attnlab is faster). Run alone: `node scripts/bench/transformer.mjs`.
+// peer time / attnlab time (> 1: attnlab is faster). Run alone: `node bench/rows/transformer.mjs`.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { peerEnv, blasCore, trainStepFlops, BENCH_CONFIGS } from './peers/env.mjs';
+import { peerEnv, blasCore, trainStepFlops, BENCH_CONFIGS } from '../peers/env.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PYTHON = '/usr/bin/python3';

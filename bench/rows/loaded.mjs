@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { peerEnv } from './peers/env.mjs';
+import { peerEnv } from '../peers/env.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PYTHON = '/usr/bin/python3';
@@ -51,7 +51,7 @@ async function withBackground(cond, f) {
 function torchGemm(root, threads, wait, seconds) {
   const cases = SHAPES.map(([M, K, N]) => ({ M, K, N, ta: false, tb: true, batch: 1, seconds }));
   try {
-    return json(PYTHON, [path.join(here, 'peers', 'torch_gemm.py'), String(threads), JSON.stringify(cases)],
+    return json(PYTHON, [path.join(here, '..', 'peers', 'torch_gemm.py'), String(threads), JSON.stringify(cases)],
       { cwd: root, env: peerEnv(threads, process.env, { wait }) }).results.map((r) => r.gflops);
   } catch { return null; }
 }

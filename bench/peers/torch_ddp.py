@@ -9,8 +9,8 @@ module so that DDP sees every parameter; DDP's defaults otherwise (25 MB buckets
 Timed like the attnlab side: 3 warm-up steps, then at least 5 steps and --seconds; the ranks
 agree on when to stop outside the timed part. Rank 0 prints one JSON object (median wall and
 process-CPU ms per step, tokens/s over all ranks).
-Usage: /usr/bin/python3 scripts/bench/peers/torch_ddp.py --config M --ranks 2 --threads 1
-(scripts/bench/dist.mjs starts it with peers/env.mjs's environment).
+Usage: /usr/bin/python3 bench/peers/torch_ddp.py --config M --ranks 2 --threads 1
+(bench/rows/dist.mjs starts it with peers/env.mjs's environment).
 """
 import argparse
 import json

@@ -7,7 +7,7 @@
 //   1 thread, the same task and shapes).
 // Rows follow build/bench.json's shape {name, unit, attnlab, peer, peer_value, ratio}; ratio is
 // the peer's time over attnlab-wasm's (speed-up), except in the wasm-vs-native rows where it is
-// wasm's time over native's (the slowdown, goal <= 3). Run alone: `node scripts/bench/wasm.mjs` prints the rows and
+// wasm's time over native's (the slowdown, goal <= 3). Run alone: `node bench/rows/wasm.mjs` prints the rows and
 // merges them into build/bench.json.
 import { existsSync, readFileSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -18,7 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wrapModule } from '../../web/core/api.js';
 import { loadTfjsWasm, tfjsTransformer } from './tfjs_transformer.mjs';
-import { trainStepFlops } from './peers/env.mjs';
+import { trainStepFlops } from '../peers/env.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];

@@ -5,7 +5,7 @@
 //            mpirun the bench step is data-parallel (cli/cmd_bench.cpp): each rank its own batch,
 //            the bucketed all-reduce started during backward, finished before Adam; at 1 rank it
 //            is the single-process step.
-//   peer:    scripts/bench/peers/torch_ddp.py: the same model as transformer_torch.py in DDP,
+//   peer:    bench/peers/torch_ddp.py: the same model as transformer_torch.py in DDP,
 //            gloo backend, N processes from torch.multiprocessing, peers/env.mjs's environment.
 // Both time the same thing: zero_grad + forward + backward + all-reduce + Adam per step, the
 // median over the timed steps after 3 warm-up steps, with the same per-rank batch (config M: 32
@@ -13,13 +13,13 @@
 // DDP's, and attnlab's scaling efficiency >= 0.85 at base. The 1-minute load average is kept in
 // each row: on a shared 2-core machine a second rank competes with whatever else runs, so each
 // row also gives its ratio (or efficiency) in process CPU time per step (cpu_ratio).
-// Run alone: `node scripts/bench/dist.mjs`.
+// Run alone: `node bench/rows/dist.mjs`.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { peerEnv, blasCore } from './peers/env.mjs';
+import { peerEnv, blasCore } from '../peers/env.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PYTHON = '/usr/bin/python3';
@@ -65,7 +65,7 @@ export async function rows(ctx = {}) {
       if (ours.ranks !== n) throw new Error(`attn bench under mpirun -np ${n} ran ${ours.ranks} ranks`);
       let peer = null;
       try {
-        peer = json(PYTHON, [path.join(here, 'peers', 'torch_ddp.py'), '--config', config, '--ranks', String(n),
+        peer = json(PYTHON, [path.join(here, '..', 'peers', 'torch_ddp.py'), '--config', config, '--ranks', String(n),
           '--threads', '1', '--seconds', String(seconds(config))], root, peerEnv(1));
         peer.core = peer.openblas?.corename ?? blasCore(peer.stderr);
         torchName = `PyTorch ${peer.torch} DDP (gloo, CPU, OpenBLAS ${peer.core ?? 'kernel unknown'})`;

@@ -1,5 +1,5 @@
 // Bench rows for the engine flavours in the browser (headless Chromium, dist/ on loopback).
-// Threads: ms per training step of config M (scripts/bench/wasm.mjs
+// Threads: ms per training step of config M (bench/rows/wasm.mjs
 // CONFIGS.M: d_model 128, d_ff 512, 2+2 layers, lengths 32, batch 32) in headless Chromium, in the
 // engine Worker that dist/ ships, on the pthread build (dist/ served with COOP/COEP, as the
 // service worker makes it on a static host), with the kernels limited to 1 thread and then to 2
@@ -8,13 +8,13 @@
 // FMA: the relaxed-SIMD build (wasm-relaxed, f32x4.relaxed_madd) against the plain SIMD128
 // build (wasm), both single-thread: GEMM GFLOP/s (benchGemm of each module on the page's main
 // thread) and ms per training step of config M (in the Worker). Needs npm run build (dist/).
-// Run alone: `node scripts/bench/browser.mjs`.
+// Run alone: `node bench/rows/browser.mjs`.
 import { existsSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, root } from '../../tests/browser/harness.mjs';
-import { staticServer } from './peers/static.mjs';
+import { staticServer } from '../peers/static.mjs';
 import { CONFIGS, flopsOf } from './wasm.mjs';
 
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
@@ -78,7 +78,7 @@ async function gemmInPage(page, name, shapes, seconds) {
   }, { name, shapes, seconds });
 }
 
-// For scripts/bench/loaded.mjs: a page on dist/ (cross-origin isolated) whose measure() times
+// For bench/rows/loaded.mjs: a page on dist/ (cross-origin isolated) whose measure() times
 // the config M training step on wasm-mt at 1 and 2 threads ({1: ms, 2: ms}); close() ends it.
 export async function threadTimer({ quick = false } = {}) {
   const dist = path.join(root, 'dist');

@@ -1,4 +1,4 @@
-// The bench's goals and its comparison with the previous run (used by scripts/bench.mjs; in
+// The bench's goals and its comparison with the previous run (used by bench/bench.mjs; in
 // peers/ so that the driver does not take it for a bench module).
 //
 // Goals, stated before measuring, against peers running at full strength (peers/env.mjs). Each

@@ -6,7 +6,7 @@
 // 256) at nice 19, a plain busy loop at nice 19, and the same training at normal priority.
 // Each row runs 1T and 2T alternately --reps times (default 5) and reports medians, since the
 // machine may be shared. Usage:
-//   node scripts/pool-bench.mjs [--bin build/native] [--reps 5] [--torch] [--only quiet,train19]
+//   node bench/pool-bench.mjs [--bin build/native] [--reps 5] [--torch] [--only quiet,train19]
 //                               [--out file.json]
 // --bin points at another build folder (e.g. one built from an older commit) to compare pools.
 import { spawn } from 'node:child_process';
@@ -14,8 +14,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from './lib/run.mjs';
-import { peerEnv } from './bench/peers/env.mjs';
+import { run } from '../scripts/lib/run.mjs';
+import { peerEnv } from './peers/env.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -55,7 +55,7 @@ async function measure(threads, torch) {
   const s = await json(path.join(bin, 'attn'), ['bench', '--config', 'M', '--threads', String(threads), '--seconds', '1']);
   v['Transformer M step ms'] = s.ms_per_step;
   if (torch) {
-    const r = await json('/usr/bin/python3', [path.join(root, 'scripts', 'bench', 'peers', 'torch_gemm.py'), String(threads),
+    const r = await json('/usr/bin/python3', [path.join(root, 'bench', 'peers', 'torch_gemm.py'), String(threads),
       JSON.stringify(GEMMS.map(gemmCase))], peerEnv(threads));
     GEMMS.forEach((g, i) => { v[`${g.label} GFLOP/s, PyTorch`] = r.results[i].gflops; });
   }

@@ -1,4 +1,4 @@
-// What scripts/translator.mjs and scripts/translate-sweep.mjs share: the translator's recipe, a
+// What experiments/translator.mjs and experiments/translate-sweep.mjs share: the translator's recipe, a
 // run's checkpoints, and training in sittings whose wall time adds up in DIR/wall.json.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';

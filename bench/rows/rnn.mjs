@@ -2,7 +2,7 @@
 // RNNsearch (hidden 64, lengths 20, batch 32) and Ptr-Net (hidden 128, n = 10, batch 128),
 // natively, median over the repetitions, measured by `attn bench-rnn` (cpp/bench/rnn_bench.cpp).
 // Rows follow build/bench.json's shape {name, unit, attnlab, peer, peer_value, ratio}; there is
-// no peer for these. Run alone: `node scripts/bench/rnn.mjs` prints them.
+// no peer for these. Run alone: `node bench/rows/rnn.mjs` prints them.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

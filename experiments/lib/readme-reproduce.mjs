@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPRODUCE_SOURCES, writeTables } from './readme-tables.mjs';
+import { REPRODUCE_SOURCES, writeTables } from '../../scripts/lib/readme-tables.mjs';
 
 // The format name of a metric's printer (reproduce.mjs keeps functions; the files keep names).
 function formatName(f, fallback) {

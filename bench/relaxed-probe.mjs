@@ -1,6 +1,6 @@
 // Relaxed-SIMD probe: can this machine's toolchain build a module that uses f32x4.relaxed_madd,
-// and which engines accept it? Re-run with `node scripts/bench/relaxed-probe.mjs` (add --json
-// for one JSON object). Not a bench module (no rows() export): scripts/bench.mjs skips it.
+// and which engines accept it? Re-run with `node bench/relaxed-probe.mjs` (add --json
+// for one JSON object). Not a bench module (no rows() export): bench/bench.mjs skips it.
 //
 // What it does:
 //   1. compiles a tiny C function with Emscripten's clang (emcc -msimd128 -mrelaxed-simd), using
@@ -25,7 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
+const root = path.resolve(here, '..');
 const asJson = process.argv.includes('--json');
 let tmp = null;
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
@@ -194,7 +194,7 @@ function validateInNode(modules, flags) {
 
 async function validateInChromium(modules) {
   if (!existsSync('/usr/bin/chromium')) return { error: '/usr/bin/chromium missing' };
-  const { launch } = await import('../../tests/browser/harness.mjs');
+  const { launch } = await import('../tests/browser/harness.mjs');
   const browser = await launch();
   try {
     const page = await browser.newPage();

@@ -1,5 +1,5 @@
 // The German→English translator of the guide (§7), from a clean checkout to the page:
-//   npm run reproduce -- --only translate-de-en      (or: node scripts/translator.mjs)
+//   npm run reproduce -- --only translate-de-en      (or: node experiments/translator.mjs)
 // 1. data: build/data/de-en from the Debian package trans-de-en (npm run data)
 // 2. train: attn train --task parallel (the recipe below, 2 threads), checkpoints every
 //    SAVE_EVERY steps; an interrupted run continues from its newest checkpoint
@@ -54,7 +54,7 @@ let composed = null;
 const trainFile = () => (composed ??= trainingFile(CORPUS, DATA, OUT, COPIES));
 if (!['v1', 'v2', 'v2-ablation'].includes(CORPUS)) throw new Error(`--corpus ${CORPUS}: the corpora are v1, v2, v2-ablation`);
 if (!(RANKS >= 1 && Number.isInteger(RANKS))) throw new Error(`--ranks ${opt('ranks')}: a whole number of at least 1`);
-// The recipe (scripts/lib/translate-run.mjs): v1's is the best of the equal-time sweep.
+// The recipe (experiments/lib/translate-run.mjs): v1's is the best of the equal-time sweep.
 const RECIPE_FLAGS = { ...(CORPUS === 'v1' ? SHIPPED_RECIPE : RECIPE_V2_FLAGS) };
 // --set dropout=0.2,vocab-size=4000 changes recipe flags (for a sweep; use another --out)
 for (const kv of (opt('set', '') || '').split(',').filter(Boolean)) {

@@ -5,8 +5,8 @@ at config S, M or base (the paper's base model: 6+6 layers, d_model 512, 8 heads
 vocab 8000, lengths 32, batch 16) or de-en (the guide's translator: 2+2 layers, d_model 256,
 4 heads, d_ff 512, vocab 3000 with a tied generator, lengths 32, batch 64), dropout 0, label smoothing 0.1, fixed random tokens.
 Prints one JSON object (median wall and process-CPU ms per step).
-Usage: /usr/bin/python3 scripts/bench/transformer_torch.py --config S --threads 1
-(scripts/bench/transformer.mjs starts it with peers/env.mjs's environment: no
+Usage: /usr/bin/python3 bench/rows/transformer_torch.py --config S --threads 1
+(bench/rows/transformer.mjs starts it with peers/env.mjs's environment: no
 OPENBLAS_CORETYPE, GOMP_SPINCOUNT=30000 or OMP_WAIT_POLICY=PASSIVE, OMP/OpenBLAS threads pinned
 to --threads).
 """
@@ -21,7 +21,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
 from blas_info import openblas_info  # noqa: E402
 
 

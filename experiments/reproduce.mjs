@@ -18,10 +18,10 @@
 //                                      become docs/reproduce/results/*.json and README.md's
 //                                      reproduction tables are written from those files
 //   npm run reproduce -- --only translate-de-en   the guide's German→English translator, from
-//                                      data to the page's model (scripts/translator.mjs; its
+//                                      data to the page's model (experiments/translator.mjs; its
 //                                      own flags follow, e.g. --skip-train)
 //   npm run reproduce -- --only translate-sweep   the translator's configurations trained for the
-//                                      same wall time side by side (scripts/translate-sweep.mjs;
+//                                      same wall time side by side (experiments/translate-sweep.mjs;
 //                                      its own flags follow, e.g. --minutes 110)
 //   npm run reproduce -- --select      score on the selection sets instead (choosing a recipe)
 //   npm run reproduce -- --allow-stale print kept results of another recipe or engine, marked
@@ -173,7 +173,7 @@ const only = flag('--only', '');
 if (only === 'translate-de-en' || only === 'translate-sweep') {
   const rest = process.argv.slice(2).filter((a, i, all) => a !== '--only' && all[i - 1] !== '--only');
   const script = only === 'translate-de-en' ? 'translator.mjs' : 'translate-sweep.mjs';
-  const r = spawn(process.execPath, [path.join(root, 'scripts', script), ...rest], { stdio: 'inherit' });
+  const r = spawn(process.execPath, [path.join(root, 'experiments', script), ...rest], { stdio: 'inherit' });
   r.on('close', (code) => process.exit(code ?? 1));
   await new Promise(() => {});
 }

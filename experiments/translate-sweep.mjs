@@ -1,7 +1,7 @@
 // The sweep behind the translator's recipe: several German→English configurations trained for the
-// same wall time on the same machine, then scored the way scripts/translator.mjs scores the
+// same wall time on the same machine, then scored the way experiments/translator.mjs scores the
 // shipped model.
-//   node scripts/translate-sweep.mjs [--only id,id] [--minutes 110] [--out build/sweep] [--skip-train]
+//   node experiments/translate-sweep.mjs [--only id,id] [--minutes 110] [--out build/sweep] [--skip-train]
 // Every chosen configuration trains at once, one thread each, so they share the machine evenly;
 // at the deadline attn train gets SIGINT, saves its step and exits (run the script again after an
 // interruption and each run continues from its newest checkpoint until it has had its minutes).

@@ -2,14 +2,14 @@
 // and written to build/bench.json as {meta: {date, commit, cpu, ...}, rows: [{name, unit,
 // attnlab, peer, peer_value, ratio, ...}]} (ratio > 1: attnlab is better). It builds nothing:
 // build/native must exist; modules whose build (build/wasm, dist/) is missing are skipped.
-// Rows come from the modules in scripts/bench/*.mjs, run in file-name order; each exports
+// Rows come from the modules in bench/rows/*.mjs, run in file-name order; each exports
 // `async function rows(ctx)` (or one function named *Rows) returning rows. ctx offers:
 //   ctx.native(args)         run build/native/attnlab_bench with args, parse its JSON
-//   ctx.wasm(engine, cases)  run scripts/bench/peers/wasm_runner.mjs (engine 'attnlab'|'tfjs')
+//   ctx.wasm(engine, cases)  run bench/peers/wasm_runner.mjs (engine 'attnlab'|'tfjs')
 //   ctx.torch(threads, gemm) PyTorch+OpenBLAS GEMM results, or null when the peer is missing
 //   ctx.peak('native'|'wasm') the measured one-core SIMD peak (GFLOP/s), measured once per run
 //   ctx.quick, ctx.root, ctx.log(line)
-// Every peer runs at its best: scripts/bench/peers/env.mjs gives its command alone an
+// Every peer runs at its best: bench/peers/env.mjs gives its command alone an
 // environment without OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, with OpenMP spinning bounded as our
 // pool's (GOMP_SPINCOUNT; the passive figure beside it at 2 threads) and the thread counts
 // pinned; each peer row names the OpenBLAS kernel the peer loaded.
@@ -28,10 +28,10 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { run, must } from './lib/run.mjs';
-import { peerEnv, blasCore } from './bench/peers/env.mjs';
-import { GOALS, checkGoals, compareRuns } from './bench/peers/report.mjs';
-import { BENCH_SOURCE, writeTables } from './lib/readme-tables.mjs';
+import { run, must } from '../scripts/lib/run.mjs';
+import { peerEnv, blasCore } from './peers/env.mjs';
+import { GOALS, checkGoals, compareRuns } from './peers/report.mjs';
+import { BENCH_SOURCE, writeTables } from '../scripts/lib/readme-tables.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -108,7 +108,7 @@ const ctx = {
   native: (args) => json(path.join(root, 'build', 'native', 'attnlab_bench'), args, 'attnlab_bench'),
   wasm: (engine, cases) => json(process.execPath,
     ['--no-experimental-fetch', '--no-liftoff', ...(engine === 'attnlab-relaxed' ? RELAXED_FLAG : []),
-      path.join(root, 'scripts', 'bench', 'peers', 'wasm_runner.mjs'), engine, JSON.stringify(cases)],
+      path.join(root, 'bench', 'peers', 'wasm_runner.mjs'), engine, JSON.stringify(cases)],
     `wasm_runner ${engine}`),
   // The one-core SIMD peak as an upper bound, with its parts: natively the larger of FMA and
   // mul+add chains (attnlab_bench peak); in wasm the larger of the plain build's SIMD128
@@ -147,7 +147,7 @@ const ctx = {
     const key = `${threads}:${wait}:${JSON.stringify(cases)}`;
     if (!torchCache.has(key)) {
       const env = peerEnv(threads, process.env, { wait });
-      const r = await run(PYTHON, [path.join(root, 'scripts', 'bench', 'peers', 'torch_gemm.py'), String(threads), JSON.stringify(cases)],
+      const r = await run(PYTHON, [path.join(root, 'bench', 'peers', 'torch_gemm.py'), String(threads), JSON.stringify(cases)],
         { capture: true, cwd: root, env });
       let res = null;
       if (r.code === 0) {
@@ -173,7 +173,7 @@ const ctx = {
   },
 };
 
-const dir = path.join(root, 'scripts', 'bench');
+const dir = path.join(root, 'bench', 'rows');
 const onlyWords = only ? only.split(',').filter(Boolean) : null;
 const modules = readdirSync(dir).filter((f) => f.endsWith('.mjs') && (!onlyWords || onlyWords.some((w) => f.includes(w)))).sort();
 const rows = [];

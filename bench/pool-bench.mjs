@@ -2,8 +2,9 @@
 // each of three neighbours, on the rows that issue 29 found slower at 2 threads:
 //   gemm 256×128×128 A·Bᵀ and 512³ A·Bᵀ (attnlab_bench, GFLOP/s; PyTorch + OpenBLAS in the same
 //   slot with --torch), and the Transformer M training step (attn bench --config M, ms/step).
-// Neighbours: our own single-thread pointer-network training (attn train --preset hull5, hidden
-// 256) at nice 19, a plain busy loop at nice 19, and the same training at normal priority.
+// Neighbours: our own single-thread pointer-network training (attn train with the hull5
+// reproduction recipe of experiments/presets.json, hidden 256) at nice 19, a plain busy loop at
+// nice 19, and the same training at normal priority.
 // Each row runs 1T and 2T alternately --reps times (default 5) and reports medians, since the
 // machine may be shared. Usage:
 //   node bench/pool-bench.mjs [--bin build/native] [--reps 5] [--torch] [--only quiet,train19]
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../scripts/lib/run.mjs';
 import { peerEnv } from './peers/env.mjs';
+import { presetArgs } from '../experiments/presets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -64,7 +66,7 @@ async function measure(threads, torch) {
 
 // Neighbours: a command started in its own process group (killed as a group afterwards).
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'pool-bench-'));
-const train = ['--preset', 'hull5', '--threads', '1', '--steps', '100000000', '--out', path.join(tmp, 'hull')];
+const train = presetArgs('hull5', { threads: '1', steps: '100000000', out: path.join(tmp, 'hull') });
 const NEIGHBOURS = [
   { name: 'quiet', cmd: null },
   { name: 'train19', what: 'attn train --preset hull5 --threads 1 at nice 19', cmd: ['nice', ['-n', '19', path.join(bin, 'attn'), 'train', ...train]] },

@@ -2,9 +2,10 @@
 // RNNencdec, alignment) and Vinyals et al. 2015 / 2016 (Ptr-Net on convex hull, TSP, sorting)
 // with the engine's own `attn` command, over several seeds, and prints a table: paper | ours
 // (mean ± sd over the seeds, and the worst seed) | met? | training cost.
-// Each row is `attn train --preset <id> --seed <s>`: the recipe is the preset (cpp/cli/
-// cmd_train.cpp), so the README's short command gives the table's figure. A row's target counts
-// as met only when its worst seed meets it.
+// Each row is `attn train <the preset's flags> --seed <s>`: the recipe is the row's preset, data in
+// experiments/presets.json (read through presets.mjs); `--list` prints each row's command, so the
+// table's figure can be trained by hand. A row's target counts as met only when its worst seed
+// meets it.
 //   npm run reproduce                  every row, seeds 1-3 (hours on 2 cores: hull10 alone ~2 h
 //                                      a seed)
 //   npm run reproduce -- --only hull5  rows whose id contains the word (or one of a,b,c)
@@ -25,6 +26,8 @@
 //                                      its own flags follow, e.g. --minutes 110)
 //   npm run reproduce -- --select      score on the selection sets instead (choosing a recipe)
 //   npm run reproduce -- --allow-stale print kept results of another recipe or engine, marked
+//   npm run reproduce -- --list        train nothing: each row's `attn train` command (seed S);
+//                                      with --json, one object: row id -> its argument list
 // Held-out sets: a recipe is chosen on the selection sets (SELECTION_SEED, attn eval's default
 // seed and the presets' --eval-seed; kept apart under build/reproduce/select/); the table
 // reports on the report sets (REPORT_SEED), which no recipe was chosen on.
@@ -42,6 +45,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lengthCurveSvg } from './lib/length-curve.mjs';
+import { flagArgs, presetFlags } from './presets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const attn = path.join(root, 'build', 'native', 'attn');
@@ -148,6 +152,14 @@ const runs = [
   })),
 ];
 
+// A row's `attn train` arguments before --seed: its own args, or its preset's flags.
+const rowArgs = (r) => r.args ?? flagArgs(presetFlags(r.id));
+if (process.argv.includes('--list')) {
+  if (process.argv.includes('--json')) console.log(JSON.stringify(Object.fromEntries(runs.map((r) => [r.id, rowArgs(r)]))));
+  else for (const r of runs) console.log(`${r.id}: attn train ${rowArgs(r).map((a) => (/^[\w.,/:=+-]+$/.test(a) ? a : `'${a}'`)).join(' ')} --seed S --out ${r.id}.safetensors`);
+  process.exit(0);
+}
+
 if (process.argv.includes('--readme')) {
   const { reproduceReadme } = await import('./lib/readme-reproduce.mjs');
   reproduceReadme(root, runs);
@@ -195,9 +207,12 @@ const ENGINE = ['cpp', 'CMakeLists.txt', 'cmake'];
 const engineCommit = `${git('log', '-1', '--format=%H', '--', ...ENGINE)}${git('status', '--porcelain', '--', ...ENGINE) ? '+dirty' : ''}`;
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const checkpointOf = (j) => path.join(keep, `${j.r.id}-seed${j.seed}.safetensors`);
-const trainArgs = (j) => ['train', ...(j.r.args ?? ['--preset', j.r.id]), '--seed', String(j.seed), '--eval-seed', String(evalSeed)];
+// The preset's own --eval-seed (hull5's) gives way to the held-out set's, as a flag typed after a
+// preset did.
+const trainArgs = (j) => ['train', ...(j.r.args ? [...j.r.args, ...flagArgs({ seed: j.seed, 'eval-seed': evalSeed })]
+  : flagArgs({ ...presetFlags(j.r.id), seed: j.seed, 'eval-seed': evalSeed }))];
 const evalArgs = (j, n) => ['eval', '--checkpoint', checkpointOf(j), '--n', String(n), '--samples', '1000', '--seed', String(evalSeed)];
-// What a run's figures depend on besides the engine: the flags attn resolves from the preset,
+// What a run's figures depend on besides the engine: the flags attn resolves (--show-recipe),
 // and the evaluations after training (their checkpoint path aside).
 async function recipeOf(j) {
   return { train: await run([...trainArgs(j), '--show-recipe']),

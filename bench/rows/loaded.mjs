@@ -1,7 +1,8 @@
 // Bench rows under background load: the same measurements quiet and beside one other process,
 // to see whether 2 threads still beat 1 when a core is taken (`npm run bench -- --only loaded`).
-// Conditions: quiet; (a) our own single-thread training job at `nice -n 19` (`attn train
-// --preset hull5`: a pointer network at hidden 256, cache- and memory-hungry); (b) a plain busy
+// Conditions: quiet; (a) our own single-thread training job at `nice -n 19` (`attn train` with
+// the hull5 reproduction recipe, experiments/presets.json: a pointer network at hidden 256,
+// cache- and memory-hungry); (b) a plain busy
 // loop; (c) the same training job at normal priority. In each: native GEMM 256×128×128 A·Bᵀ
 // and 512³ A·Bᵀ, and the native training step of config M, at 1 and 2 threads, with PyTorch at
 // 2 threads (peers/env.mjs: bounded spin, the passive figure in the note), and, when dist/ is
@@ -13,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { peerEnv } from '../peers/env.mjs';
+import { presetArgs } from '../../experiments/presets.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const PYTHON = '/usr/bin/python3';
@@ -27,8 +29,8 @@ function json(cmd, args, { cwd, env = process.env } = {}) {
 
 // The background process of a condition: started before its measurements, killed after.
 function conditions(attn, tmp) {
-  const train = ['train', '--preset', 'hull5', '--threads', '1', '--steps', '100000000', '--log-every', '100000000',
-    '--out', path.join(tmp, 'bg.safetensors')];
+  const train = ['train', ...presetArgs('hull5', { threads: '1', steps: '100000000', 'log-every': '100000000',
+    out: path.join(tmp, 'bg.safetensors') })];
   return [
     { id: 'quiet', label: 'quiet', cmd: null },
     { id: 'nice-train', label: 'beside nice -n 19 attn train (ptr-net, hidden 256, 1 thread)', cmd: ['nice', ['-n', '19', attn, ...train]] },

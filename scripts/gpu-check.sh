@@ -73,7 +73,7 @@ for py in python3 /usr/bin/python3; do
   fi
 done
 if [[ -n $torch_py ]]; then
-  stage torch-bench 150 "$torch_py" scripts/bench/peers/torch_transformer_gpu.py --device cuda \
+  stage torch-bench 150 "$torch_py" bench/peers/torch_transformer_gpu.py --device cuda \
     --batch $BATCH --len $LEN --steps 20
 else
   echo "no PyTorch with CUDA on this machine: no peer timing"

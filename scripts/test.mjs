@@ -1,7 +1,8 @@
 // `npm test`: installs what is missing, builds everything, runs every suite, and ends with one
 // line "N passed, M failed, K skipped" summed over every stage (exit 1 on any failure), after a
 // table of each stage's counts and seconds; a run longer than BUDGET_S prints a warning. Suites:
-//   the C++ style check                                (scripts/format.mjs --check, .clang-format)
+//   the style check: C++ and JS                        (scripts/format.mjs --check: .clang-format,
+//                                                      Prettier's .prettierrc.json)
 //   native Catch2 via CTest, ASan/UBSan Debug build   (all but [model])
 //   native Catch2 via CTest, Release build             (everything, incl. [model] training)
 //   the CUDA build, compiled wherever nvcc is present  ([cuda] tests, registered only there;
@@ -98,7 +99,7 @@ async function browserTests() {
 const build = await import('./build.mjs');
 const setupOk = await buildStage('set-up', () => must('bash', [path.join(root, 'scripts', 'setup.sh')]));
 if (setupOk) {
-  await stage('C++ style (clang-format)', async () => {
+  await stage('style (clang-format, Prettier)', async () => {
     const r = await run(process.execPath, [path.join(root, 'scripts', 'format.mjs'), '--check'], { echo: true, cwd: root });
     return r.code === 0 ? { ...none, passed: 1 } : { ...none, failed: 1 };
   });

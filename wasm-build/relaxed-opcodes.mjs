@@ -2,7 +2,7 @@
 // relaxed fused multiply-add (0xfd 0xaf, LEB "fd af 01": f32x4.relaxed_fma / qfma, what
 // Emscripten 3.1.6's clang 14 emits for __builtin_wasm_fma_f32x4) into the standard
 // f32x4.relaxed_madd (0xfd 0x105, LEB "fd 85 02"), which Chromium >= 114 and node >= 22 accept
-// (scripts/bench/relaxed-probe.mjs shows both encodings tried in each engine). Same length, so
+// (bench/relaxed-probe.mjs shows both encodings tried in each engine). Same length, so
 // nothing else in the module moves. relaxed_madd(a, b, c) = a * b + c of the values pushed in
 // that order, which is how simd::madd (cpp/kernels/simd.hpp) pushes them.
 //

@@ -1,5 +1,5 @@
 // attnlab_bench: native kernel benchmarks printed as one JSON object on stdout (read by
-// scripts/bench.mjs). Usage:
+// bench/bench.mjs). Usage:
 //   attnlab_bench peak [seconds]
 //   attnlab_bench gemm M N K transA transB batch threads [seconds]
 //   attnlab_bench attention B H T S D causal threads [seconds]

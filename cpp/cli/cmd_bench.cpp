@@ -4,17 +4,17 @@
 //   M: vocab 32, d_model 128, 4 heads, d_ff 512, 2+2 layers, lengths 32, batch 32
 //   base: the paper's base model, vocab 8000 (untied), d_model 512, 8 heads, d_ff 2048,
 //         6+6 layers, lengths 32, batch 16
-//   de-en: the guide's German-English translator (scripts/translator.mjs): shared vocab 3000
+//   de-en: the guide's German-English translator (experiments/translator.mjs): shared vocab 3000
 //         with tied target embeddings, d_model 256, 4 heads, d_ff 512, 2+2 layers, lengths 32,
 //         batch 64 (its 2,048-token batches)
 // Dropout 0, label smoothing 0.1, fixed random tokens; the peer is
-// scripts/bench/transformer_torch.py. Medians over the timed steps: wall ms per step and its
+// bench/rows/transformer_torch.py. Medians over the timed steps: wall ms per step and its
 // forward / backward / Adam parts, and process CPU ms per step.
 // Under mpirun -np N the step is data-parallel, as `attn train` takes it: every rank runs its
 // own batch of the config's size (per rank), and its gradients go through the bucketed
 // all-reduce, started during backward (GradientSync::begin / grads_ready) and finished before
 // Adam (reduce_ms: the wait after backward). Rank 0 prints the JSON; tokens_per_s counts the
-// target tokens of every rank. The peer is scripts/bench/peers/torch_ddp.py.
+// target tokens of every rank. The peer is bench/peers/torch_ddp.py.
 #include <algorithm>
 #include <array>
 #include <chrono>

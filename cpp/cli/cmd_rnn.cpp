@@ -15,7 +15,7 @@
 // Training under mpirun is data-parallel as for attn train (data_parallel.hpp): --batch per rank,
 // rank 0 logs, evaluates and writes the checkpoint. Every model trains through the one Trainer;
 // task names go through task_for_model ("sort" with --model pointer: the point sort). The eval
-// JSON keeps its snake_case keys (scripts/reproduce.mjs reads them).
+// JSON keeps its snake_case keys (experiments/reproduce.mjs reads them).
 #include <chrono>
 #include <cmath>
 #include <cstdio>

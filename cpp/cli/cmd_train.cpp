@@ -56,125 +56,6 @@ void progress(const StepInfo& s, int last, double secs, long tokens, bool tty, i
   }
 }
 
-// The recipes of `npm run reproduce`'s rows (scripts/reproduce.mjs runs each with --preset and a
-// seed): `attn train --preset hull5 --seed 2 --out h.safetensors` is the table's run for seed 2.
-// Flags given on the command line win over the recipe's.
-using Recipe = std::vector<std::pair<std::string, std::string>>;
-
-// The head-count ablation (Vaswani et al. 2017, Table 3 rows A) in small: one Transformer width
-// (d_model 64, 2+2 layers), the same data, steps and seed, h = 1, 4, 16 or 32 heads (d_k = 64,
-// 16, 4, 2); the attention's arithmetic is the same for every h.
-Recipe heads_recipe(int h) {
-  return {{"model", "transformer"},
-          {"task", "phrases"},
-          {"task-options", R"({"n_min":2,"n_max":20})"},
-          {"d-model", "64"},
-          {"heads", std::to_string(h)},
-          {"d-ff", "256"},
-          {"layers", "2"},
-          {"dropout", "0"},
-          {"batch", "32"},
-          {"steps", "1000"},
-          {"warmup", "400"}};
-}
-
-const std::vector<std::pair<std::string, Recipe>>& recipes() {
-  static const std::vector<std::pair<std::string, Recipe>> r = {
-      {"dates", {{"model", "rnnsearch"}, {"task", "dates"}, {"hidden", "64"}, {"steps", "600"}}},
-      {"search30",
-       {{"model", "rnnsearch"},
-        {"task", "phrases"},
-        {"n-min", "2"},
-        {"n-max", "30"},
-        {"hidden", "64"},
-        {"steps", "3000"}}},
-      {"encdec30",
-       {{"model", "rnnencdec"},
-        {"task", "phrases"},
-        {"n-min", "2"},
-        {"n-max", "30"},
-        {"hidden", "64"},
-        {"steps", "3000"}}},
-      {"tsp5",
-       {{"model", "pointer"},
-        {"task", "tsp"},
-        {"n", "5"},
-        {"hidden", "128"},
-        {"embed", "128"},
-        {"glimpse", ""},
-        {"steps", "6000"},
-        {"lr-final", "0.0001"},
-        {"decay-from", "4000"},
-        {"beam", "5"},
-        {"eval-every", "2000"}}},
-      {"sort5",
-       {{"model", "pointer"},
-        {"task", "sort"},
-        {"n", "5"},
-        {"hidden", "64"},
-        {"glimpse", ""},
-        {"encoder", "rpw"},
-        {"steps", "1000"},
-        {"batch", "64"},
-        {"lr", "0.003"}}},
-      // Scored on 10,000 held-out sets, the same for every seed (attn eval's default seed): on
-      // 1,000 sets drawn from each training seed, the test noise (sd ~0.9 points at 90%) was as
-      // large as the gap between seeds.
-      // Hidden 256 at a learning rate of 5e-4: at 1e-3 one seed in three stayed on a plateau
-      // (79.6%), and hidden 128 left one seed at 88.2%.
-      {"hull5",
-       {{"model", "pointer"},
-        {"task", "convex-hull"},
-        {"n", "5"},
-        {"hidden", "256"},
-        {"embed", "256"},
-        {"lr", "0.0005"},
-        {"glimpse", ""},
-        {"steps", "24000"},
-        {"lr-final", "0.0001"},
-        {"decay-from", "14000"},
-        {"eval-every", "4000"},
-        {"eval-samples", "10000"},
-        {"eval-seed", "12345"}}},
-      // Trained on 5..20 points (one n per batch), evaluated by `npm run reproduce` at n = 5,
-      // 10, 20 and 50: the paper's 5-50 model in small.
-      {"hull5-20",
-       {{"model", "pointer"},
-        {"task", "convex-hull"},
-        {"n-min", "5"},
-        {"n-max", "20"},
-        {"hidden", "128"},
-        {"embed", "128"},
-        {"glimpse", ""},
-        {"steps", "12000"},
-        {"lr-final", "0.0001"},
-        {"decay-from", "7000"},
-        {"eval-every", "4000"}}},
-      {"hull10",
-       {{"model", "pointer"},
-        {"task", "convex-hull"},
-        {"n", "10"},
-        {"hidden", "128"},
-        {"embed", "128"},
-        {"glimpse", ""},
-        {"steps", "40000"},
-        {"lr-final", "0.0001"},
-        {"decay-from", "24000"},
-        {"eval-every", "4000"}}},
-      {"heads1", heads_recipe(1)},
-      {"heads4", heads_recipe(4)},
-      {"heads16", heads_recipe(16)},
-      {"heads32", heads_recipe(32)},
-  };
-  return r;
-}
-
-const Recipe* find_recipe(const std::string& name) {
-  for (const auto& [n, flags] : recipes())
-    if (n == name) return &flags;
-  return nullptr;
-}
-
 }  // namespace
 
 int cmd_train(Args& a) {
@@ -182,18 +63,14 @@ int cmd_train(Args& a) {
     std::printf("%s", train_flags_help().c_str());
     return 0;
   }
-  // --preset: a reproduction recipe here; small|base|big size the parallel-corpus Transformer
+  // --preset small|base|big sizes the parallel-corpus Transformer; the reproduction recipes are
+  // data (experiments/presets.json, run by npm run reproduce)
   const std::string preset = a.str("preset", "");
-  if (!preset.empty() && preset != "small" && preset != "base" && preset != "big") {
-    const Recipe* r = find_recipe(preset);
-    std::string names;
-    for (const auto& kv : recipes()) names += kv.first + ", ";
-    AL_CHECK(r, "unknown --preset " << preset << " (recipes: " << names
-                                    << "and for --task parallel: small, base, big)");
-    a.defaults(*r);
-    a.defaults({{"eval-samples", "1000"}});  // the table's figure: 1000 held-out samples
-  }
-  // --show-recipe: the flags the run would take, its preset's resolved, as one JSON object on
+  AL_CHECK(preset.empty() || preset == "small" || preset == "base" || preset == "big",
+           "unknown --preset " << preset
+                               << " (small, base, big: for --task parallel; the reproduction "
+                                  "recipes are in experiments/presets.json)");
+  // --show-recipe: the flags the run would take, as one JSON object on
   // stdout, and no training (npm run reproduce keys its kept results by it)
   if (a.flag("show-recipe")) {
     nlohmann::json flags = a.all();

@@ -25,7 +25,7 @@ EvalResult evaluate_points(Model& m, const Task& task, int samples, int n_min, i
 
 // The result in the keys `attn eval` has always printed for pointer checkpoints (snake_case:
 // accuracy, sequence_accuracy, area_coverage, invalid_rate, tour_length, optimal_tour_length,
-// per_length); scripts/reproduce.mjs reads them. The hull and tsp keys only for those tasks.
+// per_length); experiments/reproduce.mjs reads them. The hull and tsp keys only for those tasks.
 nlohmann::json point_eval_json(const EvalResult& r, const std::string& task);
 
 }  // namespace attnlab

@@ -5,7 +5,7 @@
 //              writes them from build/reproduce/, keeping rows it has no new run for); rows of
 //              table "seeds" form the main table, "seeds:<name>" and "single:<name>" their own
 //              table reproduce-<name>
-//   pool       docs/bench/pool-before.json and pool-after.json (`node scripts/pool-bench.mjs --out
+//   pool       docs/bench/pool-before.json and pool-after.json (`node bench/pool-bench.mjs --out
 //              FILE`: the thread pool's 1 vs 2 threads beside neighbours, an older build's
 //              binaries via --bin for "before"; `npm run bench -- --readme` rewrites the table)
 // Each table sits between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in README.md;

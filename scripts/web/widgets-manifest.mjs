@@ -26,8 +26,9 @@ const sizeOf = (file) => (existsSync(file) ? statSync(file).size : null);
 // The attribute keys read by one demo's code.
 export function attributeKeys(code) {
   const keys = [];
-  for (const m of code.matchAll(/\bread\.(?:num|str|bool)\(\s*(['"`])((?:(?!\1).)+)\1/g)) keys.push(m[2]);
-  for (const m of code.matchAll(/\bstore\.get\(\s*(['"`])((?:(?!\1).)+)\1\s*\)/g)) keys.push(m[2]);
+  // a call may be split across lines before its dot (`read\n  .str('mute', '')`, as Prettier writes a chain)
+  for (const m of code.matchAll(/\bread\s*\.(?:num|str|bool)\(\s*(['"`])((?:(?!\1).)+)\1/g)) keys.push(m[2]);
+  for (const m of code.matchAll(/\bstore\s*\.get\(\s*(['"`])((?:(?!\1).)+)\1\s*\)/g)) keys.push(m[2]);
   return uniqueSorted(keys);
 }
 

@@ -85,7 +85,7 @@ test('§10: the shipped pointer network answers without training here; "untraine
   await page.waitForSelector('[data-demo=pointer][data-ready="1"]', { timeout: 30000 });
   if (await demo.getAttribute('data-pending') === '1') { await page.close(); return unavailable(t, 'engine build without model sessions'); }
   assert.equal(await demo.evaluate((el) => el.start), 'shipped');
-  assert.match(await demo.locator('.pretrained-host').textContent(), /Pre-trained.*attn train --preset hull5-20/s);
+  assert.match(await demo.locator('.pretrained-host').textContent(), /Pre-trained.*attn train --model pointer --task convex-hull --n-min 5 --n-max 20 /s);
   const heldOut = async () => {
     await demo.locator('[name=random]').click();
     await demo.evaluate((el) => { el.heldOut = null; el.answer = null; });

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { launch, root, shots } from './harness.mjs';
-import { staticServer } from '../../scripts/bench/peers/static.mjs';
+import { staticServer } from '../../bench/peers/static.mjs';
 
 const dist = path.join(root, 'dist');
 let server, browser;

@@ -34,14 +34,17 @@ ok lm "$ATTN" train --model lm --task copy --d-model 8 --heads 2 --d-ff 8 --laye
 ok lm-translate "$ATTN" translate --checkpoint "$DIR/lm.safetensors" --src "3 4"
 ok encoder "$ATTN" train --model encoder --task copy --d-model 8 --heads 2 --d-ff 8 --layers 1 --steps 2 --batch 4 --out "$DIR/enc.safetensors"
 ok encoder-eval "$ATTN" eval --checkpoint "$DIR/enc.safetensors" --task copy --samples 5
-# a reproduction recipe by name (--preset): its flags, 1000 held-out samples, and given flags win
-ok preset "$ATTN" train --preset dates --steps 3 --seed 2 --out "$DIR/dates.safetensors"
-has preset '"aer":'
-has preset '"aer_sure":'
-has preset '"samples":1000'
-has preset '"steps":3,'
-ok preset-heads "$ATTN" train --preset heads16 --steps 2 --eval-samples 10 --out "$DIR/h16.safetensors"
-ok preset-heads-info "$ATTN" eval --checkpoint "$DIR/h16.safetensors" --task phrases --samples 5
+# the dates recipe's flags (experiments/presets.json): 1000 held-out samples, with AER
+ok recipe-dates "$ATTN" train --model rnnsearch --task dates --hidden 64 --eval-samples 1000 --steps 3 --seed 2 --out "$DIR/dates.safetensors"
+has recipe-dates '"aer":'
+has recipe-dates '"aer_sure":'
+has recipe-dates '"samples":1000'
+has recipe-dates '"steps":3,'
+ok recipe-heads "$ATTN" train --model transformer --task phrases --task-options '{"n_min":2,"n_max":20}' --d-model 64 --heads 16 --d-ff 256 --layers 2 --dropout 0 --batch 32 --steps 2 --eval-samples 10 --out "$DIR/h16.safetensors"
+ok recipe-heads-info "$ATTN" eval --checkpoint "$DIR/h16.safetensors" --task phrases --samples 5
+# --preset sizes the parallel-corpus Transformer only; a reproduction recipe's name is no preset
+bad recipe-preset "$ATTN" train --preset dates --out "$DIR/x"
+grep -q 'experiments/presets.json' "$DIR/err" || { echo "FAIL recipe-preset: $(cat "$DIR/err")"; fails=$((fails + 1)); }
 bad unknown-preset "$ATTN" train --preset hull99 --out "$DIR/x"
 # --eval-seed: the held-out sets are attn eval's with that seed (its default is 12345), so the
 # figures agree; without it they are drawn from the training seed, and differ

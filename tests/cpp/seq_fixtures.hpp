@@ -1,5 +1,5 @@
 // Shared by the sequence-model tests: the ragged token batch of the finite-difference checks,
-// and the readers of the PyTorch reference fixtures (scripts/fixtures/gen_*.py write them: I32
+// and the readers of the PyTorch reference fixtures (tests/reference/gen_*.py write them: I32
 // tensors src, tgt_in, tgt_out; F32 results) with the tolerance they are compared at.
 #pragma once
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // The Luong kind (models/luong.hpp): finite differences through every parameter for the dot,
 // general and concat scores; logits, loss, alignment and every gradient against an independent
-// PyTorch model (fixtures written by scripts/fixtures/gen_luong.py); its config's bounds; its
+// PyTorch model (fixtures written by tests/reference/gen_luong.py); its config's bounds; its
 // alignment rows; and held-out dates learnt in a few hundred steps ([model]).
 #include <catch2/catch.hpp>
 #include <cmath>

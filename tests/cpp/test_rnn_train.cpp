@@ -1,5 +1,5 @@
 // Training behaviour of the recurrent models on held-out data (fast settings; the paper-scale
-// runs are in scripts/reproduce.mjs): RNNsearch learns dates with a near-gold alignment,
+// runs are in experiments/reproduce.mjs): RNNsearch learns dates with a near-gold alignment,
 // Ptr-Net learns to sort, convex-hull training lowers the held-out loss, and an RNNencdec
 // with a one-way encoder learns faster from reversed input (the §3 demo's setting).
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // The encoder-decoder against PyTorch's nn.Transformer (fixtures written by
-// scripts/fixtures/gen_transformer.py): PyTorch's initial weights load by their state_dict
+// tests/reference/gen_transformer.py): PyTorch's initial weights load by their state_dict
 // names, and the logits, the label-smoothed loss, every parameter gradient and a 10-step Adam
 // loss history agree on a padded batch.
 #include <catch2/catch.hpp>

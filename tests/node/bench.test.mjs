@@ -28,10 +28,10 @@ test('wasm bench: bad sizes are rejected', () => {
   assert.throws(() => mod.benchGemm(0, 4, 4, false, false, 1, 0.005));
 });
 
-// The bench driver's helpers (scripts/bench/peers/): the peer's environment, the FLOP formula,
+// The bench driver's helpers (bench/peers/): the peer's environment, the FLOP formula,
 // the goals and the comparison with the previous run.
-const { peerEnv, blasCore, trainStepFlops } = await import('../../scripts/bench/peers/env.mjs');
-const { checkGoals, compareRuns } = await import('../../scripts/bench/peers/report.mjs');
+const { peerEnv, blasCore, trainStepFlops } = await import('../../bench/peers/env.mjs');
+const { checkGoals, compareRuns } = await import('../../bench/peers/report.mjs');
 
 test('bench: a peer gets full strength: no OPENBLAS_CORETYPE/L2_SIZE, bounded or passive OpenMP waits, pinned threads', () => {
   const base = { PATH: '/usr/bin', OPENBLAS_CORETYPE: 'Haswell', OPENBLAS_L2_SIZE: '1048576', OMP_WAIT_POLICY: 'ACTIVE', OMP_NUM_THREADS: '8' };

@@ -1,9 +1,9 @@
-// The length curve `npm run reproduce` writes (scripts/lib/length-curve.mjs): one thin line per
+// The length curve `npm run reproduce` writes (experiments/lib/length-curve.mjs): one thin line per
 // seed and one mean line per model, at the lengths the runs measured, with a legend; bad input
 // is an Error, not an empty picture.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lengthCurveSvg } from '../../scripts/lib/length-curve.mjs';
+import { lengthCurveSvg } from '../../experiments/lib/length-curve.mjs';
 
 test('length curve: per-seed and mean lines for each model, y from the accuracies', () => {
   const search = [{ 2: 1, 10: 0.9, 30: 0.8 }, { 2: 1, 10: 1, 30: 0.6 }];

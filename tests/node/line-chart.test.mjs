@@ -1,9 +1,9 @@
-// The README's line chart (scripts/lib/line-chart.mjs, the translator sweep's BLEU against
+// The README's line chart (experiments/lib/line-chart.mjs, the translator sweep's BLEU against
 // training time): points land where their values say, axes end at a round number above the
 // largest value, each series is in the legend; bad input is an Error, not an empty picture.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lineChartSvg, niceStep } from '../../scripts/lib/line-chart.mjs';
+import { lineChartSvg, niceStep } from '../../experiments/lib/line-chart.mjs';
 
 test('line chart: a line and a marker per point, y placed by value', () => {
   const svg = lineChartSvg([

@@ -1,7 +1,7 @@
 // The shipped German→English translator (web/public/models/translate-de-en.safetensors) in the
 // wasm engine against the native engine: tests/fixtures/translate-de-en-parity.jsonl holds what
 // `attn translate --input test.tsv --limit 100 --beam 4` printed for the same file (written by
-// scripts/translator.mjs); the wasm engine must give the same tokens and text for every one of
+// experiments/translator.mjs); the wasm engine must give the same tokens and text for every one of
 // the 100 sentences, from the same source pieces. Also: the text API (encodeText, decodeText,
 // pieces, translate) and its errors on a model without a text vocabulary.
 import { test, after } from 'node:test';

@@ -1,5 +1,5 @@
 // Training-step throughput of attnlab's encoder-decoder Transformer at the paper's base size
-// (or big), the counterpart of scripts/bench/peers/torch_transformer_gpu.py: same batch (B
+// (or big), the counterpart of bench/peers/torch_transformer_gpu.py: same batch (B
 // sentences of `len` tokens each side), shared 37k vocabulary, label smoothing 0.1, Adam; prints
 // target tokens/s and model FLOP utilisation with the same FLOP count as the PyTorch script. Usage:
 // attnlab_model_bench [--device cuda|cpu] [--preset base|big] [--batch 128] [--len 96]

@@ -1,7 +1,7 @@
 // The words a translator's training data contained, and which words of a sentence it never saw.
 // A word is a whitespace-separated token without its leading and trailing punctuation, in lower
 // case (German capitalises nouns and the first word of a sentence alike). The same function
-// writes models/<name>.words.json (scripts/translator.mjs) and reads the reader's sentence here.
+// writes models/<name>.words.json (experiments/translator.mjs) and reads the reader's sentence here.
 export function wordKey(token) {
   return token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '').toLowerCase();
 }

@@ -1,0 +1,63 @@
+// `npm run reproduce -- --readme`: the rows of build/reproduce/results.json (the last
+// `npm run reproduce`) become docs/reproduce/results/<row>.json, the committed sources of the
+// README's reproduction tables, and the tables are rewritten from them (readme-tables.mjs).
+// Rows with no result here keep their committed file, so a table filled over several sittings,
+// or on several machines, keeps every row and each row names where its figures come from.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { REPRODUCE_SOURCES, writeTables } from '../../scripts/lib/readme-tables.mjs';
+
+// The format name of a metric's printer (reproduce.mjs keeps functions; the files keep names).
+function formatName(f, fallback) {
+  if (!f) return fallback;
+  const s = f(0.5);
+  const known = { '50.0%': 'pct', '+50.0%': 'plus_pct', '0.500': 'fixed3', '50.0': 'points' };
+  if (!known[s]) throw new Error(`reproduce --readme: no format name for a printer giving ${s}`);
+  return known[s];
+}
+
+// One source file's object from a row of results.json and its definition in reproduce.mjs.
+export function sourceRow(def, result, previous, { commit, date }) {
+  const metrics = def.metrics.map((k) => {
+    const m = result.metrics[k.label];
+    if (!m) throw new Error(`reproduce --readme: ${def.id} has no metric ${k.label} in results.json`);
+    const fmt = formatName(k.fmt, 'pct');
+    return { label: k.label, fmt, sd_fmt: formatName(k.sdFmt, 'points'), mean: m.mean, sd: m.sd, worst: m.worst, values: m.values, value: m.mean };
+  });
+  const single = previous?.table?.startsWith('single:');
+  return {
+    id: def.id, table: previous?.table ?? def.table ?? 'seeds', order: previous?.order ?? def.order ?? 99, seeds: result.seeds,
+    what: single ? previous.what : def.what, paper: single ? previous.paper : def.paper,
+    ...(previous?.prefix ? { prefix: previous.prefix } : {}),
+    metrics, met: result.met, steps: result.steps, minutes: result.minutes,
+    source: `npm run reproduce at commit ${commit}, results.json of ${date} (per-seed files in build/reproduce/)`,
+  };
+}
+
+export function reproduceReadme(root, runs) {
+  const dir = path.join(root, REPRODUCE_SOURCES);
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(root, 'build', 'reproduce', 'results.json');
+  const updated = [];
+  if (existsSync(file)) {
+    const results = JSON.parse(readFileSync(file, 'utf8'));
+    let commit = 'unknown';
+    try { commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim(); } catch { /* no git */ }
+    const date = statSync(file).mtime.toISOString().slice(0, 10);
+    for (const def of runs) {
+      const result = results[def.id];
+      if (!result) continue;
+      const target = path.join(dir, `${def.id}.json`);
+      const previous = existsSync(target) ? JSON.parse(readFileSync(target, 'utf8')) : null;
+      writeFileSync(target, `${JSON.stringify(sourceRow(def, result, previous, { commit, date }), null, 1)}\n`);
+      updated.push(def.id);
+    }
+  } else {
+    console.log(`reproduce --readme: no ${path.relative(root, file)} on this machine: the tables are written from the committed files alone`);
+  }
+  const readme = path.join(root, 'README.md');
+  const { text, done } = writeTables(root, readFileSync(readme, 'utf8'), (name) => name.startsWith('reproduce'));
+  writeFileSync(readme, text);
+  console.log(`reproduce --readme: ${updated.length ? `rows ${updated.join(', ')} updated from results.json; ` : ''}tables ${done.join(', ')} written to README.md from ${REPRODUCE_SOURCES}/`);
+}

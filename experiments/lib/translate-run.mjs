@@ -1,0 +1,81 @@
+// What experiments/translator.mjs and experiments/translate-sweep.mjs share: the translator's recipe, a
+// run's checkpoints, and training in sittings whose wall time adds up in DIR/wall.json.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+// The shipped recipe, the best of the equal-time sweep: a 2+2-layer Transformer (d_model 256,
+// 4 heads, d_ff 512) with a shared 3,000-token BPE vocabulary, tied target embeddings, dropout
+// 0.3, label smoothing 0.1, Noam schedule (warmup 2,000), batches of up to 2,048 padded tokens,
+// seed 1.
+export const RECIPE_FLAGS = Object.freeze({
+  'vocab-size': '3000', layers: '2', 'd-model': '256', heads: '4', 'd-ff': '512', dropout: '0.3',
+  'max-tokens': '2048', warmup: '2000', 'label-smoothing': '0.1', seed: '1',
+});
+
+
+// Corpus v2's candidate recipe (not yet the shipped one): the low-resource settings of Sennrich &
+// Zhang (2019) on the sentences plus the dictionary's items (scripts/data/corpora.py): word
+// dropout, stronger label smoothing, a larger vocabulary for the items' words; two ranks of
+// 2,048 tokens each (a global batch of 4,096); warmup 2,000 as v1 (a run of a few thousand steps
+// is past its peak rate early).
+export const RECIPE_V2_FLAGS = Object.freeze({
+  ...RECIPE_FLAGS, 'vocab-size': '6000', 'word-dropout': '0.1', 'label-smoothing': '0.2', warmup: '2000',
+});
+
+// The training file of a corpus: v1, the example sentences (DATA/train.tsv); v2, the sentences
+// `copies` times over and the dictionary's items (lexicon.tsv); v2-ablation, the same with the
+// items of the held-out sentences' entries left out (lexicon-ablation.tsv). Written to OUT.
+export function trainingFile(corpus, data, out, copies) {
+  const sentences = path.join(data, 'train.tsv');
+  if (corpus === 'v1') return sentences;
+  const lexicon = path.join(data, { v2: 'lexicon.tsv', 'v2-ablation': 'lexicon-ablation.tsv' }[corpus] ?? '');
+  if (!existsSync(lexicon)) throw new Error(`--corpus ${corpus}: ${lexicon} is missing (corpora: v1, v2, v2-ablation; run npm run data)`);
+  const file = path.join(out, `train-${corpus}-x${copies}.tsv`);
+  const text = readFileSync(sentences, 'utf8');
+  writeFileSync(file, text.repeat(copies) + readFileSync(lexicon, 'utf8'));
+  return file;
+}
+
+export const stepOf = (f) => Number(path.basename(f).match(/\d+/)[0]);
+
+// The checkpoints attn train keeps beside RUN (RUN.ckpt/step-N.safetensors), oldest first.
+export const checkpoints = (run) => (existsSync(`${run}.ckpt`) ? readdirSync(`${run}.ckpt`)
+  .filter((f) => /^step-\d+\.safetensors$/.test(f)).sort().map((f) => path.join(`${run}.ckpt`, f)) : []);
+
+export function readWall(dir) {
+  const f = path.join(dir, 'wall.json');
+  return existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : { seconds: 0, runs: [] };
+}
+
+// One sitting of `attn train argv` (fresh, or --resume from the newest checkpoint: the caller's
+// argv). Ctrl-C, or `seconds` running out, sends attn SIGINT: it saves its step and exits 130.
+// ranks > 1: the sitting runs under `mpirun -np ranks` (data-parallel, one thread per rank), and
+// SIGINT goes to the ranks, not to mpirun (which would end them without a save).
+// The sitting's wall time and steps are added to DIR/wall.json. Resolves with the exit code.
+export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, seconds = Infinity, stderr }) {
+  const wall = readWall(dir);
+  const from = checkpoints(run).at(-1);
+  const t0 = Date.now();
+  const [cmd, args] = ranks > 1
+    ? ['mpirun', ['-np', String(ranks), '--oversubscribe', ...(process.getuid?.() === 0 ? ['--allow-run-as-root'] : []), attn, ...argv]]
+    : [attn, argv];
+  return new Promise((resolve, reject) => {
+    const p = spawn(cmd, args, { cwd, stdio: ['ignore', 'inherit', stderr ? 'pipe' : 'inherit'] });
+    if (stderr) p.stderr.pipe(stderr);
+    const stop = () => (ranks > 1 ? spawnSync('pkill', ['-INT', '-P', String(p.pid)]) : p.kill('SIGINT'));
+    const timer = Number.isFinite(seconds) ? setTimeout(stop, seconds * 1000) : null;
+    process.once('SIGINT', stop);
+    p.on('error', reject);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      process.off('SIGINT', stop);
+      const took = (Date.now() - t0) / 1000;
+      const to = checkpoints(run).at(-1);
+      wall.seconds += took;
+      wall.runs.push({ from: from ? stepOf(from) : 0, to: to ? stepOf(to) : 0, seconds: took, threads: Number(threads), ranks });
+      writeFileSync(path.join(dir, 'wall.json'), `${JSON.stringify(wall, null, 2)}\n`);
+      resolve(code);
+    });
+  });
+}

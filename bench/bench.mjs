@@ -47,8 +47,9 @@ if (flag('--install-peers')) {
     process.exit(1);
   }
   await must('apt-get', ['update', '-qq']);
-  await must('apt-get', ['install', '-y', '-qq', 'python3-torch', 'libopenblas0-pthread'],
-    { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  await must('apt-get', ['install', '-y', '-qq', 'python3-torch', 'libopenblas0-pthread'], {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
 }
 
 if (flag('--readme')) {
@@ -56,26 +57,34 @@ if (flag('--readme')) {
   const readme = path.join(root, 'README.md');
   if (!existsSync(from)) {
     writeFileSync(readme, writeTables(root, readFileSync(readme, 'utf8'), (name) => name === 'pool').text);
-    console.log('bench --readme: build/bench.json is missing (run npm run bench first): only the pool table was written');
+    console.log(
+      'bench --readme: build/bench.json is missing (run npm run bench first): only the pool table was written'
+    );
     process.exit(0);
   }
   const doc = JSON.parse(readFileSync(from, 'utf8'));
   if (!doc.meta || !Array.isArray(doc.rows)) {
-    console.error('bench --readme: build/bench.json has no {meta, rows} (written by an older bench): run npm run bench again');
+    console.error(
+      'bench --readme: build/bench.json has no {meta, rows} (written by an older bench): run npm run bench again'
+    );
     process.exit(1);
   }
   mkdirSync(path.join(root, path.dirname(BENCH_SOURCE)), { recursive: true });
   writeFileSync(path.join(root, BENCH_SOURCE), `${JSON.stringify(doc, null, 1)}\n`);
   const { text } = writeTables(root, readFileSync(readme, 'utf8'), (name) => name === 'bench' || name === 'pool');
   writeFileSync(readme, text);
-  console.log(`bench --readme: ${doc.rows.length} rows of the run of ${doc.meta.date} (commit ${doc.meta.commit}) copied to ${BENCH_SOURCE} and written to README.md`);
+  console.log(
+    `bench --readme: ${doc.rows.length} rows of the run of ${doc.meta.date} (commit ${doc.meta.commit}) copied to ${BENCH_SOURCE} and written to README.md`
+  );
   process.exit(0);
 }
 
 const need = [path.join(root, 'build', 'native', 'attnlab_bench')].filter((f) => !existsSync(f));
 if (need.length) {
-  console.error(`bench: missing ${need.map((f) => path.relative(root, f)).join(', ')}; build first ` +
-    '(npm run build:engine, or the cmake commands for build/native and build/wasm in the README)');
+  console.error(
+    `bench: missing ${need.map((f) => path.relative(root, f)).join(', ')}; build first ` +
+      '(npm run build:engine, or the cmake commands for build/native and build/wasm in the README)'
+  );
   process.exit(1);
 }
 
@@ -93,8 +102,11 @@ const runStart = new Date().toISOString();
 let commit = null;
 try {
   commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()) commit += '+dirty';
-} catch { /* not a git checkout */ }
+  if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim())
+    commit += '+dirty';
+} catch {
+  /* not a git checkout */
+}
 let chromiumVersion = null;
 console.log(`bench: load average at start ${loadAtStart.join(' ')} (1, 5, 15 min; ${os.cpus().length} CPUs)`);
 
@@ -106,10 +118,19 @@ const ctx = {
   quick: flag('--quick'),
   log: (line) => console.log(`  ${line}`),
   native: (args) => json(path.join(root, 'build', 'native', 'attnlab_bench'), args, 'attnlab_bench'),
-  wasm: (engine, cases) => json(process.execPath,
-    ['--no-experimental-fetch', '--no-liftoff', ...(engine === 'attnlab-relaxed' ? RELAXED_FLAG : []),
-      path.join(root, 'bench', 'peers', 'wasm_runner.mjs'), engine, JSON.stringify(cases)],
-    `wasm_runner ${engine}`),
+  wasm: (engine, cases) =>
+    json(
+      process.execPath,
+      [
+        '--no-experimental-fetch',
+        '--no-liftoff',
+        ...(engine === 'attnlab-relaxed' ? RELAXED_FLAG : []),
+        path.join(root, 'bench', 'peers', 'wasm_runner.mjs'),
+        engine,
+        JSON.stringify(cases),
+      ],
+      `wasm_runner ${engine}`
+    ),
   // The one-core SIMD peak as an upper bound, with its parts: natively the larger of FMA and
   // mul+add chains (attnlab_bench peak); in wasm the larger of the plain build's SIMD128
   // mul+add chains and the relaxed build's chains (relaxed_madd, i.e. FMA, and mul+add), since
@@ -119,21 +140,35 @@ const ctx = {
   peakDetail(kind) {
     if (!peaks.has(kind)) {
       const seconds = ctx.quick ? 0.4 : 1.5;
-      peaks.set(kind, kind === 'native'
-        ? ctx.native(['peak', String(seconds)]).then((r) => ({
-          gflops: r.peak_gflops,
-          parts: { 'FMA chains': r.fma_gflops || null, 'mul+add chains': r.mul_add_gflops ?? r.peak_gflops },
-        }))
-        : (async () => {
-          const [plain] = await ctx.wasm('attnlab', [{ kind: 'peak', seconds }]);
-          let fma = null;
-          if (existsSync(path.join(root, 'build', 'wasm-relaxed', 'attnlab-relaxed-node.cjs'))) {
-            try { fma = (await ctx.wasm('attnlab-relaxed', [{ kind: 'peak', seconds }]))[0].gflops; }
-            catch (e) { ctx.log(`relaxed-SIMD peak not measured: ${e.message.split('\n')[0]}`); }
-          } else ctx.log('relaxed-SIMD peak not measured: no build/wasm-relaxed node module (the wasm peak is the mul+add figure alone)');
-          return { gflops: Math.max(plain.gflops, fma ?? 0),
-            parts: { 'SIMD128 mul+add chains': plain.gflops, 'relaxed build, larger of relaxed_madd and mul+add chains': fma } };
-        })());
+      peaks.set(
+        kind,
+        kind === 'native'
+          ? ctx.native(['peak', String(seconds)]).then((r) => ({
+              gflops: r.peak_gflops,
+              parts: { 'FMA chains': r.fma_gflops || null, 'mul+add chains': r.mul_add_gflops ?? r.peak_gflops },
+            }))
+          : (async () => {
+              const [plain] = await ctx.wasm('attnlab', [{ kind: 'peak', seconds }]);
+              let fma = null;
+              if (existsSync(path.join(root, 'build', 'wasm-relaxed', 'attnlab-relaxed-node.cjs'))) {
+                try {
+                  fma = (await ctx.wasm('attnlab-relaxed', [{ kind: 'peak', seconds }]))[0].gflops;
+                } catch (e) {
+                  ctx.log(`relaxed-SIMD peak not measured: ${e.message.split('\n')[0]}`);
+                }
+              } else
+                ctx.log(
+                  'relaxed-SIMD peak not measured: no build/wasm-relaxed node module (the wasm peak is the mul+add figure alone)'
+                );
+              return {
+                gflops: Math.max(plain.gflops, fma ?? 0),
+                parts: {
+                  'SIMD128 mul+add chains': plain.gflops,
+                  'relaxed build, larger of relaxed_madd and mul+add chains': fma,
+                },
+              };
+            })()
+      );
     }
     return peaks.get(kind);
   },
@@ -143,24 +178,31 @@ const ctx = {
   // `core` is the OpenBLAS kernel it loaded.
   // wait: 'spin' (bounded, GOMP_SPINCOUNT) or 'passive' (peers/env.mjs).
   async torch(threads, cases, { wait = 'spin' } = {}) {
-    if (!existsSync(PYTHON)) { torchNote ??= `${PYTHON} missing`; return null; }
+    if (!existsSync(PYTHON)) {
+      torchNote ??= `${PYTHON} missing`;
+      return null;
+    }
     const key = `${threads}:${wait}:${JSON.stringify(cases)}`;
     if (!torchCache.has(key)) {
       const env = peerEnv(threads, process.env, { wait });
-      const r = await run(PYTHON, [path.join(root, 'bench', 'peers', 'torch_gemm.py'), String(threads), JSON.stringify(cases)],
-        { capture: true, cwd: root, env });
+      const r = await run(
+        PYTHON,
+        [path.join(root, 'bench', 'peers', 'torch_gemm.py'), String(threads), JSON.stringify(cases)],
+        { capture: true, cwd: root, env }
+      );
       let res = null;
       if (r.code === 0) {
         res = JSON.parse(r.out.trim().split('\n').pop());
         res.core = res.openblas?.corename ?? blasCore(r.out);
-      }
-      else torchNote ??= `python3-torch not usable: ${r.out.trim().split('\n').pop()}`;
+      } else torchNote ??= `python3-torch not usable: ${r.out.trim().split('\n').pop()}`;
       if (res) {
         const blas = res.blas.join(', ') || 'none found';
         if (!torchNote) {
           const cfg = res.config.match(/BLAS_INFO=[^,]*/)?.[0] ?? 'BLAS_INFO unknown';
-          console.log(`  pytorch ${res.torch}: ${cfg} (build); BLAS loaded at run time: ${blas}; ` +
-            `OpenBLAS kernel ${res.core ?? 'unknown'} (${res.openblas?.config ?? 'no config'}), ${res.openblas?.num_threads ?? '?'} threads`);
+          console.log(
+            `  pytorch ${res.torch}: ${cfg} (build); BLAS loaded at run time: ${blas}; ` +
+              `OpenBLAS kernel ${res.core ?? 'unknown'} (${res.openblas?.config ?? 'no config'}), ${res.openblas?.num_threads ?? '?'} threads`
+          );
         }
         if (!res.blas.some((p) => /openblas/i.test(p))) {
           torchNote = `pytorch loads ${blas}, not OpenBLAS (run npm run bench -- --install-peers)`;
@@ -175,13 +217,18 @@ const ctx = {
 
 const dir = path.join(root, 'bench', 'rows');
 const onlyWords = only ? only.split(',').filter(Boolean) : null;
-const modules = readdirSync(dir).filter((f) => f.endsWith('.mjs') && (!onlyWords || onlyWords.some((w) => f.includes(w)))).sort();
+const modules = readdirSync(dir)
+  .filter((f) => f.endsWith('.mjs') && (!onlyWords || onlyWords.some((w) => f.includes(w))))
+  .sort();
 const rows = [];
 for (const file of modules) {
   console.log(`bench: ${file}`);
   const mod = await import(pathToFileURL(path.join(dir, file)).href);
   const fn = mod.rows ?? Object.entries(mod).find(([k, v]) => typeof v === 'function' && k.endsWith('Rows'))?.[1];
-  if (!fn) { console.log('  no rows() export, skipped'); continue; }
+  if (!fn) {
+    console.log('  no rows() export, skipped');
+    continue;
+  }
   try {
     const got = await fn(ctx);
     const l = load();
@@ -199,33 +246,51 @@ for (const r of rows) {
 checkGoals(rows);
 const fmt = (x) => (x == null ? '—' : typeof x === 'number' ? String(x) : x);
 const cols = [
-  ['name', (r) => r.name], ['unit', (r) => r.unit], ['attnlab', (r) => fmt(r.attnlab)],
-  ['% peak', (r) => fmt(r.pct_peak)], ['peer', (r) => fmt(r.peer)], ['peer value', (r) => fmt(r.peer_value)],
-  ['ratio', (r) => fmt(r.ratio)], ['cpu ratio', (r) => fmt(r.cpu_ratio ?? (r.cpu_pct_peak != null ? `${r.cpu_pct_peak}% pk/cpu-s` : null))], ['goal', (r) => (r.goal ? `${r.goal} ${r.goal_met ? 'met' : 'MISSED'}` : '')],
-  ['flag', (r) => (r.over_peak ? 'OVER PEAK' : '')], ['notes', (r) => r.note ?? ''],
+  ['name', (r) => r.name],
+  ['unit', (r) => r.unit],
+  ['attnlab', (r) => fmt(r.attnlab)],
+  ['% peak', (r) => fmt(r.pct_peak)],
+  ['peer', (r) => fmt(r.peer)],
+  ['peer value', (r) => fmt(r.peer_value)],
+  ['ratio', (r) => fmt(r.ratio)],
+  ['cpu ratio', (r) => fmt(r.cpu_ratio ?? (r.cpu_pct_peak != null ? `${r.cpu_pct_peak}% pk/cpu-s` : null))],
+  ['goal', (r) => (r.goal ? `${r.goal} ${r.goal_met ? 'met' : 'MISSED'}` : '')],
+  ['flag', (r) => (r.over_peak ? 'OVER PEAK' : '')],
+  ['notes', (r) => r.note ?? ''],
 ];
 const widths = cols.map(([h, f]) => Math.max(h.length, ...rows.map((r) => String(f(r)).length)));
-const line = (cells) => cells.map((c, i) => (i >= 2 && i !== 4 && i < 8 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i]))).join(' | ');
+const line = (cells) =>
+  cells
+    .map((c, i) => (i >= 2 && i !== 4 && i < 8 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i])))
+    .join(' | ');
 console.log(`\n${line(cols.map(([h]) => h))}`);
 console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
 for (const r of rows) console.log(line(cols.map(([, f]) => f(r))));
 
 const loadAtEnd = load();
-console.log(`\nbench: load average at start ${loadAtStart.join(' ')}, at end ${loadAtEnd.join(' ')} (${os.cpus().length} CPUs; ` +
-  'a load above the CPU count means other work shared the cores: numbers are then low and noisy)');
+console.log(
+  `\nbench: load average at start ${loadAtStart.join(' ')}, at end ${loadAtEnd.join(' ')} (${os.cpus().length} CPUs; ` +
+    'a load above the CPU count means other work shared the cores: numbers are then low and noisy)'
+);
 
 console.log('\ngoals (stated before measuring; a miss is reported, not hidden):');
 for (const g of GOALS) {
   const mine = rows.filter((r) => r.goal_id === g.id);
   const missed = mine.filter((r) => !r.goal_met);
-  const status = !mine.length ? 'not measured in this run' : missed.length ? `MISSED in ${missed.length} of ${mine.length} rows` : `met in all ${mine.length} rows`;
+  const status = !mine.length
+    ? 'not measured in this run'
+    : missed.length
+      ? `MISSED in ${missed.length} of ${mine.length} rows`
+      : `met in all ${mine.length} rows`;
   console.log(`  ${g.text}: ${status}`);
   for (const r of missed) console.log(`      ${r.name}: ratio ${fmt(r.ratio)}`);
 }
 
 const over = rows.filter((r) => r.over_peak);
 if (over.length) {
-  console.log(`\nbench: WARNING: ${over.length} row(s) above 100% of their measured peak: the peak is no upper bound there`);
+  console.log(
+    `\nbench: WARNING: ${over.length} row(s) above 100% of their measured peak: the peak is no upper bound there`
+  );
   for (const r of over) console.log(`  ${r.name}: ${r.pct_peak}%`);
   process.exitCode = 3;
 }
@@ -234,35 +299,73 @@ const runId = runStart;
 chromiumVersion = rows.find((r) => r.browser_version)?.browser_version ?? null;
 const cpuInfo = (() => {
   try {
-    const flags = readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1].split(/\s+/) ?? [];
+    const flags =
+      readFileSync('/proc/cpuinfo', 'utf8')
+        .match(/^flags\s*:(.*)$/m)?.[1]
+        .split(/\s+/) ?? [];
     return flags.includes('avx512f') ? 'AVX-512' : flags.includes('avx2') ? 'AVX2' : null;
-  } catch { return null; }
+  } catch {
+    return null;
+  }
 })();
 const meta = {
-  command: `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`, date: runStart, commit,
-  cpu: os.cpus()[0]?.model.trim() ?? 'unknown CPU', cpus: os.cpus().length, simd: cpuInfo, node: process.versions.node,
-  chromium: chromiumVersion, load_start: loadAtStart, load_end: loadAtEnd,
+  command: `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
+  date: runStart,
+  commit,
+  cpu: os.cpus()[0]?.model.trim() ?? 'unknown CPU',
+  cpus: os.cpus().length,
+  simd: cpuInfo,
+  node: process.versions.node,
+  chromium: chromiumVersion,
+  load_start: loadAtStart,
+  load_end: loadAtEnd,
   goals: GOALS.map((g) => {
-    const mine = rows.filter((r) => r.goal_id === g.id), missed = mine.filter((r) => !r.goal_met);
-    return { text: g.text, status: !mine.length ? 'not measured in this run' : missed.length
-      ? `missed in ${missed.length} of ${mine.length} rows (${missed.map((r) => `${r.name}: ${fmt(r.ratio)}x`).join('; ')})` : `met in all ${mine.length} rows` };
+    const mine = rows.filter((r) => r.goal_id === g.id),
+      missed = mine.filter((r) => !r.goal_met);
+    return {
+      text: g.text,
+      status: !mine.length
+        ? 'not measured in this run'
+        : missed.length
+          ? `missed in ${missed.length} of ${mine.length} rows (${missed.map((r) => `${r.name}: ${fmt(r.ratio)}x`).join('; ')})`
+          : `met in all ${mine.length} rows`,
+    };
   }),
 };
 const file = path.join(root, 'build', 'bench.json');
 mkdirSync(path.dirname(file), { recursive: true });
 writeFileSync(file, `${JSON.stringify({ meta, rows }, null, 2)}\n`);
-console.log(`\nbench: ${rows.length} rows written to ${path.relative(root, file)} (npm run bench -- --readme puts them in README.md)`);
+console.log(
+  `\nbench: ${rows.length} rows written to ${path.relative(root, file)} (npm run bench -- --readme puts them in README.md)`
+);
 
 // History: one line per row; a run is identified by its start date.
 const historyFile = path.join(root, 'build', 'bench-history.jsonl');
 const previous = existsSync(historyFile)
-  ? readFileSync(historyFile, 'utf8').split('\n').filter(Boolean).map((l) => { try { return JSON.parse(l); } catch { return null; } }).filter(Boolean)
+  ? readFileSync(historyFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return null;
+        }
+      })
+      .filter(Boolean)
   : [];
-appendFileSync(historyFile, rows.map((r) => `${JSON.stringify({ run: runId, commit, date: runId, load: loadAtEnd, ...r })}\n`).join(''));
-console.log(`bench: ${rows.length} history lines appended to ${path.relative(root, historyFile)} (commit ${commit ?? 'unknown'})`);
+appendFileSync(
+  historyFile,
+  rows.map((r) => `${JSON.stringify({ run: runId, commit, date: runId, load: loadAtEnd, ...r })}\n`).join('')
+);
+console.log(
+  `bench: ${rows.length} history lines appended to ${path.relative(root, historyFile)} (commit ${commit ?? 'unknown'})`
+);
 
 if (flag('--compare')) {
   const lines = compareRuns(previous, rows);
-  console.log(lines.length ? '\nchange since the previous run of each row:' : '\nbench --compare: no earlier run in the history');
+  console.log(
+    lines.length ? '\nchange since the previous run of each row:' : '\nbench --compare: no earlier run in the history'
+  );
   for (const l of lines) console.log(`  ${l}`);
 }

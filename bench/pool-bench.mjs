@@ -37,7 +37,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function json(cmd, args, env = process.env) {
   const r = await run(cmd, args, { capture: true, env });
-  if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.code}: ${r.out.trim().split('\n').pop()}`);
+  if (r.code !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} exited with ${r.code}: ${r.out.trim().split('\n').pop()}`);
   return JSON.parse(r.out.trim().split('\n').pop());
 }
 
@@ -54,12 +55,25 @@ async function measure(threads, torch) {
     const r = await json(path.join(bin, 'attnlab_bench'), ['gemm', g.M, g.N, g.K, 0, 1, 1, threads, 0.3].map(String));
     v[`${g.label} GFLOP/s`] = r.gflops;
   }
-  const s = await json(path.join(bin, 'attn'), ['bench', '--config', 'M', '--threads', String(threads), '--seconds', '1']);
+  const s = await json(path.join(bin, 'attn'), [
+    'bench',
+    '--config',
+    'M',
+    '--threads',
+    String(threads),
+    '--seconds',
+    '1',
+  ]);
   v['Transformer M step ms'] = s.ms_per_step;
   if (torch) {
-    const r = await json('/usr/bin/python3', [path.join(root, 'bench', 'peers', 'torch_gemm.py'), String(threads),
-      JSON.stringify(GEMMS.map(gemmCase))], peerEnv(threads));
-    GEMMS.forEach((g, i) => { v[`${g.label} GFLOP/s, PyTorch`] = r.results[i].gflops; });
+    const r = await json(
+      '/usr/bin/python3',
+      [path.join(root, 'bench', 'peers', 'torch_gemm.py'), String(threads), JSON.stringify(GEMMS.map(gemmCase))],
+      peerEnv(threads)
+    );
+    GEMMS.forEach((g, i) => {
+      v[`${g.label} GFLOP/s, PyTorch`] = r.results[i].gflops;
+    });
   }
   return v;
 }
@@ -69,9 +83,17 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'pool-bench-'));
 const train = presetArgs('hull5', { threads: '1', steps: '100000000', out: path.join(tmp, 'hull') });
 const NEIGHBOURS = [
   { name: 'quiet', cmd: null },
-  { name: 'train19', what: 'attn train --preset hull5 --threads 1 at nice 19', cmd: ['nice', ['-n', '19', path.join(bin, 'attn'), 'train', ...train]] },
+  {
+    name: 'train19',
+    what: 'attn train --preset hull5 --threads 1 at nice 19',
+    cmd: ['nice', ['-n', '19', path.join(bin, 'attn'), 'train', ...train]],
+  },
   { name: 'busy19', what: 'busy loop at nice 19', cmd: ['nice', ['-n', '19', 'sh', '-c', 'while :; do :; done']] },
-  { name: 'train0', what: 'attn train --preset hull5 --threads 1 at nice 0', cmd: [path.join(bin, 'attn'), ['train', ...train]] },
+  {
+    name: 'train0',
+    what: 'attn train --preset hull5 --threads 1 at nice 0',
+    cmd: [path.join(bin, 'attn'), ['train', ...train]],
+  },
 ].filter((n) => !only || only.includes(n.name));
 
 const results = [];
@@ -80,28 +102,47 @@ try {
     let child = null;
     if (nb.cmd) {
       child = spawn(nb.cmd[0], nb.cmd[1], { detached: true, stdio: 'ignore' });
-      await sleep(2000);  // past its start-up, into steady training
+      await sleep(2000); // past its start-up, into steady training
     }
     const runs = { 1: [], 2: [] };
     try {
-      for (let i = 0; i < reps; ++i)
-        for (const t of [1, 2]) runs[t].push(await measure(t, withTorch && i < 3));
+      for (let i = 0; i < reps; ++i) for (const t of [1, 2]) runs[t].push(await measure(t, withTorch && i < 3));
     } finally {
-      if (child) try { process.kill(-child.pid, 'SIGKILL'); } catch { /* already gone */ }
+      if (child)
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
     }
     for (const key of Object.keys(runs[1][0])) {
       const one = median(runs[1].map((r) => r[key]).filter((x) => x != null));
       const two = median(runs[2].map((r) => r[key]).filter((x) => x != null));
       const speedup = key.endsWith(' ms') ? one / two : two / one;
-      const row = { neighbour: nb.name, row: key, t1: one, t2: two, speedup_2t: Number(speedup.toFixed(3)),
-        n: runs[1].filter((r) => r[key] != null).length };
+      const row = {
+        neighbour: nb.name,
+        row: key,
+        t1: one,
+        t2: two,
+        speedup_2t: Number(speedup.toFixed(3)),
+        n: runs[1].filter((r) => r[key] != null).length,
+      };
       results.push(row);
-      console.log(`${nb.name.padEnd(8)} ${key.padEnd(40)} 1T ${one.toFixed(2).padStart(8)}  2T ${two.toFixed(2).padStart(8)}  2T/1T ${row.speedup_2t}`);
+      console.log(
+        `${nb.name.padEnd(8)} ${key.padEnd(40)} 1T ${one.toFixed(2).padStart(8)}  2T ${two.toFixed(2).padStart(8)}  2T/1T ${row.speedup_2t}`
+      );
     }
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }
-const report = { bin, reps, cpu: os.cpus()[0]?.model, loadavg_end: os.loadavg(), date: new Date().toISOString(),
-  neighbours: Object.fromEntries(NEIGHBOURS.map((n) => [n.name, n.what ?? 'none'])), results };
+const report = {
+  bin,
+  reps,
+  cpu: os.cpus()[0]?.model,
+  loadavg_end: os.loadavg(),
+  date: new Date().toISOString(),
+  neighbours: Object.fromEntries(NEIGHBOURS.map((n) => [n.name, n.what ?? 'none'])),
+  results,
+};
 if (out) writeFileSync(out, JSON.stringify(report, null, 2) + '\n');

@@ -35,15 +35,42 @@ export function referenceModule(opcodeLeb) {
   const body = [0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, ...opcodeLeb, 0x0b];
   const code = [0x01, body.length, ...body];
   return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b,   // type: (v128 v128 v128) -> v128
-    0x03, 0x02, 0x01, 0x00,                                         // function 0 has type 0
-    0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00,                       // export "f" = function 0
-    0x0a, code.length, ...code,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
+    0x01,
+    0x08,
+    0x01,
+    0x60,
+    0x03,
+    0x7b,
+    0x7b,
+    0x7b,
+    0x01,
+    0x7b, // type: (v128 v128 v128) -> v128
+    0x03,
+    0x02,
+    0x01,
+    0x00, // function 0 has type 0
+    0x07,
+    0x05,
+    0x01,
+    0x01,
+    0x66,
+    0x00,
+    0x00, // export "f" = function 0
+    0x0a,
+    code.length,
+    ...code,
   ]);
 }
-const FINAL_MADD = [0x85, 0x02];      // 0x105 f32x4.relaxed_madd (standard)
-const PROTOTYPE_FMA = [0xaf, 0x01];   // 0xaf  f32x4.relaxed_fma / qfma (LLVM 13-15 prototype)
+const FINAL_MADD = [0x85, 0x02]; // 0x105 f32x4.relaxed_madd (standard)
+const PROTOTYPE_FMA = [0xaf, 0x01]; // 0xaf  f32x4.relaxed_fma / qfma (LLVM 13-15 prototype)
 
 const hex = (bytes) => Buffer.from(bytes).toString('hex').replace(/(..)/g, '$1 ').trim();
 
@@ -53,13 +80,26 @@ function simdOpcodes(bytes) {
   let p = 8;
   while (p < bytes.length) {
     const id = bytes[p++];
-    let size = 0, shift = 0, b;
-    do { b = bytes[p++]; size |= (b & 0x7f) << shift; shift += 7; } while (b & 0x80);
+    let size = 0,
+      shift = 0,
+      b;
+    do {
+      b = bytes[p++];
+      size |= (b & 0x7f) << shift;
+      shift += 7;
+    } while (b & 0x80);
     if (id === 10) {
       for (let i = p; i < p + size - 1; i++) {
         if (bytes[i] !== 0xfd) continue;
-        let op = 0, s = 0, j = i + 1, c;
-        do { c = bytes[j++]; op |= (c & 0x7f) << s; s += 7; } while (c & 0x80 && j < p + size);
+        let op = 0,
+          s = 0,
+          j = i + 1,
+          c;
+        do {
+          c = bytes[j++];
+          op |= (c & 0x7f) << s;
+          s += 7;
+        } while (c & 0x80 && j < p + size);
         if (op >= 0xa0 && op !== 0xfd) ops.push({ opcode: `0x${op.toString(16)}`, bytes: hex(bytes.subarray(i, j)) });
       }
     }
@@ -85,15 +125,22 @@ function compileEmcc() {
     return out;
   }
   for (const builtin of ['__builtin_wasm_relaxed_madd_f32x4', '__builtin_wasm_fma_f32x4']) {
-    const src = path.join(tmp, `emcc-${builtin}.c`), wasm = src.replace(/\.c$/, '.wasm');
+    const src = path.join(tmp, `emcc-${builtin}.c`),
+      wasm = src.replace(/\.c$/, '.wasm');
     writeFileSync(src, C_SOURCE(builtin));
-    const r = spawnSync('emcc', ['-O2', '-msimd128', '-mrelaxed-simd', src, '-o', wasm, '--no-entry', '-sSTANDALONE_WASM'],
-      { env, encoding: 'utf8' });
+    const r = spawnSync(
+      'emcc',
+      ['-O2', '-msimd128', '-mrelaxed-simd', src, '-o', wasm, '--no-entry', '-sSTANDALONE_WASM'],
+      { env, encoding: 'utf8' }
+    );
     if (r.status === 0) {
       Object.assign(out, { builtin, ok: true, file: wasm, opcodes: simdOpcodes(readFileSync(wasm)) });
       return out;
     }
-    out[`error ${builtin}`] = r.stderr.split('\n').find((l) => /error/.test(l))?.trim();
+    out[`error ${builtin}`] = r.stderr
+      .split('\n')
+      .find((l) => /error/.test(l))
+      ?.trim();
   }
   return out;
 }
@@ -106,17 +153,35 @@ function compileNewerClang() {
     const clang = `/usr/bin/clang-${v}`;
     if (!existsSync(clang)) continue;
     const t = { compiler: clang };
-    const src = path.join(tmp, `clang${v}.c`), obj = src.replace(/\.c$/, '.o'), wasm = src.replace(/\.c$/, '.wasm');
-    writeFileSync(src, C_SOURCE('__builtin_wasm_relaxed_madd_f32x4').replace('#include <wasm_simd128.h>',
-      'typedef int v128_t __attribute__((vector_size(16)));\n#define wasm_v128_load(p) (*(const v128_t*)(p))\n#define wasm_v128_store(p, v) (*(v128_t*)(p) = (v))'));
-    const c = spawnSync(clang, ['--target=wasm32', '-O2', '-msimd128', '-mrelaxed-simd', '-c', src, '-o', obj], { encoding: 'utf8' });
-    if (c.status !== 0) { t.error = c.stderr.trim().split('\n')[0]; tries.push(t); continue; }
+    const src = path.join(tmp, `clang${v}.c`),
+      obj = src.replace(/\.c$/, '.o'),
+      wasm = src.replace(/\.c$/, '.wasm');
+    writeFileSync(
+      src,
+      C_SOURCE('__builtin_wasm_relaxed_madd_f32x4').replace(
+        '#include <wasm_simd128.h>',
+        'typedef int v128_t __attribute__((vector_size(16)));\n#define wasm_v128_load(p) (*(const v128_t*)(p))\n#define wasm_v128_store(p, v) (*(v128_t*)(p) = (v))'
+      )
+    );
+    const c = spawnSync(clang, ['--target=wasm32', '-O2', '-msimd128', '-mrelaxed-simd', '-c', src, '-o', obj], {
+      encoding: 'utf8',
+    });
+    if (c.status !== 0) {
+      t.error = c.stderr.trim().split('\n')[0];
+      tries.push(t);
+      continue;
+    }
     const l = spawnSync('/usr/bin/wasm-ld', ['--no-entry', '--export=madd', obj, '-o', wasm], { encoding: 'utf8' });
     if (l.status !== 0) {
       t.error = `wasm-ld (Emscripten's, LLVM 14): ${l.stderr.trim().split('\n')[0]}`;
-      const l2 = existsSync(`/usr/bin/wasm-ld-${v}`) && spawnSync(`/usr/bin/wasm-ld-${v}`, ['--no-entry', '--export=madd', obj, '-o', wasm], { encoding: 'utf8' });
+      const l2 =
+        existsSync(`/usr/bin/wasm-ld-${v}`) &&
+        spawnSync(`/usr/bin/wasm-ld-${v}`, ['--no-entry', '--export=madd', obj, '-o', wasm], { encoding: 'utf8' });
       if (l2 && l2.status === 0) t.linked_with = `/usr/bin/wasm-ld-${v}`;
-      else { tries.push(t); continue; }
+      else {
+        tries.push(t);
+        continue;
+      }
     } else t.linked_with = '/usr/bin/wasm-ld';
     Object.assign(t, { ok: true, file: wasm, opcodes: simdOpcodes(readFileSync(wasm)) });
     tries.push(t);
@@ -133,8 +198,11 @@ function emccMixed(version) {
   const dir = path.join(tmp, `llvm${version}`);
   const links = path.join(dir, 'bin');
   execFileSync('mkdir', ['-p', links]);
-  for (const n of ['clang', 'clang++', 'clang-14', 'clang++-14']) execFileSync('ln', ['-sf', clang, path.join(links, n)]);
-  writeFileSync(path.join(dir, 'k.cpp'), `#include <stdexcept>
+  for (const n of ['clang', 'clang++', 'clang-14', 'clang++-14'])
+    execFileSync('ln', ['-sf', clang, path.join(links, n)]);
+  writeFileSync(
+    path.join(dir, 'k.cpp'),
+    `#include <stdexcept>
 #include <vector>
 #include <wasm_simd128.h>
 typedef float f32x4 __attribute__((vector_size(16)));
@@ -147,8 +215,11 @@ float saxpy(float a, const std::vector<float>& x, std::vector<float>& y) {  // y
   for (float v : y) s += v;
   return s;
 }
-`);
-  writeFileSync(path.join(dir, 'm.cpp'), `#include <cstdio>
+`
+  );
+  writeFileSync(
+    path.join(dir, 'm.cpp'),
+    `#include <cstdio>
 #include <vector>
 float saxpy(float a, const std::vector<float>& x, std::vector<float>& y);
 int main() {
@@ -156,13 +227,24 @@ int main() {
   for (int i = 0; i < 8; ++i) x[i] = float(i);
   std::printf("sum %g (expected 64)\\n", saxpy(2.f, x, y));
 }
-`);
+`
+  );
   const step = (what, args, extraEnv = {}) => {
     const r = spawnSync('em++', args, { cwd: dir, env: { ...env, ...extraEnv }, encoding: 'utf8' });
-    return r.status === 0 ? null : `${what}: ${(r.stderr || '').trim().split('\n').filter((l) => /error|Fatal|exception/i.test(l)).slice(0, 2).join(' | ')}`;
+    return r.status === 0
+      ? null
+      : `${what}: ${(r.stderr || '')
+          .trim()
+          .split('\n')
+          .filter((l) => /error|Fatal|exception/i.test(l))
+          .slice(0, 2)
+          .join(' | ')}`;
   };
   const res = { compiler: clang };
-  res.compile = step('compile', ['-std=c++17', '-O2', '-msimd128', '-mrelaxed-simd', '-fexceptions', '-c', 'k.cpp', '-o', 'k.o'], { EM_LLVM_ROOT: links }) ?? 'ok';
+  res.compile =
+    step('compile', ['-std=c++17', '-O2', '-msimd128', '-mrelaxed-simd', '-fexceptions', '-c', 'k.cpp', '-o', 'k.o'], {
+      EM_LLVM_ROOT: links,
+    }) ?? 'ok';
   if (res.compile !== 'ok') return res;
   res.link = step('link', ['-std=c++17', '-O2', '-fexceptions', 'm.cpp', 'k.o', '-o', 'm.js']) ?? 'ok';
   if (res.link === 'ok') {
@@ -200,17 +282,27 @@ async function validateInChromium(modules) {
     const page = await browser.newPage();
     await page.goto('about:blank');
     const version = browser.context.browser()?.version() ?? null;
-    const res = await page.evaluate((mods) => {
-      const out = {};
-      for (const [name, b64] of Object.entries(mods)) {
-        const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-        let error = null;
-        try { new WebAssembly.Module(bytes); } catch (e) { error = e.message; }
-        out[name] = { valid: WebAssembly.validate(bytes), error };
-      }
-      return out;
-    }, Object.fromEntries(Object.entries(modules).map(([k, f]) => [k, readFileSync(f).toString('base64')])));
-    return { version: version ?? execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(), ...res };
+    const res = await page.evaluate(
+      (mods) => {
+        const out = {};
+        for (const [name, b64] of Object.entries(mods)) {
+          const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+          let error = null;
+          try {
+            new WebAssembly.Module(bytes);
+          } catch (e) {
+            error = e.message;
+          }
+          out[name] = { valid: WebAssembly.validate(bytes), error };
+        }
+        return out;
+      },
+      Object.fromEntries(Object.entries(modules).map(([k, f]) => [k, readFileSync(f).toString('base64')]))
+    );
+    return {
+      version: version ?? execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(),
+      ...res,
+    };
   } finally {
     await browser.close();
   }
@@ -219,8 +311,8 @@ async function validateInChromium(modules) {
 export async function probe() {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'attnlab-relaxed-'));
   const modules = {};
-  writeFileSync(modules['ref-final-0x105'] = path.join(tmp, 'final.wasm'), referenceModule(FINAL_MADD));
-  writeFileSync(modules['ref-prototype-0xaf'] = path.join(tmp, 'prototype.wasm'), referenceModule(PROTOTYPE_FMA));
+  writeFileSync((modules['ref-final-0x105'] = path.join(tmp, 'final.wasm')), referenceModule(FINAL_MADD));
+  writeFileSync((modules['ref-prototype-0xaf'] = path.join(tmp, 'prototype.wasm')), referenceModule(PROTOTYPE_FMA));
   const emcc = compileEmcc();
   if (emcc.ok) modules['emcc'] = emcc.file;
   const newer = compileNewerClang();
@@ -240,7 +332,9 @@ export async function probe() {
   const chromiumFinal = report.chromium['ref-final-0x105']?.valid;
   const emccFinal = emcc.ok && emcc.opcodes.some((o) => o.opcode === '0x105');
   report.verdict = !emcc.ok
-    ? `emcc cannot compile a relaxed multiply-add (${Object.values(emcc).filter((v) => typeof v === 'string').pop()})`
+    ? `emcc cannot compile a relaxed multiply-add (${Object.values(emcc)
+        .filter((v) => typeof v === 'string')
+        .pop()})`
     : emccFinal && report.chromium.emcc?.valid
       ? 'emcc emits the final relaxed_madd opcode and Chromium accepts it: a relaxed build is possible'
       : `emcc (${emcc.compiler}) emits ${emcc.opcodes.map((o) => `${o.opcode} [${o.bytes}]`).join(', ')} for ${emcc.builtin}; ` +

@@ -67,7 +67,11 @@ const bucket = (r) => {
 const LVR = {
   tasks: [
     { id: 'dates', what: 'dates → ISO', args: ['--task', 'dates', '--hidden', '64', '--steps', '600'] },
-    { id: 'phrases30', what: 'phrases of 2–30 words', args: ['--task', 'phrases', '--n-min', '2', '--n-max', '30', '--hidden', '48', '--steps', '1000'] },
+    {
+      id: 'phrases30',
+      what: 'phrases of 2–30 words',
+      args: ['--task', 'phrases', '--n-min', '2', '--n-max', '30', '--hidden', '48', '--steps', '1000'],
+    },
   ],
   models: [
     { id: 'additive', what: 'RNNsearch', args: ['--model', 'rnnsearch'] },
@@ -81,82 +85,136 @@ const LVR = {
 // A metric: value(result), how to print it, and the target the worst seed must meet (min: at
 // least, max: at most; none: reported only).
 // lower: smaller is better (a max target implies it), so the worst seed is the largest value.
-const m = (label, value, opt = {}) => ({ label, value: typeof value === 'string' ? (r) => r[value] : value, fmt: pct,
-  lower: opt.max !== undefined, ...opt });
+const m = (label, value, opt = {}) => ({
+  label,
+  value: typeof value === 'string' ? (r) => r[value] : value,
+  fmt: pct,
+  lower: opt.max !== undefined,
+  ...opt,
+});
 // The sizes the 5–20 hull model is tested at (its row's evalAt).
 const HULL_AT = [5, 10, 20, 50];
 const runs = [
   {
-    id: 'dates', what: 'RNNsearch, dates → ISO (held-out)',
+    id: 'dates',
+    what: 'RNNsearch, dates → ISO (held-out)',
     paper: 'target: AER ≤ 8%, sequence accuracy ≥ 99%',
     // AER with Och & Ney's possible links (the century digits, which the later year digit also
     // determines over 1950–2049: data/date_task.hpp), and the sure-only rate beside it.
-    metrics: [m('sequence', 'sequence_accuracy', { min: 0.99 }), m('AER', 'aer', { max: 0.08 }),
-      m('AER, sure links only', 'aer_sure', { lower: true })],
+    metrics: [
+      m('sequence', 'sequence_accuracy', { min: 0.99 }),
+      m('AER', 'aer', { max: 0.08 }),
+      m('AER, sure links only', 'aer_sure', { lower: true }),
+    ],
   },
   {
-    id: 'search30', what: 'RNNsearch, phrases of 2–30 words',
+    id: 'search30',
+    what: 'RNNsearch, phrases of 2–30 words',
     paper: 'RNNsearch holds up on long sentences (Fig. 2)',
     metrics: [m('sequence', 'sequence_accuracy'), m('lengths 26–30', bucket)],
   },
   {
-    id: 'encdec30', what: 'RNNencdec, phrases of 2–30 words',
+    id: 'encdec30',
+    what: 'RNNencdec, phrases of 2–30 words',
     paper: 'RNNencdec degrades with length (Fig. 2)',
     metrics: [m('sequence', 'sequence_accuracy'), m('lengths 26–30', bucket)],
   },
   {
-    id: 'tsp5', what: 'Ptr-Net + glimpse, TSP n = 5 (optimal labels, beam 5)',
+    id: 'tsp5',
+    what: 'Ptr-Net + glimpse, TSP n = 5 (optimal labels, beam 5)',
     paper: 'tour 2.12 vs optimal 2.12; target within 2%',
-    metrics: [m('tour over optimal', (r) => r.tour_length / r.optimal_tour_length - 1, { max: 0.02, fmt: (x) => `+${pct(x)}` }),
-      m('exact', 'accuracy')],
+    metrics: [
+      m('tour over optimal', (r) => r.tour_length / r.optimal_tour_length - 1, { max: 0.02, fmt: (x) => `+${pct(x)}` }),
+      m('exact', 'accuracy'),
+    ],
   },
   {
-    id: 'sort5', what: 'Read-Process-Write + glimpse, sorting 5 numbers',
+    id: 'sort5',
+    what: 'Read-Process-Write + glimpse, sorting 5 numbers',
     paper: '90% exact (Order Matters, with glimpses)',
     metrics: [m('exact', 'accuracy', { min: 0.9 })],
   },
   {
     // scored on 10,000 held-out sets that are the same for every seed (the preset's --eval-seed)
-    id: 'hull5', what: 'Ptr-Net + glimpse, convex hull n = 5 (10,000 held-out sets, the same for every seed)',
+    id: 'hull5',
+    what: 'Ptr-Net + glimpse, convex hull n = 5 (10,000 held-out sets, the same for every seed)',
     paper: '92.0% accuracy (5–50 model, tested at n = 5); target ≥ 90%, area ≥ 99%',
-    metrics: [m('accuracy', 'accuracy', { min: 0.9 }), m('area', 'area_coverage', { min: 0.99 }), m('invalid', 'invalid_rate', { lower: true })],
+    metrics: [
+      m('accuracy', 'accuracy', { min: 0.9 }),
+      m('area', 'area_coverage', { min: 0.99 }),
+      m('invalid', 'invalid_rate', { lower: true }),
+    ],
   },
   {
     // evalAt: after training, `attn eval --n K` for each K; its figures are kept under at[K].
-    id: 'hull5-20', what: 'Ptr-Net + glimpse, convex hull trained on n = 5–20, tested at n = 5, 10, 20, 50',
+    id: 'hull5-20',
+    what: 'Ptr-Net + glimpse, convex hull trained on n = 5–20, tested at n = 5, 10, 20, 50',
     paper: 'trained and tested at n = 50: 72.6%; the 5–50 model keeps 99.2% area at n = 500',
     evalAt: HULL_AT,
-    metrics: HULL_AT.map((n) => m(`n = ${n}`, (r) => r.at[n].accuracy))
-      .concat([m('area at n = 50', (r) => r.at[50].area_coverage)]),
+    metrics: HULL_AT.map((n) => m(`n = ${n}`, (r) => r.at[n].accuracy)).concat([
+      m('area at n = 50', (r) => r.at[50].area_coverage),
+    ]),
   },
   {
-    id: 'hull10', what: 'Ptr-Net + glimpse, convex hull n = 10',
+    id: 'hull10',
+    what: 'Ptr-Net + glimpse, convex hull n = 10',
     paper: '87.0% accuracy; target ≥ 80%',
-    metrics: [m('accuracy', 'accuracy', { min: 0.8 }), m('area', 'area_coverage'), m('invalid', 'invalid_rate', { lower: true })],
+    metrics: [
+      m('accuracy', 'accuracy', { min: 0.8 }),
+      m('area', 'area_coverage'),
+      m('invalid', 'invalid_rate', { lower: true }),
+    ],
   },
   // Luong et al. 2015 beside Bahdanau et al. 2015 (`--only luong-vs-rnnsearch`): the same bi-GRU
   // encoder (hidden per direction), data, steps and seeds; RNNsearch's additive score against
   // Luong's global attention with input feeding and its dot, general and concat scores. Rows
   // with `args` train from those flags instead of a preset; table: their own README table.
-  ...LVR.tasks.flatMap((t) => LVR.models.map((k) => ({
-    id: `luong-vs-rnnsearch-${t.id}-${k.id}`, what: `${k.what}, ${t.what}`, table: 'seeds:luong', order: LVR.order(t, k),
-    paper: k.id === 'additive' ? 'Bahdanau et al. 2015 (additive score)' : `Luong et al. 2015, ${k.id} score (input feeding)`,
-    args: [...k.args, ...t.args, '--emb', '32', '--eval-samples', '1000'],
-    metrics: [m('sequence', 'sequence_accuracy'), m('AER', 'aer', { lower: true }),
-      ...(t.id === 'phrases30' ? [m('lengths 26–30', bucket)] : [])],
-  }))),
+  ...LVR.tasks.flatMap((t) =>
+    LVR.models.map((k) => ({
+      id: `luong-vs-rnnsearch-${t.id}-${k.id}`,
+      what: `${k.what}, ${t.what}`,
+      table: 'seeds:luong',
+      order: LVR.order(t, k),
+      paper:
+        k.id === 'additive'
+          ? 'Bahdanau et al. 2015 (additive score)'
+          : `Luong et al. 2015, ${k.id} score (input feeding)`,
+      args: [...k.args, ...t.args, '--emb', '32', '--eval-samples', '1000'],
+      metrics: [
+        m('sequence', 'sequence_accuracy'),
+        m('AER', 'aer', { lower: true }),
+        ...(t.id === 'phrases30' ? [m('lengths 26–30', bucket)] : []),
+      ],
+    }))
+  ),
   ...[1, 4, 16, 32].map((h) => ({
-    id: `heads${h}`, what: `Transformer, h = ${h} head${h > 1 ? 's' : ''} (d_k = ${64 / h}), phrases of 2–20 words`,
-    paper: h === 1 ? 'Table 3 (A): one head 0.9 BLEU below the best (h = 8)' : h === 32 ? 'Table 3 (A): too many heads also lose quality' : 'Table 3 (A), same compute for every h',
-    metrics: [m('held-out loss', 'loss', { lower: true, fmt: (x) => x.toFixed(3), sdFmt: (x) => x.toFixed(3) }), m('sequence', 'sequence_accuracy')],
+    id: `heads${h}`,
+    what: `Transformer, h = ${h} head${h > 1 ? 's' : ''} (d_k = ${64 / h}), phrases of 2–20 words`,
+    paper:
+      h === 1
+        ? 'Table 3 (A): one head 0.9 BLEU below the best (h = 8)'
+        : h === 32
+          ? 'Table 3 (A): too many heads also lose quality'
+          : 'Table 3 (A), same compute for every h',
+    metrics: [
+      m('held-out loss', 'loss', { lower: true, fmt: (x) => x.toFixed(3), sdFmt: (x) => x.toFixed(3) }),
+      m('sequence', 'sequence_accuracy'),
+    ],
   })),
 ];
 
 // A row's `attn train` arguments before --seed: its own args, or its preset's flags.
 const rowArgs = (r) => r.args ?? flagArgs(presetFlags(r.id));
 if (process.argv.includes('--list')) {
-  if (process.argv.includes('--json')) console.log(JSON.stringify(Object.fromEntries(runs.map((r) => [r.id, rowArgs(r)]))));
-  else for (const r of runs) console.log(`${r.id}: attn train ${rowArgs(r).map((a) => (/^[\w.,/:=+-]+$/.test(a) ? a : `'${a}'`)).join(' ')} --seed S --out ${r.id}.safetensors`);
+  if (process.argv.includes('--json'))
+    console.log(JSON.stringify(Object.fromEntries(runs.map((r) => [r.id, rowArgs(r)]))));
+  else
+    for (const r of runs)
+      console.log(
+        `${r.id}: attn train ${rowArgs(r)
+          .map((a) => (/^[\w.,/:=+-]+$/.test(a) ? a : `'${a}'`))
+          .join(' ')} --seed S --out ${r.id}.safetensors`
+      );
   process.exit(0);
 }
 
@@ -172,7 +230,11 @@ function run(args) {
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.on('error', reject);
-    p.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop())) : reject(new Error(`attn ${args.join(' ')} exited ${code}`))));
+    p.on('close', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').pop()))
+        : reject(new Error(`attn ${args.join(' ')} exited ${code}`))
+    );
   });
 }
 
@@ -189,15 +251,19 @@ if (only === 'translate-de-en' || only === 'translate-sweep') {
   r.on('close', (code) => process.exit(code ?? 1));
   await new Promise(() => {});
 }
-const jobs = Math.max(1, Number(flag('--jobs', '1')));  // runs at once (each uses one core)
+const jobs = Math.max(1, Number(flag('--jobs', '1'))); // runs at once (each uses one core)
 const nSeeds = Math.max(1, Number(flag('--seeds', '3')));
 const seeds = Array.from({ length: nSeeds }, (_, i) => i + 1);
 const fresh = process.argv.includes('--fresh');
 // a word that is a row's id picks that row; any other word, the rows whose id contains it
 const words = only.split(',').filter(Boolean);
-const todo = runs.filter((x) => !words.length || words.some((w) => (runs.some((y) => y.id === w) ? x.id === w : x.id.includes(w))));
+const todo = runs.filter(
+  (x) => !words.length || words.some((w) => (runs.some((y) => y.id === w) ? x.id === w : x.id.includes(w)))
+);
 if (!todo.length) {
-  console.error(`--only ${only}: no such row (rows: ${runs.map((r) => r.id).join(', ')}, translate-de-en, translate-sweep)`);
+  console.error(
+    `--only ${only}: no such row (rows: ${runs.map((r) => r.id).join(', ')}, translate-de-en, translate-sweep)`
+  );
   process.exit(1);
 }
 mkdirSync(keep, { recursive: true });
@@ -209,17 +275,35 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const checkpointOf = (j) => path.join(keep, `${j.r.id}-seed${j.seed}.safetensors`);
 // The preset's own --eval-seed (hull5's) gives way to the held-out set's, as a flag typed after a
 // preset did.
-const trainArgs = (j) => ['train', ...(j.r.args ? [...j.r.args, ...flagArgs({ seed: j.seed, 'eval-seed': evalSeed })]
-  : flagArgs({ ...presetFlags(j.r.id), seed: j.seed, 'eval-seed': evalSeed }))];
-const evalArgs = (j, n) => ['eval', '--checkpoint', checkpointOf(j), '--n', String(n), '--samples', '1000', '--seed', String(evalSeed)];
+const trainArgs = (j) => [
+  'train',
+  ...(j.r.args
+    ? [...j.r.args, ...flagArgs({ seed: j.seed, 'eval-seed': evalSeed })]
+    : flagArgs({ ...presetFlags(j.r.id), seed: j.seed, 'eval-seed': evalSeed })),
+];
+const evalArgs = (j, n) => [
+  'eval',
+  '--checkpoint',
+  checkpointOf(j),
+  '--n',
+  String(n),
+  '--samples',
+  '1000',
+  '--seed',
+  String(evalSeed),
+];
 // What a run's figures depend on besides the engine: the flags attn resolves (--show-recipe),
 // and the evaluations after training (their checkpoint path aside).
 async function recipeOf(j) {
-  return { train: await run([...trainArgs(j), '--show-recipe']),
-    eval: (j.r.evalAt ?? []).map((n) => evalArgs(j, n).map((a) => (a === checkpointOf(j) ? '<checkpoint>' : a))) };
+  return {
+    train: await run([...trainArgs(j), '--show-recipe']),
+    eval: (j.r.evalAt ?? []).map((n) => evalArgs(j, n).map((a) => (a === checkpointOf(j) ? '<checkpoint>' : a))),
+  };
 }
-const jobsList = todo.flatMap((r) => seeds.map((seed) => ({ r, seed, file: path.join(keep, `${r.id}-seed${seed}.json`) })));
-const staleRuns = new Set();  // files printed although their recipe or engine differs
+const jobsList = todo.flatMap((r) =>
+  seeds.map((seed) => ({ r, seed, file: path.join(keep, `${r.id}-seed${seed}.json`) }))
+);
+const staleRuns = new Set(); // files printed although their recipe or engine differs
 let next = 0;
 async function worker() {
   while (next < jobsList.length) {
@@ -255,7 +339,9 @@ async function worker() {
   }
 }
 await Promise.all(Array.from({ length: jobs }, worker));
-console.log(`\nHeld-out sets: ${select ? `the selection sets (seed ${SELECTION_SEED}): for choosing a recipe, not for reporting` : `the report sets (seed ${REPORT_SEED}), which no recipe was chosen on`}; engine ${engineCommit.slice(0, 12)}`);
+console.log(
+  `\nHeld-out sets: ${select ? `the selection sets (seed ${SELECTION_SEED}): for choosing a recipe, not for reporting` : `the report sets (seed ${REPORT_SEED}), which no recipe was chosen on`}; engine ${engineCommit.slice(0, 12)}`
+);
 
 const stats = (xs) => {
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -263,50 +349,71 @@ const stats = (xs) => {
   return { mean, sd, min: Math.min(...xs), max: Math.max(...xs) };
 };
 const results = {};
-console.log(`\n| experiment | paper | ours: mean ± sd over seeds ${seeds.join(', ')} (worst seed) | target met by the worst seed | training cost per seed |`);
+console.log(
+  `\n| experiment | paper | ours: mean ± sd over seeds ${seeds.join(', ')} (worst seed) | target met by the worst seed | training cost per seed |`
+);
 console.log('| --- | --- | --- | --- | --- |');
 for (const r of todo) {
   const res = seeds.map((seed) => JSON.parse(readFileSync(path.join(keep, `${r.id}-seed${seed}.json`), 'utf8')));
-  const cells = [], met = [];
+  const cells = [],
+    met = [];
   const stale = seeds.some((seed) => staleRuns.has(path.join(keep, `${r.id}-seed${seed}.json`)));
   const row = { id: r.id, seeds, metrics: {}, stale };
   for (const k of r.metrics) {
-    const xs = res.map(k.value), st = stats(xs);
+    const xs = res.map(k.value),
+      st = stats(xs);
     const worst = k.lower ? st.max : st.min;
-    cells.push(`${k.label} ${k.fmt(st.mean)} ± ${(k.sdFmt ?? ((x) => (100 * x).toFixed(1)))(st.sd)} (worst ${k.fmt(worst)})`);
+    cells.push(
+      `${k.label} ${k.fmt(st.mean)} ± ${(k.sdFmt ?? ((x) => (100 * x).toFixed(1)))(st.sd)} (worst ${k.fmt(worst)})`
+    );
     if (k.min !== undefined) met.push(worst >= k.min);
     if (k.max !== undefined) met.push(worst <= k.max);
-    row.metrics[k.label] = { values: xs, ...st, worst, target: k.min !== undefined ? { min: k.min } : k.max !== undefined ? { max: k.max } : null };
+    row.metrics[k.label] = {
+      values: xs,
+      ...st,
+      worst,
+      target: k.min !== undefined ? { min: k.min } : k.max !== undefined ? { max: k.max } : null,
+    };
   }
   const secs = stats(res.map((x) => x.train_seconds ?? x.wall_seconds));
   row.steps = res[0].steps;
   row.minutes = secs.mean / 60;
   row.met = met.length ? met.every(Boolean) : null;
   results[r.id] = { ...row, runs: res };
-  console.log(`| ${r.what}${stale ? ' (stale: kept from another recipe or engine)' : ''} | ${r.paper} | ${cells.join('; ')} | ${row.met === null ? '—' : row.met ? 'yes' : 'no'} | ${res[0].steps} steps, ${row.minutes.toFixed(1)} min |`);
+  console.log(
+    `| ${r.what}${stale ? ' (stale: kept from another recipe or engine)' : ''} | ${r.paper} | ${cells.join('; ')} | ${row.met === null ? '—' : row.met ? 'yes' : 'no'} | ${res[0].steps} steps, ${row.minutes.toFixed(1)} min |`
+  );
 }
 if (results.search30 && results.encdec30) {
   const ratios = seeds.map((_, i) => {
-    const a = bucket(results.search30.runs[i]), b = bucket(results.encdec30.runs[i]);
+    const a = bucket(results.search30.runs[i]),
+      b = bucket(results.encdec30.runs[i]);
     return b > 0 ? a / b : a > 0 ? Infinity : 0;
   });
   const worst = Math.min(...ratios);
   const fmt = (x) => (x === Infinity ? '∞ (RNNencdec got none right)' : `${x.toFixed(1)}×`);
-  console.log(`\nLongest bucket (26–30 words), RNNsearch / RNNencdec per seed: ${ratios.map(fmt).join(', ')}; ` +
-    `worst ${fmt(worst)} (target ≥ 2×: ${worst >= 2 ? 'met' : 'not met'})`);
+  console.log(
+    `\nLongest bucket (26–30 words), RNNsearch / RNNencdec per seed: ${ratios.map(fmt).join(', ')}; ` +
+      `worst ${fmt(worst)} (target ≥ 2×: ${worst >= 2 ? 'met' : 'not met'})`
+  );
   results.length_ratio = { ratios: ratios.map((x) => (x === Infinity ? null : x)), met: worst >= 2 };
-  const svg = lengthCurveSvg([
-    { label: 'RNNsearch', runs: results.search30.runs.map((x) => x.per_length) },
-    { label: 'RNNencdec', runs: results.encdec30.runs.map((x) => x.per_length) },
-  ], { title: `Exact match by source length, phrases of 2–30 words (seeds ${seeds.join(', ')})` });
+  const svg = lengthCurveSvg(
+    [
+      { label: 'RNNsearch', runs: results.search30.runs.map((x) => x.per_length) },
+      { label: 'RNNencdec', runs: results.encdec30.runs.map((x) => x.per_length) },
+    ],
+    { title: `Exact match by source length, phrases of 2–30 words (seeds ${seeds.join(', ')})` }
+  );
   mkdirSync(path.join(root, 'docs', 'reproduce'), { recursive: true });
   writeFileSync(path.join(root, 'docs', 'reproduce', 'length-curve.svg'), svg);
   console.log('length curve: docs/reproduce/length-curve.svg');
 }
 const lvrPhrases = LVR.models.map((k) => results[`luong-vs-rnnsearch-phrases30-${k.id}`]);
 if (lvrPhrases.every(Boolean)) {
-  const svg = lengthCurveSvg(LVR.models.map((k, i) => ({ label: k.what, runs: lvrPhrases[i].runs.map((x) => x.per_length) })),
-    { title: `Exact match by source length, RNNsearch and Luong, phrases of 2–30 words (seeds ${seeds.join(', ')})` });
+  const svg = lengthCurveSvg(
+    LVR.models.map((k, i) => ({ label: k.what, runs: lvrPhrases[i].runs.map((x) => x.per_length) })),
+    { title: `Exact match by source length, RNNsearch and Luong, phrases of 2–30 words (seeds ${seeds.join(', ')})` }
+  );
   mkdirSync(path.join(root, 'docs', 'reproduce'), { recursive: true });
   writeFileSync(path.join(root, 'docs', 'reproduce', 'luong-length-curve.svg'), svg);
   console.log('length curve: docs/reproduce/luong-length-curve.svg');

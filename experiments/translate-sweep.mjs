@@ -21,11 +21,15 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const attn = path.join(root, 'build', 'native', 'attn');
 const DATA = path.join(root, 'build', 'data', 'de-en');
 const args = process.argv.slice(2);
-const opt = (name, def) => { const i = args.indexOf(`--${name}`); return i >= 0 ? args[i + 1] : def; };
+const opt = (name, def) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : def;
+};
 const OUT = path.resolve(opt('out', path.join(root, 'build', 'sweep')));
 const MINUTES = Number(opt('minutes', 110));
 const CURVE_EVERY = Number(opt('curve-every', 1000));
-const AVERAGE = 5, SAVE_EVERY = 250;
+const AVERAGE = 5,
+  SAVE_EVERY = 250;
 if (!(MINUTES > 0) || !(CURVE_EVERY > 0)) throw new Error('--minutes and --curve-every must be positive numbers');
 
 // What every configuration shares: the shipped recipe's low-resource settings (a small shared
@@ -34,12 +38,21 @@ if (!(MINUTES > 0) || !(CURVE_EVERY > 0)) throw new Error('--minutes and --curve
 const { layers: _layers, 'd-ff': _dff, ...COMMON } = RECIPE_FLAGS;
 const CONFIGS = [
   { id: 'l3-ff1024', label: '3+3 layers, d_ff 1024', flags: { layers: '3', 'd-ff': '1024' } },
-  { id: 'l2-ff512', label: '2+2 layers, d_ff 512', flags: { layers: RECIPE_FLAGS.layers, 'd-ff': RECIPE_FLAGS['d-ff'] } },
-  { id: 'earlier-recipe', label: '3+3 layers, d_ff 1024, 5,000 BPE, 4,096 tokens',
-    flags: { layers: '3', 'd-ff': '1024', 'vocab-size': '5000', 'max-tokens': '4096', warmup: '1000' } },
+  {
+    id: 'l2-ff512',
+    label: '2+2 layers, d_ff 512',
+    flags: { layers: RECIPE_FLAGS.layers, 'd-ff': RECIPE_FLAGS['d-ff'] },
+  },
+  {
+    id: 'earlier-recipe',
+    label: '3+3 layers, d_ff 1024, 5,000 BPE, 4,096 tokens',
+    flags: { layers: '3', 'd-ff': '1024', 'vocab-size': '5000', 'max-tokens': '4096', warmup: '1000' },
+  },
 ];
 const only = (opt('only', '') || '').split(',').filter(Boolean);
-for (const id of only) if (!CONFIGS.some((c) => c.id === id)) throw new Error(`--only ${id}: the configurations are ${CONFIGS.map((c) => c.id).join(', ')}`);
+for (const id of only)
+  if (!CONFIGS.some((c) => c.id === id))
+    throw new Error(`--only ${id}: the configurations are ${CONFIGS.map((c) => c.id).join(', ')}`);
 const chosen = CONFIGS.filter((c) => !only.length || only.includes(c.id));
 if (!existsSync(attn)) throw new Error(`${attn} is missing: run npm run build:engine first`);
 if (!existsSync(path.join(DATA, 'test.tsv'))) throw new Error(`${DATA} is missing: run npm run data first`);
@@ -53,7 +66,9 @@ function run(argv) {
   return new Promise((resolve, reject) => {
     const p = spawn(attn, argv, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    p.stdout.on('data', (d) => { out += d; });
+    p.stdout.on('data', (d) => {
+      out += d;
+    });
     p.on('error', reject);
     p.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`attn ${argv.join(' ')} exited ${code}`))));
   });
@@ -66,8 +81,23 @@ async function train(c) {
   const left = MINUTES * 60 - wallOf(c).seconds;
   if (left < 30) return;
   const last = ckpts(c).at(-1);
-  const argv = ['train', '--task', 'parallel', '--steps', '1000000', '--save-every', String(SAVE_EVERY), '--keep', '1000',
-    '--log-every', '50', '--threads', '1', '--out', runFile(c)];
+  const argv = [
+    'train',
+    '--task',
+    'parallel',
+    '--steps',
+    '1000000',
+    '--save-every',
+    String(SAVE_EVERY),
+    '--keep',
+    '1000',
+    '--log-every',
+    '50',
+    '--threads',
+    '1',
+    '--out',
+    runFile(c),
+  ];
   if (last) argv.push('--resume', last);
   else {
     argv.push('--train', path.join(DATA, 'train.tsv'), '--valid', path.join(DATA, 'valid.tsv'));
@@ -75,7 +105,16 @@ async function train(c) {
   }
   console.error(`== ${c.id}: attn ${argv.join(' ')} (${(left / 60).toFixed(1)} min)`);
   const stderr = createWriteStream(path.join(dir(c), 'train.log'), { flags: 'a' });
-  const code = await trainSitting({ attn, cwd: root, argv, run: runFile(c), dir: dir(c), threads: 1, seconds: left, stderr });
+  const code = await trainSitting({
+    attn,
+    cwd: root,
+    argv,
+    run: runFile(c),
+    dir: dir(c),
+    threads: 1,
+    seconds: left,
+    stderr,
+  });
   if (code !== 0 && code !== 130) throw new Error(`${c.id}: attn train exited ${code}`);
 }
 
@@ -83,46 +122,85 @@ async function train(c) {
 async function pool(tasks, width = 2) {
   const results = new Array(tasks.length);
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < tasks.length) { const i = next++; results[i] = await tasks[i](); }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < tasks.length) {
+        const i = next++;
+        results[i] = await tasks[i]();
+      }
+    })
+  );
   return results;
 }
 
 if (!args.includes('--skip-train')) await Promise.all(chosen.map(train));
 
-const valid = path.join(DATA, 'valid.tsv'), test = path.join(DATA, 'test.tsv');
+const valid = path.join(DATA, 'valid.tsv'),
+  test = path.join(DATA, 'test.tsv');
 const results = [];
 for (const c of chosen) {
   const all = ckpts(c);
-  if (all.length < AVERAGE) { console.error(`${c.id}: fewer than ${AVERAGE} checkpoints, not scored`); continue; }
+  if (all.length < AVERAGE) {
+    console.error(`${c.id}: fewer than ${AVERAGE} checkpoints, not scored`);
+    continue;
+  }
   const wall = wallOf(c);
   const lastStep = stepOf(all.at(-1));
   const curveFile = path.join(dir(c), 'curve.json');
   const curve = existsSync(curveFile) ? JSON.parse(readFileSync(curveFile, 'utf8')) : {};
   const wanted = all.filter((f, i) => stepOf(f) % CURVE_EVERY === 0 || i >= all.length - AVERAGE);
-  await pool(wanted.filter((f) => curve[stepOf(f)] === undefined).map((f) => async () => {
-    curve[stepOf(f)] = lastJson(await run(['eval', '--checkpoint', f, '--test', valid, '--beam', '1', '--threads', '1'])).bleu;
-    console.error(`${c.id}: step ${stepOf(f)}, validation BLEU (greedy) ${curve[stepOf(f)].toFixed(2)}`);
-  }));
+  await pool(
+    wanted
+      .filter((f) => curve[stepOf(f)] === undefined)
+      .map((f) => async () => {
+        curve[stepOf(f)] = lastJson(
+          await run(['eval', '--checkpoint', f, '--test', valid, '--beam', '1', '--threads', '1'])
+        ).bleu;
+        console.error(`${c.id}: step ${stepOf(f)}, validation BLEU (greedy) ${curve[stepOf(f)].toFixed(2)}`);
+      })
+  );
   writeFileSync(curveFile, `${JSON.stringify(curve, null, 1)}\n`);
   const lastFive = all.slice(-AVERAGE);
   const best = lastFive.reduce((a, f) => (curve[stepOf(f)] > curve[stepOf(a)] ? f : a));
   const avg = path.join(dir(c), 'average.safetensors');
   await run(['average', '--out', avg, '--inputs', lastFive.join(',')]);
   const [beam, greedy, single] = await pool([
-    () => run(['eval', '--checkpoint', avg, '--test', test, '--beam', '4', '--threads', '1', '--hyp', path.join(dir(c), 'hyp.beam4.txt')]),
+    () =>
+      run([
+        'eval',
+        '--checkpoint',
+        avg,
+        '--test',
+        test,
+        '--beam',
+        '4',
+        '--threads',
+        '1',
+        '--hyp',
+        path.join(dir(c), 'hyp.beam4.txt'),
+      ]),
     () => run(['eval', '--checkpoint', avg, '--test', test, '--beam', '1', '--threads', '1']),
     () => run(['eval', '--checkpoint', best, '--test', test, '--beam', '4', '--threads', '1']),
   ]);
   const log = existsSync(path.join(dir(c), 'train.log')) ? readFileSync(path.join(dir(c), 'train.log'), 'utf8') : '';
   const losses = [...log.matchAll(/step (\d+)\/\d+ loss ([\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
   results.push({
-    id: c.id, label: c.label, flags: { ...COMMON, ...c.flags }, minutes: wall.seconds / 60, steps: lastStep,
-    params: Number(log.match(/(\d+) parameters/)?.[1] ?? 0), trainLoss: losses.at(-1)?.[1] ?? null,
-    curve: Object.entries(curve).map(([s, b]) => ({ step: Number(s), minutes: (Number(s) / lastStep) * wall.seconds / 60, validBleu: b }))
+    id: c.id,
+    label: c.label,
+    flags: { ...COMMON, ...c.flags },
+    minutes: wall.seconds / 60,
+    steps: lastStep,
+    params: Number(log.match(/(\d+) parameters/)?.[1] ?? 0),
+    trainLoss: losses.at(-1)?.[1] ?? null,
+    curve: Object.entries(curve)
+      .map(([s, b]) => ({ step: Number(s), minutes: ((Number(s) / lastStep) * wall.seconds) / 60, validBleu: b }))
       .sort((a, b) => a.step - b.step),
-    test: { averageBeam4: lastJson(beam).bleu, averageGreedy: lastJson(greedy).bleu, bestSingleBeam4: lastJson(single).bleu, bestStep: stepOf(best) },
+    test: {
+      averageBeam4: lastJson(beam).bleu,
+      averageGreedy: lastJson(greedy).bleu,
+      bestSingleBeam4: lastJson(single).bleu,
+      bestStep: stepOf(best),
+    },
   });
 }
 if (!results.length) throw new Error('no run has enough checkpoints to score');
@@ -132,9 +210,14 @@ if (!results.length) throw new Error('no run has enough checkpoints to score');
 // test sentences holding at least one such word. A word never seen in training cannot be
 // translated from the pairs alone (its BPE pieces may still be copied or guessed).
 function coverage() {
-  const pairs = (f) => readFileSync(path.join(DATA, f), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
+  const pairs = (f) =>
+    readFileSync(path.join(DATA, f), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t'));
   const words = (s) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const train = pairs('train.tsv'), testPairs = pairs('test.tsv');
+  const train = pairs('train.tsv'),
+    testPairs = pairs('test.tsv');
   return ['de', 'en'].map((lang, side) => {
     const seen = new Map();
     for (const p of train) for (const w of words(p[side])) seen.set(w, (seen.get(w) ?? 0) + 1);
@@ -142,8 +225,14 @@ function coverage() {
     const unseen = all.filter((w) => !seen.has(w)).length;
     const sentences = testPairs.filter((p) => words(p[side]).some((w) => !seen.has(w))).length;
     const once = [...seen.values()].filter((n) => n === 1).length;
-    return { lang, testWords: all.length, unseenWords: unseen / all.length, sentencesWithUnseen: sentences / testPairs.length,
-      trainTypes: seen.size, trainSingletons: once / seen.size };
+    return {
+      lang,
+      testWords: all.length,
+      unseenWords: unseen / all.length,
+      sentencesWithUnseen: sentences / testPairs.length,
+      trainTypes: seen.size,
+      trainSingletons: once / seen.size,
+    };
   });
 }
 const cover = coverage();
@@ -152,19 +241,39 @@ const f2 = (x) => x.toFixed(2);
 const table = [
   '| configuration | parameters | steps in the time | train loss at the end | test BLEU: average of last 5, beam 4 | greedy | best single (step), beam 4 |',
   '| --- | --- | --- | --- | --- | --- | --- |',
-  ...results.map((r) => `| ${r.label} | ${(r.params / 1e6).toFixed(2)} M | ${r.steps} (${r.minutes.toFixed(0)} min, 1 thread) | ${r.trainLoss ?? '—'} | ` +
-    `**${f2(r.test.averageBeam4)}** | ${f2(r.test.averageGreedy)} | ${f2(r.test.bestSingleBeam4)} (${r.test.bestStep}) |`),
+  ...results.map(
+    (r) =>
+      `| ${r.label} | ${(r.params / 1e6).toFixed(2)} M | ${r.steps} (${r.minutes.toFixed(0)} min, 1 thread) | ${r.trainLoss ?? '—'} | ` +
+      `**${f2(r.test.averageBeam4)}** | ${f2(r.test.averageGreedy)} | ${f2(r.test.bestSingleBeam4)} (${r.test.bestStep}) |`
+  ),
   '',
   '| test split (836 pairs) | words | unseen in train.tsv | sentences with an unseen word | train.tsv word types seen once |',
   '| --- | --- | --- | --- | --- |',
-  ...cover.map((c) => `| ${c.lang === 'de' ? 'German (source)' : 'English (reference)'} | ${c.testWords} | ${(100 * c.unseenWords).toFixed(1)}% | ` +
-    `${(100 * c.sentencesWithUnseen).toFixed(1)}% | ${(100 * c.trainSingletons).toFixed(1)}% of ${c.trainTypes} |`),
+  ...cover.map(
+    (c) =>
+      `| ${c.lang === 'de' ? 'German (source)' : 'English (reference)'} | ${c.testWords} | ${(100 * c.unseenWords).toFixed(1)}% | ` +
+      `${(100 * c.sentencesWithUnseen).toFixed(1)}% | ${(100 * c.trainSingletons).toFixed(1)}% of ${c.trainTypes} |`
+  ),
 ].join('\n');
-writeFileSync(path.join(OUT, 'sweep.json'), `${JSON.stringify({ common: COMMON, results, coverage: cover }, null, 2)}\n`);
+writeFileSync(
+  path.join(OUT, 'sweep.json'),
+  `${JSON.stringify({ common: COMMON, results, coverage: cover }, null, 2)}\n`
+);
 writeFileSync(path.join(OUT, 'sweep.md'), `${table}\n`);
 mkdirSync(path.join(root, 'docs', 'reproduce'), { recursive: true });
-writeFileSync(path.join(root, 'docs', 'reproduce', 'translate-sweep.svg'), lineChartSvg(
-  results.map((r) => ({ label: `${r.label} (${(r.params / 1e6).toFixed(1)} M)`, points: r.curve.map((p) => [p.minutes, p.validBleu]) })),
-  { title: 'German→English: validation BLEU (greedy) against training time, 1 thread each', xLabel: 'training minutes', yLabel: 'validation BLEU' }));
+writeFileSync(
+  path.join(root, 'docs', 'reproduce', 'translate-sweep.svg'),
+  lineChartSvg(
+    results.map((r) => ({
+      label: `${r.label} (${(r.params / 1e6).toFixed(1)} M)`,
+      points: r.curve.map((p) => [p.minutes, p.validBleu]),
+    })),
+    {
+      title: 'German→English: validation BLEU (greedy) against training time, 1 thread each',
+      xLabel: 'training minutes',
+      yLabel: 'validation BLEU',
+    }
+  )
+);
 console.log(table);
 console.log('curve: docs/reproduce/translate-sweep.svg');

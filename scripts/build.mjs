@@ -43,7 +43,10 @@ async function cmakeBuild(dir, configureArgs, { emscripten = false, target = nul
     else await must('cmake', args, { cwd: root, env });
   }
   const targets = target ? [target].flat() : [];
-  await must('cmake', ['--build', bdir, '-j', jobs, ...(targets.length ? ['--target', ...targets] : [])], { cwd: root, env });
+  await must('cmake', ['--build', bdir, '-j', jobs, ...(targets.length ? ['--target', ...targets] : [])], {
+    cwd: root,
+    env,
+  });
 }
 
 export async function buildNative() {
@@ -55,18 +58,34 @@ export async function buildDebug() {
 }
 
 export async function buildWasm({ pageOnly = false } = {}) {
-  await cmakeBuild('wasm', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_TEST_SPEC=~[model]',
-    '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true, target: pageOnly ? 'attnlab_web' : null });
+  await cmakeBuild(
+    'wasm',
+    [
+      '-DCMAKE_BUILD_TYPE=Release',
+      '-DATTNLAB_TEST_SPEC=~[model]',
+      '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch',
+    ],
+    { emscripten: true, target: pageOnly ? 'attnlab_web' : null }
+  );
   const dest = path.join(root, 'web', 'public', 'engine');
   mkdirSync(dest, { recursive: true });
-  for (const f of ['attnlab.mjs', 'attnlab.wasm']) copyFileSync(path.join(root, 'build', 'wasm', f), path.join(dest, f));
+  for (const f of ['attnlab.mjs', 'attnlab.wasm'])
+    copyFileSync(path.join(root, 'build', 'wasm', f), path.join(dest, f));
 }
 
 // The pthread build, loaded instead of the single-thread one when the page is cross-origin
 // isolated (web/core/engine.js picks); copied beside it with its pthread worker script.
 export async function buildWasmMt({ pageOnly = false } = {}) {
-  await cmakeBuild('wasm-mt', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_WASM_THREADS=ON', '-DATTNLAB_TEST_SPEC=~[model]',
-    '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true, target: pageOnly ? 'attnlab_web' : null });
+  await cmakeBuild(
+    'wasm-mt',
+    [
+      '-DCMAKE_BUILD_TYPE=Release',
+      '-DATTNLAB_WASM_THREADS=ON',
+      '-DATTNLAB_TEST_SPEC=~[model]',
+      '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch',
+    ],
+    { emscripten: true, target: pageOnly ? 'attnlab_web' : null }
+  );
   const dest = path.join(root, 'web', 'public', 'engine');
   mkdirSync(dest, { recursive: true });
   for (const f of ['attnlab-mt.mjs', 'attnlab-mt.wasm', 'attnlab-mt.worker.js'])
@@ -79,11 +98,20 @@ export async function buildWasmMt({ pageOnly = false } = {}) {
 // (its kernels are the plain build's but for simd::madd; node tests compare the two); built after
 // build/wasm, all but the simd.hpp files come from ccache.
 export async function buildWasmRelaxed({ pageOnly = false } = {}) {
-  await cmakeBuild('wasm-relaxed', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_WASM_RELAXED=ON', '-DATTNLAB_TEST_SPEC=~[model]',
-    '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch'], { emscripten: true, target: pageOnly ? 'attnlab_web' : ['attnlab_web', 'attnlab_node'] });
+  await cmakeBuild(
+    'wasm-relaxed',
+    [
+      '-DCMAKE_BUILD_TYPE=Release',
+      '-DATTNLAB_WASM_RELAXED=ON',
+      '-DATTNLAB_TEST_SPEC=~[model]',
+      '-DCMAKE_CROSSCOMPILING_EMULATOR=node;--no-experimental-fetch',
+    ],
+    { emscripten: true, target: pageOnly ? 'attnlab_web' : ['attnlab_web', 'attnlab_node'] }
+  );
   const dest = path.join(root, 'web', 'public', 'engine');
   mkdirSync(dest, { recursive: true });
-  for (const f of ['attnlab-relaxed.mjs', 'attnlab-relaxed.wasm']) copyFileSync(path.join(root, 'build', 'wasm-relaxed', f), path.join(dest, f));
+  for (const f of ['attnlab-relaxed.mjs', 'attnlab-relaxed.wasm'])
+    copyFileSync(path.join(root, 'build', 'wasm-relaxed', f), path.join(dest, f));
 }
 
 // The CUDA build (nvcc 13, sm_90 + PTX). It compiles on any machine with the CUDA toolkit; its
@@ -92,8 +120,12 @@ export async function buildWasmRelaxed({ pageOnly = false } = {}) {
 export const NVCC = '/usr/local/cuda/bin/nvcc';
 export async function buildCuda() {
   if (!existsSync(NVCC)) return false;
-  await cmakeBuild('cuda', ['-DCMAKE_BUILD_TYPE=Release', '-DATTNLAB_CUDA=ON', `-DCMAKE_CUDA_COMPILER=${NVCC}`,
-    '-DATTNLAB_TEST_SPEC=[cuda]']);
+  await cmakeBuild('cuda', [
+    '-DCMAKE_BUILD_TYPE=Release',
+    '-DATTNLAB_CUDA=ON',
+    `-DCMAKE_CUDA_COMPILER=${NVCC}`,
+    '-DATTNLAB_TEST_SPEC=[cuda]',
+  ]);
   return true;
 }
 
@@ -103,9 +135,16 @@ export async function buildCuda() {
 // its links, which two cores can share. pageOnly (npm start): the wasm folders build only the
 // page's module, not their test and node executables.
 export async function buildEngine({ pageOnly = false } = {}) {
-  const configured = ['native', 'wasm', 'wasm-mt', 'wasm-relaxed'].every((d) => existsSync(path.join(root, 'build', d, 'CMakeCache.txt')));
+  const configured = ['native', 'wasm', 'wasm-mt', 'wasm-relaxed'].every((d) =>
+    existsSync(path.join(root, 'build', d, 'CMakeCache.txt'))
+  );
   if (configured) {
-    await Promise.all([buildNative(), buildWasm({ pageOnly }), buildWasmMt({ pageOnly }), buildWasmRelaxed({ pageOnly })]);
+    await Promise.all([
+      buildNative(),
+      buildWasm({ pageOnly }),
+      buildWasmMt({ pageOnly }),
+      buildWasmRelaxed({ pageOnly }),
+    ]);
   } else {
     await buildNative();
     await buildWasm({ pageOnly });

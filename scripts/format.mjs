@@ -42,7 +42,9 @@ function clangFormat() {
   for (const name of ['clang-format', 'clang-format-14', 'clang-format-15', 'clang-format-16']) {
     if (spawnSync(name, ['--version'], { stdio: 'ignore' }).status === 0) return name;
   }
-  console.error('attnlab: clang-format is missing: run `npm test` (it installs what is missing) or apt-get install clang-format');
+  console.error(
+    'attnlab: clang-format is missing: run `npm test` (it installs what is missing) or apt-get install clang-format'
+  );
   process.exit(1);
 }
 

@@ -28,9 +28,11 @@ function coreClosure(entries) {
     if (seen.has(f)) continue;
     seen.add(f);
     const code = readFileSync(path.join(core, f), 'utf8');
-    for (const m of code.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*['"]\.\/([\w.-]+\.js)['"]/g)) todo.push(m[1]);
+    for (const m of code.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s*['"]\.\/([\w.-]+\.js)['"]/g))
+      todo.push(m[1]);
     for (const m of code.matchAll(/import\(\s*['"]\.\/([\w.-]+\.js)['"]\s*\)/g)) todo.push(m[1]);
-    for (const m of code.matchAll(/new URL\(\s*['"]\.\/([\w.-]+\.js)['"]\s*,\s*import\.meta\.url\s*\)/g)) todo.push(m[1]);
+    for (const m of code.matchAll(/new URL\(\s*['"]\.\/([\w.-]+\.js)['"]\s*,\s*import\.meta\.url\s*\)/g))
+      todo.push(m[1]);
   }
   return [...seen].sort();
 }
@@ -47,7 +49,9 @@ export function stage({ quiet = false } = {}) {
   ];
   const missing = need.filter(([f]) => !existsSync(path.join(root, f)));
   if (missing.length)
-    throw new Error(`cannot stage the package: ${missing.map(([f]) => f).join(', ')} missing (run ${[...new Set(missing.map(([, c]) => c))].join(' and ')})`);
+    throw new Error(
+      `cannot stage the package: ${missing.map(([f]) => f).join(', ')} missing (run ${[...new Set(missing.map(([, c]) => c))].join(' and ')})`
+    );
 
   rmSync(pkgDir, { recursive: true, force: true });
   mkdirSync(path.join(pkgDir, 'lib'), { recursive: true });
@@ -57,18 +61,23 @@ export function stage({ quiet = false } = {}) {
     cpSync(path.join(root, 'web', 'core', f), path.join(pkgDir, 'lib', f));
   for (const f of ['index.js', 'node.js', 'node-worker.js'])
     writeFileSync(path.join(pkgDir, f), withVersion(readFileSync(path.join(root, 'web', 'package', f), 'utf8')));
-  writeFileSync(path.join(pkgDir, 'index.d.ts'),
+  writeFileSync(
+    path.join(pkgDir, 'index.d.ts'),
     `// attnlab ${version}: types of the package's JS API (browser, bundlers and Node.js).\n` +
-    readFileSync(path.join(root, 'web', 'core', 'engine.d.ts'), 'utf8') +
-    readFileSync(path.join(root, 'web', 'package', 'extra.d.ts'), 'utf8'));
+      readFileSync(path.join(root, 'web', 'core', 'engine.d.ts'), 'utf8') +
+      readFileSync(path.join(root, 'web', 'package', 'extra.d.ts'), 'utf8')
+  );
 
   cpSync(path.join(root, 'dist', 'embed.js'), path.join(pkgDir, 'embed.js'));
   if (existsSync(path.join(root, 'dist', 'embed-manifest.json')))
     cpSync(path.join(root, 'dist', 'embed-manifest.json'), path.join(pkgDir, 'embed-manifest.json'));
-  if (existsSync(path.join(root, 'dist', 'coi-sw.js'))) cpSync(path.join(root, 'dist', 'coi-sw.js'), path.join(pkgDir, 'coi-sw.js'));
+  if (existsSync(path.join(root, 'dist', 'coi-sw.js')))
+    cpSync(path.join(root, 'dist', 'coi-sw.js'), path.join(pkgDir, 'coi-sw.js'));
   mkdirSync(path.join(pkgDir, 'engine'));
-  for (const f of readdirSync(path.join(root, 'dist', 'engine'))) cpSync(path.join(root, 'dist', 'engine', f), path.join(pkgDir, 'engine', f));
-  for (const f of ['attnlab-node.cjs', 'attnlab-node.wasm']) cpSync(path.join(root, 'build', 'wasm', f), path.join(pkgDir, 'engine', f));
+  for (const f of readdirSync(path.join(root, 'dist', 'engine')))
+    cpSync(path.join(root, 'dist', 'engine', f), path.join(pkgDir, 'engine', f));
+  for (const f of ['attnlab-node.cjs', 'attnlab-node.wasm'])
+    cpSync(path.join(root, 'build', 'wasm', f), path.join(pkgDir, 'engine', f));
   cpSync(path.join(root, 'dist', 'models'), path.join(pkgDir, 'models'), { recursive: true });
 
   const files = [];
@@ -83,7 +92,9 @@ export function stage({ quiet = false } = {}) {
   if (!quiet) {
     const total = files.reduce((a, [, n]) => a + n, 0);
     // stderr: `npm pack --json` owns stdout
-    console.error(`attnlab: staged ${files.length} files (${(total / 1048576).toFixed(1)} MiB) in pkg/ for attnlab@${version}`);
+    console.error(
+      `attnlab: staged ${files.length} files (${(total / 1048576).toFixed(1)} MiB) in pkg/ for attnlab@${version}`
+    );
   }
   return { version, files };
 }

@@ -23,23 +23,46 @@ import { SECTIONS, LEGACY_IDS } from '../web/sections.js';
 
 const { values: opts } = parseArgs({
   options: {
-    dist: { type: 'string' }, out: { type: 'string' }, sections: { type: 'string' },
-    quality: { type: 'string', default: '60' }, clip: { type: 'string', default: '2400' },
-    wait: { type: 'string', default: '30000' }, demos: { type: 'string' }, png: { type: 'boolean', default: false },
+    dist: { type: 'string' },
+    out: { type: 'string' },
+    sections: { type: 'string' },
+    quality: { type: 'string', default: '60' },
+    clip: { type: 'string', default: '2400' },
+    wait: { type: 'string', default: '30000' },
+    demos: { type: 'string' },
+    png: { type: 'boolean', default: false },
   },
 });
 if (!opts.dist || !opts.out) {
-  console.error('usage: node scripts/screenshots.mjs --dist DIR --out DIR [--sections key,key] [--quality 60] [--clip 2400] [--wait 30000]');
+  console.error(
+    'usage: node scripts/screenshots.mjs --dist DIR --out DIR [--sections key,key] [--quality 60] [--clip 2400] [--wait 30000]'
+  );
   process.exit(2);
 }
 const quality = Number(opts.quality);
 const clipHeight = Number(opts.clip);
 const waitMs = Number(opts.wait);
-const demoList = opts.demos ? opts.demos.split(',').map((s) => s.trim()).filter(Boolean) : null;
-const wanted = opts.sections ? new Set(opts.sections.split(',').map((s) => s.trim()).filter(Boolean))
-  : demoList ? new Set(SECTIONS.filter((s) => s.demos.some((d) => demoList.includes(d))).map((s) => s.id)) : null;
+const demoList = opts.demos
+  ? opts.demos
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+  : null;
+const wanted = opts.sections
+  ? new Set(
+      opts.sections
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    )
+  : demoList
+    ? new Set(SECTIONS.filter((s) => s.demos.some((d) => demoList.includes(d))).map((s) => s.id))
+    : null;
 const unknown = wanted ? [...wanted].filter((k) => !SECTIONS.some((s) => s.id === k)) : [];
-if (unknown.length) { console.error(`unknown section(s): ${unknown.join(', ')}`); process.exit(2); }
+if (unknown.length) {
+  console.error(`unknown section(s): ${unknown.join(', ')}`);
+  process.exit(2);
+}
 
 const VIEWS = [
   { dir: '1280-en', width: 1280, height: 900, lang: 'en' },
@@ -63,12 +86,15 @@ async function openPage(page, url) {
 // The element id of a section on this page: its key, its legacy #sNN id, or the section at
 // the same position among the page's .guide-section elements.
 async function sectionSelector(page, key, index) {
-  return page.evaluate(({ key, legacy, index }) => {
-    if (document.getElementById(key)) return `#${CSS.escape(key)}`;
-    if (legacy && document.getElementById(legacy)) return `#${CSS.escape(legacy)}`;
-    const all = document.querySelectorAll('section.guide-section');
-    return all[index] ? `section.guide-section:nth-of-type(${index + 1})` : null;
-  }, { key, legacy: legacyOf[key] ?? null, index });
+  return page.evaluate(
+    ({ key, legacy, index }) => {
+      if (document.getElementById(key)) return `#${CSS.escape(key)}`;
+      if (legacy && document.getElementById(legacy)) return `#${CSS.escape(legacy)}`;
+      const all = document.querySelectorAll('section.guide-section');
+      return all[index] ? `section.guide-section:nth-of-type(${index + 1})` : null;
+    },
+    { key, legacy: legacyOf[key] ?? null, index }
+  );
 }
 
 // Waits for the section's demos to be ready, then for its box (and the page height) to stay the
@@ -86,8 +112,9 @@ async function settle(page, sel) {
   const deadline = Date.now() + waitMs;
   let pending = [];
   while (Date.now() < deadline) {
-    pending = await page.$eval(sel, (s) => [...s.querySelectorAll('[data-demo]')]
-      .filter((d) => d.dataset.ready !== '1').map((d) => d.dataset.demo));
+    pending = await page.$eval(sel, (s) =>
+      [...s.querySelectorAll('[data-demo]')].filter((d) => d.dataset.ready !== '1').map((d) => d.dataset.demo)
+    );
     if (!pending.length) break;
     await sleep(250);
   }
@@ -112,7 +139,8 @@ async function shootDemo(page, name, file, problems, where) {
   const open = await page.$(`${host} button[name=open]`);
   if (open) {
     await open.click();
-    await page.waitForFunction((h) => document.querySelector(h).translation, host, { timeout: 120000 })
+    await page
+      .waitForFunction((h) => document.querySelector(h).translation, host, { timeout: 120000 })
       .catch(() => problems.push(`${where} ${name}: no translation after 120 s`));
   }
   await sleep(500);
@@ -120,31 +148,48 @@ async function shootDemo(page, name, file, problems, where) {
   const box = await page.$eval(host, (el) => {
     const fig = el.closest('figure') ?? el;
     const prev = fig.previousElementSibling?.tagName === 'P' ? fig.previousElementSibling : null;
-    const a = fig.getBoundingClientRect(), b = prev?.getBoundingClientRect() ?? a;
-    const top = Math.min(a.top, b.top), left = Math.min(a.left, b.left);
+    const a = fig.getBoundingClientRect(),
+      b = prev?.getBoundingClientRect() ?? a;
+    const top = Math.min(a.top, b.top),
+      left = Math.min(a.left, b.left);
     const c = fig.querySelector(':scope > figcaption')?.getBoundingClientRect();
-    return { x: left + scrollX, y: top + scrollY, width: Math.max(a.right, b.right) - left, height: a.bottom - top,
-      caption: c ? { x: a.left + scrollX, y: c.top + scrollY - 8, width: a.width, height: c.height + 16 } : null };
+    return {
+      x: left + scrollX,
+      y: top + scrollY,
+      width: Math.max(a.right, b.right) - left,
+      height: a.bottom - top,
+      caption: c ? { x: a.left + scrollX, y: c.top + scrollY - 8, width: a.width, height: c.height + 16 } : null,
+    };
   });
   const { caption, ...whole } = box;
   const clip = { ...whole, height: Math.min(whole.height, clipHeight) };
   const type = opts.png ? { type: 'png' } : { type: 'jpeg', quality };
-  const captionFile = caption && caption.y + caption.height > clip.y + clip.height ? file.replace(/(\.\w+)$/, '-caption$1') : null;
+  const captionFile =
+    caption && caption.y + caption.height > clip.y + clip.height ? file.replace(/(\.\w+)$/, '-caption$1') : null;
   await page.evaluate(() => {
     for (const o of document.querySelectorAll('body *')) {
       const pos = getComputedStyle(o).position;
-      if (pos === 'fixed' || pos === 'sticky') { o.dataset.shotHidden = o.style.visibility; o.style.visibility = 'hidden'; }
+      if (pos === 'fixed' || pos === 'sticky') {
+        o.dataset.shotHidden = o.style.visibility;
+        o.style.visibility = 'hidden';
+      }
     }
   });
   await page.screenshot({ path: file, ...type, fullPage: true, clip, animations: 'disabled' });
-  if (captionFile) await page.screenshot({ path: captionFile, ...type, fullPage: true, clip: caption, animations: 'disabled' });
+  if (captionFile)
+    await page.screenshot({ path: captionFile, ...type, fullPage: true, clip: caption, animations: 'disabled' });
   await page.evaluate(() => {
-    for (const o of document.querySelectorAll('[data-shot-hidden]')) { o.style.visibility = o.dataset.shotHidden; delete o.dataset.shotHidden; }
+    for (const o of document.querySelectorAll('[data-shot-hidden]')) {
+      o.style.visibility = o.dataset.shotHidden;
+      delete o.dataset.shotHidden;
+    }
   });
   let size = 0;
   for (const f of [file, captionFile].filter(Boolean)) {
     size += statSync(f).size;
-    console.log(`${f}  ${(statSync(f).size / 1024).toFixed(1)} KiB${f === file && whole.height > clipHeight ? `  (clipped from ${Math.round(whole.height)} px)` : ''}`);
+    console.log(
+      `${f}  ${(statSync(f).size / 1024).toFixed(1)} KiB${f === file && whole.height > clipHeight ? `  (clipped from ${Math.round(whole.height)} px)` : ''}`
+    );
   }
   return size;
 }
@@ -163,7 +208,10 @@ try {
       if (wanted && !wanted.has(s.id)) continue;
       const file = path.join(dir, `${String(i + 1).padStart(2, '0')}-${s.id}.jpg`);
       const sel = await sectionSelector(page, s.id, i);
-      if (!sel) { problems.push(`${view.dir} ${s.id}: no such section on this page`); continue; }
+      if (!sel) {
+        problems.push(`${view.dir} ${s.id}: no such section on this page`);
+        continue;
+      }
       await page.$eval(sel, (el) => el.scrollIntoView({ block: 'start' }));
       const pending = await settle(page, sel);
       if (pending.length) problems.push(`${view.dir} ${s.id}: not ready after ${waitMs} ms: ${pending.join(', ')}`);
@@ -185,16 +233,24 @@ try {
         for (const o of document.querySelectorAll('body *')) {
           if (el.contains(o) || o.contains(el)) continue;
           const pos = getComputedStyle(o).position;
-          if (pos === 'fixed' || pos === 'sticky') { o.dataset.shotHidden = o.style.visibility; o.style.visibility = 'hidden'; }
+          if (pos === 'fixed' || pos === 'sticky') {
+            o.dataset.shotHidden = o.style.visibility;
+            o.style.visibility = 'hidden';
+          }
         }
       });
       await page.screenshot({ path: file, type: 'jpeg', quality, fullPage: true, clip, animations: 'disabled' });
       await page.evaluate(() => {
-        for (const o of document.querySelectorAll('[data-shot-hidden]')) { o.style.visibility = o.dataset.shotHidden; delete o.dataset.shotHidden; }
+        for (const o of document.querySelectorAll('[data-shot-hidden]')) {
+          o.style.visibility = o.dataset.shotHidden;
+          delete o.dataset.shotHidden;
+        }
       });
       const size = statSync(file).size;
       total += size;
-      console.log(`${file}  ${(size / 1024).toFixed(1)} KiB${box.height > clipHeight ? `  (clipped from ${Math.round(box.height)} px)` : ''}`);
+      console.log(
+        `${file}  ${(size / 1024).toFixed(1)} KiB${box.height > clipHeight ? `  (clipped from ${Math.round(box.height)} px)` : ''}`
+      );
     }
     for (const e of page.errors) problems.push(`${view.dir} console: ${e.slice(0, 300)}`);
     await page.close();

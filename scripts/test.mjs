@@ -46,7 +46,9 @@ function record(name, { passed, failed, skipped = 0 }, seconds) {
 }
 
 const none = { passed: 0, failed: 0, skipped: 0 };
-function add(a, b) { return { passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped }; }
+function add(a, b) {
+  return { passed: a.passed + b.passed, failed: a.failed + b.failed, skipped: a.skipped + b.skipped };
+}
 
 async function stage(name, fn) {
   const t = Date.now();
@@ -62,11 +64,19 @@ async function stage(name, fn) {
 }
 
 // A build step: no tests of its own, a failure is one failed stage.
-async function buildStage(name, fn) { return stage(name, async () => { await fn(); return none; }); }
+async function buildStage(name, fn) {
+  return stage(name, async () => {
+    await fn();
+    return none;
+  });
+}
 
 async function ctest(dir, extra = []) {
-  const r = await run('ctest', ['--test-dir', path.join(root, 'build', dir), '-j', jobs, '--output-on-failure', '--timeout', '900', ...extra],
-    { capture: true, echo: true, env: { ...process.env, NODE_PATH: '/usr/share/nodejs' } });
+  const r = await run(
+    'ctest',
+    ['--test-dir', path.join(root, 'build', dir), '-j', jobs, '--output-on-failure', '--timeout', '900', ...extra],
+    { capture: true, echo: true, env: { ...process.env, NODE_PATH: '/usr/share/nodejs' } }
+  );
   return ctestCounts(r.out, r.code, `ctest in build/${dir}`);
 }
 
@@ -77,15 +87,28 @@ async function ctest(dir, extra = []) {
 async function nodeTests(dir, { concurrency = 1 } = {}) {
   const files = testFiles(dir);
   if (!files.length) return none;
-  const r = await run(process.execPath,
-    ['--test', '--test-reporter=tap', `--test-concurrency=${concurrency}`, '--test-timeout=600000', '--test-force-exit', ...files],
-    { capture: true, echo: true, cwd: root, timeoutMs: 30 * 60 * 1000 });
+  const r = await run(
+    process.execPath,
+    [
+      '--test',
+      '--test-reporter=tap',
+      `--test-concurrency=${concurrency}`,
+      '--test-timeout=600000',
+      '--test-force-exit',
+      ...files,
+    ],
+    { capture: true, echo: true, cwd: root, timeoutMs: 30 * 60 * 1000 }
+  );
   if (r.timedOut) throw new Error(`node --test ${dir} did not finish within 30 minutes`);
   return tapCounts(r.out, r.code, `node --test ${dir}`);
 }
 
 function testFiles(dir) {
-  return Array.isArray(dir) ? dir : readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.test.mjs')).map((f) => path.join(dir, f));
+  return Array.isArray(dir)
+    ? dir
+    : readdirSync(path.join(root, dir))
+        .filter((f) => f.endsWith('.test.mjs'))
+        .map((f) => path.join(dir, f));
 }
 
 // Browser tests: the files that measure the page's speed alone, the rest two at a time.
@@ -100,10 +123,14 @@ const build = await import('./build.mjs');
 const setupOk = await buildStage('set-up', () => must('bash', [path.join(root, 'scripts', 'setup.sh')]));
 if (setupOk) {
   await stage('style (clang-format, Prettier)', async () => {
-    const r = await run(process.execPath, [path.join(root, 'scripts', 'format.mjs'), '--check'], { echo: true, cwd: root });
+    const r = await run(process.execPath, [path.join(root, 'scripts', 'format.mjs'), '--check'], {
+      echo: true,
+      cwd: root,
+    });
     return r.code === 0 ? { ...none, passed: 1 } : { ...none, failed: 1 };
   });
-  if (await buildStage('build: native Debug + sanitizers', build.buildDebug)) await stage('native tests (ASan/UBSan)', () => ctest('debug'));
+  if (await buildStage('build: native Debug + sanitizers', build.buildDebug))
+    await stage('native tests (ASan/UBSan)', () => ctest('debug'));
   if (await buildStage('build: native Release', build.buildNative)) {
     await stage('native tests (Release)', () => ctest('native'));
     await stage('packages: C++ install + examples/cpp', () => nodeTests(['tests/package/cpp.test.mjs']));
@@ -115,14 +142,20 @@ if (setupOk) {
     await stage('CUDA tests (skipped without a GPU)', () => ctest('cuda', ['-R', '^cuda:']));
   if (await buildStage('build: WebAssembly', build.buildWasm)) {
     await stage('wasm tests (Catch2 under node)', () => ctest('wasm'));
-    if (await buildStage('build: WebAssembly threads', build.buildWasmMt)) await stage('wasm-mt tests (Catch2 under node)', () => ctest('wasm-mt'));
+    if (await buildStage('build: WebAssembly threads', build.buildWasmMt))
+      await stage('wasm-mt tests (Catch2 under node)', () => ctest('wasm-mt'));
     // Its two modules only; tests/node/wasm-relaxed.test.mjs compares them with the plain build.
     await buildStage('build: WebAssembly relaxed SIMD', build.buildWasmRelaxed);
     await stage('node tests', () => nodeTests('tests/node'));
     if (await buildStage('build: page', build.buildPage)) {
       await stage('browser tests (headless Chromium)', browserTests);
-      await stage('packages: npm pack + examples + widget docs', () => nodeTests(
-        readdirSync(path.join(root, 'tests', 'package')).filter((f) => f.endsWith('.test.mjs') && f !== 'cpp.test.mjs').map((f) => `tests/package/${f}`)));
+      await stage('packages: npm pack + examples + widget docs', () =>
+        nodeTests(
+          readdirSync(path.join(root, 'tests', 'package'))
+            .filter((f) => f.endsWith('.test.mjs') && f !== 'cpp.test.mjs')
+            .map((f) => `tests/package/${f}`)
+        )
+      );
     }
   }
 }
@@ -130,11 +163,15 @@ if (setupOk) {
 const total = (Date.now() - t0) / 1000;
 console.log('\nstage                                   passed  failed skipped  seconds');
 for (const r of rows) {
-  console.log(`${r.name.padEnd(40)}${String(r.passed).padStart(6)}${String(r.failed).padStart(8)}${String(r.skipped).padStart(8)}${r.seconds.toFixed(1).padStart(9)}`);
+  console.log(
+    `${r.name.padEnd(40)}${String(r.passed).padStart(6)}${String(r.failed).padStart(8)}${String(r.skipped).padStart(8)}${r.seconds.toFixed(1).padStart(9)}`
+  );
 }
 console.log(`total time ${total.toFixed(0)} s`);
 if (total > BUDGET_S) {
-  console.log(`attnlab: warning: this run took ${(total / 60).toFixed(1)} min, over the ${BUDGET_S / 60}-minute budget of a fresh run on two cores`);
+  console.log(
+    `attnlab: warning: this run took ${(total / 60).toFixed(1)} min, over the ${BUDGET_S / 60}-minute budget of a fresh run on two cores`
+  );
 }
 console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(totals.failed ? 1 : 0);

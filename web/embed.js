@@ -46,8 +46,10 @@ const MESSAGES = {
   en: {
     loading: 'Loading the attnlab widget…',
     unknown: 'Unknown widget “{name}”. The widgets are: {names}.',
-    engine: 'This widget could not load the attnlab engine: {file} is {why}. The engine files (engine/attnlab.mjs, engine/attnlab.wasm) must sit next to embed.js ({base}).',
-    model: 'This widget could not load its model: {file} is {why}. Copy models/index.json and the model files it uses next to embed.js ({base}).',
+    engine:
+      'This widget could not load the attnlab engine: {file} is {why}. The engine files (engine/attnlab.mjs, engine/attnlab.wasm) must sit next to embed.js ({base}).',
+    model:
+      'This widget could not load its model: {file} is {why}. Copy models/index.json and the model files it uses next to embed.js ({base}).',
     missing: 'missing (HTTP {status})',
     blocked: 'blocked or unreachable (a server on another origin must send Access-Control-Allow-Origin)',
     failed: 'This widget could not start: {message}',
@@ -55,8 +57,10 @@ const MESSAGES = {
   ko: {
     loading: 'attnlab 위젯을 불러오는 중…',
     unknown: '“{name}”이라는 위젯은 없습니다. 위젯: {names}.',
-    engine: '이 위젯이 attnlab 엔진을 불러오지 못했습니다: {file} 파일이 {why}. 엔진 파일(engine/attnlab.mjs, engine/attnlab.wasm)은 embed.js와 같은 곳({base})에 있어야 합니다.',
-    model: '이 위젯이 모델을 불러오지 못했습니다: {file} 파일이 {why}. models/index.json과 위젯이 쓰는 모델 파일을 embed.js와 같은 곳({base})에 두세요.',
+    engine:
+      '이 위젯이 attnlab 엔진을 불러오지 못했습니다: {file} 파일이 {why}. 엔진 파일(engine/attnlab.mjs, engine/attnlab.wasm)은 embed.js와 같은 곳({base})에 있어야 합니다.',
+    model:
+      '이 위젯이 모델을 불러오지 못했습니다: {file} 파일이 {why}. models/index.json과 위젯이 쓰는 모델 파일을 embed.js와 같은 곳({base})에 두세요.',
     missing: '없습니다 (HTTP {status})',
     blocked: '차단되었거나 닿지 않습니다 (다른 출처의 서버는 Access-Control-Allow-Origin 헤더를 보내야 합니다)',
     failed: '이 위젯을 시작하지 못했습니다: {message}',
@@ -65,7 +69,10 @@ const MESSAGES = {
 const fill = (s, vars) => s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
 
 class WidgetError extends Error {
-  constructor(message, url = null) { super(message); this.url = url; }
+  constructor(message, url = null) {
+    super(message);
+    this.url = url;
+  }
 }
 
 // The language of one widget: its own or the nearest ancestor's lang attribute.
@@ -116,13 +123,18 @@ async function checkModels(name, text) {
 // The Worker that trains, one per page and threads setting, started when a demo first needs it.
 const workerClients = new Map();
 const workerFor = (threads) => {
-  if (!workerClients.has(threads)) workerClients.set(threads, createEngine({ base, threads, worker: () => new EngineWorker() }));
+  if (!workerClients.has(threads))
+    workerClients.set(threads, createEngine({ base, threads, worker: () => new EngineWorker() }));
   return workerClients.get(threads);
 };
 
 class AttnlabDemo extends HTMLElement {
-  static get observedAttributes() { return ['name', 'lang']; }
-  static get version() { return version; }
+  static get observedAttributes() {
+    return ['name', 'lang'];
+  }
+  static get version() {
+    return version;
+  }
 
   connectedCallback() {
     if (!this.mounted) this.#mount();
@@ -154,31 +166,45 @@ class AttnlabDemo extends HTMLElement {
     this.textContent = text.loading;
     const threads = this.hasAttribute('threads') && this.getAttribute('threads') !== 'false';
     if (threads && !threadsAvailable())
-      console.info('attnlab-demo: threads asked for, but this page is not cross-origin isolated (no COOP/COEP headers): one thread');
+      console.info(
+        'attnlab-demo: threads asked for, but this page is not cross-origin isolated (no COOP/COEP headers): one thread'
+      );
     // The Worker starts when a demo first needs it (training); it then labels us.
     const worker = () => {
       const p = workerFor(threads);
-      p.then((w) => {
-        this.dataset.engine = w.info.build;
-        this.dataset.threads = String(w.info.build === 'wasm-mt' ? w.info.poolSize ?? w.info.kernelThreads : 1);
-      }, () => {});
+      p.then(
+        (w) => {
+          this.dataset.engine = w.info.build;
+          this.dataset.threads = String(w.info.build === 'wasm-mt' ? (w.info.poolSize ?? w.info.kernelThreads) : 1);
+        },
+        () => {}
+      );
       return p;
     };
     this.mounted = (async () => {
       const widgets = (await LANGUAGES[lang]()).widgetsIn(lang);
-      if (!widgets.demoNames.includes(name)) throw new WidgetError(fill(text.unknown, { name, names: widgets.demoNames.join(', ') }));
+      if (!widgets.demoNames.includes(name))
+        throw new WidgetError(fill(text.unknown, { name, names: widgets.demoNames.join(', ') }));
       const [engine] = await Promise.all([engineFor(text), checkModels(name, text)]);
-      if (this.token !== token) return null;  // renamed or removed meanwhile
+      if (this.token !== token) return null; // renamed or removed meanwhile
       this.textContent = '';
-      const handle = await widgets.mountDemo(name, this, widgets.makeContext({ name, host: this, engine, worker, base, embedded: true }));
-      if (this.token !== token) { handle.unmount?.(); return null; }
+      const handle = await widgets.mountDemo(
+        name,
+        this,
+        widgets.makeContext({ name, host: this, engine, worker, base, embedded: true })
+      );
+      if (this.token !== token) {
+        handle.unmount?.();
+        return null;
+      }
       widgets.applyI18n(this, { updateDocument: false });
       this.handle = handle;
       this.dataset.ready = '1';
       this.dispatchEvent(new CustomEvent('ready'));
       return handle;
     })().catch((e) => {
-      if (this.token === token) this.#fail(e instanceof WidgetError ? e : new WidgetError(fill(text.failed, { message: e.message })));
+      if (this.token === token)
+        this.#fail(e instanceof WidgetError ? e : new WidgetError(fill(text.failed, { message: e.message })));
       return null;
     });
   }
@@ -203,9 +229,15 @@ class AttnlabDemo extends HTMLElement {
     this.dispatchEvent(new CustomEvent('error', { detail: { message: e.message, url: e.url ?? null } }));
   }
 
-  async start() { (await this.mounted)?.start?.(); }
-  async pause() { (await this.mounted)?.pause?.(); }
-  async reset() { (await this.mounted)?.reset?.(); }
+  async start() {
+    (await this.mounted)?.start?.();
+  }
+  async pause() {
+    (await this.mounted)?.pause?.();
+  }
+  async reset() {
+    (await this.mounted)?.reset?.();
+  }
 }
 
 if (!customElements.get('attnlab-demo')) customElements.define('attnlab-demo', AttnlabDemo);

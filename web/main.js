@@ -21,18 +21,19 @@ import { initTheme } from './theme.js';
 import { ensureWidgetStyles } from './viz/styles.js';
 
 const fragments = import.meta.glob('./i18n/content/*/*.html', { query: '?raw', import: 'default' });
-const hosts = new Map();     // demo name -> host element (kept across language switches)
-const handles = new Map();   // demo name -> {unmount, relabel?, ...}
+const hosts = new Map(); // demo name -> host element (kept across language switches)
+const handles = new Map(); // demo name -> {unmount, relabel?, ...}
 let engine = null;
 let engineError = null;
 let workerClient = null;
 // The Worker's engine (the one that trains): threaded when the page is cross-origin isolated.
 // The engine line names it once it runs.
 const startWorker = () => new Worker(new URL('./core/worker.js', import.meta.url), { type: 'module' });
-const worker = () => (workerClient ??= createEngine({ base: document.baseURI, worker: startWorker }).then((w) => {
-  showEngine({ ...w.info, poolSize: w.info.poolSize });
-  return w;
-}));
+const worker = () =>
+  (workerClient ??= createEngine({ base: document.baseURI, worker: startWorker }).then((w) => {
+    showEngine({ ...w.info, poolSize: w.info.poolSize });
+    return w;
+  }));
 
 // Static hosts: our service worker (web/public/coi-sw.js) makes the page cross-origin isolated
 // after one reload; where it cannot, `isolation.reason` says why and one thread runs.
@@ -85,10 +86,12 @@ function renderNav() {
   const nav = document.getElementById('toc');
   const label = (s) => [sectionLabel(s.id), t(`section.${s.id}.nav`)].filter(Boolean).join(' ');
   nav.innerHTML = SECTIONS.map((s) => `<a href="#${s.id}" data-section="${s.id}">${label(s)}</a>`).join('');
-  nav.querySelectorAll('a').forEach((a) => a.addEventListener('click', (e) => {
-    e.preventDefault();
-    scrollToSection(a.dataset.section);
-  }));
+  nav.querySelectorAll('a').forEach((a) =>
+    a.addEventListener('click', (e) => {
+      e.preventDefault();
+      scrollToSection(a.dataset.section);
+    })
+  );
 }
 
 // Demos mount as they come near the viewport and push the sections below them down while the
@@ -101,10 +104,17 @@ function scrollToSection(id, behavior = 'smooth') {
   anchoring?.stop();
   target.scrollIntoView({ behavior });
   const main = document.getElementById('sections');
-  let still = null, first = true;
-  const settle = () => { clearTimeout(still); still = setTimeout(stop, 1500); };
+  let still = null,
+    first = true;
+  const settle = () => {
+    clearTimeout(still);
+    still = setTimeout(stop, 1500);
+  };
   const ro = new ResizeObserver(() => {
-    if (first) { first = false; return; }  // the call made by observe() itself
+    if (first) {
+      first = false;
+      return;
+    } // the call made by observe() itself
     target.scrollIntoView({ behavior: 'instant' });
     settle();
   });
@@ -143,33 +153,50 @@ function showSection(id) {
 }
 let tracking = null;
 function trackSection() {
-  addEventListener('scroll', () => {
-    tracking ??= setTimeout(() => {
-      tracking = null;
-      showSection(anchoring?.id ?? sectionInView());
-    }, 300);
-  }, { passive: true });
+  addEventListener(
+    'scroll',
+    () => {
+      tracking ??= setTimeout(() => {
+        tracking = null;
+        showSection(anchoring?.id ?? sectionInView());
+      }, 300);
+    },
+    { passive: true }
+  );
 }
 
-const observer = new IntersectionObserver((entries) => {
-  for (const e of entries) if (e.isIntersecting) { observer.unobserve(e.target); mountHost(e.target); }
-}, { rootMargin: '600px 0px' });
+const observer = new IntersectionObserver(
+  (entries) => {
+    for (const e of entries)
+      if (e.isIntersecting) {
+        observer.unobserve(e.target);
+        mountHost(e.target);
+      }
+  },
+  { rootMargin: '600px 0px' }
+);
 
 // A demo not yet mounted is a tab stop of its own, so the keyboard reaches every demo in page
 // order: focusing it mounts the demo, and the focus moves on to the demo's first control (its
 // last when the reader came backwards, with Shift+Tab) unless it went elsewhere meanwhile.
-const waiting = new Set();   // hosts focused before the engine was there
+const waiting = new Set(); // hosts focused before the engine was there
 function focusTarget(host) {
   host.tabIndex = 0;
   host.addEventListener('focusin', (e) => {
     if (e.target !== host || host.dataset.ready) return;
-    const back = e.relatedTarget instanceof Node && (host.compareDocumentPosition(e.relatedTarget) & Node.DOCUMENT_POSITION_FOLLOWING);
+    const back =
+      e.relatedTarget instanceof Node &&
+      host.compareDocumentPosition(e.relatedTarget) & Node.DOCUMENT_POSITION_FOLLOWING;
     host.dataset.focusFrom = back ? 'after' : 'before';
-    if (engine || engineError) mountHost(host); else waiting.add(host);
+    if (engine || engineError) mountHost(host);
+    else waiting.add(host);
   });
 }
-const tabbable = (host) => [...host.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')]
-  .filter((el) => el.tabIndex >= 0 && !el.disabled && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden');
+const tabbable = (host) =>
+  [...host.querySelectorAll('a[href], button, input, select, textarea, [tabindex]')].filter(
+    (el) =>
+      el.tabIndex >= 0 && !el.disabled && el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden'
+  );
 function passFocus(host) {
   const from = host.dataset.focusFrom;
   delete host.dataset.focusFrom;
@@ -184,7 +211,11 @@ async function mountHost(host) {
   const name = host.dataset.demo;
   if (handles.has(name)) return;
   handles.set(name, {});
-  if (engineError) { host.textContent = t('engine.error', { message: engineError.message }); passFocus(host); return; }
+  if (engineError) {
+    host.textContent = t('engine.error', { message: engineError.message });
+    passFocus(host);
+    return;
+  }
   try {
     const handle = await mountDemo(name, host, makeContext({ name, host, engine, worker, base: document.baseURI }));
     handles.set(name, handle);
@@ -203,15 +234,23 @@ async function renderSections() {
   const html = await Promise.all(SECTIONS.map((s) => fragmentFor(s, lang)));
   const main = document.getElementById('sections');
   for (const host of hosts.values()) host.remove();
-  main.innerHTML = SECTIONS.map((s, i) => `
+  main.innerHTML = SECTIONS.map(
+    (s, i) => `
     <section id="${s.id}" class="guide-section">
       ${html[i]}
-    </section>`).join('');
+    </section>`
+  ).join('');
   for (const ph of main.querySelectorAll('[data-demo]')) {
     const name = ph.dataset.demo;
-    if (!demoNames.includes(name)) { ph.textContent = t('demo.unknown', { name }); continue; }
+    if (!demoNames.includes(name)) {
+      ph.textContent = t('demo.unknown', { name });
+      continue;
+    }
     const live = hosts.get(name);
-    if (live) { ph.replaceWith(live); continue; }
+    if (live) {
+      ph.replaceWith(live);
+      continue;
+    }
     ph.classList.add('demo-host');
     ph.innerHTML = `<p class="demo-loading">${t('engine.loading')}</p>`;
     focusTarget(ph);
@@ -219,7 +258,7 @@ async function renderSections() {
     if (engine || engineError) observer.observe(ph);
   }
   fillReferences(main);
-  fillFacts(main, document.baseURI).catch(() => {});  // model figures in the prose, from the models
+  fillFacts(main, document.baseURI).catch(() => {}); // model figures in the prose, from the models
   typeset(main);
   stopScrollers?.();
   stopScrollers = focusScrollers(main, t('a11y.formula'));
@@ -262,14 +301,18 @@ function readingPlace() {
   const y = scrollY + readingLine();
   const marks = landmarks();
   if (!marks.length) return null;
-  const k = Math.max(0, marks.findLastIndex(([, m]) => m <= y));
+  const k = Math.max(
+    0,
+    marks.findLastIndex(([, m]) => m <= y)
+  );
   const [a, ya] = marks[k];
   const next = marks[k + 1];
   return { a, b: next?.[0], frac: next ? (y - ya) / Math.max(1, next[1] - ya) : 0, offset: y - ya };
 }
 function restorePlace(place) {
   const marks = new Map(landmarks());
-  const ya = marks.get(place.a), yb = marks.get(place.b);
+  const ya = marks.get(place.a),
+    yb = marks.get(place.b);
   if (ya === undefined) return;
   const y = yb === undefined ? ya + place.offset : ya + place.frac * (yb - ya);
   window.scrollTo({ top: y - readingLine(), behavior: 'instant' });
@@ -278,7 +321,11 @@ function holdPlace(place) {
   if (!place) return;
   restorePlace(place);
   let still = null;
-  const ro = new ResizeObserver(() => { restorePlace(place); clearTimeout(still); still = setTimeout(stop, 1000); });
+  const ro = new ResizeObserver(() => {
+    restorePlace(place);
+    clearTimeout(still);
+    still = setTimeout(stop, 1000);
+  });
   const quit = ['wheel', 'touchstart', 'keydown', 'mousedown'];
   const hard = setTimeout(stop, 5000);
   function stop() {
@@ -295,7 +342,9 @@ function holdPlace(place) {
 let placeBeforeSwitch = null;
 // the language button names the other language, in that language (its lang says which)
 const langToggle = document.getElementById('lang-toggle');
-const markToggle = () => { langToggle.lang = getLang() === 'ko' ? 'en' : 'ko'; };
+const markToggle = () => {
+  langToggle.lang = getLang() === 'ko' ? 'en' : 'ko';
+};
 markToggle();
 onLangChange(markToggle);
 langToggle.addEventListener('click', () => {

@@ -27,9 +27,18 @@ export const DEMOS = SECTIONS.flatMap((s) => s.demos);
 // The positional anchors the sections had before they were named (#s01 … #s12). Frozen: links
 // and bookmarks made then keep landing on the same section whatever is inserted later.
 export const LEGACY_IDS = Object.freeze({
-  s01: 'language-model', s02: 'bottleneck', s03: 'reversal', s04: 'bahdanau', s05: 'dot-product',
-  s06: 'self-attention', s07: 'decoder', s08: 'multihead', s09: 'positional', s10: 'relatives',
-  s11: 'results', s12: 'code',
+  s01: 'language-model',
+  s02: 'bottleneck',
+  s03: 'reversal',
+  s04: 'bahdanau',
+  s05: 'dot-product',
+  s06: 'self-attention',
+  s07: 'decoder',
+  s08: 'multihead',
+  s09: 'positional',
+  s10: 'relatives',
+  s11: 'results',
+  s12: 'code',
 });
 
 const numbers = new Map(SECTIONS.filter((s) => !s.unnumbered).map((s, i) => [s.id, i + 1]));

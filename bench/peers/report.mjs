@@ -4,22 +4,54 @@
 // Goals, stated before measuring, against peers running at full strength (peers/env.mjs). Each
 // row's ratio is "better than the peer" when > 1 (peer time / ours, or our rate / the peer's).
 export const GOALS = [
-  { id: 'native-gemm', text: 'native GEMM >= 1.0x PyTorch+OpenBLAS (full strength) at 1 and 2 threads', min: 1.0,
-    match: (r) => /^gemm .* native \dT$/.test(r.name) },
-  { id: 'train-S', text: 'native training step >= 2x PyTorch at config S', min: 2.0,
-    match: (r) => /^Transformer training step .*config S,/.test(r.name) },
-  { id: 'train-M', text: 'native training step >= 1.25x PyTorch at config M', min: 1.25,
-    match: (r) => /^Transformer training step .*config M,/.test(r.name) },
-  { id: 'train-base', text: 'native training step >= 1.1x PyTorch at config base', min: 1.1,
-    match: (r) => /^Transformer training step .*config base,/.test(r.name) },
-  { id: 'dp-2rank', text: 'data-parallel training, 2 ranks x 1 thread: tokens/s >= 1.5x PyTorch DDP (gloo)', min: 1.5,
-    match: (r) => /^data-parallel training tokens\/s .*, 2 ranks x/.test(r.name) },
-  { id: 'dp-scaling-base', text: 'data-parallel scaling efficiency (2 ranks / 2x 1 rank) >= 0.85 at config base', min: 0.85,
-    match: (r) => /^data-parallel scaling efficiency, config base:/.test(r.name) },
-  { id: 'wasm-gemm', text: 'wasm GEMM >= 1.1x TF.js wasm (XNNPACK) on every plain shape', min: 1.1,
-    match: (r) => /^gemm [\d×]+ wasm$/.test(r.name) },
-  { id: 'browser-threads', text: 'training config M in Chromium: 2 threads >= 1.6x 1 thread', min: 1.6,
-    match: (r) => /^browser: train step config M, wasm-mt 2 threads vs 1 thread/.test(r.name) },
+  {
+    id: 'native-gemm',
+    text: 'native GEMM >= 1.0x PyTorch+OpenBLAS (full strength) at 1 and 2 threads',
+    min: 1.0,
+    match: (r) => /^gemm .* native \dT$/.test(r.name),
+  },
+  {
+    id: 'train-S',
+    text: 'native training step >= 2x PyTorch at config S',
+    min: 2.0,
+    match: (r) => /^Transformer training step .*config S,/.test(r.name),
+  },
+  {
+    id: 'train-M',
+    text: 'native training step >= 1.25x PyTorch at config M',
+    min: 1.25,
+    match: (r) => /^Transformer training step .*config M,/.test(r.name),
+  },
+  {
+    id: 'train-base',
+    text: 'native training step >= 1.1x PyTorch at config base',
+    min: 1.1,
+    match: (r) => /^Transformer training step .*config base,/.test(r.name),
+  },
+  {
+    id: 'dp-2rank',
+    text: 'data-parallel training, 2 ranks x 1 thread: tokens/s >= 1.5x PyTorch DDP (gloo)',
+    min: 1.5,
+    match: (r) => /^data-parallel training tokens\/s .*, 2 ranks x/.test(r.name),
+  },
+  {
+    id: 'dp-scaling-base',
+    text: 'data-parallel scaling efficiency (2 ranks / 2x 1 rank) >= 0.85 at config base',
+    min: 0.85,
+    match: (r) => /^data-parallel scaling efficiency, config base:/.test(r.name),
+  },
+  {
+    id: 'wasm-gemm',
+    text: 'wasm GEMM >= 1.1x TF.js wasm (XNNPACK) on every plain shape',
+    min: 1.1,
+    match: (r) => /^gemm [\d×]+ wasm$/.test(r.name),
+  },
+  {
+    id: 'browser-threads',
+    text: 'training config M in Chromium: 2 threads >= 1.6x 1 thread',
+    min: 1.6,
+    match: (r) => /^browser: train step config M, wasm-mt 2 threads vs 1 thread/.test(r.name),
+  },
 ];
 
 // Marks every row a goal applies to (and that has a ratio) with goal, goal_id and goal_met.
@@ -39,7 +71,7 @@ const LOWER_IS_BETTER = new Set(['ms', 'KiB']);
 // of the history (lines of build/bench-history.jsonl), the change in %, better/worse.
 export function compareRuns(history, rows) {
   const last = new Map();
-  for (const h of history) last.set(h.name, h);  // later lines win
+  for (const h of history) last.set(h.name, h); // later lines win
   return rows.map((r) => {
     const h = last.get(r.name);
     if (!h || h.attnlab == null || r.attnlab == null) return `${r.name}: ${r.attnlab} ${r.unit} (new)`;
@@ -47,7 +79,9 @@ export function compareRuns(history, rows) {
     const better = LOWER_IS_BETTER.has(r.unit) ? change < 0 : change > 0;
     const word = Math.abs(change) < 0.05 ? 'same' : better ? 'better' : 'worse';
     const ratio = r.ratio != null && h.ratio != null ? `; ratio ${h.ratio} -> ${r.ratio}` : '';
-    return `${r.name}: ${h.attnlab} -> ${r.attnlab} ${r.unit} (${change >= 0 ? '+' : ''}${change.toFixed(1)}%, ${word}; ` +
-      `then commit ${h.commit ?? '?'}, load ${Array.isArray(h.load) ? h.load[0] : h.load ?? '?'}${ratio})`;
+    return (
+      `${r.name}: ${h.attnlab} -> ${r.attnlab} ${r.unit} (${change >= 0 ? '+' : ''}${change.toFixed(1)}%, ${word}; ` +
+      `then commit ${h.commit ?? '?'}, load ${Array.isArray(h.load) ? h.load[0] : (h.load ?? '?')}${ratio})`
+    );
   });
 }

@@ -7,9 +7,18 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
-  '.wasm': 'application/wasm', '.json': 'application/json', '.svg': 'image/svg+xml', '.png': 'image/png',
-  '.woff2': 'font/woff2', '.woff': 'font/woff', '.ttf': 'font/ttf', '.safetensors': 'application/octet-stream',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.ttf': 'font/ttf',
+  '.safetensors': 'application/octet-stream',
 };
 
 export async function staticServer(dir, { headers = {}, pages = {} } = {}) {
@@ -23,7 +32,10 @@ export async function staticServer(dir, { headers = {}, pages = {} } = {}) {
     }
     if (file.endsWith('/')) file += 'index.html';
     const full = path.join(dir, path.normalize(file));
-    if (!full.startsWith(path.resolve(dir))) { res.writeHead(403).end(); return; }
+    if (!full.startsWith(path.resolve(dir))) {
+      res.writeHead(403).end();
+      return;
+    }
     try {
       if (!(await stat(full)).isFile()) throw new Error('not a file');
       const body = await readFile(full);

@@ -25,7 +25,11 @@ function bestPerCall(f, minSeconds) {
     let calls = 0;
     const t0 = performance.now();
     let round = 0;
-    do { f(); calls++; round = performance.now() - t0; } while (round < 2);
+    do {
+      f();
+      calls++;
+      round = performance.now() - t0;
+    } while (round < 2);
     best = Math.min(best, round / calls / 1e3);
   } while (performance.now() - start < minSeconds * 1e3);
   return best;
@@ -35,12 +39,14 @@ async function attnlab(relaxed) {
   const require = createRequire(import.meta.url);
   const dir = path.join(root, 'build', relaxed ? 'wasm-relaxed' : 'wasm');
   const name = relaxed ? 'attnlab-relaxed-node' : 'attnlab-node';
-  const mod = await require(path.join(dir, `${name}.cjs`))({ wasmBinary: readFileSync(path.join(dir, `${name}.wasm`)) });
+  const mod = await require(path.join(dir, `${name}.cjs`))({
+    wasmBinary: readFileSync(path.join(dir, `${name}.wasm`)),
+  });
   return cases.map((c) => {
     if (c.kind === 'peak') return { gflops: mod.benchSimdPeak(c.seconds) };
     if (c.percall) {
       const flops = mod.benchGemmPrepare(c.M, c.N, c.K, !!c.ta, !!c.tb, c.batch);
-      return { gflops: flops / bestPerCall(() => mod.benchGemmRun(), c.seconds) * 1e-9 };
+      return { gflops: (flops / bestPerCall(() => mod.benchGemmRun(), c.seconds)) * 1e-9 };
     }
     if (c.kind === 'attention') return { ms: mod.benchAttention(c.B, c.H, c.T, c.S, c.D, !!c.causal, c.seconds) };
     return { gflops: mod.benchGemm(c.M, c.N, c.K, !!c.ta, !!c.tb, c.batch, c.seconds) };
@@ -57,15 +63,17 @@ async function tfjs() {
   await tf.ready();
   const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
   const out = cases.map((c) => {
-    const shapeA = c.ta ? [c.K, c.M] : [c.M, c.K], shapeB = c.tb ? [c.N, c.K] : [c.K, c.N];
+    const shapeA = c.ta ? [c.K, c.M] : [c.M, c.K],
+      shapeB = c.tb ? [c.N, c.K] : [c.K, c.N];
     const b3 = (s) => (c.batch > 1 ? [c.batch, ...s] : s);
-    const a = tf.randomUniform(b3(shapeA), -1, 1), b = tf.randomUniform(b3(shapeB), -1, 1);
+    const a = tf.randomUniform(b3(shapeA), -1, 1),
+      b = tf.randomUniform(b3(shapeB), -1, 1);
     const s = bestPerCall(() => {
-      tf.matMul(a, b, !!c.ta, !!c.tb).dispose();  // the wasm backend computes synchronously
+      tf.matMul(a, b, !!c.ta, !!c.tb).dispose(); // the wasm backend computes synchronously
     }, c.seconds);
     a.dispose();
     b.dispose();
-    return { gflops: (2 * c.M * c.N * c.K * c.batch) / s * 1e-9 };
+    return { gflops: ((2 * c.M * c.N * c.K * c.batch) / s) * 1e-9 };
   });
   return { simd, version: tf.version_core, results: out };
 }

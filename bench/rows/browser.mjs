@@ -20,62 +20,80 @@ import { CONFIGS, flopsOf } from './wasm.mjs';
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
 const sessionConfig = (c) => ({
-  model: { model: 'transformer', d_model: c.C, heads: c.H, d_ff: c.F, enc_layers: c.layers, dec_layers: c.layers, dropout: 0 },
-  task: 'copy', task_options: { min_len: c.len, max_len: c.len, symbols: c.V - 3 }, seed: 1,
+  model: {
+    model: 'transformer',
+    d_model: c.C,
+    heads: c.H,
+    d_ff: c.F,
+    enc_layers: c.layers,
+    dec_layers: c.layers,
+    dropout: 0,
+  },
+  task: 'copy',
+  task_options: { min_len: c.len, max_len: c.len, symbols: c.V - 3 },
+  seed: 1,
   train: { batch: c.batch, schedule: 'constant', lr: 1e-3 },
 });
 
 // In the page: starts dist/'s Worker, loads `threads` ('auto' -> wasm-mt when isolated, false ->
 // wasm), and times `steps` training steps per kernel thread count (best of `reps` runs).
 async function timeInWorker(page, { asset, threads, relaxed = 'auto', counts, steps, reps, config }) {
-  return page.evaluate(async ({ asset, threads, relaxed, counts, steps, reps, config }) => {
-    const worker = new Worker(asset, { type: 'module' });
-    let next = 1;
-    const pending = new Map();
-    worker.onmessage = (e) => {
-      const p = pending.get(e.data.id);
-      if (!p) return;
-      pending.delete(e.data.id);
-      if (e.data.ok) p.resolve(e.data.result); else p.reject(new Error(e.data.error.message));
-    };
-    const request = (msg) => new Promise((resolve, reject) => {
-      const id = next++;
-      pending.set(id, { resolve, reject });
-      worker.postMessage({ ...msg, id });
-    });
-    const info = await request({ type: 'init', base: document.baseURI, threads, relaxed });
-    const { session } = await request({ type: 'create', config });
-    const out = {};
-    for (const n of counts) {
-      const used = info.build === 'wasm-mt' ? await request({ type: 'call', fn: 'setThreads', args: [n] }) : 1;
-      await request({ type: 'train', session, steps: 2, chunkMs: 1e6 });
-      let best = Infinity;
-      for (let r = 0; r < reps; r++) {
-        const t0 = performance.now();
-        await request({ type: 'train', session, steps, chunkMs: 1e6 });
-        best = Math.min(best, (performance.now() - t0) / steps);
+  return page.evaluate(
+    async ({ asset, threads, relaxed, counts, steps, reps, config }) => {
+      const worker = new Worker(asset, { type: 'module' });
+      let next = 1;
+      const pending = new Map();
+      worker.onmessage = (e) => {
+        const p = pending.get(e.data.id);
+        if (!p) return;
+        pending.delete(e.data.id);
+        if (e.data.ok) p.resolve(e.data.result);
+        else p.reject(new Error(e.data.error.message));
+      };
+      const request = (msg) =>
+        new Promise((resolve, reject) => {
+          const id = next++;
+          pending.set(id, { resolve, reject });
+          worker.postMessage({ ...msg, id });
+        });
+      const info = await request({ type: 'init', base: document.baseURI, threads, relaxed });
+      const { session } = await request({ type: 'create', config });
+      const out = {};
+      for (const n of counts) {
+        const used = info.build === 'wasm-mt' ? await request({ type: 'call', fn: 'setThreads', args: [n] }) : 1;
+        await request({ type: 'train', session, steps: 2, chunkMs: 1e6 });
+        let best = Infinity;
+        for (let r = 0; r < reps; r++) {
+          const t0 = performance.now();
+          await request({ type: 'train', session, steps, chunkMs: 1e6 });
+          best = Math.min(best, (performance.now() - t0) / steps);
+        }
+        out[n] = { ms: best, threads: used };
       }
-      out[n] = { ms: best, threads: used };
-    }
-    worker.terminate();
-    return { info, out };
-  }, { asset, threads, relaxed, counts, steps, reps, config });
+      worker.terminate();
+      return { info, out };
+    },
+    { asset, threads, relaxed, counts, steps, reps, config }
+  );
 }
 
 // benchGemm / benchSimdPeak of one module flavour, loaded on the page's main thread.
 async function gemmInPage(page, name, shapes, seconds) {
-  return page.evaluate(async ({ name, shapes, seconds }) => {
-    const base = document.baseURI;
-    const ns = await import(new URL(`engine/${name}.mjs`, base).href);
-    const mod = await ns.default({ locateFile: (f) => new URL(`engine/${f}`, base).href });
-    // Chromium starts wasm in its baseline compiler (Liftoff) and switches a function to the
-    // optimizing one at its next call: the peak sweep is one call, so it is called once to warm
-    // up (the GEMM kernels are called many times within each timing and tier up on their own).
-    mod.benchSimdPeak(seconds / 2);
-    const peak = Math.max(mod.benchSimdPeak(seconds * 2), mod.benchSimdPeak(seconds * 2));
-    const gemm = shapes.map(([M, K, N]) => mod.benchGemm(M, N, K, false, false, 1, seconds));
-    return { gemm, peak };
-  }, { name, shapes, seconds });
+  return page.evaluate(
+    async ({ name, shapes, seconds }) => {
+      const base = document.baseURI;
+      const ns = await import(new URL(`engine/${name}.mjs`, base).href);
+      const mod = await ns.default({ locateFile: (f) => new URL(`engine/${f}`, base).href });
+      // Chromium starts wasm in its baseline compiler (Liftoff) and switches a function to the
+      // optimizing one at its next call: the peak sweep is one call, so it is called once to warm
+      // up (the GEMM kernels are called many times within each timing and tier up on their own).
+      mod.benchSimdPeak(seconds / 2);
+      const peak = Math.max(mod.benchSimdPeak(seconds * 2), mod.benchSimdPeak(seconds * 2));
+      const gemm = shapes.map(([M, K, N]) => mod.benchGemm(M, N, K, false, false, 1, seconds));
+      return { gemm, peak };
+    },
+    { name, shapes, seconds }
+  );
 }
 
 // For bench/rows/loaded.mjs: a page on dist/ (cross-origin isolated) whose measure() times
@@ -87,10 +105,18 @@ export async function threadTimer({ quick = false } = {}) {
   const browser = await launch();
   const page = await browser.newPage();
   await page.goto(`${server.url}index.html`);
-  const steps = quick ? 2 : 4, reps = quick ? 2 : 3;
+  const steps = quick ? 2 : 4,
+    reps = quick ? 2 : 3;
   return {
     async measure() {
-      const mt = await timeInWorker(page, { asset, threads: 'auto', counts: [1, 2], steps, reps, config: sessionConfig(CONFIGS.M) });
+      const mt = await timeInWorker(page, {
+        asset,
+        threads: 'auto',
+        counts: [1, 2],
+        steps,
+        reps,
+        config: sessionConfig(CONFIGS.M),
+      });
       if (mt.info.build !== 'wasm-mt') throw new Error(`the Worker loaded ${mt.info.build}, not wasm-mt`);
       return { 1: mt.out[1].ms, 2: mt.out[2].ms };
     },
@@ -101,60 +127,142 @@ export async function threadTimer({ quick = false } = {}) {
   };
 }
 
-const GEMM_SHAPES = [[256, 128, 128], [512, 512, 512], [1024, 1024, 1024]];
+const GEMM_SHAPES = [
+  [256, 128, 128],
+  [512, 512, 512],
+  [1024, 1024, 1024],
+];
 
 export async function rows(ctx = {}) {
   const dist = path.join(root, 'dist');
   if (!existsSync(path.join(dist, 'index.html'))) throw new Error('dist/ is missing: run npm run build first');
   const asset = `assets/${readdirSync(path.join(dist, 'assets')).find((n) => /^worker-.*\.js$/.test(n))}`;
   const c = CONFIGS.M;
-  const steps = ctx.quick ? 2 : 4, reps = ctx.quick ? 2 : 3;
+  const steps = ctx.quick ? 2 : 4,
+    reps = ctx.quick ? 2 : 3;
   const server = await staticServer(dist, { headers: ISOLATION });
   const browser = await launch();
   const log = ctx.log ?? console.log;
   try {
     const page = await browser.newPage();
     await page.goto(`${server.url}index.html`);
-    const mt = await timeInWorker(page, { asset, threads: 'auto', counts: [1, 2], steps, reps, config: sessionConfig(c) });
-    const st = await timeInWorker(page, { asset, threads: false, relaxed: false, counts: [1], steps, reps, config: sessionConfig(c) });
-    const rx = await timeInWorker(page, { asset, threads: false, relaxed: 'auto', counts: [1], steps, reps, config: sessionConfig(c) });
-    const relaxedOk = await page.evaluate(() => WebAssembly.validate(Uint8Array.from([0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123,
-      3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 13, 1, 11, 0, 32, 0, 32, 1, 32, 2, 253, 133, 2, 11])));
+    const mt = await timeInWorker(page, {
+      asset,
+      threads: 'auto',
+      counts: [1, 2],
+      steps,
+      reps,
+      config: sessionConfig(c),
+    });
+    const st = await timeInWorker(page, {
+      asset,
+      threads: false,
+      relaxed: false,
+      counts: [1],
+      steps,
+      reps,
+      config: sessionConfig(c),
+    });
+    const rx = await timeInWorker(page, {
+      asset,
+      threads: false,
+      relaxed: 'auto',
+      counts: [1],
+      steps,
+      reps,
+      config: sessionConfig(c),
+    });
+    const relaxedOk = await page.evaluate(() =>
+      WebAssembly.validate(
+        Uint8Array.from([
+          0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 13,
+          1, 11, 0, 32, 0, 32, 1, 32, 2, 253, 133, 2, 11,
+        ])
+      )
+    );
     const seconds = ctx.quick ? 0.2 : 0.5;
     const gPlain = await gemmInPage(page, 'attnlab', GEMM_SHAPES, seconds);
-    const gRelaxed = relaxedOk && existsSync(path.join(dist, 'engine', 'attnlab-relaxed.wasm'))
-      ? await gemmInPage(page, 'attnlab-relaxed', GEMM_SHAPES, seconds) : null;
+    const gRelaxed =
+      relaxedOk && existsSync(path.join(dist, 'engine', 'attnlab-relaxed.wasm'))
+        ? await gemmInPage(page, 'attnlab-relaxed', GEMM_SHAPES, seconds)
+        : null;
     const version = browser.context.browser()?.version() ?? 'Chromium';
-    log(`browser: Chromium ${version}, threaded worker engine ${mt.info.build} (pool ${mt.info.poolSize}), ` +
-      `single-thread ${st.info.build}, FMA flavour ${rx.info.build} (relaxed SIMD ${relaxedOk ? 'validates' : 'not available'}), ${os.cpus().length} CPUs`);
+    log(
+      `browser: Chromium ${version}, threaded worker engine ${mt.info.build} (pool ${mt.info.poolSize}), ` +
+        `single-thread ${st.info.build}, FMA flavour ${rx.info.build} (relaxed SIMD ${relaxedOk ? 'validates' : 'not available'}), ${os.cpus().length} CPUs`
+    );
     if (mt.info.build !== 'wasm-mt') throw new Error(`the Worker loaded ${mt.info.build}, not wasm-mt`);
     const gflop = flopsOf(c) * 1e-9;
     const bound = Math.max(gPlain.peak, gRelaxed?.peak ?? 0);
-    const r1 = (x) => Number(x.toFixed(1)), r2 = (x) => Number(x.toFixed(2));
+    const r1 = (x) => Number(x.toFixed(1)),
+      r2 = (x) => Number(x.toFixed(2));
     return [
-      { name: 'browser: train step config M, wasm-mt 2 threads vs 1 thread (Chromium, ratio = speed-up)', unit: 'ms',
-        attnlab: r1(mt.out[2].ms), peer: 'wasm-mt at 1 thread', peer_value: r1(mt.out[1].ms), ratio: r2(mt.out[1].ms / mt.out[2].ms),
-        model_gflops: r2(gflop / (mt.out[2].ms * 1e-3)), browser_version: version },
-      { name: 'browser: train step config M, wasm (single-thread build) vs wasm-mt at 1 thread (Chromium)', unit: 'ms',
-        attnlab: r1(st.out[1].ms), peer: 'wasm-mt at 1 thread', peer_value: r1(mt.out[1].ms), ratio: r2(mt.out[1].ms / st.out[1].ms),
-        model_gflops: r2(gflop / (st.out[1].ms * 1e-3)) },
+      {
+        name: 'browser: train step config M, wasm-mt 2 threads vs 1 thread (Chromium, ratio = speed-up)',
+        unit: 'ms',
+        attnlab: r1(mt.out[2].ms),
+        peer: 'wasm-mt at 1 thread',
+        peer_value: r1(mt.out[1].ms),
+        ratio: r2(mt.out[1].ms / mt.out[2].ms),
+        model_gflops: r2(gflop / (mt.out[2].ms * 1e-3)),
+        browser_version: version,
+      },
+      {
+        name: 'browser: train step config M, wasm (single-thread build) vs wasm-mt at 1 thread (Chromium)',
+        unit: 'ms',
+        attnlab: r1(st.out[1].ms),
+        peer: 'wasm-mt at 1 thread',
+        peer_value: r1(mt.out[1].ms),
+        ratio: r2(mt.out[1].ms / st.out[1].ms),
+        model_gflops: r2(gflop / (st.out[1].ms * 1e-3)),
+      },
       // One bound for every wasm row: the larger of the plain build's mul+add chains and the
       // relaxed build's (FMA) chains; an engine may run a SIMD128 GEMM above separate mul+add
       // chains (seen on an AVX-512 machine), never above the FMA rate.
-      { name: 'browser: SIMD peak, wasm: larger of SIMD128 mul+add and relaxed_madd chains (1 core, Chromium)', unit: 'GFLOP/s', attnlab: r2(bound),
-        peer: null, peer_value: null, ratio: null, pct_peak: 100,
-        note: `SIMD128 mul+add chains ${r2(gPlain.peak)}${gRelaxed ? `; relaxed build ${r2(gRelaxed.peak)}` : '; relaxed build not measured'}` },
-      ...GEMM_SHAPES.map((s, i) => ({ name: `browser: gemm ${s.join('×')} wasm (Chromium)`, unit: 'GFLOP/s', attnlab: r2(gPlain.gemm[i]),
-        peer: null, peer_value: null, ratio: null, pct_peak: Number(((100 * gPlain.gemm[i]) / bound).toFixed(1)) })),
-      ...(gRelaxed ? GEMM_SHAPES.map((s, i) => ({ name: `browser: gemm ${s.join('×')} wasm-relaxed (FMA) vs wasm (Chromium)`, unit: 'GFLOP/s',
-        attnlab: r2(gRelaxed.gemm[i]), peer: 'wasm (SIMD128 mul+add)', peer_value: r2(gPlain.gemm[i]), ratio: r2(gRelaxed.gemm[i] / gPlain.gemm[i]),
-        pct_peak: Number(((100 * gRelaxed.gemm[i]) / bound).toFixed(1)) })) : []),
-      ...(rx.info.build === 'wasm-relaxed' ? [
-        { name: 'browser: train step config M, wasm-relaxed (FMA) vs wasm, 1 thread (Chromium)', unit: 'ms',
-          attnlab: r1(rx.out[1].ms), peer: 'wasm (SIMD128 mul+add)', peer_value: r1(st.out[1].ms), ratio: r2(st.out[1].ms / rx.out[1].ms),
-          model_gflops: r2(gflop / (rx.out[1].ms * 1e-3)),
-          pct_peak: Number(((100 * gflop) / (rx.out[1].ms * 1e-3) / bound).toFixed(1)) },
-      ] : []),
+      {
+        name: 'browser: SIMD peak, wasm: larger of SIMD128 mul+add and relaxed_madd chains (1 core, Chromium)',
+        unit: 'GFLOP/s',
+        attnlab: r2(bound),
+        peer: null,
+        peer_value: null,
+        ratio: null,
+        pct_peak: 100,
+        note: `SIMD128 mul+add chains ${r2(gPlain.peak)}${gRelaxed ? `; relaxed build ${r2(gRelaxed.peak)}` : '; relaxed build not measured'}`,
+      },
+      ...GEMM_SHAPES.map((s, i) => ({
+        name: `browser: gemm ${s.join('×')} wasm (Chromium)`,
+        unit: 'GFLOP/s',
+        attnlab: r2(gPlain.gemm[i]),
+        peer: null,
+        peer_value: null,
+        ratio: null,
+        pct_peak: Number(((100 * gPlain.gemm[i]) / bound).toFixed(1)),
+      })),
+      ...(gRelaxed
+        ? GEMM_SHAPES.map((s, i) => ({
+            name: `browser: gemm ${s.join('×')} wasm-relaxed (FMA) vs wasm (Chromium)`,
+            unit: 'GFLOP/s',
+            attnlab: r2(gRelaxed.gemm[i]),
+            peer: 'wasm (SIMD128 mul+add)',
+            peer_value: r2(gPlain.gemm[i]),
+            ratio: r2(gRelaxed.gemm[i] / gPlain.gemm[i]),
+            pct_peak: Number(((100 * gRelaxed.gemm[i]) / bound).toFixed(1)),
+          }))
+        : []),
+      ...(rx.info.build === 'wasm-relaxed'
+        ? [
+            {
+              name: 'browser: train step config M, wasm-relaxed (FMA) vs wasm, 1 thread (Chromium)',
+              unit: 'ms',
+              attnlab: r1(rx.out[1].ms),
+              peer: 'wasm (SIMD128 mul+add)',
+              peer_value: r1(st.out[1].ms),
+              ratio: r2(st.out[1].ms / rx.out[1].ms),
+              model_gflops: r2(gflop / (rx.out[1].ms * 1e-3)),
+              pct_peak: Number(((100 * gflop) / (rx.out[1].ms * 1e-3) / bound).toFixed(1)),
+            },
+          ]
+        : []),
     ];
   } finally {
     await browser.close();

@@ -57,16 +57,34 @@ export async function rows(ctx = {}) {
   const load1 = () => Number(os.loadavg()[0].toFixed(2));
   const out = [];
   for (const config of ['M', 'base']) {
-    const tps = { ours: {}, peer: {} }, cpu = { ours: {}, peer: {} };
+    const tps = { ours: {}, peer: {} },
+      cpu = { ours: {}, peer: {} };
     let torchName = null;
     for (const n of [1, 2]) {
-      const ours = json('mpirun', [...mpirunArgs(n), attn, 'bench', '--config', config, '--threads', '1',
-        '--seconds', String(seconds(config))], root);
+      const ours = json(
+        'mpirun',
+        [...mpirunArgs(n), attn, 'bench', '--config', config, '--threads', '1', '--seconds', String(seconds(config))],
+        root
+      );
       if (ours.ranks !== n) throw new Error(`attn bench under mpirun -np ${n} ran ${ours.ranks} ranks`);
       let peer = null;
       try {
-        peer = json(PYTHON, [path.join(here, '..', 'peers', 'torch_ddp.py'), '--config', config, '--ranks', String(n),
-          '--threads', '1', '--seconds', String(seconds(config))], root, peerEnv(1));
+        peer = json(
+          PYTHON,
+          [
+            path.join(here, '..', 'peers', 'torch_ddp.py'),
+            '--config',
+            config,
+            '--ranks',
+            String(n),
+            '--threads',
+            '1',
+            '--seconds',
+            String(seconds(config)),
+          ],
+          root,
+          peerEnv(1)
+        );
         peer.core = peer.openblas?.corename ?? blasCore(peer.stderr);
         torchName = `PyTorch ${peer.torch} DDP (gloo, CPU, OpenBLAS ${peer.core ?? 'kernel unknown'})`;
       } catch (e) {
@@ -97,7 +115,8 @@ export async function rows(ctx = {}) {
     }
     const eff = (t) => (t[1] && t[2] ? t[2] / (2 * t[1]) : null);
     const cpuEff = (c) => (c[1] && c[2] ? c[1] / c[2] : null);
-    const mine = eff(tps.ours), theirs = eff(tps.peer);
+    const mine = eff(tps.ours),
+      theirs = eff(tps.peer);
     out.push({
       name: `data-parallel scaling efficiency, config ${config}: tokens/s at 2 ranks / (2 x 1 rank)`,
       unit: 'efficiency',

@@ -8,8 +8,17 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-const PLAIN = [[32, 64, 64], [256, 128, 128], [256, 128, 512], [512, 512, 512], [1024, 1024, 1024]];
-const VARIANT_SHAPES = [[256, 128, 128], [512, 512, 512]];
+const PLAIN = [
+  [32, 64, 64],
+  [256, 128, 128],
+  [256, 128, 512],
+  [512, 512, 512],
+  [1024, 1024, 1024],
+];
+const VARIANT_SHAPES = [
+  [256, 128, 128],
+  [512, 512, 512],
+];
 const HEADS = 4;
 
 function gemmCases(seconds) {
@@ -25,13 +34,24 @@ function gemmCases(seconds) {
 }
 
 const round = (x, d = 2) => (x == null || Number.isNaN(x) ? null : Number(x.toFixed(d)));
-const row = (name, unit, attnlab, peer, peerValue, ratio, pct) =>
-  ({ name, unit, attnlab: round(attnlab), peer, peer_value: round(peerValue), ratio: round(ratio), pct_peak: round(pct, 1) });
+const row = (name, unit, attnlab, peer, peerValue, ratio, pct) => ({
+  name,
+  unit,
+  attnlab: round(attnlab),
+  peer,
+  peer_value: round(peerValue),
+  ratio: round(ratio),
+  pct_peak: round(pct, 1),
+});
 
 // TF.js's wasm backend runs XNNPACK's fast GEMM only for plain, unbatched products; transposed
 // or batched ones take its slow generic batched path (about 1 GFLOP/s here, against ~20).
 const tfSlowPath = (c) => c.ta || c.tb || c.batch > 1;
-const peakNote = (p) => Object.entries(p.parts).filter(([, v]) => v != null).map(([k, v]) => `${k} ${round(v)}`).join('; ');
+const peakNote = (p) =>
+  Object.entries(p.parts)
+    .filter(([, v]) => v != null)
+    .map(([k, v]) => `${k} ${round(v)}`)
+    .join('; ');
 
 export async function rows(ctx) {
   const out = [];
@@ -42,8 +62,18 @@ export async function rows(ctx) {
   // latency x pipes is covered; every row's % of peak must stay <= 100 (flagged otherwise).
   const native = await ctx.peakDetail('native');
   const nativePeak = native.gflops;
-  out.push({ ...row('SIMD peak, native: larger of FMA and mul+add chains (1 core)', 'GFLOP/s', nativePeak, null, null, null, 100),
-    note: peakNote(native) });
+  out.push({
+    ...row(
+      'SIMD peak, native: larger of FMA and mul+add chains (1 core)',
+      'GFLOP/s',
+      nativePeak,
+      null,
+      null,
+      null,
+      100
+    ),
+    note: peakNote(native),
+  });
   const cases = gemmCases(seconds);
   const hasWasm = existsSync(path.join(ctx.root, 'build', 'wasm', 'attnlab-node.cjs'));
   if (hasWasm) await wasmRows(ctx, out, cases, seconds);
@@ -55,21 +85,47 @@ export async function rows(ctx) {
 async function wasmRows(ctx, out, cases, seconds) {
   const wasm = await ctx.peakDetail('wasm');
   const wasmPeak = wasm.gflops;
-  out.push({ ...row('SIMD peak, wasm: larger of SIMD128 mul+add and relaxed_madd chains (1 core)', 'GFLOP/s', wasmPeak, null, null, null, 100),
-    note: peakNote(wasm) });
+  out.push({
+    ...row(
+      'SIMD peak, wasm: larger of SIMD128 mul+add and relaxed_madd chains (1 core)',
+      'GFLOP/s',
+      wasmPeak,
+      null,
+      null,
+      null,
+      100
+    ),
+    note: peakNote(wasm),
+  });
 
-  for (const [B, H, T, D] of [[1, 4, 64, 32], [2, 8, 128, 64], [1, 8, 256, 64]]) {
+  for (const [B, H, T, D] of [
+    [1, 4, 64, 32],
+    [2, 8, 128, 64],
+    [1, 8, 256, 64],
+  ]) {
     const c = { kind: 'attention', B, H, T, S: T, D, causal: 1, seconds };
     const [w] = await ctx.wasm('attnlab', [c]);
     const n = await ctx.native(['attention', B, H, T, T, D, 1, 1, seconds].map(String));
-    out.push(row(`attention slice B${B} H${H} T=S=${T} hs${D} causal: wasm vs native (1 thread)`, 'ms',
-      w.ms, 'attnlab-native', n.ms, n.ms / w.ms, null));
+    out.push(
+      row(
+        `attention slice B${B} H${H} T=S=${T} hs${D} causal: wasm vs native (1 thread)`,
+        'ms',
+        w.ms,
+        'attnlab-native',
+        n.ms,
+        n.ms / w.ms,
+        null
+      )
+    );
   }
 
   // wasm GEMM: timed inside wasm (benchGemm) and, by the rule TF.js is timed with, one JS call
   // per product (percall); the ratio and the goal use the per-call figure.
   const inner = await ctx.wasm('attnlab', cases);
-  const perCall = await ctx.wasm('attnlab', cases.map((c) => ({ ...c, percall: true })));
+  const perCall = await ctx.wasm(
+    'attnlab',
+    cases.map((c) => ({ ...c, percall: true }))
+  );
   let tf = null;
   try {
     tf = await ctx.wasm('tfjs', cases);
@@ -77,14 +133,26 @@ async function wasmRows(ctx, out, cases, seconds) {
   } catch (e) {
     ctx.log(`TF.js peer skipped: ${e.message.split('\n')[0]} (npm install)`);
   }
-  const tfName = (c) => (tf ? `tfjs-wasm ${tf.version} (XNNPACK${tf.simd ? ' SIMD' : ''}, 1 thread)` +
-    `${tfSlowPath(c) ? ', its slow batched/transposed path' : ''}` : null);
+  const tfName = (c) =>
+    tf
+      ? `tfjs-wasm ${tf.version} (XNNPACK${tf.simd ? ' SIMD' : ''}, 1 thread)` +
+        `${tfSlowPath(c) ? ', its slow batched/transposed path' : ''}`
+      : null;
   cases.forEach((c, i) => {
     const p = tf ? tf.results[i].gflops : null;
     const mine = perCall[i].gflops;
     out.push({
-      ...row(`gemm ${c.label} wasm`, 'GFLOP/s', mine, tfName(c), p, p ? mine / p : null, (100 * Math.max(mine, inner[i].gflops)) / wasmPeak),
-      attnlab_inner: round(inner[i].gflops), peer_slow_path: tf ? tfSlowPath(c) : null,
+      ...row(
+        `gemm ${c.label} wasm`,
+        'GFLOP/s',
+        mine,
+        tfName(c),
+        p,
+        p ? mine / p : null,
+        (100 * Math.max(mine, inner[i].gflops)) / wasmPeak
+      ),
+      attnlab_inner: round(inner[i].gflops),
+      peer_slow_path: tf ? tfSlowPath(c) : null,
       note: `one JS call per product, as TF.js; timed inside wasm ${round(inner[i].gflops)}`,
     });
   });
@@ -102,16 +170,28 @@ async function nativeGemmRows(ctx, out, cases, seconds, nativePeak) {
       c.native = r.gflops;
     }
     cases.forEach((c, i) => {
-      const t = torch?.results[i], p = t?.gflops ?? null;
+      const t = torch?.results[i],
+        p = t?.gflops ?? null;
       const pp = passive?.results[i]?.gflops;
-      const parts = t ? [`peer per Python call ${round(t.gflops_per_call)}, TorchScript loop ${round(t.gflops_batched)}`] : [];
+      const parts = t
+        ? [`peer per Python call ${round(t.gflops_per_call)}, TorchScript loop ${round(t.gflops_batched)}`]
+        : [];
       if (pp != null) parts.push(`peer with passive waits ${round(pp)}`);
       out.push({
-        ...row(`gemm ${c.label} native ${threads}T`, 'GFLOP/s', c.native,
-          torch ? `pytorch ${torch.torch} + OpenBLAS (${torch.core ?? 'kernel unknown'}), ${threads}T` : null, p, p ? c.native / p : null,
-          (100 * c.native) / (threads * nativePeak)),
-        peer_blas_core: torch?.core ?? null, peer_threads: torch?.threads ?? null,
-        peer_per_call: round(t?.gflops_per_call), peer_batched: round(t?.gflops_batched), peer_passive: round(pp),
+        ...row(
+          `gemm ${c.label} native ${threads}T`,
+          'GFLOP/s',
+          c.native,
+          torch ? `pytorch ${torch.torch} + OpenBLAS (${torch.core ?? 'kernel unknown'}), ${threads}T` : null,
+          p,
+          p ? c.native / p : null,
+          (100 * c.native) / (threads * nativePeak)
+        ),
+        peer_blas_core: torch?.core ?? null,
+        peer_threads: torch?.threads ?? null,
+        peer_per_call: round(t?.gflops_per_call),
+        peer_batched: round(t?.gflops_batched),
+        peer_passive: round(pp),
         note: parts.join('; ') || null,
       });
     });

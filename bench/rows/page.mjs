@@ -18,7 +18,9 @@ async function sample(browser, url) {
   await client.send('Network.enable');
   await client.send('Network.setCacheDisabled', { cacheDisabled: true });
   let bytes = 0;
-  client.on('Network.loadingFinished', (e) => { bytes += e.encodedDataLength; });
+  client.on('Network.loadingFinished', (e) => {
+    bytes += e.encodedDataLength;
+  });
   await page.goto(url);
   await page.waitForSelector('[data-demo=sdpa][data-ready="1"]', { timeout: 60000 });
   const t = await page.evaluate(() => ({
@@ -36,7 +38,14 @@ export async function pageRows({ samples = 3 } = {}) {
   try {
     const runs = [];
     for (let i = 0; i < samples; i++) runs.push(await sample(browser, `${server.url}#dot-product`));
-    const row = (name, unit, value) => ({ name, unit, attnlab: Number(value.toFixed(unit === 'KiB' ? 0 : 1)), peer: null, peer_value: null, ratio: null });
+    const row = (name, unit, value) => ({
+      name,
+      unit,
+      attnlab: Number(value.toFixed(unit === 'KiB' ? 0 : 1)),
+      peer: null,
+      peer_value: null,
+      ratio: null,
+    });
     return [
       row('page: first contentful paint (headless Chromium, loopback)', 'ms', median(runs.map((r) => r.fcp))),
       row('page: first engine demo interactive (§5 sdpa)', 'ms', median(runs.map((r) => r.demo))),

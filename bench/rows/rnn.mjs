@@ -15,8 +15,12 @@ export async function rows(ctx = {}) {
   const r = spawnSync(attn, ['bench-rnn', '--reps', String(reps)], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`attn bench-rnn failed: ${r.stderr || r.error}`);
   return JSON.parse(r.stdout).map((row) => ({
-    name: `${row.name}, native`, unit: 'ms', attnlab: Number(row.ms_per_step.toFixed(1)),
-    peer: null, peer_value: null, ratio: null,
+    name: `${row.name}, native`,
+    unit: 'ms',
+    attnlab: Number(row.ms_per_step.toFixed(1)),
+    peer: null,
+    peer_value: null,
+    ratio: null,
   }));
 }
 

@@ -43,42 +43,66 @@ function positional(L, C) {
 // tgtIn/tgtOut [B,T]. Returns {step(src, tgtIn, tgtOut) -> loss, dispose()}.
 export function tfjsTransformer({ V, C, H, F, layers, maxLen = 256 }) {
   const hs = C / H;
-  const glorot = (shape) => tf.variable(tf.randomUniform(shape, -Math.sqrt(6 / (shape[0] + shape[1])), Math.sqrt(6 / (shape[0] + shape[1]))));
+  const glorot = (shape) =>
+    tf.variable(tf.randomUniform(shape, -Math.sqrt(6 / (shape[0] + shape[1])), Math.sqrt(6 / (shape[0] + shape[1]))));
   const zeros = (n) => tf.variable(tf.zeros([n]));
   const ones = (n) => tf.variable(tf.ones([n]));
-  const attnParams = () => ({ wq: glorot([C, C]), bq: zeros(C), wk: glorot([C, C]), bk: zeros(C), wv: glorot([C, C]),
-    bv: zeros(C), wo: glorot([C, C]), bo: zeros(C) });
+  const attnParams = () => ({
+    wq: glorot([C, C]),
+    bq: zeros(C),
+    wk: glorot([C, C]),
+    bk: zeros(C),
+    wv: glorot([C, C]),
+    bv: zeros(C),
+    wo: glorot([C, C]),
+    bo: zeros(C),
+  });
   const ffnParams = () => ({ w1: glorot([C, F]), b1: zeros(F), w2: glorot([F, C]), b2: zeros(C) });
   const ln = () => ({ g: ones(C), b: zeros(C) });
   const P = {
-    srcEmb: tf.variable(tf.randomNormal([V, C], 0, C ** -0.5)), tgtEmb: tf.variable(tf.randomNormal([V, C], 0, C ** -0.5)),
+    srcEmb: tf.variable(tf.randomNormal([V, C], 0, C ** -0.5)),
+    tgtEmb: tf.variable(tf.randomNormal([V, C], 0, C ** -0.5)),
     enc: Array.from({ length: layers }, () => ({ sa: attnParams(), ffn: ffnParams(), ln1: ln(), ln2: ln() })),
-    dec: Array.from({ length: layers }, () => ({ sa: attnParams(), ca: attnParams(), ffn: ffnParams(), ln1: ln(), ln2: ln(), ln3: ln() })),
-    out: glorot([C, V]), outB: zeros(V),
+    dec: Array.from({ length: layers }, () => ({
+      sa: attnParams(),
+      ca: attnParams(),
+      ffn: ffnParams(),
+      ln1: ln(),
+      ln2: ln(),
+      ln3: ln(),
+    })),
+    out: glorot([C, V]),
+    outB: zeros(V),
   };
   const pe = tf.tensor2d(positional(maxLen, C), [maxLen, C]);
   const optimizer = tf.train.adam(1e-3, 0.9, 0.98, 1e-9);
 
-  const linear = (x, w, b) => tf.add(tf.matMul(x, w), b);  // x [N,in]
+  const linear = (x, w, b) => tf.add(tf.matMul(x, w), b); // x [N,in]
   const layerNorm = (x, p) => {
     const { mean, variance } = tf.moments(x, -1, true);
     return tf.add(tf.mul(tf.div(tf.sub(x, mean), tf.sqrt(tf.add(variance, 1e-5))), p.g), p.b);
   };
-  const heads = (x, B, L) => tf.transpose(tf.reshape(x, [B, L, H, hs]), [0, 2, 1, 3]);  // [B,H,L,hs]
+  const heads = (x, B, L) => tf.transpose(tf.reshape(x, [B, L, H, hs]), [0, 2, 1, 3]); // [B,H,L,hs]
   const mha = (xq, xkv, p, B, T, S, mask) => {
-    const q = heads(linear(xq, p.wq, p.bq), B, T), k = heads(linear(xkv, p.wk, p.bk), B, S), v = heads(linear(xkv, p.wv, p.bv), B, S);
+    const q = heads(linear(xq, p.wq, p.bq), B, T),
+      k = heads(linear(xkv, p.wk, p.bk), B, S),
+      v = heads(linear(xkv, p.wv, p.bv), B, S);
     let scores = tf.mul(tf.matMul(q, k, false, true), 1 / Math.sqrt(hs));
     if (mask) scores = tf.add(scores, mask);
-    const o = tf.matMul(tf.softmax(scores), v);  // [B,H,T,hs]
+    const o = tf.matMul(tf.softmax(scores), v); // [B,H,T,hs]
     return linear(tf.reshape(tf.transpose(o, [0, 2, 1, 3]), [B * T, C]), p.wo, p.bo);
   };
   const ffn = (x, p) => linear(tf.relu(linear(x, p.w1, p.b1)), p.w2, p.b2);
 
   function loss(src, tgtIn, tgtOut) {
-    const [B, S] = src.shape, T = tgtIn.shape[1];
+    const [B, S] = src.shape,
+      T = tgtIn.shape[1];
     // one-hot times the table: the wasm backend has no kernel for gather's gradient
-    const embed = (E, ids, L) => tf.add(tf.mul(tf.matMul(tf.oneHot(tf.reshape(ids, [B * L]), V), E), Math.sqrt(C)),
-      tf.tile(tf.slice(pe, [0, 0], [L, C]), [B, 1]));
+    const embed = (E, ids, L) =>
+      tf.add(
+        tf.mul(tf.matMul(tf.oneHot(tf.reshape(ids, [B * L]), V), E), Math.sqrt(C)),
+        tf.tile(tf.slice(pe, [0, 0], [L, C]), [B, 1])
+      );
     let x = embed(P.srcEmb, src, S);
     for (const l of P.enc) {
       x = layerNorm(tf.add(x, mha(x, x, l.sa, B, S, S, null)), l.ln1);
@@ -91,7 +115,7 @@ export function tfjsTransformer({ V, C, H, F, layers, maxLen = 256 }) {
       y = layerNorm(tf.add(y, mha(y, x, l.ca, B, T, S, null)), l.ln2);
       y = layerNorm(tf.add(y, ffn(y, l.ffn)), l.ln3);
     }
-    const logits = linear(y, P.out, P.outB);  // [B*T,V]
+    const logits = linear(y, P.out, P.outB); // [B*T,V]
     return tf.losses.softmaxCrossEntropy(tf.oneHot(tf.reshape(tgtOut, [B * T]), V), logits);
   }
 

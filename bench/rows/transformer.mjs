@@ -18,7 +18,8 @@ const PYTHON = '/usr/bin/python3';
 
 function json(cmd, args, root, env = process.env) {
   const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', env });
-  if (r.status !== 0) throw new Error(`${path.basename(cmd)} exited with ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}`);
+  if (r.status !== 0)
+    throw new Error(`${path.basename(cmd)} exited with ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}`);
   const res = JSON.parse(r.stdout.trim().split('\n').pop());
   res.stderr = r.stderr;
   return res;
@@ -39,11 +40,27 @@ export async function rows(ctx = {}) {
   const r2 = (x) => (x == null ? null : Number(x.toFixed(2)));
   for (const config of ['S', 'M', 'base']) {
     for (const t of [1, 2]) {
-      const ours = json(attn, ['bench', '--config', config, '--threads', String(t), '--seconds', String(secondsFor(config))], root);
+      const ours = json(
+        attn,
+        ['bench', '--config', config, '--threads', String(t), '--seconds', String(secondsFor(config))],
+        root
+      );
       let peer = null;
       try {
-        peer = json(PYTHON, [path.join(here, 'transformer_torch.py'), '--config', config, '--threads', String(t),
-          '--seconds', String(secondsFor(config))], root, peerEnv(t));
+        peer = json(
+          PYTHON,
+          [
+            path.join(here, 'transformer_torch.py'),
+            '--config',
+            config,
+            '--threads',
+            String(t),
+            '--seconds',
+            String(secondsFor(config)),
+          ],
+          root,
+          peerEnv(t)
+        );
         peer.core = peer.openblas?.corename ?? blasCore(peer.stderr);
       } catch (e) {
         log(`transformer: PyTorch peer unavailable (${String(e.message).split('\n')[0]})`);
@@ -53,8 +70,20 @@ export async function rows(ctx = {}) {
       let passive = null;
       if (peer && t > 1) {
         try {
-          passive = json(PYTHON, [path.join(here, 'transformer_torch.py'), '--config', config, '--threads', String(t),
-            '--seconds', String(secondsFor(config))], root, peerEnv(t, process.env, { wait: 'passive' })).ms_per_step;
+          passive = json(
+            PYTHON,
+            [
+              path.join(here, 'transformer_torch.py'),
+              '--config',
+              config,
+              '--threads',
+              String(t),
+              '--seconds',
+              String(secondsFor(config)),
+            ],
+            root,
+            peerEnv(t, process.env, { wait: 'passive' })
+          ).ms_per_step;
         } catch (e) {
           log(`transformer: PyTorch with passive waits failed (${String(e.message).split('\n')[0]})`);
         }
@@ -74,7 +103,10 @@ export async function rows(ctx = {}) {
         // when both sides keep their threads busy (a shared machine stretches wall time).
         cpu_ratio: peer ? r2(peer.cpu_ms_per_step / ours.cpu_ms_per_step) : null,
         peer_passive: r2(passive),
-        note: passive != null ? `PyTorch with passive waits ${r2(passive)} ms (ratio ${r2(passive / ours.ms_per_step)})` : null,
+        note:
+          passive != null
+            ? `PyTorch with passive waits ${r2(passive)} ms (ratio ${r2(passive / ours.ms_per_step)})`
+            : null,
       });
       const gflop = trainStepFlops(BENCH_CONFIGS[config]) * 1e-9;
       const mine = gflop / (ours.ms_per_step * 1e-3);
@@ -90,8 +122,11 @@ export async function rows(ctx = {}) {
         peer_pct_peak: theirs && nativePeak ? Number(((100 * theirs) / (t * nativePeak)).toFixed(1)) : null,
         // Per CPU-second (model FLOPs / process CPU time) against one core's peak: steadier than
         // wall time on a shared machine.
-        cpu_pct_peak: nativePeak ? Number(((100 * gflop) / (ours.cpu_ms_per_step * 1e-3) / nativePeak).toFixed(1)) : null,
-        peer_cpu_pct_peak: peer && nativePeak ? Number(((100 * gflop) / (peer.cpu_ms_per_step * 1e-3) / nativePeak).toFixed(1)) : null,
+        cpu_pct_peak: nativePeak
+          ? Number(((100 * gflop) / (ours.cpu_ms_per_step * 1e-3) / nativePeak).toFixed(1))
+          : null,
+        peer_cpu_pct_peak:
+          peer && nativePeak ? Number(((100 * gflop) / (peer.cpu_ms_per_step * 1e-3) / nativePeak).toFixed(1)) : null,
       });
     }
   }

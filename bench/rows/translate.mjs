@@ -21,7 +21,8 @@ const PYTHON = '/usr/bin/python3';
 
 function run(cmd, args, root, env = process.env) {
   const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', env, maxBuffer: 1 << 26 });
-  if (r.status !== 0) throw new Error(`${path.basename(cmd)} exited with ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}`);
+  if (r.status !== 0)
+    throw new Error(`${path.basename(cmd)} exited with ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}`);
   return r;
 }
 const lastJson = (r) => ({ ...JSON.parse(r.stdout.trim().split('\n').pop()), stderr: r.stderr });
@@ -36,11 +37,19 @@ export async function rows(ctx = {}) {
   const seconds = ctx.quick ? 1 : 4;
 
   // training throughput, 2 threads
-  const ours = lastJson(run(attn, ['bench', '--config', 'de-en', '--threads', '2', '--seconds', String(seconds)], root));
+  const ours = lastJson(
+    run(attn, ['bench', '--config', 'de-en', '--threads', '2', '--seconds', String(seconds)], root)
+  );
   let peer = null;
   try {
-    peer = lastJson(run(PYTHON, [path.join(here, 'transformer_torch.py'), '--config', 'de-en', '--threads', '2',
-      '--seconds', String(seconds)], root, peerEnv(2)));
+    peer = lastJson(
+      run(
+        PYTHON,
+        [path.join(here, 'transformer_torch.py'), '--config', 'de-en', '--threads', '2', '--seconds', String(seconds)],
+        root,
+        peerEnv(2)
+      )
+    );
     peer.core = peer.openblas?.corename ?? blasCore(peer.stderr);
   } catch (e) {
     log(`translate: PyTorch peer unavailable (${String(e.message).split('\n')[0]})`);
@@ -51,7 +60,9 @@ export async function rows(ctx = {}) {
     name: 'translator training (de-en: 2+2 layers, d_model 256, d_ff 512, vocab 3000 tied, 2,048-token batches), 2 threads',
     unit: 'target tokens/s',
     attnlab: tps(ours.ms_per_step),
-    peer: peer ? `PyTorch ${peer.torch} nn.Transformer CPU, 2 threads (OpenBLAS ${peer.core ?? 'kernel unknown'})` : null,
+    peer: peer
+      ? `PyTorch ${peer.torch} nn.Transformer CPU, 2 threads (OpenBLAS ${peer.core ?? 'kernel unknown'})`
+      : null,
     peer_value: peer ? tps(peer.ms_per_step) : null,
     ratio: peer ? Number((peer.ms_per_step / ours.ms_per_step).toFixed(2)) : null,
     cpu_ratio: peer ? Number((peer.cpu_ms_per_step / ours.cpu_ms_per_step).toFixed(2)) : null,
@@ -67,10 +78,23 @@ export async function rows(ctx = {}) {
   try {
     const input = path.join(dir, 'de.txt');
     writeFileSync(input, pairs.map((p) => p.de).join('\n') + '\n');
-    const nat = run(attn, ['translate', '--checkpoint', model, '--input', input, '--beam', '4', '--threads', '1'], root);
+    const nat = run(
+      attn,
+      ['translate', '--checkpoint', model, '--input', input, '--beam', '4', '--threads', '1'],
+      root
+    );
     const nativeMs = Number(nat.stderr.match(/\(([\d.]+) ms per sentence/)[1]);
-    const nativeTokens = nat.stdout.trim().split('\n').map((l) => JSON.parse(l).tokens);
-    const w = lastJson(run(process.execPath, ['--no-experimental-fetch', path.join(here, '..', 'peers', 'translate_runner.mjs'), input], root));
+    const nativeTokens = nat.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).tokens);
+    const w = lastJson(
+      run(
+        process.execPath,
+        ['--no-experimental-fetch', path.join(here, '..', 'peers', 'translate_runner.mjs'), input],
+        root
+      )
+    );
     const same = w.tokens.filter((t, i) => JSON.stringify(t) === JSON.stringify(nativeTokens[i])).length;
     out.push({
       name: `translation latency, beam 4, ${pairs.length} held-out sentences: wasm (node, 1 thread) vs native (1 thread)`,

@@ -30,13 +30,24 @@ export const CONFIGS = {
 };
 
 function row(name, unit, attnlab, peer = null, peerValue = null, lowerIsBetter = true) {
-  const ratio = peerValue == null ? null : Number((lowerIsBetter ? peerValue / attnlab : attnlab / peerValue).toFixed(2));
-  return { name, unit, attnlab: Number(attnlab.toFixed(unit === 'KiB' ? 0 : 1)), peer, peer_value: peerValue == null ? null : Number(peerValue.toFixed(1)), ratio };
+  const ratio =
+    peerValue == null ? null : Number((lowerIsBetter ? peerValue / attnlab : attnlab / peerValue).toFixed(2));
+  return {
+    name,
+    unit,
+    attnlab: Number(attnlab.toFixed(unit === 'KiB' ? 0 : 1)),
+    peer,
+    peer_value: peerValue == null ? null : Number(peerValue.toFixed(1)),
+    ratio,
+  };
 }
 
 function sizeRows() {
   const rows = [];
-  for (const [dir, file, label] of [['wasm', 'attnlab.wasm', 'single-thread'], ['wasm-mt', 'attnlab-mt.wasm', 'pthreads']]) {
+  for (const [dir, file, label] of [
+    ['wasm', 'attnlab.wasm', 'single-thread'],
+    ['wasm-mt', 'attnlab-mt.wasm', 'pthreads'],
+  ]) {
     const p = path.join(root, 'build', dir, file);
     if (!existsSync(p)) continue;
     const bytes = readFileSync(p);
@@ -62,8 +73,18 @@ async function instantiateRow(samples = 5) {
 
 function sessionConfig(c) {
   return {
-    model: { model: 'transformer', d_model: c.C, heads: c.H, d_ff: c.F, enc_layers: c.layers, dec_layers: c.layers, dropout: 0 },
-    task: 'copy', task_options: { min_len: c.len, max_len: c.len, symbols: c.V - 3 }, seed: 1,
+    model: {
+      model: 'transformer',
+      d_model: c.C,
+      heads: c.H,
+      d_ff: c.F,
+      enc_layers: c.layers,
+      dec_layers: c.layers,
+      dropout: 0,
+    },
+    task: 'copy',
+    task_options: { min_len: c.len, max_len: c.len, symbols: c.V - 3 },
+    seed: 1,
     train: { batch: c.batch, schedule: 'constant', lr: 1e-3 },
   };
 }
@@ -71,7 +92,9 @@ function sessionConfig(c) {
 async function attnlabWasmMs(c) {
   const require = createRequire(import.meta.url);
   const create = require(path.join(root, 'build', 'wasm', 'attnlab-node.cjs'));
-  const engine = wrapModule(await create({ wasmBinary: readFileSync(path.join(root, 'build', 'wasm', 'attnlab-node.wasm')) }));
+  const engine = wrapModule(
+    await create({ wasmBinary: readFileSync(path.join(root, 'build', 'wasm', 'attnlab-node.wasm')) })
+  );
   const s = engine.createSession(sessionConfig(c));
   s.train(2);
   const t0 = now();
@@ -89,14 +112,39 @@ function attnlabNativeMs(c) {
   writeFileSync(path.join(dir, 'model.json'), JSON.stringify(cfg.model));
   const run = (steps) => {
     const t0 = now();
-    const p = spawnSync(cli, ['train', '--task', 'copy', '--task-options', JSON.stringify(cfg.task_options), '--config',
-      path.join(dir, 'model.json'), '--steps', String(steps), '--batch', String(c.batch), '--schedule', 'constant',
-      '--lr', '0.001', '--threads', '1', '--log-every', '1000000', '--out', path.join(dir, 'm.safetensors')], { encoding: 'utf8' });
+    const p = spawnSync(
+      cli,
+      [
+        'train',
+        '--task',
+        'copy',
+        '--task-options',
+        JSON.stringify(cfg.task_options),
+        '--config',
+        path.join(dir, 'model.json'),
+        '--steps',
+        String(steps),
+        '--batch',
+        String(c.batch),
+        '--schedule',
+        'constant',
+        '--lr',
+        '0.001',
+        '--threads',
+        '1',
+        '--log-every',
+        '1000000',
+        '--out',
+        path.join(dir, 'm.safetensors'),
+      ],
+      { encoding: 'utf8' }
+    );
     if (p.status !== 0) throw new Error(`attn train failed: ${p.stderr}`);
     return now() - t0;
   };
   run(1);
-  const short = median([run(2), run(2), run(2)]), long = median([run(2 + 2 * c.steps), run(2 + 2 * c.steps), run(2 + 2 * c.steps)]);
+  const short = median([run(2), run(2), run(2)]),
+    long = median([run(2 + 2 * c.steps), run(2 + 2 * c.steps), run(2 + 2 * c.steps)]);
   rmSync(dir, { recursive: true, force: true });
   return (long - short) / (2 * c.steps);
 }
@@ -104,8 +152,15 @@ function attnlabNativeMs(c) {
 async function tfjsMs(c) {
   const tf = await loadTfjsWasm();
   const model = tfjsTransformer({ V: c.V, C: c.C, H: c.H, F: c.F, layers: c.layers });
-  const ids = (B, L) => tf.tensor2d(Int32Array.from({ length: B * L }, (_, i) => 3 + ((i * 7919 + 13) % (c.V - 3))), [B, L], 'int32');
-  const src = ids(c.batch, c.len), tgtIn = ids(c.batch, c.len + 1), tgtOut = ids(c.batch, c.len + 1);
+  const ids = (B, L) =>
+    tf.tensor2d(
+      Int32Array.from({ length: B * L }, (_, i) => 3 + ((i * 7919 + 13) % (c.V - 3))),
+      [B, L],
+      'int32'
+    );
+  const src = ids(c.batch, c.len),
+    tgtIn = ids(c.batch, c.len + 1),
+    tgtOut = ids(c.batch, c.len + 1);
   model.step(src, tgtIn, tgtOut);
   const steps = Math.max(2, c.steps >> 1);
   const t0 = now();
@@ -117,7 +172,8 @@ async function tfjsMs(c) {
 }
 
 // The copy task's batches: S = len source tokens, T = len + 1 target tokens (<s>/</s>).
-export const flopsOf = (c) => trainStepFlops({ B: c.batch, S: c.len, T: c.len + 1, C: c.C, F: c.F, V: c.V, enc: c.layers, dec: c.layers });
+export const flopsOf = (c) =>
+  trainStepFlops({ B: c.batch, S: c.len, T: c.len + 1, C: c.C, F: c.F, V: c.V, enc: c.layers, dec: c.layers });
 
 export async function wasmRows(ctx = {}) {
   const rows = [...sizeRows(), await instantiateRow()];
@@ -125,27 +181,47 @@ export async function wasmRows(ctx = {}) {
   for (const [name, c] of Object.entries(CONFIGS)) {
     const wasm = await attnlabWasmMs(c);
     const peer = await tfjsMs(c);
-    rows.push(row(`train step config ${name}: attnlab-wasm vs TF.js wasm backend (1 thread)`, 'ms', wasm, 'tfjs-wasm', peer));
+    rows.push(
+      row(`train step config ${name}: attnlab-wasm vs TF.js wasm backend (1 thread)`, 'ms', wasm, 'tfjs-wasm', peer)
+    );
     // Model FLOP/s (peers/env.mjs trainStepFlops) and % of the wasm SIMD128 peak of one core.
     const gflop = flopsOf(c) * 1e-9;
-    const mfu = row(`model FLOP/s, training config ${name} (${gflop.toFixed(2)} GFLOP/step), wasm 1T`, 'GFLOP/s',
-      gflop / (wasm * 1e-3), 'tfjs-wasm (same formula)', gflop / (peer * 1e-3), false);
+    const mfu = row(
+      `model FLOP/s, training config ${name} (${gflop.toFixed(2)} GFLOP/step), wasm 1T`,
+      'GFLOP/s',
+      gflop / (wasm * 1e-3),
+      'tfjs-wasm (same formula)',
+      gflop / (peer * 1e-3),
+      false
+    );
     mfu.pct_peak = wasmPeak ? Number(((100 * gflop) / (wasm * 1e-3) / wasmPeak).toFixed(1)) : null;
     rows.push(mfu);
     const native = attnlabNativeMs(c);
     if (native != null)
-      rows.push(row(`train step config ${name}: attnlab-wasm vs attnlab-native (1 thread, ratio = slowdown)`, 'ms', wasm, 'attnlab-native', native, false));
+      rows.push(
+        row(
+          `train step config ${name}: attnlab-wasm vs attnlab-native (1 thread, ratio = slowdown)`,
+          'ms',
+          wasm,
+          'attnlab-native',
+          native,
+          false
+        )
+      );
   }
   return rows;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const rows = await wasmRows();
-  for (const r of rows) console.log(`${r.name.padEnd(80)} ${String(r.attnlab).padStart(9)} ${r.unit}${r.peer ? `  ${r.peer} ${r.peer_value}  ratio ${r.ratio}` : ''}`);
+  for (const r of rows)
+    console.log(
+      `${r.name.padEnd(80)} ${String(r.attnlab).padStart(9)} ${r.unit}${r.peer ? `  ${r.peer} ${r.peer_value}  ratio ${r.ratio}` : ''}`
+    );
   const out = path.join(root, 'build', 'bench.json');
   mkdirSync(path.dirname(out), { recursive: true });
   const doc = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : null;
-  const old = Array.isArray(doc) ? doc : doc?.rows ?? [];
+  const old = Array.isArray(doc) ? doc : (doc?.rows ?? []);
   const names = new Set(rows.map((r) => r.name));
   const merged = [...old.filter((r) => !names.has(r.name)), ...rows];
   writeFileSync(out, `${JSON.stringify(doc && !Array.isArray(doc) ? { ...doc, rows: merged } : merged, null, 2)}\n`);

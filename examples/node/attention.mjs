@@ -4,7 +4,7 @@
 // package resolves to the repository itself, so `node examples/node/attention.mjs` runs too.
 import { loadEngine } from 'attnlab';
 
-const engine = await loadEngine();  // synchronous calls on this thread
+const engine = await loadEngine(); // synchronous calls on this thread
 
 // Three tokens with d_k = 2: the third query points the same way as the first key.
 const q = new Float32Array([1, 0, 0, 1, 2, 0]);

@@ -14,7 +14,8 @@ console.log(`attnlab ${version}, engine ${engine.info.build}`);
 // The same JSON as `attn train --config` and the C++ attnlab::Session::create.
 const session = await engine.createSession({
   model: { model: 'transformer', d_model: 32, heads: 4, d_ff: 64, enc_layers: 2, dec_layers: 2, dropout: 0 },
-  task: 'reverse', task_options: { min_len: 2, max_len: 6, symbols: 8 },
+  task: 'reverse',
+  task_options: { min_len: 2, max_len: 6, symbols: 8 },
   seed: 1,
   train: { batch: 64, schedule: 'constant', lr: 0.003 },
 });
@@ -24,7 +25,9 @@ let shown = 0;
 session.on('progress', (p) => {
   if (p.done - shown >= 50 || p.done === p.total) {
     shown = p.done;
-    console.log(`step ${String(p.step).padStart(4)}/${steps}  loss ${p.loss.toFixed(4)}  ${Math.round(p.tokensPerSec)} tokens/s`);
+    console.log(
+      `step ${String(p.step).padStart(4)}/${steps}  loss ${p.loss.toFixed(4)}  ${Math.round(p.tokensPerSec)} tokens/s`
+    );
   }
 });
 const t0 = performance.now();
@@ -32,8 +35,10 @@ await session.train(steps);
 console.log(`trained ${steps} steps in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 const ev = await session.evaluate(500, 1234);
-console.log(`held-out: loss ${ev.loss.toFixed(4)}, token accuracy ${ev.tokenAccuracy.toFixed(4)}, ` +
-  `sequence accuracy ${ev.sequenceAccuracy.toFixed(4)} (${ev.samples} sequences)`);
+console.log(
+  `held-out: loss ${ev.loss.toFixed(4)}, token accuracy ${ev.tokenAccuracy.toFixed(4)}, ` +
+    `sequence accuracy ${ev.sequenceAccuracy.toFixed(4)} (${ev.samples} sequences)`
+);
 
 const ex = await session.examples(1);
 const [reversed] = await session.decode(ex.src);

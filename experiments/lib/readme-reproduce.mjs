@@ -23,14 +23,30 @@ export function sourceRow(def, result, previous, { commit, date }) {
     const m = result.metrics[k.label];
     if (!m) throw new Error(`reproduce --readme: ${def.id} has no metric ${k.label} in results.json`);
     const fmt = formatName(k.fmt, 'pct');
-    return { label: k.label, fmt, sd_fmt: formatName(k.sdFmt, 'points'), mean: m.mean, sd: m.sd, worst: m.worst, values: m.values, value: m.mean };
+    return {
+      label: k.label,
+      fmt,
+      sd_fmt: formatName(k.sdFmt, 'points'),
+      mean: m.mean,
+      sd: m.sd,
+      worst: m.worst,
+      values: m.values,
+      value: m.mean,
+    };
   });
   const single = previous?.table?.startsWith('single:');
   return {
-    id: def.id, table: previous?.table ?? def.table ?? 'seeds', order: previous?.order ?? def.order ?? 99, seeds: result.seeds,
-    what: single ? previous.what : def.what, paper: single ? previous.paper : def.paper,
+    id: def.id,
+    table: previous?.table ?? def.table ?? 'seeds',
+    order: previous?.order ?? def.order ?? 99,
+    seeds: result.seeds,
+    what: single ? previous.what : def.what,
+    paper: single ? previous.paper : def.paper,
     ...(previous?.prefix ? { prefix: previous.prefix } : {}),
-    metrics, met: result.met, steps: result.steps, minutes: result.minutes,
+    metrics,
+    met: result.met,
+    steps: result.steps,
+    minutes: result.minutes,
     source: `npm run reproduce at commit ${commit}, results.json of ${date} (per-seed files in build/reproduce/)`,
   };
 }
@@ -43,7 +59,11 @@ export function reproduceReadme(root, runs) {
   if (existsSync(file)) {
     const results = JSON.parse(readFileSync(file, 'utf8'));
     let commit = 'unknown';
-    try { commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim(); } catch { /* no git */ }
+    try {
+      commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    } catch {
+      /* no git */
+    }
     const date = statSync(file).mtime.toISOString().slice(0, 10);
     for (const def of runs) {
       const result = results[def.id];
@@ -54,10 +74,14 @@ export function reproduceReadme(root, runs) {
       updated.push(def.id);
     }
   } else {
-    console.log(`reproduce --readme: no ${path.relative(root, file)} on this machine: the tables are written from the committed files alone`);
+    console.log(
+      `reproduce --readme: no ${path.relative(root, file)} on this machine: the tables are written from the committed files alone`
+    );
   }
   const readme = path.join(root, 'README.md');
   const { text, done } = writeTables(root, readFileSync(readme, 'utf8'), (name) => name.startsWith('reproduce'));
   writeFileSync(readme, text);
-  console.log(`reproduce --readme: ${updated.length ? `rows ${updated.join(', ')} updated from results.json; ` : ''}tables ${done.join(', ')} written to README.md from ${REPRODUCE_SOURCES}/`);
+  console.log(
+    `reproduce --readme: ${updated.length ? `rows ${updated.join(', ')} updated from results.json; ` : ''}tables ${done.join(', ')} written to README.md from ${REPRODUCE_SOURCES}/`
+  );
 }

@@ -9,10 +9,17 @@ import path from 'node:path';
 // 0.3, label smoothing 0.1, Noam schedule (warmup 2,000), batches of up to 2,048 padded tokens,
 // seed 1.
 export const RECIPE_FLAGS = Object.freeze({
-  'vocab-size': '3000', layers: '2', 'd-model': '256', heads: '4', 'd-ff': '512', dropout: '0.3',
-  'max-tokens': '2048', warmup: '2000', 'label-smoothing': '0.1', seed: '1',
+  'vocab-size': '3000',
+  layers: '2',
+  'd-model': '256',
+  heads: '4',
+  'd-ff': '512',
+  dropout: '0.3',
+  'max-tokens': '2048',
+  warmup: '2000',
+  'label-smoothing': '0.1',
+  seed: '1',
 });
-
 
 // Corpus v2's candidate recipe (not yet the shipped one): the low-resource settings of Sennrich &
 // Zhang (2019) on the sentences plus the dictionary's items (scripts/data/corpora.py): word
@@ -20,7 +27,11 @@ export const RECIPE_FLAGS = Object.freeze({
 // 2,048 tokens each (a global batch of 4,096); warmup 2,000 as v1 (a run of a few thousand steps
 // is past its peak rate early).
 export const RECIPE_V2_FLAGS = Object.freeze({
-  ...RECIPE_FLAGS, 'vocab-size': '6000', 'word-dropout': '0.1', 'label-smoothing': '0.2', warmup: '2000',
+  ...RECIPE_FLAGS,
+  'vocab-size': '6000',
+  'word-dropout': '0.1',
+  'label-smoothing': '0.2',
+  warmup: '2000',
 });
 
 // The training file of a corpus: v1, the example sentences (DATA/train.tsv); v2, the sentences
@@ -30,7 +41,8 @@ export function trainingFile(corpus, data, out, copies) {
   const sentences = path.join(data, 'train.tsv');
   if (corpus === 'v1') return sentences;
   const lexicon = path.join(data, { v2: 'lexicon.tsv', 'v2-ablation': 'lexicon-ablation.tsv' }[corpus] ?? '');
-  if (!existsSync(lexicon)) throw new Error(`--corpus ${corpus}: ${lexicon} is missing (corpora: v1, v2, v2-ablation; run npm run data)`);
+  if (!existsSync(lexicon))
+    throw new Error(`--corpus ${corpus}: ${lexicon} is missing (corpora: v1, v2, v2-ablation; run npm run data)`);
   const file = path.join(out, `train-${corpus}-x${copies}.tsv`);
   const text = readFileSync(sentences, 'utf8');
   writeFileSync(file, text.repeat(copies) + readFileSync(lexicon, 'utf8'));
@@ -40,8 +52,13 @@ export function trainingFile(corpus, data, out, copies) {
 export const stepOf = (f) => Number(path.basename(f).match(/\d+/)[0]);
 
 // The checkpoints attn train keeps beside RUN (RUN.ckpt/step-N.safetensors), oldest first.
-export const checkpoints = (run) => (existsSync(`${run}.ckpt`) ? readdirSync(`${run}.ckpt`)
-  .filter((f) => /^step-\d+\.safetensors$/.test(f)).sort().map((f) => path.join(`${run}.ckpt`, f)) : []);
+export const checkpoints = (run) =>
+  existsSync(`${run}.ckpt`)
+    ? readdirSync(`${run}.ckpt`)
+        .filter((f) => /^step-\d+\.safetensors$/.test(f))
+        .sort()
+        .map((f) => path.join(`${run}.ckpt`, f))
+    : [];
 
 export function readWall(dir) {
   const f = path.join(dir, 'wall.json');
@@ -57,9 +74,20 @@ export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, se
   const wall = readWall(dir);
   const from = checkpoints(run).at(-1);
   const t0 = Date.now();
-  const [cmd, args] = ranks > 1
-    ? ['mpirun', ['-np', String(ranks), '--oversubscribe', ...(process.getuid?.() === 0 ? ['--allow-run-as-root'] : []), attn, ...argv]]
-    : [attn, argv];
+  const [cmd, args] =
+    ranks > 1
+      ? [
+          'mpirun',
+          [
+            '-np',
+            String(ranks),
+            '--oversubscribe',
+            ...(process.getuid?.() === 0 ? ['--allow-run-as-root'] : []),
+            attn,
+            ...argv,
+          ],
+        ]
+      : [attn, argv];
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, args, { cwd, stdio: ['ignore', 'inherit', stderr ? 'pipe' : 'inherit'] });
     if (stderr) p.stderr.pipe(stderr);
@@ -73,7 +101,13 @@ export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, se
       const took = (Date.now() - t0) / 1000;
       const to = checkpoints(run).at(-1);
       wall.seconds += took;
-      wall.runs.push({ from: from ? stepOf(from) : 0, to: to ? stepOf(to) : 0, seconds: took, threads: Number(threads), ranks });
+      wall.runs.push({
+        from: from ? stepOf(from) : 0,
+        to: to ? stepOf(to) : 0,
+        seconds: took,
+        threads: Number(threads),
+        ranks,
+      });
       writeFileSync(path.join(dir, 'wall.json'), `${JSON.stringify(wall, null, 2)}\n`);
       resolve(code);
     });

@@ -9,11 +9,16 @@
 export function ctestCounts(out, code, what = 'ctest') {
   const m = out.match(/(\d+)% tests passed, (\d+) tests? failed out of (\d+)/);
   if (!m) throw new Error(`${what} printed no summary (exit ${code})`);
-  const failed = Number(m[2]), total = Number(m[3]);
+  const failed = Number(m[2]),
+    total = Number(m[3]);
   const notRun = out.split('The following tests did not run:')[1]?.split(/\n\s*\n/)[0] ?? '';
   const skipped = (notRun.match(/^\s*\d+ - .* \(Skipped\)\s*$/gm) ?? []).length;
   const disabled = (notRun.match(/^\s*\d+ - .* \(Disabled\)\s*$/gm) ?? []).length;
-  return { passed: total - failed - skipped, failed: failed + (code !== 0 && failed === 0 ? 1 : 0), skipped: skipped + disabled };
+  return {
+    passed: total - failed - skipped,
+    failed: failed + (code !== 0 && failed === 0 ? 1 : 0),
+    skipped: skipped + disabled,
+  };
 }
 
 // node's TAP summary: "# pass", "# fail", "# cancelled" (a test stopped by a failing parent or
@@ -23,4 +28,9 @@ export function tapCounts(out, code, what = 'node --test') {
   const [pass, fail] = [n('pass'), n('fail')];
   if (Number.isNaN(pass) || Number.isNaN(fail)) throw new Error(`${what} printed no summary (exit ${code})`);
   const failed = fail + (n('cancelled') || 0);
-  return { passed: pass, failed: failed + (code !== 0 && failed === 0 ? 1 : 0), skipped: (n('skipped') || 0) + (n('todo') || 0) };}
+  return {
+    passed: pass,
+    failed: failed + (code !== 0 && failed === 0 ? 1 : 0),
+    skipped: (n('skipped') || 0) + (n('todo') || 0),
+  };
+}

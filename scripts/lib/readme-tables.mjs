@@ -22,7 +22,8 @@ const marks = (name) => [`<!-- ${name}:begin -->`, `<!-- ${name}:end -->`];
 // The text between a table's markers (null when the README has none).
 export function between(text, name) {
   const [b, e] = marks(name);
-  const i = text.indexOf(b), j = text.indexOf(e);
+  const i = text.indexOf(b),
+    j = text.indexOf(e);
   if (i < 0 || j < i) return null;
   return text.slice(i + b.length, j);
 }
@@ -30,7 +31,8 @@ export function between(text, name) {
 // The README with `body` between the markers of `name`; an error when they are missing.
 export function replaceBetween(text, name, body) {
   const [b, e] = marks(name);
-  const i = text.indexOf(b), j = text.indexOf(e);
+  const i = text.indexOf(b),
+    j = text.indexOf(e);
   if (i < 0 || j < i) throw new Error(`README.md has no ${b} ... ${e} markers`);
   return `${text.slice(0, i + b.length)}\n${body.trimEnd()}\n${text.slice(j)}`;
 }
@@ -60,14 +62,33 @@ export function benchTable({ meta, rows }) {
     lines.push('');
   }
   const over = rows.filter((r) => r.over_peak);
-  lines.push(over.length ? `Rows above 100% of their peak: ${over.map((r) => r.name).join('; ')}.` : 'No row exceeded 100% of its peak.', '');
+  lines.push(
+    over.length
+      ? `Rows above 100% of their peak: ${over.map((r) => r.name).join('; ')}.`
+      : 'No row exceeded 100% of its peak.',
+    ''
+  );
   lines.push('| row | unit | attnlab | % peak | peer | peer value | ratio | cpu ratio | goal | notes |');
   lines.push('| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- | --- |');
   for (const r of rows) {
     const goal = r.goal ? `${r.goal} ${r.goal_met ? 'met' : '**missed**'}` : '';
     const cpu = r.cpu_ratio ?? (r.cpu_pct_peak != null ? `${r.cpu_pct_peak}% of peak per CPU-s` : null);
-    lines.push(`| ${[r.name, r.unit, num(r.attnlab), num(r.pct_peak), cell(r.peer), num(r.peer_value), num(r.ratio), cell(cpu),
-      goal, r.over_peak ? `**OVER PEAK**${r.note ? `; ${r.note}` : ''}` : (r.note ?? '')].map((x, i) => (i === 0 ? cell(x) : x)).join(' | ')} |`);
+    lines.push(
+      `| ${[
+        r.name,
+        r.unit,
+        num(r.attnlab),
+        num(r.pct_peak),
+        cell(r.peer),
+        num(r.peer_value),
+        num(r.ratio),
+        cell(cpu),
+        goal,
+        r.over_peak ? `**OVER PEAK**${r.note ? `; ${r.note}` : ''}` : (r.note ?? ''),
+      ]
+        .map((x, i) => (i === 0 ? cell(x) : x))
+        .join(' | ')} |`
+    );
   }
   return lines.join('\n');
 }
@@ -80,7 +101,8 @@ export function poolTable(before, after) {
   const fmt = (x) => x.toFixed(1);
   const pair = (r) => (r ? `${fmt(r.t1)} / ${fmt(r.t2)} (${r.speedup_2t.toFixed(2)}×)` : '—');
   const find = (doc, nb, row) => doc.results.find((r) => r.neighbour === nb && r.row === row);
-  const when = (d) => `${d.date.slice(0, 16).replace('T', ' ')} UTC, load average ${d.loadavg_end.map((x) => x.toFixed(1)).join(', ')} at the end`;
+  const when = (d) =>
+    `${d.date.slice(0, 16).replace('T', ' ')} UTC, load average ${d.loadavg_end.map((x) => x.toFixed(1)).join(', ')} at the end`;
   const lines = [
     `Measured on ${after.cpu} (${after.reps} alternating runs a row, medians): after ${when(after)}; before ${when(before)}.`,
     '',
@@ -90,7 +112,9 @@ export function poolTable(before, after) {
   for (const [nb, what] of Object.entries(after.neighbours)) {
     for (const r of after.results.filter((x) => x.neighbour === nb && !x.row.endsWith(', PyTorch'))) {
       const torch = find(after, nb, `${r.row}, PyTorch`);
-      lines.push(`| ${cell(what)} | ${r.row} | ${pair(find(before, nb, r.row))} | ${pair(r)} | ${torch ? `${torch.speedup_2t.toFixed(2)}×` : '—'} |`);
+      lines.push(
+        `| ${cell(what)} | ${r.row} | ${pair(find(before, nb, r.row))} | ${pair(r)} | ${torch ? `${torch.speedup_2t.toFixed(2)}×` : '—'} |`
+      );
     }
   }
   return lines.join('\n');
@@ -110,8 +134,10 @@ const format = (name, x) => {
 };
 
 // One metric of a seeds row: "label mean ± sd (worst w)".
-const seedsMetric = (m) => `${m.label} ${format(m.fmt, m.mean)} ± ${format(m.sd_fmt, m.sd)} (worst ${format(m.fmt, m.worst)})`;
-const cost = (r) => `${r.steps} steps${r.cost_detail ? ` ${r.cost_detail}` : ''}, ${r.minutes.toFixed(1)} min${r.cost_note ? ` (${r.cost_note})` : ''}`;
+const seedsMetric = (m) =>
+  `${m.label} ${format(m.fmt, m.mean)} ± ${format(m.sd_fmt, m.sd)} (worst ${format(m.fmt, m.worst)})`;
+const cost = (r) =>
+  `${r.steps} steps${r.cost_detail ? ` ${r.cost_detail}` : ''}, ${r.minutes.toFixed(1)} min${r.cost_note ? ` (${r.cost_note})` : ''}`;
 const met = (r) => (r.met == null ? '—' : `${r.met ? 'yes' : 'no'}${r.met_note ? ` (${r.met_note})` : ''}`);
 
 // The ratio row of the two phrase rows, from their per-seed figures on lengths 26-30.
@@ -121,13 +147,19 @@ function lengthRow(search, encdec) {
   // Per-seed values, or (rows transcribed from an earlier README) the range it gave.
   const [sLo, sHi] = s.values ? [Math.min(...s.values), Math.max(...s.values)] : s.range;
   const [, eMax] = e.values ? [0, Math.max(...e.values)] : e.range;
-  const lo = Math.round(100 * sLo), hi = Math.round(100 * sHi);
+  const lo = Math.round(100 * sLo),
+    hi = Math.round(100 * sHi);
   // every seed's ratio >= 2 when the worst RNNsearch seed doubles the best RNNencdec one
-  const ok = s.values && e.values
-    ? s.values.every((v, i) => (e.values[i] > 0 ? v / e.values[i] >= 2 : v > 0))
-    : eMax === 0 ? sLo > 0 : sLo / eMax >= 2;
-  return `| RNNsearch / RNNencdec on lengths 26–30 | target ≥ 2× | every seed: RNNsearch ${lo}–${hi}%, ` +
-    `RNNencdec ${eMax === 0 ? 'none right' : `at most ${Math.round(100 * eMax)}%`} | ${ok ? 'yes' : 'no'} | — |`;
+  const ok =
+    s.values && e.values
+      ? s.values.every((v, i) => (e.values[i] > 0 ? v / e.values[i] >= 2 : v > 0))
+      : eMax === 0
+        ? sLo > 0
+        : sLo / eMax >= 2;
+  return (
+    `| RNNsearch / RNNencdec on lengths 26–30 | target ≥ 2× | every seed: RNNsearch ${lo}–${hi}%, ` +
+    `RNNencdec ${eMax === 0 ? 'none right' : `at most ${Math.round(100 * eMax)}%`} | ${ok ? 'yes' : 'no'} | — |`
+  );
 }
 
 // The three-seed table (rows with table "seeds", in `order`; or another table of seeds rows,
@@ -150,7 +182,10 @@ export function reproduceTable(results, table = 'seeds') {
 // A one-seed table (rows with table "single:<name>").
 export function singleTable(results, name) {
   const rows = results.filter((r) => r.table === `single:${name}`).sort((a, b) => a.order - b.order);
-  const lines = [`| experiment | paper | ours (seed ${rows[0]?.seeds?.[0] ?? 1}) | training cost |`, '| --- | --- | --- | --- |'];
+  const lines = [
+    `| experiment | paper | ours (seed ${rows[0]?.seeds?.[0] ?? 1}) | training cost |`,
+    '| --- | --- | --- | --- |',
+  ];
   for (const r of rows) {
     const figures = r.metrics.map((m) => `${m.label} ${format(m.fmt, m.value)}`).join(r.join ?? ', ');
     lines.push(`| ${r.what} | ${r.paper} | ${r.prefix ?? ''}${figures} | ${cost(r)} |`);
@@ -161,7 +196,9 @@ export function singleTable(results, name) {
 export function readReproduceSources(root) {
   const dir = path.join(root, REPRODUCE_SOURCES);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
     .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')));
 }
 
@@ -169,7 +206,8 @@ export function readReproduceSources(root) {
 export function tables(root) {
   const out = [];
   const benchFile = path.join(root, BENCH_SOURCE);
-  if (existsSync(benchFile)) out.push({ name: 'bench', sources: [BENCH_SOURCE], text: benchTable(JSON.parse(readFileSync(benchFile, 'utf8'))) });
+  if (existsSync(benchFile))
+    out.push({ name: 'bench', sources: [BENCH_SOURCE], text: benchTable(JSON.parse(readFileSync(benchFile, 'utf8'))) });
   if (POOL_SOURCES.every((f) => existsSync(path.join(root, f)))) {
     const [before, after] = POOL_SOURCES.map((f) => JSON.parse(readFileSync(path.join(root, f), 'utf8')));
     out.push({ name: 'pool', sources: POOL_SOURCES, text: poolTable(before, after) });
@@ -178,10 +216,22 @@ export function tables(root) {
   if (results.length) {
     const files = (pred) => results.filter(pred).map((r) => `${REPRODUCE_SOURCES}/${r.id}.json`);
     out.push({ name: 'reproduce', sources: files((r) => r.table === 'seeds'), text: reproduceTable(results) });
-    for (const n of [...new Set(results.map((r) => r.table).filter((t) => t.startsWith('seeds:')))].map((t) => t.slice(6)))
-      out.push({ name: `reproduce-${n}`, sources: files((r) => r.table === `seeds:${n}`), text: reproduceTable(results, `seeds:${n}`) });
-    for (const n of [...new Set(results.map((r) => r.table).filter((t) => t.startsWith('single:')))].map((t) => t.slice(7)))
-      out.push({ name: `reproduce-${n}`, sources: files((r) => r.table === `single:${n}`), text: singleTable(results, n) });
+    for (const n of [...new Set(results.map((r) => r.table).filter((t) => t.startsWith('seeds:')))].map((t) =>
+      t.slice(6)
+    ))
+      out.push({
+        name: `reproduce-${n}`,
+        sources: files((r) => r.table === `seeds:${n}`),
+        text: reproduceTable(results, `seeds:${n}`),
+      });
+    for (const n of [...new Set(results.map((r) => r.table).filter((t) => t.startsWith('single:')))].map((t) =>
+      t.slice(7)
+    ))
+      out.push({
+        name: `reproduce-${n}`,
+        sources: files((r) => r.table === `single:${n}`),
+        text: singleTable(results, n),
+      });
   }
   return out;
 }

@@ -8,22 +8,43 @@ export function run(cmd, args, opts = {}) {
   const { timeoutMs, ...spawnOpts } = opts;
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
-      stdio: opts.capture ? ['ignore', 'pipe', 'pipe'] : 'inherit', ...(timeoutMs ? { detached: true } : {}), ...spawnOpts,
+      stdio: opts.capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+      ...(timeoutMs ? { detached: true } : {}),
+      ...spawnOpts,
     });
-    let out = '', timedOut = false;
-    const timer = timeoutMs && setTimeout(() => {
-      timedOut = true;
-      const line = `attnlab: ${cmd} ${args.slice(0, 3).join(' ')} ... did not finish within ${Math.round(timeoutMs / 1000)} s: killed\n`;
-      out += line;
-      process.stderr.write(line);
-      try { process.kill(-child.pid, 'SIGKILL'); } catch { child.kill('SIGKILL'); }
-    }, timeoutMs);
+    let out = '',
+      timedOut = false;
+    const timer =
+      timeoutMs &&
+      setTimeout(() => {
+        timedOut = true;
+        const line = `attnlab: ${cmd} ${args.slice(0, 3).join(' ')} ... did not finish within ${Math.round(timeoutMs / 1000)} s: killed\n`;
+        out += line;
+        process.stderr.write(line);
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          child.kill('SIGKILL');
+        }
+      }, timeoutMs);
     if (opts.capture) {
-      child.stdout.on('data', (d) => { out += d; if (opts.echo) process.stdout.write(d); });
-      child.stderr.on('data', (d) => { out += d; if (opts.echo) process.stderr.write(d); });
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (opts.echo) process.stdout.write(d);
+      });
+      child.stderr.on('data', (d) => {
+        out += d;
+        if (opts.echo) process.stderr.write(d);
+      });
     }
-    child.on('error', (e) => { clearTimeout(timer); reject(e); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code: timedOut ? 124 : code, out, timedOut }); });
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code: timedOut ? 124 : code, out, timedOut });
+    });
   });
 }
 

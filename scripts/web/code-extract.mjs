@@ -8,10 +8,21 @@ import path from 'node:path';
 
 export const SNIPPETS = [
   { id: 'attention', candidates: [['cpp/kernels/attention.cpp', /^void attention_forward\(/]] },
-  { id: 'mask', candidates: [['cpp/kernels/softmax.cpp', /^void softmax_forward\(/], ['cpp/kernels/attention.cpp', /^inline bool masked\(/]] },
+  {
+    id: 'mask',
+    candidates: [
+      ['cpp/kernels/softmax.cpp', /^void softmax_forward\(/],
+      ['cpp/kernels/attention.cpp', /^inline bool masked\(/],
+    ],
+  },
   { id: 'multihead', candidates: [['cpp/layers/attention.cpp', /^void MultiHeadAttention::forward\(/]] },
-  { id: 'positional', candidates: [['cpp/layers/embedding.cpp', /^std::vector<float> sinusoidal_table\(/],
-    ['cpp/api/functions.cpp', /^std::vector<float> positional_encoding\(/]] },
+  {
+    id: 'positional',
+    candidates: [
+      ['cpp/layers/embedding.cpp', /^std::vector<float> sinusoidal_table\(/],
+      ['cpp/api/functions.cpp', /^std::vector<float> positional_encoding\(/],
+    ],
+  },
 ];
 
 // Lines [from, to) of the definition starting at `start`: leading // comments, then up to the
@@ -19,11 +30,15 @@ export const SNIPPETS = [
 export function cutDefinition(lines, start) {
   let from = start;
   while (from > 0 && /^\s*\/\//.test(lines[from - 1])) from--;
-  let depth = 0, opened = false;
+  let depth = 0,
+    opened = false;
   for (let i = start; i < lines.length; i++) {
     const code = lines[i].replace(/\/\/.*$/, '').replace(/"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'/g, '');
     for (const ch of code) {
-      if (ch === '{') { depth++; opened = true; } else if (ch === '}') depth--;
+      if (ch === '{') {
+        depth++;
+        opened = true;
+      } else if (ch === '}') depth--;
     }
     if (opened && depth === 0) return [from, i + 1];
   }

@@ -20,7 +20,8 @@ const TAG = /[?&]lang=(ko|en)(?=&|$)/;
 export function languageGraphs(root) {
   const web = path.join(root, 'web');
   const demos = path.join(web, 'demos') + path.sep;
-  const tagged = (file) => file.startsWith(demos) || file === path.join(web, 'i18n', 'index.js') || file === path.join(web, 'embed-lang.js');
+  const tagged = (file) =>
+    file.startsWith(demos) || file === path.join(web, 'i18n', 'index.js') || file === path.join(web, 'embed-lang.js');
   return {
     name: 'attnlab-language-graphs',
     enforce: 'pre',
@@ -81,22 +82,35 @@ export function writeEmbedManifest(root) {
   const dist = path.join(root, 'dist');
   const { version } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   const files = {};
-  const add = (rel, need) => { if (existsSync(path.join(dist, rel))) files[rel] = { bytes: statSync(path.join(dist, rel)).size, need }; };
+  const add = (rel, need) => {
+    if (existsSync(path.join(dist, rel))) files[rel] = { bytes: statSync(path.join(dist, rel)).size, need };
+  };
   add('embed.js', 'always');
   add('engine/attnlab.mjs', 'always');
   add('engine/attnlab.wasm', 'always');
-  for (const f of ['attnlab-relaxed.mjs', 'attnlab-relaxed.wasm']) add(`engine/${f}`, 'optional: fused multiply-add where the browser has relaxed SIMD');
-  for (const f of ['attnlab-mt.mjs', 'attnlab-mt.wasm', 'attnlab-mt.worker.js']) add(`engine/${f}`, 'optional: the threads attribute on a cross-origin isolated page');
+  for (const f of ['attnlab-relaxed.mjs', 'attnlab-relaxed.wasm'])
+    add(`engine/${f}`, 'optional: fused multiply-add where the browser has relaxed SIMD');
+  for (const f of ['attnlab-mt.mjs', 'attnlab-mt.wasm', 'attnlab-mt.worker.js'])
+    add(`engine/${f}`, 'optional: the threads attribute on a cross-origin isolated page');
   const widgets = widgetManifest(root);
   const users = (file) => Object.keys(widgets).filter((w) => widgets[w].models.some((m) => m.file === file));
   if (existsSync(path.join(dist, 'models'))) {
     add('models/index.json', 'widgets with a model');
-    for (const f of readdirSync(path.join(dist, 'models')).filter((x) => x !== 'index.json').sort())
+    for (const f of readdirSync(path.join(dist, 'models'))
+      .filter((x) => x !== 'index.json')
+      .sort())
       add(`models/${f}`, `widgets: ${users(`models/${f}`).join(', ') || 'none'}`);
   }
   const manifest = {
-    name: 'attnlab', version, script: 'embed.js', element: 'attnlab-demo', reference: 'docs/widgets.md', files,
-    widgets: Object.fromEntries(Object.entries(widgets).map(([n, w]) => [n, { attributes: w.attributes, models: w.models.map((m) => m.file) }])),
+    name: 'attnlab',
+    version,
+    script: 'embed.js',
+    element: 'attnlab-demo',
+    reference: 'docs/widgets.md',
+    files,
+    widgets: Object.fromEntries(
+      Object.entries(widgets).map(([n, w]) => [n, { attributes: w.attributes, models: w.models.map((m) => m.file) }])
+    ),
   };
   writeFileSync(path.join(dist, 'embed-manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;

@@ -15,7 +15,11 @@ export function embedExamplePlugin(root) {
         const dir = path.join(root, 'examples', folder);
         if (!existsSync(dir)) continue;
         for (const f of readdirSync(dir).filter((x) => x.endsWith('.html')))
-          this.emitFile({ type: 'asset', fileName: `examples/${folder}/${f}`, source: readFileSync(path.join(dir, f), 'utf8') });
+          this.emitFile({
+            type: 'asset',
+            fileName: `examples/${folder}/${f}`,
+            source: readFileSync(path.join(dir, f), 'utf8'),
+          });
       }
     },
   };

@@ -16,10 +16,15 @@ const DOM_PROPERTIES = new Set(['innerHTML', 'textContent', 'className', 'hidden
 
 function sources(dir) {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => f.endsWith('.js')).sort().map((f) => readFileSync(path.join(dir, f), 'utf8'));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
+    .sort()
+    .map((f) => readFileSync(path.join(dir, f), 'utf8'));
 }
 
-function uniqueSorted(xs) { return [...new Set(xs)].sort(); }
+function uniqueSorted(xs) {
+  return [...new Set(xs)].sort();
+}
 
 const sizeOf = (file) => (existsSync(file) ? statSync(file).size : null);
 
@@ -34,7 +39,8 @@ export function attributeKeys(code) {
 
 export function elementProperties(code) {
   const props = [];
-  for (const m of code.matchAll(/\bel\.([A-Za-z_$][\w$]*)\s*(?:\?\?)?=(?!=)/g)) if (!DOM_PROPERTIES.has(m[1])) props.push(m[1]);
+  for (const m of code.matchAll(/\bel\.([A-Za-z_$][\w$]*)\s*(?:\?\?)?=(?!=)/g))
+    if (!DOM_PROPERTIES.has(m[1])) props.push(m[1]);
   return uniqueSorted(props);
 }
 
@@ -47,7 +53,9 @@ export function modelIndex(root) {
 // every name in `names`, so a name without a folder of its own is listed with nothing).
 export function widgetManifest(root, names = null) {
   const demos = path.join(root, 'web', 'demos');
-  const folders = readdirSync(demos).filter((d) => statSync(path.join(demos, d)).isDirectory() && existsSync(path.join(demos, d, 'index.js')));
+  const folders = readdirSync(demos).filter(
+    (d) => statSync(path.join(demos, d)).isDirectory() && existsSync(path.join(demos, d, 'index.js'))
+  );
   const index = modelIndex(root);
   const out = {};
   for (const name of uniqueSorted([...(names ?? folders.filter((d) => d !== 'common' && d !== 'pending'))])) {
@@ -55,9 +63,13 @@ export function widgetManifest(root, names = null) {
     // a model's checkpoint, and the files that travel with it (held-out examples, licence, words)
     const models = Object.entries(index)
       .filter(([key]) => new RegExp(`['"\`]${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}['"\`]`).test(code))
-      .flatMap(([key, meta]) => [meta.file, meta.examples, meta.licenceFile, meta.words].filter(Boolean).map((file) => ({
-        key, file, bytes: file === meta.file ? meta.bytes ?? null : sizeOf(path.join(root, 'web', 'public', file)),
-      })));
+      .flatMap(([key, meta]) =>
+        [meta.file, meta.examples, meta.licenceFile, meta.words].filter(Boolean).map((file) => ({
+          key,
+          file,
+          bytes: file === meta.file ? (meta.bytes ?? null) : sizeOf(path.join(root, 'web', 'public', file)),
+        }))
+      );
     out[name] = { attributes: attributeKeys(code), properties: elementProperties(code), models };
   }
   return out;
@@ -67,11 +79,16 @@ export function widgetManifest(root, names = null) {
 // events it and its demos' context fire.
 export function elementFacts(root) {
   const code = readFileSync(path.join(root, 'web', 'embed.js'), 'utf8');
-  const attributes = uniqueSorted([...code.matchAll(/\b(?:getAttribute|hasAttribute)\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]));
+  const attributes = uniqueSorted(
+    [...code.matchAll(/\b(?:getAttribute|hasAttribute)\(\s*'([^']+)'\s*\)/g)].map((m) => m[1])
+  );
   const context = readFileSync(path.join(root, 'web', 'demos', 'common', 'context.js'), 'utf8');
   const events = uniqueSorted([...`${code}\n${context}`.matchAll(/new CustomEvent\(\s*'([^']+)'/g)].map((m) => m[1]));
-  const methods = uniqueSorted([...code.matchAll(/^ {2}(?:async )?([a-z][A-Za-z]*)\([^)]*\)\s*{/gm)].map((m) => m[1])
-    .filter((m) => !m.endsWith('Callback') && m !== 'constructor' && !m.startsWith('_')));
+  const methods = uniqueSorted(
+    [...code.matchAll(/^ {2}(?:async )?([a-z][A-Za-z]*)\([^)]*\)\s*{/gm)]
+      .map((m) => m[1])
+      .filter((m) => !m.endsWith('Callback') && m !== 'constructor' && !m.startsWith('_'))
+  );
   return { attributes, events, methods };
 }
 
@@ -83,7 +100,9 @@ export function widgetsPlugin(root) {
     resolveId: (source) => (source === id ? `\0${id}` : null),
     load(resolved) {
       if (resolved !== `\0${id}`) return null;
-      const models = Object.fromEntries(Object.entries(widgetManifest(root)).map(([name, w]) => [name, w.models.map((m) => m.file)]));
+      const models = Object.fromEntries(
+        Object.entries(widgetManifest(root)).map(([name, w]) => [name, w.models.map((m) => m.file)])
+      );
       return `export const WIDGET_MODELS = ${JSON.stringify(models)};`;
     },
   };

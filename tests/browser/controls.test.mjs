@@ -17,10 +17,15 @@ import path from 'node:path';
 import { axeDemo, startServer, launch, shots } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 async function openDemo(page, name, query) {
   await page.goto(`${server.url}${query}`);
@@ -38,7 +43,7 @@ async function train(page, name) {
 
 test('§2: the source-length slider reads the trained models at one length', async (t) => {
   const page = await browser.newPage();
-  if (!await openDemo(page, 'bottleneck', '?lang=en#bottleneck.steps=100&bottleneck.len=11')) {
+  if (!(await openDemo(page, 'bottleneck', '?lang=en#bottleneck.steps=100&bottleneck.len=11'))) {
     await page.close();
     return unavailable(t, 'engine build without model sessions');
   }
@@ -74,20 +79,38 @@ test('§2: the source-length slider reads the trained models at one length', asy
     const rows = decoded.src.map((s, i) => i).filter((i) => decoded.src[i].length === L);
     for (const m of [0, 1]) {
       const point = perLength[m].find((p) => p.len === L);
-      const exact = rows.filter((i) => decoded.out[m][i].length === decoded.tgt[i].length && decoded.out[m][i].every((x, k) => x === decoded.tgt[i][k])).length;
+      const exact = rows.filter(
+        (i) =>
+          decoded.out[m][i].length === decoded.tgt[i].length &&
+          decoded.out[m][i].every((x, k) => x === decoded.tgt[i][k])
+      ).length;
       assert.equal(point.n, rows.length);
       assert.equal(at.acc[m], point.acc);
       assert.equal(point.acc, exact / rows.length);
     }
     const accText = await demo.locator('[name=accat]').textContent();
-    assert.ok(accText.includes(`(${(100 * at.acc[0]).toFixed(0)}%)`) && accText.includes(`(${(100 * at.acc[1]).toFixed(0)}%)`), accText);
+    assert.ok(
+      accText.includes(`(${(100 * at.acc[0]).toFixed(0)}%)`) && accText.includes(`(${(100 * at.acc[1]).toFixed(0)}%)`),
+      accText
+    );
     assert.ok(accText.includes(`of ${L} tokens (${rows.length})`), accText);
     // the example: the first held-out sequence of length L, each output as the engine decoded it
     assert.equal(at.index, rows[0]);
     for (const m of [0, 1]) {
-      const out = decoded.out[m][at.index], tgt = decoded.tgt[at.index];
+      const out = decoded.out[m][at.index],
+        tgt = decoded.tgt[at.index];
       const dd = demo.locator(`dd[data-model="${m}"]`);
-      const shown = (await dd.evaluate((d) => [...d.childNodes].filter((n) => !(n.classList?.contains('caption'))).map((n) => n.textContent).join(''))).trim().split(/\s+/).filter(Boolean);
+      const shown = (
+        await dd.evaluate((d) =>
+          [...d.childNodes]
+            .filter((n) => !n.classList?.contains('caption'))
+            .map((n) => n.textContent)
+            .join('')
+        )
+      )
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
       assert.equal(shown.length, out.length, `model ${m} at L = ${L}: ${shown} vs ${out}`);
       const marked = await dd.locator('mark.wrong').count();
       assert.equal(marked, out.filter((x, k) => x !== tgt[k]).length);
@@ -97,9 +120,17 @@ test('§2: the source-length slider reads the trained models at one length', asy
     assert.deepEqual(at.summary, { vectors: 1, width: 64, encoder: 'bigru', hidden: 32 });
     assert.deepEqual(at.annotations, { vectors: L, width: 64, encoder: 'bigru', hidden: 32 });
     const comp = await demo.locator('[name=compression]').textContent();
-    assert.ok(comp.includes(`reads the ${L} tokens only through the summary c, one vector of 64 numbers (2 × hidden 32`), comp);
+    assert.ok(
+      comp.includes(`reads the ${L} tokens only through the summary c, one vector of 64 numbers (2 × hidden 32`),
+      comp
+    );
     assert.ok(comp.includes(`${(64 / L).toFixed(1)} numbers per source token`), comp);
-    assert.ok(comp.includes(`all ${L} annotations, one vector of 64 numbers (2 × hidden 32) per source token, ${64 * L} numbers in all`), comp);
+    assert.ok(
+      comp.includes(
+        `all ${L} annotations, one vector of 64 numbers (2 × hidden 32) per source token, ${64 * L} numbers in all`
+      ),
+      comp
+    );
   }
   // the examples change with the length (different sequences, decoded by the models)
   assert.ok(new Set(seen).size > 14, `${new Set(seen).size} distinct outputs`);
@@ -124,7 +155,7 @@ test('§2: the source-length slider reads the trained models at one length', asy
 
 test('§8: the h slider shows h maps of the trained ablation model, d_k = 64/h', async (t) => {
   const page = await browser.newPage();
-  if (!await openDemo(page, 'multihead', '?lang=en#multihead.steps=50&multihead.h=16')) {
+  if (!(await openDemo(page, 'multihead', '?lang=en#multihead.steps=50&multihead.h=16'))) {
     await page.close();
     return unavailable(t, 'engine build without model sessions');
   }
@@ -135,15 +166,23 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 64/h',
   assert.equal(await slider.getAttribute('aria-valuetext'), 'h = 16, d_k = 4');
   assert.equal(await demo.locator('[name=hgrid] al-heatmap').count(), 0);
   await train(page, 'multihead');
-  await page.waitForFunction(() => document.querySelector('[data-demo=multihead]').ablationHeads, null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('[data-demo=multihead]').ablationHeads, null, {
+    timeout: 30000,
+  });
   assert.equal(await slider.isDisabled(), false);
-  assert.deepEqual(await page.evaluate(() => document.querySelector('[data-demo=multihead]').ablation.map((r) => r.h)), [1, 4, 16, 32]);
+  assert.deepEqual(
+    await page.evaluate(() => document.querySelector('[data-demo=multihead]').ablation.map((r) => r.h)),
+    [1, 4, 16, 32]
+  );
   // the result bars' values ("loss 1.781 · exact 18.0%") stay on one line at 1280 px (they wrapped onto 4)
-  const valueLines = () => demo.evaluate((d) => [...d.querySelectorAll('.bars-host .bar-value')].map((e) => {
-    const cs = getComputedStyle(e);
-    const line = parseFloat(cs.lineHeight) || 1.2 * parseFloat(cs.fontSize);
-    return Math.round(e.getBoundingClientRect().height / line);
-  }));
+  const valueLines = () =>
+    demo.evaluate((d) =>
+      [...d.querySelectorAll('.bars-host .bar-value')].map((e) => {
+        const cs = getComputedStyle(e);
+        const line = parseFloat(cs.lineHeight) || 1.2 * parseFloat(cs.fontSize);
+        return Math.round(e.getBoundingClientRect().height / line);
+      })
+    );
   assert.deepEqual(await valueLines(), [1, 1, 1, 1]);
 
   async function check(h) {
@@ -156,8 +195,10 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 64/h',
     else assert.match(page.url(), new RegExp(`multihead\\.h=${h}(&|$)`));
     const info = await page.evaluate(() => document.querySelector('[data-demo=multihead]').ablationHeads);
     assert.equal(info.h, h);
-    assert.equal(info.H, h, 'the engine\'s map has h heads');
-    const maps = await demo.locator('[name=hgrid] al-heatmap').evaluateAll((els) => els.map((e) => ({ rows: e.rows, cols: e.cols, values: Array.from(e.values) })));
+    assert.equal(info.H, h, "the engine's map has h heads");
+    const maps = await demo
+      .locator('[name=hgrid] al-heatmap')
+      .evaluateAll((els) => els.map((e) => ({ rows: e.rows, cols: e.cols, values: Array.from(e.values) })));
     assert.equal(maps.length, h);
     for (const m of maps) {
       assert.equal(m.rows, info.T);
@@ -188,7 +229,9 @@ test('§8: the h slider shows h maps of the trained ablation model, d_k = 64/h',
   assert.match(await demo.locator('[name=dk]').textContent(), /d_k = 64\/4 = 16차원/);
   assert.equal(await demo.locator('[name=hgrid] figcaption').first().textContent(), '헤드 1');
   assert.equal(await demo.locator('[name=hgrid] al-heatmap').count(), 4);
-  await page.waitForFunction(() => /손실/.test(document.querySelector('[data-demo=multihead] .bars-host .bar-value')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /손실/.test(document.querySelector('[data-demo=multihead] .bars-host .bar-value')?.textContent ?? '')
+  );
   for (const n of await valueLines()) assert.ok(n <= 2, `a result value takes ${n} lines at 375 px`);
   const over = await demo.evaluate((d) => d.scrollWidth - d.clientWidth);
   assert.ok(over <= 0, `the demo overflows by ${over} px`);

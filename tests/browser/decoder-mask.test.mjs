@@ -10,8 +10,14 @@ import { startServer, launch, shots } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 async function openDecoder(hash = '') {
   const page = await browser.newPage();
@@ -19,12 +25,15 @@ async function openDecoder(hash = '') {
   await page.waitForSelector('body[data-ready="1"]');
   await page.locator('[data-demo=decoder]').scrollIntoViewIfNeeded();
   await page.waitForSelector('[data-demo=decoder][data-ready="1"]', { timeout: 30000 });
-  page.pending = await page.locator('[data-demo=decoder]').getAttribute('data-pending') === '1';
+  page.pending = (await page.locator('[data-demo=decoder]').getAttribute('data-pending')) === '1';
   return page;
 }
 
 const decoded = (page) => page.evaluate(() => document.querySelector('[data-demo=decoder]').decoded);
-const waitMask = (page, on) => page.waitForFunction((m) => document.querySelector('[data-demo=decoder]').decoded?.mask === m, on, { timeout: 20000 });
+const waitMask = (page, on) =>
+  page.waitForFunction((m) => document.querySelector('[data-demo=decoder]').decoded?.mask === m, on, {
+    timeout: 20000,
+  });
 
 // The weights strictly above the diagonal and the largest |row sum - 1| of a T x T matrix.
 function upper(d) {
@@ -43,14 +52,20 @@ function upper(d) {
 
 test('§7: the causal-mask toggle redraws the decoder self-attention from the engine', async (t) => {
   const page = await openDecoder();
-  if (page.pending) { await page.close(); return unavailable(t, 'engine build without model sessions or checkpoint'); }
+  if (page.pending) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions or checkpoint');
+  }
   const demo = page.locator('[data-demo=decoder]');
   const box = demo.locator('input[name=mask]');
   assert.equal(await box.isChecked(), true);
   let d = await decoded(page);
   assert.ok(d.T > 1, `a decoded output of ${d.T} positions`);
   let u = upper(d);
-  assert.ok(u.above.every((w) => w === 0), 'with the mask, every weight above the diagonal is 0');
+  assert.ok(
+    u.above.every((w) => w === 0),
+    'with the mask, every weight above the diagonal is 0'
+  );
   assert.equal(d.above, 0);
   assert.match(await demo.locator('[name=leak]').textContent(), /later positions: 0\.0%/);
 
@@ -59,7 +74,10 @@ test('§7: the causal-mask toggle redraws the decoder self-attention from the en
   await waitMask(page, false);
   d = await decoded(page);
   u = upper(d);
-  assert.ok(u.above.some((w) => w > 0), 'without the mask, weight appears above the diagonal');
+  assert.ok(
+    u.above.some((w) => w > 0),
+    'without the mask, weight appears above the diagonal'
+  );
   assert.ok(d.above > 0);
   assert.ok(u.worst < 1e-3, `rows sum to 1 (worst ${u.worst})`);
   assert.match(page.url(), /decoder\.mask=0/);
@@ -70,7 +88,10 @@ test('§7: the causal-mask toggle redraws the decoder self-attention from the en
   await page.keyboard.press('Space');
   await waitMask(page, true);
   d = await decoded(page);
-  assert.ok(upper(d).above.every((w) => w === 0), 'back with the mask: exact zeros again');
+  assert.ok(
+    upper(d).above.every((w) => w === 0),
+    'back with the mask: exact zeros again'
+  );
   assert.doesNotMatch(page.url(), /decoder\.mask=/, 'the mask is on by default: nothing in the link');
   assert.deepEqual(page.errors, []);
   await page.close();

@@ -10,8 +10,14 @@ import { startServer, launch, root } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 async function openDemo(name, hash = '', lang = 'en') {
   const page = await browser.newPage();
@@ -45,8 +51,18 @@ test('NTM content addressing: engine weights = softmax(β·cos), sharpening with
 
 test('positional encoding: the engine table matches sin/cos; hover and keys read cells', async () => {
   const page = await openDemo('positional');
-  const pe = await page.evaluate(() => { const p = document.querySelector('[data-demo=positional]').pe; return { L: p.L, C: p.C, v: [...p.values] }; });
-  for (const [pos, i] of [[0, 0], [0, 1], [7, 6], [33, 7], [99, 63], [50, 20]]) {
+  const pe = await page.evaluate(() => {
+    const p = document.querySelector('[data-demo=positional]').pe;
+    return { L: p.L, C: p.C, v: [...p.values] };
+  });
+  for (const [pos, i] of [
+    [0, 0],
+    [0, 1],
+    [7, 6],
+    [33, 7],
+    [99, 63],
+    [50, 20],
+  ]) {
     const f = 10000 ** (-(i - (i % 2)) / pe.C);
     const want = i % 2 ? Math.cos(pos * f) : Math.sin(pos * f);
     assert.ok(Math.abs(pe.v[pos * pe.C + i] - want) < 1e-5, `PE(${pos}, ${i})`);
@@ -68,9 +84,14 @@ test('cost: attention timed inside the engine grows with n²; the page says what
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=cost] .run[data-state=done]', { timeout: 60000 });
   const timings = await page.evaluate(() => document.querySelector('[data-demo=cost]').timings);
-  assert.deepEqual(timings.map((p) => p.n), [64, 128, 256, 384, 512]);
+  assert.deepEqual(
+    timings.map((p) => p.n),
+    [64, 128, 256, 384, 512]
+  );
   const ratio = timings[4].ms / timings[0].ms;
-  t.diagnostic(`ms per call: ${timings.map((p) => `n=${p.n} ${p.ms.toFixed(3)}`).join(', ')}; ratio ${ratio.toFixed(1)}`);
+  t.diagnostic(
+    `ms per call: ${timings.map((p) => `n=${p.n} ${p.ms.toFixed(3)}`).join(', ')}; ratio ${ratio.toFixed(1)}`
+  );
   // The engine repeats the call on inputs in its own heap (best of 2 ms rounds), so no message
   // round trip or copy is in the time: n² predicts 64x, linear growth 8x.
   assert.ok(ratio >= 25, `time(512)/time(64) = ${ratio.toFixed(1)}; n² predicts 64, linear 8`);
@@ -90,7 +111,11 @@ test('§12 shows the C++ from cpp/ verbatim', async () => {
   assert.match(byId.attention.code, /attention_forward/);
   for (const s of snippets.filter((x) => x.line)) {
     const lines = readFileSync(path.join(root, s.file), 'utf8').split('\n');
-    assert.equal(s.code, lines.slice(s.line - 1, s.line - 1 + s.code.split('\n').length).join('\n'), `${s.id} is the file's text`);
+    assert.equal(
+      s.code,
+      lines.slice(s.line - 1, s.line - 1 + s.code.split('\n').length).join('\n'),
+      `${s.id} is the file's text`
+    );
     assert.equal(s.code.split('{').length, s.code.split('}').length, `${s.id} ends at its closing brace`);
   }
   const shown = await page.locator('[data-snippet=attention] pre').textContent();
@@ -102,7 +127,9 @@ test('§12 shows the C++ from cpp/ verbatim', async () => {
 test('mixing: the engine softmax of the slider scores mixes the value vectors', async () => {
   const fresh = await openDemo('mixing', '');
   const w0 = await fresh.evaluate(() => document.querySelector('[data-demo=mixing]').result.weights);
-  [0.2, 0.1, 0.7].forEach((want, j) => assert.ok(Math.abs(w0[j] - want) < 0.005, `default weight ${j}: ${w0[j]} (the text's 0.2/0.1/0.7)`));
+  [0.2, 0.1, 0.7].forEach((want, j) =>
+    assert.ok(Math.abs(w0[j] - want) < 0.005, `default weight ${j}: ${w0[j]} (the text's 0.2/0.1/0.7)`)
+  );
   await fresh.close();
   const page = await openDemo('mixing', 'mixing.s0=0&mixing.s1=0&mixing.s2=0');
   let r = await page.evaluate(() => document.querySelector('[data-demo=mixing]').result);
@@ -110,7 +137,8 @@ test('mixing: the engine softmax of the slider scores mixes the value vectors', 
   await page.locator('[data-demo=mixing] [name=s2]').fill('3');
   await page.waitForFunction(() => document.querySelector('[data-demo=mixing]').result.scores[2] === 3);
   r = await page.evaluate(() => document.querySelector('[data-demo=mixing]').result);
-  const e = r.scores.map(Math.exp), z = e.reduce((a, b) => a + b);
+  const e = r.scores.map(Math.exp),
+    z = e.reduce((a, b) => a + b);
   r.weights.forEach((w, j) => assert.ok(Math.abs(w - e[j] / z) < 1e-6));
   for (let d = 0; d < 4; d++) {
     const want = r.weights.reduce((s, w, j) => s + w * r.values[j * 4 + d], 0);
@@ -123,7 +151,10 @@ test('mixing: the engine softmax of the slider scores mixes the value vectors', 
 
 test('order: the same set written in three orders; no model reads its answer', async (t) => {
   const page = await openDemo('order', 'order.steps=300');
-  if (await page.locator('[data-demo=order]').getAttribute('data-pending') === '1') { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if ((await page.locator('[data-demo=order]').getAttribute('data-pending')) === '1') {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   await page.locator('[data-demo=order] [name=run-toggle]').click();
   await page.waitForSelector('[data-demo=order] .run[data-state=done]', { timeout: 120000 });
   const result = await page.evaluate(() => document.querySelector('[data-demo=order]').result);
@@ -132,7 +163,8 @@ test('order: the same set written in three orders; no model reads its answer', a
   // writing the set back as drawn is the easiest order for attention; measured 97.5% at 300 steps
   assert.ok(result[0] >= 0.8, `as drawn: ${result[0]}`);
   const text = await page.textContent('[data-demo=order] .bars-host');
-  for (const label of ['written as drawn', 'written reversed', 'written ascending']) assert.ok(text.includes(label), label);
+  for (const label of ['written as drawn', 'written reversed', 'written ascending'])
+    assert.ok(text.includes(label), label);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

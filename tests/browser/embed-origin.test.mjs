@@ -33,45 +33,78 @@ async function cdn(opts) {
 // A course page on its own origin whose widgets come from `from` (an isolated one is served
 // with COOP/COEP by a server of its own).
 async function coursePage(from, body, name, { isolated = false } = {}) {
-  writeFileSync(path.join(hostDir, name), `<!doctype html>
+  writeFileSync(
+    path.join(hostDir, name),
+    `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>course</title>
 <script type="module" src="${from.url}embed.js"></script></head>
-<body>${body}</body></html>`);
+<body>${body}</body></html>`
+  );
   const key = isolated ? 'isolatedHost' : 'host';
-  if (!servers[key]) servers.push(servers[key] = await serveDir(hostDir, isolated
-    ? { headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } } : {}));
+  if (!servers[key])
+    servers.push(
+      (servers[key] = await serveDir(
+        hostDir,
+        isolated
+          ? { headers: { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } }
+          : {}
+      ))
+    );
   return `${servers[key].url}${name}`;
 }
 
-const settled = () => [...document.querySelectorAll('attnlab-demo')].every((w) => w.dataset.ready === '1' || w.dataset.error === '1');
+const settled = () =>
+  [...document.querySelectorAll('attnlab-demo')].every((w) => w.dataset.ready === '1' || w.dataset.error === '1');
 
 test('widgets from a second origin mount in their own languages and train on Start', async () => {
   const files = await cdn({ headers: CORS });
-  const url = await coursePage(files, `
+  const url = await coursePage(
+    files,
+    `
     <attnlab-demo id="align" name="bahdanau" steps="200"></attnlab-demo>
     <attnlab-demo id="sdpa" name="sdpa" lang="ko" dk="64"></attnlab-demo>
-    <attnlab-demo id="sa" name="self-attention"></attnlab-demo>`, 'ok.html');
+    <attnlab-demo id="sa" name="self-attention"></attnlab-demo>`,
+    'ok.html'
+  );
   assert.notEqual(new URL(url).origin, new URL(files.url).origin);
   const page = await browser.newPage({ width: 900, height: 1200 });
   await page.goto(url);
   await page.waitForFunction(settled, null, { timeout: 30000 });
-  const state = await page.evaluate(() => [...document.querySelectorAll('attnlab-demo')].map((w) => [w.id, w.dataset.ready, w.dataset.lang]));
-  assert.deepEqual(state, [['align', '1', 'en'], ['sdpa', '1', 'ko'], ['sa', '1', 'en']]);
+  const state = await page.evaluate(() =>
+    [...document.querySelectorAll('attnlab-demo')].map((w) => [w.id, w.dataset.ready, w.dataset.lang])
+  );
+  assert.deepEqual(state, [
+    ['align', '1', 'en'],
+    ['sdpa', '1', 'ko'],
+    ['sa', '1', 'en'],
+  ]);
   assert.match(await page.textContent('#sdpa'), /[가-힣]/, 'the Korean widget speaks Korean');
   assert.doesNotMatch(await page.textContent('#align'), /[가-힣]/, 'the English one does not');
   assert.equal(await page.evaluate(() => document.getElementById('sdpa').inputs.dk), 64);
   assert.ok(files.requests.includes('/models/transformer-phrases.safetensors'), 'models come from the second origin');
 
-  const progress = page.evaluate(() => new Promise((resolve) => {
-    const got = [];
-    document.getElementById('align').addEventListener('progress', (e) => { got.push(e.detail); if (got.length === 3) resolve(got); });
-  }));
+  const progress = page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const got = [];
+        document.getElementById('align').addEventListener('progress', (e) => {
+          got.push(e.detail);
+          if (got.length === 3) resolve(got);
+        });
+      })
+  );
   await page.click('#align [name=run-toggle]');
   const got = await progress;
-  assert.ok(got.every((d) => d.step > 0 && Number.isFinite(d.loss) && d.total === 200), JSON.stringify(got));
+  assert.ok(
+    got.every((d) => d.step > 0 && Number.isFinite(d.loss) && d.total === 200),
+    JSON.stringify(got)
+  );
   assert.match(await page.getAttribute('#align', 'data-engine'), /^wasm/);
-  assert.ok(files.requests.some((p) => /^\/engine\/attnlab(-relaxed)?\.wasm$/.test(p)), 'the engine comes from the second origin');
-  await page.click('#align [name=run-toggle]');  // pause
+  assert.ok(
+    files.requests.some((p) => /^\/engine\/attnlab(-relaxed)?\.wasm$/.test(p)),
+    'the engine comes from the second origin'
+  );
+  await page.click('#align [name=run-toggle]'); // pause
   await page.screenshot({ path: path.join(shots, 'embed-origin.png'), fullPage: true });
   assert.deepEqual(page.errors, []);
   await page.close();
@@ -80,12 +113,24 @@ test('widgets from a second origin mount in their own languages and train on Sta
 test('threads from a second origin: an isolated host page trains on the pthread engine', async () => {
   const files = await cdn({ headers: { ...CORS, 'Cross-Origin-Resource-Policy': 'cross-origin' } });
   const page = await browser.newPage();
-  await page.goto(await coursePage(files, '<attnlab-demo id="align" name="bahdanau" steps="200" threads></attnlab-demo>', 'threads.html', { isolated: true }));
+  await page.goto(
+    await coursePage(
+      files,
+      '<attnlab-demo id="align" name="bahdanau" steps="200" threads></attnlab-demo>',
+      'threads.html',
+      { isolated: true }
+    )
+  );
   assert.equal(await page.evaluate(() => crossOriginIsolated), true);
   await page.waitForFunction(settled, null, { timeout: 30000 });
-  const progress = page.evaluate(() => new Promise((resolve) => {
-    document.getElementById('align').addEventListener('progress', (e) => { if (e.detail.step >= 3) resolve(e.detail); });
-  }));
+  const progress = page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        document.getElementById('align').addEventListener('progress', (e) => {
+          if (e.detail.step >= 3) resolve(e.detail);
+        });
+      })
+  );
   await page.click('#align [name=run-toggle]');
   assert.ok(Number.isFinite((await progress).loss));
   // the pthread workers' script came from the other origin through a same-origin Blob
@@ -101,7 +146,12 @@ async function failure(page, id) {
   await page.waitForFunction(settled, null, { timeout: 30000 });
   return page.evaluate((wid) => {
     const w = document.getElementById(wid);
-    return { error: w.dataset.error, text: w.textContent.trim(), role: w.querySelector('[role=alert]') !== null, event: window.widgetErrors?.[wid] ?? null };
+    return {
+      error: w.dataset.error,
+      text: w.textContent.trim(),
+      role: w.querySelector('[role=alert]') !== null,
+      event: window.widgetErrors?.[wid] ?? null,
+    };
   }, id);
 }
 
@@ -111,9 +161,15 @@ const listenErrors = `<script>window.widgetErrors = {};
 test('a missing model or engine file is named in the widget, not a blank box', async () => {
   const noModel = await cdn({ headers: CORS, deny: (p) => p === '/models/transformer-phrases.safetensors' });
   let page = await browser.newPage();
-  await page.goto(await coursePage(noModel, `${listenErrors}
+  await page.goto(
+    await coursePage(
+      noModel,
+      `${listenErrors}
     <attnlab-demo id="sa" name="self-attention"></attnlab-demo>
-    <attnlab-demo id="cost" name="cost"></attnlab-demo>`, 'no-model.html'));
+    <attnlab-demo id="cost" name="cost"></attnlab-demo>`,
+      'no-model.html'
+    )
+  );
   let f = await failure(page, 'sa');
   assert.equal(f.error, '1');
   assert.ok(f.role, 'the message is an alert');
@@ -126,21 +182,33 @@ test('a missing model or engine file is named in the widget, not a blank box', a
 
   const noEngine = await cdn({ headers: CORS, deny: (p) => p.startsWith('/engine/') });
   page = await browser.newPage();
-  await page.goto(await coursePage(noEngine, `${listenErrors}
-    <attnlab-demo id="sdpa" name="sdpa" lang="ko"></attnlab-demo>`, 'no-engine.html'));
+  await page.goto(
+    await coursePage(
+      noEngine,
+      `${listenErrors}
+    <attnlab-demo id="sdpa" name="sdpa" lang="ko"></attnlab-demo>`,
+      'no-engine.html'
+    )
+  );
   f = await failure(page, 'sdpa');
   assert.equal(f.error, '1');
   assert.match(f.text, /engine\/attnlab\.mjs/);
   assert.match(f.text, /HTTP 404/);
-  assert.match(f.text, /[가-힣]/, 'in the widget\'s language');
+  assert.match(f.text, /[가-힣]/, "in the widget's language");
   await page.close();
 });
 
 test('a request the file server does not allow (no CORS header) is named too', async () => {
   const blocked = await cdn({ headers: (p) => (p.startsWith('/models/') ? {} : CORS) });
   const page = await browser.newPage();
-  await page.goto(await coursePage(blocked, `${listenErrors}
-    <attnlab-demo id="lm" name="lm"></attnlab-demo>`, 'blocked.html'));
+  await page.goto(
+    await coursePage(
+      blocked,
+      `${listenErrors}
+    <attnlab-demo id="lm" name="lm"></attnlab-demo>`,
+      'blocked.html'
+    )
+  );
   const f = await failure(page, 'lm');
   assert.equal(f.error, '1');
   assert.match(f.text, /models\/index\.json/);

@@ -11,23 +11,27 @@ import { createServer } from 'vite';
 import { launch, root } from './harness.mjs';
 
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
-const PAGE = '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>engine</title><body>engine test</body>';
+const PAGE =
+  '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>engine</title><body>engine test</body>';
 
 async function devServer(isolated) {
   const headers = isolated ? ISOLATION : {};
   const server = await createServer({
-    configFile: path.join(root, 'vite.config.js'), logLevel: 'silent',
+    configFile: path.join(root, 'vite.config.js'),
+    logLevel: 'silent',
     server: { port: 0, host: '127.0.0.1', strictPort: false, headers, hmr: false },
-    plugins: [{
-      name: 'engine-test-page',
-      configureServer(s) {
-        s.middlewares.use('/engine-test.html', (req, res) => {
-          for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
-          res.setHeader('Content-Type', 'text/html');
-          res.end(PAGE);
-        });
+    plugins: [
+      {
+        name: 'engine-test-page',
+        configureServer(s) {
+          s.middlewares.use('/engine-test.html', (req, res) => {
+            for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+            res.setHeader('Content-Type', 'text/html');
+            res.end(PAGE);
+          });
+        },
       },
-    }],
+    ],
   });
   await server.listen();
   return { url: `http://127.0.0.1:${server.httpServer.address().port}/engine-test.html`, close: () => server.close() };
@@ -35,16 +39,22 @@ async function devServer(isolated) {
 
 const CONFIG = {
   model: { model: 'transformer', d_model: 16, heads: 2, d_ff: 32, enc_layers: 1, dec_layers: 1, dropout: 0 },
-  task: 'reverse', task_options: { min_len: 2, max_len: 5, symbols: 6 }, seed: 5, train: { batch: 16 },
+  task: 'reverse',
+  task_options: { min_len: 2, max_len: 5, symbols: 6 },
+  seed: 5,
+  train: { batch: 16 },
 };
 
 let browser;
 before(async () => {
   for (const f of ['attnlab.mjs', 'attnlab-mt.mjs'])
-    if (!existsSync(path.join(root, 'web', 'public', 'engine', f))) throw new Error(`web/public/engine/${f} is missing: run node scripts/build.mjs`);
+    if (!existsSync(path.join(root, 'web', 'public', 'engine', f)))
+      throw new Error(`web/public/engine/${f} is missing: run node scripts/build.mjs`);
   browser = await launch();
 });
-after(async () => { await browser?.close(); });
+after(async () => {
+  await browser?.close();
+});
 
 // A plain page in Chromium (relaxed SIMD since 114) gets the relaxed-SIMD single-thread build.
 for (const isolated of [false, true]) {
@@ -58,10 +68,18 @@ for (const isolated of [false, true]) {
         const { createEngine, ModelStore } = await import('/core/index.js');
         const engine = await createEngine();
         const s = await engine.createSession(config);
-        const progress = [], states = [];
+        const progress = [],
+          states = [];
         s.on('progress', (p) => progress.push(p.step));
         s.on('state', (e) => states.push(e.state));
-        const paused = new Promise((res) => { const off = s.on('state', (e) => { if (e.state === 'paused') { off(); res(); } }); });
+        const paused = new Promise((res) => {
+          const off = s.on('state', (e) => {
+            if (e.state === 'paused') {
+              off();
+              res();
+            }
+          });
+        });
         const run = s.train(40, { chunkMs: 5 });
         s.pause();
         await Promise.race([paused, new Promise((res) => setTimeout(res, 10000))]);
@@ -72,15 +90,31 @@ for (const isolated of [false, true]) {
         s.resume();
         const done = await run;
         let error = null;
-        try { await s.decode([[3, 999]]); } catch (e) { error = e instanceof Error ? e.message : String(e); }
+        try {
+          await s.decode([[3, 999]]);
+        } catch (e) {
+          error = e instanceof Error ? e.message : String(e);
+        }
         const ex = await s.examples(1);
         const logits = Array.from((await s.inspect(ex.src, ex.tgt)).logits.slice(0, 8));
         const store = new ModelStore(indexedDB, 'attnlab-browser-test');
         await store.save('reverse', await s.save(), { step: done.step });
         store.close();
         engine.terminate();
-        return { info: engine.info, steps: done.steps, step: done.step, progress: progress.length, lastStep: progress.at(-1),
-          pausedState, stillPaused, states, error, ex, logits, isolated: globalThis.crossOriginIsolated };
+        return {
+          info: engine.info,
+          steps: done.steps,
+          step: done.step,
+          progress: progress.length,
+          lastStep: progress.at(-1),
+          pausedState,
+          stillPaused,
+          states,
+          error,
+          ex,
+          logits,
+          isolated: globalThis.crossOriginIsolated,
+        };
       }, CONFIG);
       assert.equal(r.isolated, isolated);
       assert.equal(r.info.build, build);
@@ -94,18 +128,21 @@ for (const isolated of [false, true]) {
       assert.match(r.error, /token 999 is out of range/);
 
       await page.reload();
-      const back = await page.evaluate(async ({ ex }) => {
-        const { createEngine, ModelStore } = await import('/core/index.js');
-        const store = new ModelStore(indexedDB, 'attnlab-browser-test');
-        const rec = await store.load('reverse');
-        const engine = await createEngine();
-        const s = await engine.loadSession(rec.bytes);
-        const logits = Array.from((await s.inspect(ex.src, ex.tgt)).logits.slice(0, 8));
-        const info = await s.refreshInfo();
-        await store.remove('reverse');
-        engine.terminate();
-        return { logits, step: info.step };
-      }, { ex: r.ex });
+      const back = await page.evaluate(
+        async ({ ex }) => {
+          const { createEngine, ModelStore } = await import('/core/index.js');
+          const store = new ModelStore(indexedDB, 'attnlab-browser-test');
+          const rec = await store.load('reverse');
+          const engine = await createEngine();
+          const s = await engine.loadSession(rec.bytes);
+          const logits = Array.from((await s.inspect(ex.src, ex.tgt)).logits.slice(0, 8));
+          const info = await s.refreshInfo();
+          await store.remove('reverse');
+          engine.terminate();
+          return { logits, step: info.step };
+        },
+        { ex: r.ex }
+      );
       assert.equal(back.step, 40);
       assert.deepEqual(back.logits, r.logits);
       assert.deepEqual(page.errors, []);

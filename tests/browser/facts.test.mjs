@@ -10,14 +10,23 @@ import { startServer, launch, root } from './harness.mjs';
 import { readHeader, modelFacts, resolveFacts, demoFacts, formatFact } from '../../web/demos/common/facts.js';
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 const pub = path.join(root, 'web', 'public');
 const index = JSON.parse(readFileSync(path.join(pub, 'models', 'index.json'), 'utf8'));
 const loaders = {
   async model(name) {
-    return modelFacts(index[name], await readHeader(Readable.toWeb(createReadStream(path.join(pub, index[name].file)))));
+    return modelFacts(
+      index[name],
+      await readHeader(Readable.toWeb(createReadStream(path.join(pub, index[name].file))))
+    );
   },
   demo: demoFacts,
 };
@@ -27,11 +36,17 @@ for (const lang of ['en', 'ko']) {
     const page = await browser.newPage();
     await page.goto(`${server.url}?lang=${lang}`);
     await page.waitForSelector('body[data-ready="1"]');
-    await page.waitForFunction(() => {
-      const all = [...document.querySelectorAll('[data-fact]')];
-      return all.length > 0 && all.every((s) => s.dataset.filled);
-    }, null, { timeout: 30000 });
-    const shown = await page.evaluate(() => [...document.querySelectorAll('[data-fact]')].map((s) => [s.dataset.fact, s.textContent, s.dataset.filled]));
+    await page.waitForFunction(
+      () => {
+        const all = [...document.querySelectorAll('[data-fact]')];
+        return all.length > 0 && all.every((s) => s.dataset.filled);
+      },
+      null,
+      { timeout: 30000 }
+    );
+    const shown = await page.evaluate(() =>
+      [...document.querySelectorAll('[data-fact]')].map((s) => [s.dataset.fact, s.textContent, s.dataset.filled])
+    );
     assert.ok(shown.length >= 10, `${shown.length} facts`);
     const expected = await resolveFacts([...new Set(shown.map((s) => s[0]))], loaders);
     for (const [key, text, filled] of shown) {

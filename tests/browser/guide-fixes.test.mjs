@@ -18,8 +18,14 @@ const index = JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models',
 const HANGUL = /[\uac00-\ud7a3]/;
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 async function open(name, { lang = 'en', hash = '', width = 1280 } = {}) {
   const page = await browser.newPage({ width, height: 900 });
@@ -29,7 +35,11 @@ async function open(name, { lang = 'en', hash = '', width = 1280 } = {}) {
   await page.waitForSelector(`[data-demo=${name}][data-ready="1"]`, { timeout: 60000 });
   return page;
 }
-const pending = (page, name) => page.locator(`[data-demo=${name}]`).getAttribute('data-pending').then((v) => v === '1');
+const pending = (page, name) =>
+  page
+    .locator(`[data-demo=${name}]`)
+    .getAttribute('data-pending')
+    .then((v) => v === '1');
 async function switchLang(page, to) {
   await page.click('#lang-toggle');
   await page.waitForSelector(`body[data-lang=${to}]`, { timeout: 30000 });
@@ -43,23 +53,36 @@ test('§7: the opened translator names every control, option and heading, and it
     const page = await open('translate', { lang });
     const demo = page.locator('[data-demo=translate]');
     await demo.locator('button[name=open]').click();
-    await page.waitForFunction(() => document.querySelector('[data-demo=translate]').translation, null, { timeout: 120000 });
-    const empty = await demo.evaluate((el) => [...el.querySelectorAll('label > span, option, h4, button')]
-      .filter((n) => !n.textContent.trim()).map((n) => n.outerHTML.slice(0, 80)));
+    await page.waitForFunction(() => document.querySelector('[data-demo=translate]').translation, null, {
+      timeout: 120000,
+    });
+    const empty = await demo.evaluate((el) =>
+      [...el.querySelectorAll('label > span, option, h4, button')]
+        .filter((n) => !n.textContent.trim())
+        .map((n) => n.outerHTML.slice(0, 80))
+    );
     assert.deepEqual(empty, [], `${lang}: empty labels, options, headings or buttons`);
     const go = await demo.locator('button[name=go]').boundingBox();
     assert.ok(go.width >= 44 && go.height >= 24, `${lang}: Translate button ${go.width}×${go.height}`);
     const status = demo.locator('[name=status]');
-    assert.equal(HANGUL.test(await status.textContent()), lang === 'ko', `${lang} status: ${await status.textContent()}`);
+    assert.equal(
+      HANGUL.test(await status.textContent()),
+      lang === 'ko',
+      `${lang} status: ${await status.textContent()}`
+    );
     const other = lang === 'en' ? 'ko' : 'en';
     await switchLang(page, other);
-    assert.equal(HANGUL.test(await status.textContent()), other === 'ko', `after the switch to ${other}: ${await status.textContent()}`);
+    assert.equal(
+      HANGUL.test(await status.textContent()),
+      other === 'ko',
+      `after the switch to ${other}: ${await status.textContent()}`
+    );
     assert.deepEqual(page.errors, []);
     await page.close();
   }
 });
 
-test('§7: the caption gives the shipped translator\'s layer count; its Korean size reads in 만 units', async (t) => {
+test("§7: the caption gives the shipped translator's layer count; its Korean size reads in 만 units", async (t) => {
   const meta = index['translate-de-en'];
   if (!meta) return unavailable(t, 'no translator model in this build');
   const layers = Number(/--layers (\d+)/.exec(meta.command)[1]);
@@ -80,14 +103,22 @@ test('§7: the caption gives the shipped translator\'s layer count; its Korean s
 test('§8: the caption names the head counts and width the ablation trains', async (t) => {
   for (const lang of ['en', 'ko']) {
     const page = await open('multihead', { lang });
-    if (await pending(page, 'multihead')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+    if (await pending(page, 'multihead')) {
+      await page.close();
+      return unavailable(t, 'engine build without model sessions');
+    }
     const plan = await page.evaluate(() => document.querySelector('[data-demo=multihead]').ablationPlan);
     assert.ok(plan, 'the demo says what it trains (el.ablationPlan)');
     const text = (await caption(page, 'multihead')).replace(/\s+/g, ' ');
     assert.ok(text.includes(`h = ${plan.heads.join(', ')}`), `${lang}: h = ${plan.heads.join(', ')} in the caption`);
     assert.ok(text.includes(`h = ${plan.heads.at(-1)}`), `${lang}: the largest h`);
-    assert.match(text, new RegExp(lang === 'en' ? `of ${plan.dModel}\\b` : `${plan.dModel}로 고정`), `${lang}: d_model ${plan.dModel}`);
-    for (const h of [2, 8]) if (!plan.heads.includes(h)) assert.ok(!text.includes(`h = ${h}`), `${lang}: h = ${h} is not trained`);
+    assert.match(
+      text,
+      new RegExp(lang === 'en' ? `of ${plan.dModel}\\b` : `${plan.dModel}로 고정`),
+      `${lang}: d_model ${plan.dModel}`
+    );
+    for (const h of [2, 8])
+      if (!plan.heads.includes(h)) assert.ok(!text.includes(`h = ${h}`), `${lang}: h = ${h} is not trained`);
     await page.close();
   }
 });
@@ -98,14 +129,20 @@ test('§5 and §10: each score slider and the noise slider show their value, in 
     const sliders = page.locator('[data-demo=mixing] input[type=range]');
     assert.equal(await sliders.count(), 3);
     for (let i = 0; i < 3; i++) {
-      await sliders.nth(i).evaluate((s, v) => { s.value = String(v); s.dispatchEvent(new Event('input', { bubbles: true })); }, i - 1);
+      await sliders.nth(i).evaluate((s, v) => {
+        s.value = String(v);
+        s.dispatchEvent(new Event('input', { bubbles: true }));
+      }, i - 1);
       const shown = await sliders.nth(i).evaluate((s) => s.closest('label').querySelector('output')?.textContent ?? '');
       assert.ok(shown !== '' && Number(shown) === i - 1, `${lang}: score ${i} set to ${i - 1} shows "${shown}"`);
     }
     await page.locator('[data-demo=ntm]').scrollIntoViewIfNeeded();
     await page.waitForSelector('[data-demo=ntm][data-ready="1"]', { timeout: 30000 });
     const noise = page.locator('[data-demo=ntm] [name=noise]');
-    await noise.evaluate((s) => { s.value = '1.25'; s.dispatchEvent(new Event('input', { bubbles: true })); });
+    await noise.evaluate((s) => {
+      s.value = '1.25';
+      s.dispatchEvent(new Event('input', { bubbles: true }));
+    });
     const shown = await noise.evaluate((s) => s.closest('label').querySelector('output')?.textContent ?? '');
     assert.ok(shown !== '' && Number(shown) === 1.25, `${lang}: noise set to 1.25 shows "${shown}"`);
     assert.deepEqual(page.errors, []);
@@ -115,7 +152,10 @@ test('§5 and §10: each score slider and the noise slider show their value, in 
 
 test('playground in Korean: task names and the file pickers speak Korean', async (t) => {
   const page = await open('playground', { lang: 'ko' });
-  if (await pending(page, 'playground')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if (await pending(page, 'playground')) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   const demo = page.locator('[data-demo=playground]');
   for (const model of ['transformer', 'pointer']) {
     await demo.locator('[name=model]').selectOption(model);
@@ -123,10 +163,16 @@ test('playground in Korean: task names and the file pickers speak Korean', async
     assert.ok(names.length >= 3 && names.every((n) => HANGUL.test(n)), `${model} tasks: ${names.join(' | ')}`);
   }
   await demo.locator('[name=model]').selectOption('transformer');
-  const pickers = await demo.evaluate((el) => [...el.querySelectorAll('input[type=file]')].map((f) => {
-    const label = f.closest('label');
-    return { opacity: Number(getComputedStyle(f).opacity), text: label?.textContent.trim() ?? '', visible: label ? label.getBoundingClientRect().width > 0 : false };
-  }));
+  const pickers = await demo.evaluate((el) =>
+    [...el.querySelectorAll('input[type=file]')].map((f) => {
+      const label = f.closest('label');
+      return {
+        opacity: Number(getComputedStyle(f).opacity),
+        text: label?.textContent.trim() ?? '',
+        visible: label ? label.getBoundingClientRect().width > 0 : false,
+      };
+    })
+  );
   assert.ok(pickers.length >= 1);
   for (const p of pickers.filter((x) => x.visible)) {
     assert.equal(p.opacity, 0, 'the browser\'s own "Choose File" button is not shown');
@@ -136,15 +182,25 @@ test('playground in Korean: task names and the file pickers speak Korean', async
   await page.close();
 });
 
-test('§2: the accuracy axis title fits its chart; the status line gives each model\'s loss', async (t) => {
+test("§2: the accuracy axis title fits its chart; the status line gives each model's loss", async (t) => {
   const page = await open('bottleneck', { hash: 'bottleneck.steps=50' });
-  if (await pending(page, 'bottleneck')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
-  const fit = await page.evaluate(() => [...document.querySelectorAll('[data-demo=bottleneck] .chart')].map((el) => {
-    const u = el.lineChart.plot, a = u.axes[1], g = u.ctx;
-    g.save(); g.font = a.labelFont[0]; const w = g.measureText(a.label).width; g.restore();
-    const mid = u.bbox.top + u.bbox.height / 2;
-    return { label: a.label, w, room: 2 * Math.min(mid, g.canvas.height - mid) };
-  }));
+  if (await pending(page, 'bottleneck')) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
+  const fit = await page.evaluate(() =>
+    [...document.querySelectorAll('[data-demo=bottleneck] .chart')].map((el) => {
+      const u = el.lineChart.plot,
+        a = u.axes[1],
+        g = u.ctx;
+      g.save();
+      g.font = a.labelFont[0];
+      const w = g.measureText(a.label).width;
+      g.restore();
+      const mid = u.bbox.top + u.bbox.height / 2;
+      return { label: a.label, w, room: 2 * Math.min(mid, g.canvas.height - mid) };
+    })
+  );
   assert.equal(fit.length, 2);
   for (const f of fit) assert.ok(f.w <= f.room, `"${f.label}" is ${f.w.toFixed(0)} px on ${f.room.toFixed(0)} px`);
   const demo = page.locator('[data-demo=bottleneck]');
@@ -157,19 +213,33 @@ test('§2: the accuracy axis title fits its chart; the status line gives each mo
 });
 
 test('§1: the input box shows its whole default sentence (1280 px en, 375 px ko)', async (t) => {
-  for (const [lang, width] of [['en', 1280], ['ko', 375]]) {
+  for (const [lang, width] of [
+    ['en', 1280],
+    ['ko', 375],
+  ]) {
     const page = await open('lm', { lang, width });
-    if (await pending(page, 'lm')) { await page.close(); return unavailable(t, 'no language model in this build'); }
-    const box = await page.locator('[data-demo=lm] [name=text]').evaluate((i) => ({ value: i.value, scroll: i.scrollWidth, client: i.clientWidth }));
+    if (await pending(page, 'lm')) {
+      await page.close();
+      return unavailable(t, 'no language model in this build');
+    }
+    const box = await page
+      .locator('[data-demo=lm] [name=text]')
+      .evaluate((i) => ({ value: i.value, scroll: i.scrollWidth, client: i.clientWidth }));
     assert.ok(box.value.length > 10);
-    assert.ok(box.scroll <= box.client, `${lang} ${width}: "${box.value}" needs ${box.scroll} px, the box shows ${box.client}`);
+    assert.ok(
+      box.scroll <= box.client,
+      `${lang} ${width}: "${box.value}" needs ${box.scroll} px, the box shows ${box.client}`
+    );
     await page.close();
   }
 });
 
-test('§6: the step-through\'s first output row is not rounded away to zeros', async (t) => {
+test("§6: the step-through's first output row is not rounded away to zeros", async (t) => {
   const page = await open('self-attention');
-  if (await pending(page, 'self-attention')) { await page.close(); return unavailable(t, 'no shipped model in this build'); }
+  if (await pending(page, 'self-attention')) {
+    await page.close();
+    return unavailable(t, 'no shipped model in this build');
+  }
   await page.waitForFunction(() => document.querySelector('[data-demo=self-attention]').step, null, { timeout: 30000 });
   const { step, cells } = await page.evaluate(() => {
     const el = document.querySelector('[data-demo=self-attention]');
@@ -187,7 +257,7 @@ test('§6: the step-through\'s first output row is not rounded away to zeros', a
   await page.close();
 });
 
-test('§9: the map\'s row labels name dimensions as the formula does (2i, i the pair)', async () => {
+test("§9: the map's row labels name dimensions as the formula does (2i, i the pair)", async () => {
   const page = await open('positional');
   const labels = await page.evaluate(() => document.querySelector('[data-demo=positional] al-heatmap').rowLabels);
   const named = labels.map((l, c) => [l, c]).filter(([l]) => l);

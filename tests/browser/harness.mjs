@@ -12,16 +12,26 @@ import { fileURLToPath } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const shots = path.join(root, 'test-results', 'screenshots');
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export async function startServer({ isolated = false, dir = 'dist' } = {}) {
-  if (!existsSync(path.join(root, dir, 'index.html'))) throw new Error(`${dir}/index.html is missing: run npm run build first`);
+  if (!existsSync(path.join(root, dir, 'index.html')))
+    throw new Error(`${dir}/index.html is missing: run npm run build first`);
   const headers = isolated
     ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' }
     : {};
   const server = await preview({
-    configFile: path.join(root, 'vite.config.js'), logLevel: 'silent',
+    configFile: path.join(root, 'vite.config.js'),
+    logLevel: 'silent',
     build: { outDir: path.join(root, dir) },
     preview: { port: 0, host: '127.0.0.1', strictPort: false, headers },
   });
@@ -32,7 +42,9 @@ export async function startServer({ isolated = false, dir = 'dist' } = {}) {
 export async function launch() {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS,
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
   });
   mkdirSync(shots, { recursive: true });
   return {
@@ -41,7 +53,9 @@ export async function launch() {
       const page = await context.newPage();
       await page.setViewportSize({ width, height });
       page.errors = [];
-      page.on('console', (m) => { if (m.type() === 'error') page.errors.push(m.text()); });
+      page.on('console', (m) => {
+        if (m.type() === 'error') page.errors.push(m.text());
+      });
       page.on('pageerror', (e) => page.errors.push(String(e)));
       return page;
     },
@@ -56,9 +70,17 @@ export async function launch() {
 // response (e.g. Access-Control-Allow-Origin for a second origin serving the widget files), or
 // headers(urlPath) gives each response's;
 // `deny(urlPath)` true answers 404 (a file the host lacks). requests lists the paths asked for.
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.cjs': 'text/javascript',
-  '.wasm': 'application/wasm', '.json': 'application/json', '.css': 'text/css', '.svg': 'image/svg+xml',
-  '.safetensors': 'application/octet-stream' };
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.cjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.safetensors': 'application/octet-stream',
+};
 export async function serveDir(dir, { headers = {}, deny = () => false } = {}) {
   const http = await import('node:http');
   const { createReadStream, statSync } = await import('node:fs');
@@ -69,16 +91,36 @@ export async function serveDir(dir, { headers = {}, deny = () => false } = {}) {
     const hdrs = typeof headers === 'function' ? headers(p) : headers;
     const file = path.join(dir, p.endsWith('/') ? `${p}index.html` : p);
     let ok = file.startsWith(path.resolve(dir)) && !deny(p);
-    try { ok = ok && statSync(file).isFile(); } catch { ok = false; }
-    if (!ok) { res.writeHead(404, hdrs); res.end('not found'); return; }
-    res.writeHead(200, { 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store', ...hdrs });
-    if (req.method === 'HEAD') { res.end(); return; }
+    try {
+      ok = ok && statSync(file).isFile();
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      res.writeHead(404, hdrs);
+      res.end('not found');
+      return;
+    }
+    res.writeHead(200, {
+      'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+      'Cache-Control': 'no-store',
+      ...hdrs,
+    });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
     createReadStream(file).pipe(res);
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${server.address().port}/`, requests,
-    close: () => new Promise((r) => { server.closeAllConnections?.(); server.close(r); }),
+    url: `http://127.0.0.1:${server.address().port}/`,
+    requests,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections?.();
+        server.close(r);
+      }),
   };
 }
 
@@ -88,8 +130,19 @@ export async function serveDir(dir, { headers = {}, deny = () => false } = {}) {
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 export async function axeDemo(page, name, { tags = [] } = {}) {
   if (!(await page.evaluate(() => Boolean(window.axe)))) await page.addScriptTag({ content: AXE });
-  return page.evaluate(async ({ sel, tags }) => {
-    const r = await window.axe.run({ include: [[sel]] }, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', ...tags] }, resultTypes: ['violations'] });
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} ${n.target.join(' ')}`));
-  }, { sel: `[data-demo=${name}]`, tags });
+  return page.evaluate(
+    async ({ sel, tags }) => {
+      const r = await window.axe.run(
+        { include: [[sel]] },
+        {
+          runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', ...tags] },
+          resultTypes: ['violations'],
+        }
+      );
+      return r.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .flatMap((v) => v.nodes.map((n) => `${v.id} ${n.target.join(' ')}`));
+    },
+    { sel: `[data-demo=${name}]`, tags }
+  );
 }

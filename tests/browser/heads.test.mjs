@@ -17,10 +17,15 @@ import path from 'node:path';
 import { axeDemo, startServer, launch, shots } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 async function openDemo(page, name, query) {
   await page.goto(`${server.url}${query}`);
@@ -35,17 +40,26 @@ const close = (a, b, tol, what) => {
   a.forEach((x, i) => assert.ok(Math.abs(x - b[i]) <= tol, `${what}[${i}]: ${x} vs ${b[i]}`));
 };
 
-test('§6: the step-through walks one head\'s computation with the engine\'s numbers', async (t) => {
+test("§6: the step-through walks one head's computation with the engine's numbers", async (t) => {
   const page = await browser.newPage();
-  if (!await openDemo(page, 'self-attention', '?lang=en#self-attention.layer=0')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if (!(await openDemo(page, 'self-attention', '?lang=en#self-attention.layer=0'))) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   const demo = page.locator('[data-demo=self-attention]');
   const st = demo.locator('.stepthrough');
   // a head and a query token picked with the controls
   await demo.locator('[name=layer]').selectOption({ value: '1' });
   await demo.locator('[name=head]').selectOption({ value: '2' });
   await demo.locator('.tokens button').nth(2).click();
-  await page.waitForFunction(() => { const el = document.querySelector('[data-demo=self-attention]'); return el.selected.head === 2 && el.selected.layer === 1 && el.selected.token === 2 && el.step?.j === 0; });
-  const first = await page.evaluate(() => { const el = document.querySelector('[data-demo=self-attention]'); return { sel: el.selected, step: el.step }; });
+  await page.waitForFunction(() => {
+    const el = document.querySelector('[data-demo=self-attention]');
+    return el.selected.head === 2 && el.selected.layer === 1 && el.selected.token === 2 && el.step?.j === 0;
+  });
+  const first = await page.evaluate(() => {
+    const el = document.querySelector('[data-demo=self-attention]');
+    return { sel: el.selected, step: el.step };
+  });
   const { sel, step } = first;
   assert.equal(step.S, sel.S);
   assert.equal(step.hs, 16, 'd_model 64 over 4 heads');
@@ -53,7 +67,11 @@ test('§6: the step-through walks one head\'s computation with the engine\'s num
   assert.equal(step.K.length, step.S * step.hs);
   // the softmax column is the row of the map the bars show
   close(step.weights, sel.row, 1e-5, 'weights vs the map row');
-  const shown = await st.locator('table').nth(2).locator('tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.querySelectorAll('td')[2].textContent)));
+  const shown = await st
+    .locator('table')
+    .nth(2)
+    .locator('tbody tr')
+    .evaluateAll((rows) => rows.map((r) => Number(r.querySelectorAll('td')[2].textContent)));
   close(shown, sel.row, 5e-4 + 1e-9, 'displayed weights (3 decimals)');
   assert.match(await st.locator('.st-title').textContent(), /Layer 2, head 3, query/);
   // scores, ÷√d_k and the softmax of the scaled scores
@@ -63,20 +81,39 @@ test('§6: the step-through walks one head\'s computation with the engine\'s num
     assert.ok(Math.abs(s - d) < 1e-6, `score ${j}`);
     assert.ok(Math.abs(step.scaled[j] - s / Math.sqrt(step.hs)) < 1e-9, `scaled ${j}`);
   });
-  const mx = Math.max(...step.scaled), e = step.scaled.map((x) => Math.exp(x - mx)), z = e.reduce((a, b) => a + b);
-  close(e.map((x) => x / z), step.weights, 1e-4, 'softmax(scaled) vs weights');
+  const mx = Math.max(...step.scaled),
+    e = step.scaled.map((x) => Math.exp(x - mx)),
+    z = e.reduce((a, b) => a + b);
+  close(
+    e.map((x) => x / z),
+    step.weights,
+    1e-4,
+    'softmax(scaled) vs weights'
+  );
 
   // walk it with the keyboard: Next (Enter) once per key, then the sum
   await st.locator('.st-next').focus();
-  const rowIndex = (k) => st.locator('table').nth(k).locator('tbody tr').evaluateAll((rows) => rows.findIndex((r) => r.classList.contains('st-cur')));
+  const rowIndex = (k) =>
+    st
+      .locator('table')
+      .nth(k)
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.findIndex((r) => r.classList.contains('st-cur')));
   for (let j = 0; j <= step.S; j++) {
     const now = await page.evaluate(() => document.querySelector('[data-demo=self-attention]').step.j);
     assert.equal(now, j);
     const live = await st.locator('.st-live').textContent();
     if (j < step.S) {
       assert.equal(await rowIndex(1), j, `K row ${j} highlighted`);
-      if (j === 0) {  // the highlight is drawn: a tinted background and an outline
-        const look = await st.locator('tr.st-cur').first().evaluate((r) => { const c = getComputedStyle(r); return [c.backgroundColor, c.outlineStyle]; });
+      if (j === 0) {
+        // the highlight is drawn: a tinted background and an outline
+        const look = await st
+          .locator('tr.st-cur')
+          .first()
+          .evaluate((r) => {
+            const c = getComputedStyle(r);
+            return [c.backgroundColor, c.outlineStyle];
+          });
         assert.notEqual(look[0], 'rgba(0, 0, 0, 0)');
         assert.equal(look[1], 'solid');
       }
@@ -103,12 +140,24 @@ test('§6: the step-through walks one head\'s computation with the engine\'s num
   const eng = await page.evaluate(async () => {
     const el = document.querySelector('[data-demo=self-attention]');
     const s = el.step;
-    const r = await el.querySelector('.stepthrough').attention(new Float32Array(s.q), new Float32Array(s.K), new Float32Array(s.V), { T: 1, S: s.S, Dk: s.hs, Dv: s.hs });
+    const r = await el
+      .querySelector('.stepthrough')
+      .attention(new Float32Array(s.q), new Float32Array(s.K), new Float32Array(s.V), {
+        T: 1,
+        S: s.S,
+        Dk: s.hs,
+        Dv: s.hs,
+      });
     return { weights: [...r.weights], out: [...r.out], step: s };
   });
   close(eng.weights, eng.step.weights, 1e-4, 'engine attention() weights');
   close(eng.out, eng.step.out, 1e-4, 'engine attention() output');
-  const outShown = await st.locator('table').nth(4).locator('tbody tr').first().evaluate((r) => [...r.querySelectorAll('td')].map((d) => Number(d.textContent)));
+  const outShown = await st
+    .locator('table')
+    .nth(4)
+    .locator('tbody tr')
+    .first()
+    .evaluate((r) => [...r.querySelectorAll('td')].map((d) => Number(d.textContent)));
   close(outShown, eng.out, 5e-3 + 1e-9, 'displayed output (2 decimals)');
 
   // under "mean of heads" the step-through follows head 1, and says so
@@ -123,8 +172,15 @@ test('§6: the step-through walks one head\'s computation with the engine\'s num
   await page.click('#lang-toggle');
   await page.waitForFunction(() => document.body.dataset.lang === 'ko');
   // the demos are relabelled after the page's prose is re-rendered in the new language
-  await page.waitForFunction(() => document.querySelector('[data-demo=self-attention] .st-next')?.textContent === '다음 단계 ▶', null, { timeout: 10000 });
-  const dark = await st.locator('tr.st-cur').first().evaluate((r) => [getComputedStyle(r).backgroundColor, getComputedStyle(document.body).backgroundColor]);
+  await page.waitForFunction(
+    () => document.querySelector('[data-demo=self-attention] .st-next')?.textContent === '다음 단계 ▶',
+    null,
+    { timeout: 10000 }
+  );
+  const dark = await st
+    .locator('tr.st-cur')
+    .first()
+    .evaluate((r) => [getComputedStyle(r).backgroundColor, getComputedStyle(document.body).backgroundColor]);
   assert.notEqual(dark[0], dark[1], 'the highlighted row stands out in the dark theme');
   assert.notEqual(dark[0], 'rgba(0, 0, 0, 0)');
   assert.match(await st.locator('.st-title').textContent(), /헤드 1/);
@@ -137,16 +193,26 @@ test('§6: the step-through walks one head\'s computation with the engine\'s num
 });
 
 const muted = (page) => page.evaluate(() => document.querySelector('[data-demo=multihead]').muted);
-const mutedAre = (page, heads, name) => page.waitForFunction(([h, n]) => {
-  const m = document.querySelector('[data-demo=multihead]').muted;
-  return m && m.name === n && m.heads.join(',') === h;
-}, [heads.join(','), name], { timeout: 30000 });
+const mutedAre = (page, heads, name) =>
+  page.waitForFunction(
+    ([h, n]) => {
+      const m = document.querySelector('[data-demo=multihead]').muted;
+      return m && m.name === n && m.heads.join(',') === h;
+    },
+    [heads.join(','), name],
+    { timeout: 30000 }
+  );
 
 test('§8: heads measured, and muting heads changes the held-out loss and accuracy', async (t) => {
   const page = await browser.newPage();
-  if (!await openDemo(page, 'multihead', '?lang=en#multihead.kind=encoder.self_attn&multihead.layer=0')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if (!(await openDemo(page, 'multihead', '?lang=en#multihead.kind=encoder.self_attn&multihead.layer=0'))) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   const demo = page.locator('[data-demo=multihead]');
-  const enc = 'encoder.layers.0.self_attn', cross = 'decoder.layers.0.multihead_attn', last = 'decoder.layers.1.multihead_attn';
+  const enc = 'encoder.layers.0.self_attn',
+    cross = 'decoder.layers.0.multihead_attn',
+    last = 'decoder.layers.1.multihead_attn';
   await mutedAre(page, [], enc);
   const base = await muted(page);
   assert.equal(base.n, 32);
@@ -157,13 +223,18 @@ test('§8: heads measured, and muting heads changes the held-out loss and accura
   assert.equal(stats.name, enc);
   assert.equal(stats.heads.length, 4);
   for (const h of stats.heads) {
-    assert.ok(h.entropy >= 0 && h.entropy <= Math.log2(stats.S) + 1e-9, `entropy ${h.entropy} of ${Math.log2(stats.S)}`);
+    assert.ok(
+      h.entropy >= 0 && h.entropy <= Math.log2(stats.S) + 1e-9,
+      `entropy ${h.entropy} of ${Math.log2(stats.S)}`
+    );
     assert.ok(h.distance >= 0 && h.distance <= stats.S - 1, `distance ${h.distance}`);
     assert.ok(h.top >= 0 && h.top < stats.S && h.topWeight > 0 && h.topWeight <= 1);
   }
   const ent = stats.heads.map((h) => h.entropy);
   assert.ok(Math.max(...ent) - Math.min(...ent) > 0.05, `entropies ${ent}`);
-  const cells = await demo.locator('.head-stats tbody tr').evaluateAll((rows) => rows.map((r) => Number(r.querySelectorAll('td')[0].textContent)));
+  const cells = await demo
+    .locator('.head-stats tbody tr')
+    .evaluateAll((rows) => rows.map((r) => Number(r.querySelectorAll('td')[0].textContent)));
   close(cells, ent, 0.005 + 1e-9, 'entropies shown');
 
   // mute head 2 with the keyboard
@@ -179,7 +250,12 @@ test('§8: heads measured, and muting heads changes the held-out loss and accura
   assert.deepEqual(one.all, base.all);
   assert.match(new URL(page.url()).hash, /multihead\.mute=2(&|$)/);
   const text = await demo.locator('[name=mutecmp]').textContent();
-  assert.match(text, new RegExp(`^Heads muted: 2\\. On 32 held-out examples: loss ${one.muted.loss.toFixed(4)} \\(${one.diff.loss >= 0 ? '\\+' : '−'}${Math.abs(one.diff.loss).toFixed(4)}, (?:[+−]\\d+\\.\\d%|×\\d+), against all heads, ${base.all.loss.toFixed(4)}\\)`));
+  assert.match(
+    text,
+    new RegExp(
+      `^Heads muted: 2\\. On 32 held-out examples: loss ${one.muted.loss.toFixed(4)} \\(${one.diff.loss >= 0 ? '\\+' : '−'}${Math.abs(one.diff.loss).toFixed(4)}, (?:[+−]\\d+\\.\\d%|×\\d+), against all heads, ${base.all.loss.toFixed(4)}\\)`
+    )
+  );
   // unmuted: a fresh pass gives exactly the all-heads numbers, and the URL drops the key
   await page.keyboard.press('Space');
   await mutedAre(page, [], enc);
@@ -197,11 +273,18 @@ test('§8: heads measured, and muting heads changes the held-out loss and accura
   for (let h = 1; h <= 4; h++) await demo.locator(`.head-stats input[name=mute-${h}]`).check();
   await mutedAre(page, [1, 2, 3, 4], cross);
   const first = await muted(page);
-  assert.ok(first.diff.acc < -0.05, `first cross-attention muted: token accuracy ${base.all.acc} -> ${first.muted.acc}`);
+  assert.ok(
+    first.diff.acc < -0.05,
+    `first cross-attention muted: token accuracy ${base.all.acc} -> ${first.muted.acc}`
+  );
   assert.ok(first.diff.loss > 0.1, `first cross-attention muted: loss ${base.all.loss} -> ${first.muted.loss}`);
   await demo.locator('[name=layer]').selectOption({ value: '1' });
   await mutedAre(page, [], last);
-  assert.equal(await demo.locator('.head-stats input:checked').count(), 0, 'another sublayer starts with no head muted');
+  assert.equal(
+    await demo.locator('.head-stats input:checked').count(),
+    0,
+    'another sublayer starts with no head muted'
+  );
   for (let h = 1; h <= 4; h++) await demo.locator(`.head-stats input[name=mute-${h}]`).check();
   await mutedAre(page, [1, 2, 3, 4], last);
   const blind = await muted(page);
@@ -230,8 +313,16 @@ test('§8: heads measured, and muting heads changes the held-out loss and accura
   await page.click('#lang-toggle');
   await page.waitForFunction(() => document.body.dataset.lang === 'ko');
   await mutedAre(page, [1, 2, 3, 4], last);
-  await page.waitForFunction(() => document.querySelector('[data-demo=multihead] .head-stats input[name=mute-1]')?.getAttribute('aria-label') === '헤드 1 끄기', null, { timeout: 10000 });
-  await page.waitForFunction(() => /^끈 헤드: 1, 2, 3, 4\./.test(document.querySelector('[data-demo=multihead] [name=mutecmp]').textContent));
+  await page.waitForFunction(
+    () =>
+      document.querySelector('[data-demo=multihead] .head-stats input[name=mute-1]')?.getAttribute('aria-label') ===
+      '헤드 1 끄기',
+    null,
+    { timeout: 10000 }
+  );
+  await page.waitForFunction(() =>
+    /^끈 헤드: 1, 2, 3, 4\./.test(document.querySelector('[data-demo=multihead] [name=mutecmp]').textContent)
+  );
   const over = await demo.evaluate((d) => d.scrollWidth - d.clientWidth);
   assert.ok(over <= 0, `the demo overflows by ${over} px`);
   assert.deepEqual(await axeDemo(page, 'multihead'), []);
@@ -242,7 +333,16 @@ test('§8: heads measured, and muting heads changes the held-out loss and accura
 
 test('playground: a Transformer trained in the page gets the step-through of its first encoder self-attention', async (t) => {
   const page = await browser.newPage();
-  if (!await openDemo(page, 'playground', '?lang=en#playground.model=transformer&playground.task=reverse&playground.width=32&playground.heads=2&playground.steps=50')) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if (
+    !(await openDemo(
+      page,
+      'playground',
+      '?lang=en#playground.model=transformer&playground.task=reverse&playground.width=32&playground.heads=2&playground.steps=50'
+    ))
+  ) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   const demo = page.locator('[data-demo=playground]');
   assert.equal(await demo.locator('.pg-steps').isHidden(), true, 'no step-through before training');
   await demo.locator('[name=run-toggle]').click();
@@ -250,19 +350,35 @@ test('playground: a Transformer trained in the page gets the step-through of its
   await page.waitForFunction(() => document.querySelector('[data-demo=playground]').step, null, { timeout: 20000 });
   await demo.locator('[name=st-head]').selectOption({ value: '1' });
   await demo.locator('[name=st-token]').selectOption({ value: '2' });
-  await page.waitForFunction(() => /head 2, /.test(document.querySelector('[data-demo=playground] .st-title').textContent));
+  await page.waitForFunction(() =>
+    /head 2, /.test(document.querySelector('[data-demo=playground] .st-title').textContent)
+  );
   const st = demo.locator('.stepthrough');
   await st.locator('.st-next').focus();
   await page.keyboard.press('Enter');
   const r = await page.evaluate(async () => {
     const el = document.querySelector('[data-demo=playground]');
     const s = el.step;
-    const e = await el.querySelector('.stepthrough').attention(new Float32Array(s.q), new Float32Array(s.K), new Float32Array(s.V), { T: 1, S: s.S, Dk: s.hs, Dv: s.hs });
+    const e = await el
+      .querySelector('.stepthrough')
+      .attention(new Float32Array(s.q), new Float32Array(s.K), new Float32Array(s.V), {
+        T: 1,
+        S: s.S,
+        Dk: s.hs,
+        Dv: s.hs,
+      });
     return { s, weights: [...e.weights], out: [...e.out] };
   });
   assert.equal(r.s.hs, 16, 'd_k = 32/2');
   assert.equal(r.s.j, 1);
-  assert.equal(await st.locator('table').nth(1).locator('tbody tr').evaluateAll((rows) => rows.findIndex((x) => x.classList.contains('st-cur'))), 1);
+  assert.equal(
+    await st
+      .locator('table')
+      .nth(1)
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.findIndex((x) => x.classList.contains('st-cur'))),
+    1
+  );
   close(r.weights, r.s.weights, 1e-4, 'engine attention() weights');
   close(r.out, r.s.out, 1e-4, 'engine attention() output');
   assert.deepEqual(page.errors, []);

@@ -20,21 +20,29 @@ test('ko and en have the same keys and placeholders', () => {
 });
 
 test('every section has its strings, and references name sections by key', () => {
-  for (const s of SECTIONS) for (const f of ['nav', 'title', 'summary']) assert.ok(`section.${s.id}.${f}` in ko, `section.${s.id}.${f}`);
+  for (const s of SECTIONS)
+    for (const f of ['nav', 'title', 'summary']) assert.ok(`section.${s.id}.${f}` in ko, `section.${s.id}.${f}`);
   const refs = (s) => [...s.matchAll(/\{§([^}]*)\}/g)].map((m) => m[1]).sort();
   for (const k of Object.keys(ko)) {
     assert.doesNotMatch(ko[k] + en[k], /§\s*\d/, `${k}: a section number written out; use {§key}`);
     assert.deepEqual(refs(ko[k]), refs(en[k]), `references of ${k}`);
-    for (const r of refs(ko[k])) assert.ok(SECTIONS.some((s) => s.id === r), `${k}: no section '${r}'`);
+    for (const r of refs(ko[k]))
+      assert.ok(
+        SECTIONS.some((s) => s.id === r),
+        `${k}: no section '${r}'`
+      );
   }
 });
 
 test('every literal key used by the page exists', () => {
   const files = [];
-  const walk = (d) => readdirSync(d).forEach((f) => {
-    const p = path.join(d, f);
-    if (statSync(p).isDirectory()) { if (f !== 'content' && f !== 'public') walk(p); } else if (/\.(js|html)$/.test(f)) files.push(p);
-  });
+  const walk = (d) =>
+    readdirSync(d).forEach((f) => {
+      const p = path.join(d, f);
+      if (statSync(p).isDirectory()) {
+        if (f !== 'content' && f !== 'public') walk(p);
+      } else if (/\.(js|html)$/.test(f)) files.push(p);
+    });
   walk(path.join(root, 'web'));
   const used = new Set();
   for (const f of files) {

@@ -13,8 +13,14 @@ import { startServer, launch, shots, root } from './harness.mjs';
 import { loadNodeApi, hasBuild } from '../node/engine.mjs';
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 const ckpt = path.join(root, 'web', 'public', 'models', 'lm-moby-dick.safetensors');
 const sel = '[data-demo=lm] .lm-sample';
@@ -25,7 +31,7 @@ async function open(t, lang, hash = '') {
   await page.waitForSelector('body[data-ready="1"]');
   await page.locator('[data-demo=lm]').scrollIntoViewIfNeeded();
   await page.waitForSelector('[data-demo=lm][data-ready="1"]', { timeout: 30000 });
-  if (await page.locator('[data-demo=lm]').getAttribute('data-pending') === '1') {
+  if ((await page.locator('[data-demo=lm]').getAttribute('data-pending')) === '1') {
     await page.close();
     unavailable(t, 'engine build without model sessions or no checkpoint');
     return null;
@@ -35,12 +41,19 @@ async function open(t, lang, hash = '') {
 }
 
 // a range input takes its value from script, with the input event a drag would fire
-const setRange = (loc, v) => loc.evaluate((el, x) => { el.value = x; el.dispatchEvent(new Event('input', { bubbles: true })); }, String(v));
+const setRange = (loc, v) =>
+  loc.evaluate((el, x) => {
+    el.value = x;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, String(v));
 const sampling = (page) => page.evaluate((s) => document.querySelector(s).sampling, sel);
 
 // softmax(z/T) over the k largest logits (k = 0: all), as a map id -> p, in plain JS.
 function expected(z, T, k) {
-  const order = z.map((v, i) => [v, i]).sort((a, b) => b[0] - a[0] || a[1] - b[1]).map((x) => x[1]);
+  const order = z
+    .map((v, i) => [v, i])
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+    .map((x) => x[1]);
   const keep = k ? order.slice(0, k) : order;
   const m = z[keep[0]];
   const e = keep.map((i) => Math.exp((z[i] - m) / T));
@@ -54,7 +67,10 @@ function checkShown(s) {
   const z1 = s.logits.reduce((a, v) => a + Math.exp(v - zmax), 0);
   for (const row of s.shown) {
     assert.ok(Math.abs(row.before - Math.exp(s.logits[row.id] - zmax) / z1) < 1e-6, `before of ${row.token}`);
-    assert.ok(Math.abs(row.after - (p.get(row.id) ?? 0)) < 1e-6, `after of ${row.token}: ${row.after} vs ${p.get(row.id) ?? 0}`);
+    assert.ok(
+      Math.abs(row.after - (p.get(row.id) ?? 0)) < 1e-6,
+      `after of ${row.token}: ${row.after} vs ${p.get(row.id) ?? 0}`
+    );
   }
   if (s.sampled) assert.ok(keep.includes(s.sampled.id), `drawn ${s.sampled.token} is in the top-${s.k}`);
 }
@@ -67,8 +83,16 @@ test('§1 sampling: bars are softmax(z/T) over the top k of the engine’s logit
   assert.equal(await box.locator('[name=temp]').inputValue(), '0.8');
   assert.equal(await box.locator('[name=topk]').inputValue(), '5');
   assert.equal(await box.locator('[name=seed]').inputValue(), '3');
-  for (const [name, label] of [['temp', 'temperature T'], ['topk', 'top-k'], ['seed', 'seed'], ['prompt', 'start with']])
-    assert.match(await box.locator(`label:has([name=${name}])`).textContent(), new RegExp(label.replace(/[()]/g, '\\$&')));
+  for (const [name, label] of [
+    ['temp', 'temperature T'],
+    ['topk', 'top-k'],
+    ['seed', 'seed'],
+    ['prompt', 'start with'],
+  ])
+    assert.match(
+      await box.locator(`label:has([name=${name}])`).textContent(),
+      new RegExp(label.replace(/[()]/g, '\\$&'))
+    );
 
   let s = await sampling(page);
   assert.equal(s.sampled, null, 'nothing drawn before the first press');
@@ -78,11 +102,17 @@ test('§1 sampling: bars are softmax(z/T) over the top k of the engine’s logit
   // the page's logits are the engine's: the same checkpoint inspected by the node build
   if (hasBuild('wasm') && existsSync(ckpt)) {
     const engine = await loadNodeApi('wasm');
-    const session = engine.loadSession(new Uint8Array(readFileSync(ckpt)), { task: 'copy', task_options: { min_len: 1, max_len: 8, symbols: 10 } });
+    const session = engine.loadSession(new Uint8Array(readFileSync(ckpt)), {
+      task: 'copy',
+      task_options: { min_len: 1, max_len: 8, symbols: 10 },
+    });
     const ids = [...engine.module.lmScore(new Uint8Array(readFileSync(ckpt)), ['the whale'])[0].ids].slice(0, -1);
     const r = session.inspect([[]], [ids]);
     const z = Array.from(r.logits.subarray((r.T - 1) * r.V, r.T * r.V));
-    assert.ok(z.every((v, i) => Math.abs(v - s.logits[i]) < 1e-3), 'page logits = engine logits');
+    assert.ok(
+      z.every((v, i) => Math.abs(v - s.logits[i]) < 1e-3),
+      'page logits = engine logits'
+    );
     session.dispose();
   }
 
@@ -92,7 +122,7 @@ test('§1 sampling: bars are softmax(z/T) over the top k of the engine’s logit
   checkShown(s);
   assert.equal(await box.locator('.lm-dist-row.sampled').count(), 1);
   assert.equal(await box.locator('.lm-dist-row.sampled').getAttribute('data-id'), String(s.sampled.id));
-  assert.equal(await box.locator('.lm-dist-row').count() >= 5, true);
+  assert.equal((await box.locator('.lm-dist-row').count()) >= 5, true);
 
   // top-k = 1: only the argmax survives, whatever T
   await box.locator('[name=topk]').fill('1');
@@ -106,7 +136,10 @@ test('§1 sampling: bars are softmax(z/T) over the top k of the engine’s logit
   await box.locator('[name=topk]').fill('0');
   await box.locator('[name=topk]').dispatchEvent('change');
   await setRange(box.locator('[name=temp]'), 0);
-  await page.waitForFunction((q) => document.querySelector(q).sampling.T === 0 && document.querySelector(q).sampling.k === 0, sel);
+  await page.waitForFunction(
+    (q) => document.querySelector(q).sampling.T === 0 && document.querySelector(q).sampling.k === 0,
+    sel
+  );
   s = await sampling(page);
   const arg = expected(s.logits, 1, 0).argmax;
   assert.equal(s.sampled.id, arg);
@@ -118,9 +151,14 @@ test('§1 sampling: bars are softmax(z/T) over the top k of the engine’s logit
   await box.locator('[name=topk]').fill('20');
   await box.locator('[name=topk]').dispatchEvent('change');
   await box.locator('[name=restart]').click();
-  await page.waitForFunction((q) => { const x = document.querySelector(q).sampling; return x && !x.sampled && x.k === 20; }, sel);
+  await page.waitForFunction((q) => {
+    const x = document.querySelector(q).sampling;
+    return x && !x.sampled && x.k === 20;
+  }, sel);
   await box.locator('[name=generate]').click();
-  await page.waitForFunction((q) => document.querySelector(q).querySelectorAll('mark.lm-gen').length === 10, sel, { timeout: 30000 });
+  await page.waitForFunction((q) => document.querySelector(q).querySelectorAll('mark.lm-gen').length === 10, sel, {
+    timeout: 30000,
+  });
   s = await sampling(page);
   checkShown(s);
   const text = s.text;
@@ -128,7 +166,9 @@ test('§1 sampling: bars are softmax(z/T) over the top k of the engine’s logit
   await box.locator('[name=restart]').click();
   await page.waitForFunction((q) => !document.querySelector(q).sampling.sampled, sel);
   await box.locator('[name=generate]').click();
-  await page.waitForFunction((q) => document.querySelector(q).querySelectorAll('mark.lm-gen').length === 10, sel, { timeout: 30000 });
+  await page.waitForFunction((q) => document.querySelector(q).querySelectorAll('mark.lm-gen').length === 10, sel, {
+    timeout: 30000,
+  });
   assert.equal((await sampling(page)).text, text, 'same seed, same text');
   await box.screenshot({ path: path.join(shots, 'lm-sample-en.png') });
   assert.deepEqual(page.errors, []);

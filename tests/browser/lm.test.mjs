@@ -11,8 +11,14 @@ import { loadNodeEngine, hasBuild } from '../node/engine.mjs';
 import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 const ckpt = path.join(root, 'web', 'public', 'models', 'lm-moby-dick.safetensors');
 
@@ -22,7 +28,7 @@ test('§1: sentence log-probabilities from the engine, grammatical above shuffle
   await page.waitForSelector('body[data-ready="1"]');
   await page.locator('[data-demo=lm]').scrollIntoViewIfNeeded();
   await page.waitForSelector('[data-demo=lm][data-ready="1"]', { timeout: 30000 });
-  if (await page.locator('[data-demo=lm]').getAttribute('data-pending') === '1') {
+  if ((await page.locator('[data-demo=lm]').getAttribute('data-pending')) === '1') {
     await page.close();
     return unavailable(t, 'engine build without model sessions or no checkpoint');
   }
@@ -41,13 +47,21 @@ test('§1: sentence log-probabilities from the engine, grammatical above shuffle
   assert.equal(await demo.locator('.bar-row').count(), first.sentences.length);
   // each bar says its total and its mean per token (the fair comparison the text recommends)
   const goodText = await demo.locator('.bar-row').first().textContent();
-  assert.ok(goodText.includes(`log p = ${good.total.toFixed(1)}`) && goodText.includes(`mean ${(good.total / good.logprobs.length).toFixed(2)} per token`), goodText);
+  assert.ok(
+    goodText.includes(`log p = ${good.total.toFixed(1)}`) &&
+      goodText.includes(`mean ${(good.total / good.logprobs.length).toFixed(2)} per token`),
+    goodText
+  );
 
   if (hasBuild('wasm') && existsSync(ckpt)) {
     const mod = await loadNodeEngine('wasm');
     const direct = mod.lmScore(new Uint8Array(readFileSync(ckpt)), first.sentences);
-    direct.forEach((d, i) => assert.ok(Math.abs(d.total - first.scores[i].total) < 1e-3,
-      `sentence ${i}: page ${first.scores[i].total} vs engine ${d.total}`));
+    direct.forEach((d, i) =>
+      assert.ok(
+        Math.abs(d.total - first.scores[i].total) < 1e-3,
+        `sentence ${i}: page ${first.scores[i].total} vs engine ${d.total}`
+      )
+    );
   }
 
   await demo.locator('.bar-row').nth(1).hover();
@@ -55,18 +69,24 @@ test('§1: sentence log-probabilities from the engine, grammatical above shuffle
   assert.equal(await demo.locator('.lm-token').count(), shuffled.tokens.length);
 
   await demo.locator('[name=text]').fill('the whale is a fish .');
-  await page.waitForFunction(() => (document.querySelector('[data-demo=lm]').sentences ?? []).includes('the whale is a fish .'));
+  await page.waitForFunction(() =>
+    (document.querySelector('[data-demo=lm]').sentences ?? []).includes('the whale is a fish .')
+  );
   const own = await page.evaluate(() => document.querySelector('[data-demo=lm]').scores.at(-1));
   assert.deepEqual(own.tokens, ['the', 'whale', 'is', 'a', 'fish', '.', '</s>']);
   // a word the model never learned is scored, and shown, as <unk>
   await demo.locator('[name=text]').fill('the qzxv is a fish .');
-  await page.waitForFunction(() => (document.querySelector('[data-demo=lm]').sentences ?? []).includes('the qzxv is a fish .'));
+  await page.waitForFunction(() =>
+    (document.querySelector('[data-demo=lm]').sentences ?? []).includes('the qzxv is a fish .')
+  );
   const unk = await page.evaluate(() => document.querySelector('[data-demo=lm]').scores.at(-1));
   assert.equal(unk.tokens[1], '<unk>');
   await demo.locator('.bar-row').last().hover();
   await page.waitForFunction(() => document.querySelector('[data-demo=lm] .lm-tokens').textContent.includes('<unk>'));
   await demo.locator('[name=text]').fill('the whale is a fish .');
-  await page.waitForFunction(() => (document.querySelector('[data-demo=lm]').sentences ?? []).includes('the whale is a fish .'));
+  await page.waitForFunction(() =>
+    (document.querySelector('[data-demo=lm]').sentences ?? []).includes('the whale is a fish .')
+  );
   assert.match(page.url(), /lm\.text=/);
   await demo.screenshot({ path: path.join(shots, 'lm-scores.png') });
   assert.deepEqual(page.errors, []);

@@ -10,8 +10,14 @@ import { startServer, launch } from './harness.mjs';
 import { mountAll, checkPage } from './sweep.mjs';
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 async function check(page, state) {
   const lang = await page.evaluate(() => document.documentElement.lang);
@@ -26,7 +32,8 @@ async function switchLang(page) {
   await page.waitForSelector(`body[data-lang=${to}]`, { timeout: 30000 });
 }
 
-const HASH = 'bottleneck.steps=50&playground.model=rnnsearch&playground.task=reverse&playground.size=small&playground.steps=50';
+const HASH =
+  'bottleneck.steps=50&playground.model=rnnsearch&playground.task=reverse&playground.size=small&playground.steps=50';
 
 for (const lang of ['ko', 'en']) {
   test(`${lang}: named controls and one language, through open, train, restore and two switches`, async () => {
@@ -37,17 +44,22 @@ for (const lang of ['ko', 'en']) {
     const open = page.locator('[data-demo=translate] button[name=open]');
     if (await open.count()) {
       await open.click();
-      await page.waitForFunction(() => document.querySelector('[data-demo=translate]').translation, null, { timeout: 120000 });
+      await page.waitForFunction(() => document.querySelector('[data-demo=translate]').translation, null, {
+        timeout: 120000,
+      });
       await check(page, 'translator open');
     }
     const trained = [];
     for (const name of ['bottleneck', 'playground']) {
       const demo = page.locator(`[data-demo=${name}]`);
-      if (await demo.getAttribute('data-pending') === '1') continue;
+      if ((await demo.getAttribute('data-pending')) === '1') continue;
       await demo.scrollIntoViewIfNeeded();
       // a model this browser trained before (the other language's run) may be restored as done
       const done = `[data-demo=${name}] .run[data-state=done]`;
-      const restored = await page.waitForSelector(done, { timeout: 3000 }).then(() => true, () => false);
+      const restored = await page.waitForSelector(done, { timeout: 3000 }).then(
+        () => true,
+        () => false
+      );
       if (!restored) await demo.locator('[name=run-toggle]').first().click();
       await page.waitForSelector(done, { timeout: 180000 });
       trained.push(name);

@@ -16,15 +16,20 @@ import { readFileSync } from 'node:fs';
 import { axeDemo, startServer, launch, shots } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 // Deterministic lowercase words (3 to 7 letters of a–p) and their reversals.
 function words(n, seed = 12345) {
   let x = seed;
-  const rnd = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
   const out = [];
   for (let i = 0; i < n; i++) {
     const len = 3 + Math.floor(rnd() * 5);
@@ -44,10 +49,14 @@ async function open(hash, { lang = 'en', width = 1280, dark = false } = {}) {
   const demo = page.locator('[data-demo=playground]');
   await demo.scrollIntoViewIfNeeded();
   await page.waitForSelector('[data-demo=playground][data-ready="1"]', { timeout: 30000 });
-  return { page, demo, pending: await demo.getAttribute('data-pending') === '1' };
+  return { page, demo, pending: (await demo.getAttribute('data-pending')) === '1' };
 }
 
-const paste = (demo, text) => demo.locator('[name=own-text]').evaluate((el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }, text);
+const paste = (demo, text) =>
+  demo.locator('[name=own-text]').evaluate((el, v) => {
+    el.value = v;
+    el.dispatchEvent(new Event('input'));
+  }, text);
 
 // Start; the alert shows `re`, and nothing trained.
 async function refused(page, demo, re) {
@@ -63,7 +72,10 @@ async function refused(page, demo, re) {
 
 test('playground, your data: 300 reversed words train RNNsearch to held-out exact matches; weights and vocabulary export and import back', async (t) => {
   const { page, demo, pending } = await open('playground.task=own&playground.steps=300');
-  if (pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if (pending) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   assert.equal(await demo.locator('[name=model]').inputValue(), 'rnnsearch');
   assert.equal(await demo.locator('[name=task]').inputValue(), 'own');
   assert.equal(await demo.locator('[name=vocab]').inputValue(), 'char');
@@ -74,28 +86,49 @@ test('playground, your data: 300 reversed words train RNNsearch to held-out exac
   const t0 = Date.now();
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 90000 });
-  await page.waitForFunction(() => document.querySelector('[data-demo=playground]').metrics?.examples, null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('[data-demo=playground]').metrics?.examples, null, {
+    timeout: 30000,
+  });
   const { losses, metrics, config, example, heat } = await page.evaluate(() => {
     const el = document.querySelector('[data-demo=playground]');
     const h = el.querySelector('al-heatmap');
-    return { losses: el.losses, metrics: el.metrics, config: el.config, example: { src: el.example.src, tgt: el.example.tgt },
-      heat: { rows: h.rows, cols: h.cols, rowLabels: h.rowLabels, colLabels: h.colLabels, values: [...h.values] } };
+    return {
+      losses: el.losses,
+      metrics: el.metrics,
+      config: el.config,
+      example: { src: el.example.src, tgt: el.example.tgt },
+      heat: { rows: h.rows, cols: h.cols, rowLabels: h.rowLabels, colLabels: h.colLabels, values: [...h.values] },
+    };
   });
   const seconds = (Date.now() - t0) / 1000;
   assert.equal(losses.length, 300);
   assert.equal(await demo.locator('[name=own-error]').isHidden(), true);
   // 270 for training, 30 held out; 16 letters (ids 4..19) after pad, bos, eos and <unk>
-  assert.match(await demo.locator('[name=own-summary]').textContent(), /^270 for training, 30 held out; 16 symbols in the vocabulary; 0 held-out symbols unseen/);
+  assert.match(
+    await demo.locator('[name=own-summary]').textContent(),
+    /^270 for training, 30 held out; 16 symbols in the vocabulary; 0 held-out symbols unseen/
+  );
   assert.equal(config.model.model, 'rnnsearch');
   assert.equal(config.model.src_vocab, 20);
   const mean = (a) => a.reduce((s, x) => s + x, 0) / a.length;
-  assert.ok(mean(losses.slice(-25)) < mean(losses.slice(0, 25)) / 4, `loss ${mean(losses.slice(0, 25))} -> ${mean(losses.slice(-25))}`);
+  assert.ok(
+    mean(losses.slice(-25)) < mean(losses.slice(0, 25)) / 4,
+    `loss ${mean(losses.slice(0, 25))} -> ${mean(losses.slice(-25))}`
+  );
   // measured: 100% exact after 300 steps (node, same seeds); a clear margin below
   assert.equal(metrics.kind, 'pairs');
   assert.equal(metrics.samples, 30);
-  assert.ok(metrics.exact >= 0.7 && metrics.tokenAccuracy >= 0.85, `held-out: ${JSON.stringify({ exact: metrics.exact, tok: metrics.tokenAccuracy })} after ${seconds}s`);
+  assert.ok(
+    metrics.exact >= 0.7 && metrics.tokenAccuracy >= 0.85,
+    `held-out: ${JSON.stringify({ exact: metrics.exact, tok: metrics.tokenAccuracy })} after ${seconds}s`
+  );
   t.diagnostic(`held-out exact ${metrics.exact}, token accuracy ${metrics.tokenAccuracy}, ${seconds}s`);
-  assert.match(await demo.locator('[name=metrics]').textContent(), new RegExp(`^Held-out, 30 pairs: ${(100 * metrics.exact).toFixed(1)}% exactly right, ${(100 * metrics.tokenAccuracy).toFixed(1)}% of target symbols right\\.$`));
+  assert.match(
+    await demo.locator('[name=metrics]').textContent(),
+    new RegExp(
+      `^Held-out, 30 pairs: ${(100 * metrics.exact).toFixed(1)}% exactly right, ${(100 * metrics.tokenAccuracy).toFixed(1)}% of target symbols right\\.$`
+    )
+  );
   const shown = await demo.locator('[name=own-examples] li').allTextContents();
   assert.equal(shown.length, 3);
   metrics.examples.forEach((x, i) => {
@@ -139,7 +172,10 @@ test('playground, your data: 300 reversed words train RNNsearch to held-out exac
   const back = await page.evaluate(() => document.querySelector('[data-demo=playground]').imported);
   assert.equal(back.info.model, 'rnnsearch');
   assert.deepEqual(back.metrics, metrics);
-  assert.match(await demo.locator('[name=io]').textContent(), /owndata\.safetensors: a rnnsearch model, \d+ parameters\. Held-out, 30 pairs/);
+  assert.match(
+    await demo.locator('[name=io]').textContent(),
+    /owndata\.safetensors: a rnnsearch model, \d+ parameters\. Held-out, 30 pairs/
+  );
   await demo.screenshot({ path: path.join(shots, 'playground-owndata.png') });
   assert.deepEqual(await axeDemo(page, 'playground'), []);
   assert.deepEqual(page.errors, []);
@@ -147,16 +183,23 @@ test('playground, your data: 300 reversed words train RNNsearch to held-out exac
 });
 
 test('playground, your data: a text trains the decoder-only Transformer and reports held-out perplexity', async (t) => {
-  const { page, demo, pending } = await open('playground.model=transformer&playground.task=own&playground.data=text&playground.steps=150');
-  if (pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  const { page, demo, pending } = await open(
+    'playground.model=transformer&playground.task=own&playground.data=text&playground.steps=150'
+  );
+  if (pending) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   // 600 words drawn from twelve: within a word every letter follows from the first ones
   const W = ['the', 'whale', 'sea', 'ship', 'captain', 'looked', 'at', 'and', 'a', 'wave', 'storm', 'sailed'];
   let x = 7;
-  const rnd = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
   await paste(demo, Array.from({ length: 600 }, () => W[Math.floor(rnd() * W.length)]).join(' '));
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 60000 });
-  await page.waitForFunction(() => document.querySelector('[data-demo=playground]').metrics?.examples, null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('[data-demo=playground]').metrics?.examples, null, {
+    timeout: 30000,
+  });
   const { metrics, config, heat } = await page.evaluate(() => {
     const el = document.querySelector('[data-demo=playground]');
     const h = el.querySelector('al-heatmap');
@@ -169,7 +212,12 @@ test('playground, your data: a text trains the decoder-only Transformer and repo
   assert.ok(metrics.perplexity > 1 && metrics.perplexity < 4, `perplexity ${metrics.perplexity}`);
   assert.match(await demo.locator('[name=own-summary]').textContent(), /^85 for training, 9 held out; 18 symbols/);
   assert.match(await demo.locator('[name=own-examples] li').first().textContent(), /… the model goes on: /);
-  assert.match(await demo.locator('[name=metrics]').textContent(), new RegExp(`Held-out, ${metrics.samples} windows \\(${metrics.tokens} symbols\\): loss ${metrics.loss.toFixed(3)} per symbol, perplexity ${metrics.perplexity.toFixed(2)}\\.`));
+  assert.match(
+    await demo.locator('[name=metrics]').textContent(),
+    new RegExp(
+      `Held-out, ${metrics.samples} windows \\(${metrics.tokens} symbols\\): loss ${metrics.loss.toFixed(3)} per symbol, perplexity ${metrics.perplexity.toFixed(2)}\\.`
+    )
+  );
   assert.equal(heat.rows, 25);
   assert.equal(heat.colLabels[0], '<s>');
   assert.deepEqual(page.errors, []);
@@ -178,15 +226,25 @@ test('playground, your data: a text trains the decoder-only Transformer and repo
 
 test('playground, your data: the Transformer trains on pairs too; its cross-attention on a held-out pair is drawn', async (t) => {
   const { page, demo, pending } = await open('playground.model=transformer&playground.task=own&playground.steps=100');
-  if (pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if (pending) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   await paste(demo, reversed(words(300)));
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 60000 });
-  await page.waitForFunction(() => document.querySelector('[data-demo=playground]').metrics?.examples, null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('[data-demo=playground]').metrics?.examples, null, {
+    timeout: 30000,
+  });
   const { metrics, config, example, heat } = await page.evaluate(() => {
     const el = document.querySelector('[data-demo=playground]');
     const h = el.querySelector('al-heatmap');
-    return { metrics: el.metrics, config: el.config, example: { src: el.example.src, tgt: el.example.tgt }, heat: { rows: h.rows, cols: h.cols } };
+    return {
+      metrics: el.metrics,
+      config: el.config,
+      example: { src: el.example.src, tgt: el.example.tgt },
+      heat: { rows: h.rows, cols: h.cols },
+    };
   });
   assert.equal(config.model.model, 'transformer');
   assert.equal(config.model.src_vocab, 20);
@@ -198,7 +256,10 @@ test('playground, your data: the Transformer trains on pairs too; its cross-atte
 
 test('playground, your data: malformed input gets its message next to the box and trains nothing; a 2 MB paste does not freeze the tab', async (t) => {
   const { page, demo, pending } = await open('playground.task=own&playground.steps=50');
-  if (pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if (pending) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   const ok = reversed(words(40)).split('\n');
   const withLine = (n, line) => ok.map((l, i) => (i === n - 1 ? line : l)).join('\n');
   const cases = [
@@ -233,7 +294,11 @@ test('playground, your data: malformed input gets its message next to the box an
   await demo.locator('[name=data]').selectOption('pairs');
 
   // a file over 2 MB is refused before it is read
-  await demo.locator('[name=own-file]').setInputFiles({ name: 'big.tsv', mimeType: 'text/tab-separated-values', buffer: Buffer.alloc(2 * 1024 * 1024 + 10, 'a') });
+  await demo.locator('[name=own-file]').setInputFiles({
+    name: 'big.tsv',
+    mimeType: 'text/tab-separated-values',
+    buffer: Buffer.alloc(2 * 1024 * 1024 + 10, 'a'),
+  });
   await demo.locator('[role=alert][name=own-error]').waitFor({ state: 'visible' });
   assert.match(await demo.locator('[name=own-error]').textContent(), /more than 2 MB/);
   // a file dropped on the box fills it
@@ -242,11 +307,19 @@ test('playground, your data: malformed input gets its message next to the box an
     dt.items.add(new File([text], 'dropped.tsv', { type: 'text/tab-separated-values' }));
     el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, ok.slice(0, 25).join('\n'));
-  await page.waitForFunction((v) => document.querySelector('[data-demo=playground] [name=own-text]').value === v, ok.slice(0, 25).join('\n'));
+  await page.waitForFunction(
+    (v) => document.querySelector('[data-demo=playground] [name=own-text]').value === v,
+    ok.slice(0, 25).join('\n')
+  );
   assert.equal(await demo.locator('[name=own-error]').isHidden(), true);
   // a small file picked fills the box
-  await demo.locator('[name=own-file]').setInputFiles({ name: 'pairs.tsv', mimeType: 'text/tab-separated-values', buffer: Buffer.from(ok.join('\n')) });
-  await page.waitForFunction((v) => document.querySelector('[data-demo=playground] [name=own-text]').value === v, ok.join('\n'));
+  await demo
+    .locator('[name=own-file]')
+    .setInputFiles({ name: 'pairs.tsv', mimeType: 'text/tab-separated-values', buffer: Buffer.from(ok.join('\n')) });
+  await page.waitForFunction(
+    (v) => document.querySelector('[data-demo=playground] [name=own-text]').value === v,
+    ok.join('\n')
+  );
   assert.equal(await demo.locator('[name=own-error]').isHidden(), true);
 
   // about 2 MB of pairs (with a bad last line, so the whole text is read): the page keeps
@@ -256,14 +329,21 @@ test('playground, your data: malformed input gets its message next to the box an
   big.push('no tab here');
   await paste(demo, big.join('\n'));
   // the browser lays out the big box first (its own cost, not the page's)
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 1000)))));
+  await page.evaluate(
+    () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 1000))))
+  );
   await page.evaluate(() => {
     window.__long = [];
-    window.__obs = new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(Math.round(e.duration)); });
+    window.__obs = new PerformanceObserver((l) => {
+      for (const e of l.getEntries()) window.__long.push(Math.round(e.duration));
+    });
     window.__obs.observe({ type: 'longtask' });
   });
   await refused(page, demo, /^Line 150001 has no tab/);
-  const long = await page.evaluate(() => { window.__obs.disconnect(); return window.__long; });
+  const long = await page.evaluate(() => {
+    window.__obs.disconnect();
+    return window.__long;
+  });
   // the longest task on the page's thread; unchunked, the parse is one task of its whole length
   // (1–2 s on a busy machine)
   const gap = Math.max(0, ...long);
@@ -276,17 +356,32 @@ test('playground, your data: malformed input gets its message next to the box an
 
 test('playground, your data: messages in Korean at 375 px in the dark theme; the pointer network says why it has no "your data"', async (t) => {
   const { page, demo, pending } = await open('playground.task=own', { lang: 'ko', width: 375, dark: true });
-  if (pending) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if (pending) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   assert.equal(await demo.locator('[name=task] option[value=own]').textContent(), '여러분의 데이터');
-  await paste(demo, reversed(words(30)).split('\n').map((l, i) => (i === 5 ? 'abc' : l)).join('\n'));
+  await paste(
+    demo,
+    reversed(words(30))
+      .split('\n')
+      .map((l, i) => (i === 5 ? 'abc' : l))
+      .join('\n')
+  );
   await refused(page, demo, /^6번째 줄에 소스와 타깃을 나누는 탭이 없습니다\.$/);
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth
+  );
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
   await demo.screenshot({ path: path.join(shots, 'playground-owndata-ko-dark.png') });
   assert.deepEqual(await axeDemo(page, 'playground'), []);
   // the pointer network: no "your data" task, and a note saying why
   await demo.locator('[name=model]').selectOption('pointer');
-  assert.deepEqual(await demo.locator('[name=task] option').evaluateAll((o) => o.map((x) => x.value)), ['convex-hull', 'tsp', 'sort']);
+  assert.deepEqual(await demo.locator('[name=task] option').evaluateAll((o) => o.map((x) => x.value)), [
+    'convex-hull',
+    'tsp',
+    'sort',
+  ]);
   assert.equal(await demo.locator('[name=own-text]').isVisible(), false);
   assert.match(await demo.locator('.note[data-for=pointer]').textContent(), /포인터 네트워크는 점 집합을 읽으므로/);
   assert.deepEqual(page.errors, []);

@@ -11,8 +11,14 @@ const SECTION_IDS = SECTIONS.map((s) => s.id);
 const HANGUL = /[\uac00-\ud7a3]/;
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 // Scrolls every demo into view (they mount lazily) and waits until all are mounted.
 export async function mountAll(page) {
@@ -25,20 +31,25 @@ export async function mountAll(page) {
   return names;
 }
 
-const visibleText = (page) => page.evaluate(() => {
-  const skip = new Set([document.getElementById('lang-toggle')]);
-  const parts = [];
-  const walk = (n) => {
-    if (skip.has(n)) return;
-    if (n.nodeType === Node.TEXT_NODE) { if (n.parentElement?.closest('pre, code, .katex')) return; parts.push(n.textContent); return; }
-    if (n.nodeType !== Node.ELEMENT_NODE) return;
-    const st = getComputedStyle(n);
-    if (st.display === 'none' || st.visibility === 'hidden') return;
-    for (const c of n.childNodes) walk(c);
-  };
-  walk(document.body);
-  return parts.join(' ');
-});
+const visibleText = (page) =>
+  page.evaluate(() => {
+    const skip = new Set([document.getElementById('lang-toggle')]);
+    const parts = [];
+    const walk = (n) => {
+      if (skip.has(n)) return;
+      if (n.nodeType === Node.TEXT_NODE) {
+        if (n.parentElement?.closest('pre, code, .katex')) return;
+        parts.push(n.textContent);
+        return;
+      }
+      if (n.nodeType !== Node.ELEMENT_NODE) return;
+      const st = getComputedStyle(n);
+      if (st.display === 'none' || st.visibility === 'hidden') return;
+      for (const c of n.childNodes) walk(c);
+    };
+    walk(document.body);
+    return parts.join(' ');
+  });
 
 for (const lang of ['ko', 'en']) {
   test(`every section and demo renders in ${lang} without console errors`, async () => {
@@ -49,8 +60,26 @@ for (const lang of ['ko', 'en']) {
       const h2 = await page.textContent(`#${id} h2`);
       assert.ok(h2 && h2.trim().length > 2, `section ${id} has a title`);
     }
-    for (const d of ['lm', 'bottleneck', 'reverse', 'bahdanau', 'sdpa', 'mixing', 'self-attention', 'decoder', 'translate', 'multihead',
-      'positional', 'pointer', 'ntm', 'order', 'cost', 'code', 'playground']) assert.ok(names.includes(d), `demo ${d} is placed`);
+    for (const d of [
+      'lm',
+      'bottleneck',
+      'reverse',
+      'bahdanau',
+      'sdpa',
+      'mixing',
+      'self-attention',
+      'decoder',
+      'translate',
+      'multihead',
+      'positional',
+      'pointer',
+      'ntm',
+      'order',
+      'cost',
+      'code',
+      'playground',
+    ])
+      assert.ok(names.includes(d), `demo ${d} is placed`);
     const text = await visibleText(page);
     if (lang === 'en') assert.doesNotMatch(text, HANGUL, 'English page shows Korean text');
     else assert.match(text, HANGUL);
@@ -65,7 +94,9 @@ test('the language toggle switches all visible text without a reload, keeping de
   await page.goto(`${server.url}#mixing.s0=2`);
   await mountAll(page);
   const before = await page.evaluate(() => document.querySelector('[data-demo=mixing]').result.weights);
-  await page.evaluate(() => { window.__sameDocument = true; });
+  await page.evaluate(() => {
+    window.__sameDocument = true;
+  });
   await page.click('#lang-toggle');
   await page.waitForFunction(() => document.body.dataset.lang === 'en');
   let text = await visibleText(page);

@@ -9,25 +9,39 @@ import { startServer, launch } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 async function show(page, name) {
   await page.waitForSelector('body[data-ready="1"]');
   await page.locator(`[data-demo=${name}]`).scrollIntoViewIfNeeded();
   await page.waitForSelector(`[data-demo=${name}][data-ready="1"]`, { timeout: 30000 });
-  return await page.locator(`[data-demo=${name}]`).getAttribute('data-pending') !== '1';
+  return (await page.locator(`[data-demo=${name}]`).getAttribute('data-pending')) !== '1';
 }
-const stepOf = (page, name) => page.evaluate((n) => Number(document.querySelector(`[data-demo=${n}] .run progress`).value), name);
+const stepOf = (page, name) =>
+  page.evaluate((n) => Number(document.querySelector(`[data-demo=${n}] .run progress`).value), name);
 
 test('a finished playground model is restored after a reload; Reset forgets it', async (t) => {
   const page = await browser.newPage();
-  await page.goto(`${server.url}?lang=en#playground.model=rnnsearch&playground.task=reverse&playground.size=small&playground.steps=60`);
-  if (!(await show(page, 'playground'))) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  await page.goto(
+    `${server.url}?lang=en#playground.model=rnnsearch&playground.task=reverse&playground.size=small&playground.steps=60`
+  );
+  if (!(await show(page, 'playground'))) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   const demo = page.locator('[data-demo=playground]');
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 60000 });
-  const map = await page.evaluate(() => Array.from(document.querySelector('[data-demo=playground]').map?.weights ?? []));
+  const map = await page.evaluate(() =>
+    Array.from(document.querySelector('[data-demo=playground]').map?.weights ?? [])
+  );
   await page.reload();
   await show(page, 'playground');
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 30000 });
@@ -35,7 +49,9 @@ test('a finished playground model is restored after a reload; Reset forgets it',
   assert.match(await demo.locator('.run-status').textContent(), /step 60 \/ 60/);
   assert.equal(await demo.locator('.run-restored').isVisible(), true, 'the restored note shows');
   assert.equal(await demo.locator('[name=export]').isDisabled(), false, 'the restored model can be exported');
-  const again = await page.evaluate(() => Array.from(document.querySelector('[data-demo=playground]').map?.weights ?? []));
+  const again = await page.evaluate(() =>
+    Array.from(document.querySelector('[data-demo=playground]').map?.weights ?? [])
+  );
   if (map.length) assert.deepEqual(again, map, 'the restored model draws the same attention');
   await demo.locator('[name=run-reset]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=idle]');
@@ -51,11 +67,18 @@ test('a finished playground model is restored after a reload; Reset forgets it',
 test('§4 reloaded mid-run comes back at its saved step and resumes', async (t) => {
   const page = await browser.newPage();
   await page.goto(`${server.url}?lang=en#bahdanau.task=reverse&bahdanau.steps=4000`);
-  if (!(await show(page, 'bahdanau'))) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if (!(await show(page, 'bahdanau'))) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   const demo = page.locator('[data-demo=bahdanau]');
   await demo.locator('[name=run-toggle]').click();
-  await page.waitForFunction(() => Number(document.querySelector('[data-demo=bahdanau] .run progress').value) > 0, null, { timeout: 30000 });
-  await page.waitForTimeout(4500);  // past the first save (every 3 s while training)
+  await page.waitForFunction(
+    () => Number(document.querySelector('[data-demo=bahdanau] .run progress').value) > 0,
+    null,
+    { timeout: 30000 }
+  );
+  await page.waitForTimeout(4500); // past the first save (every 3 s while training)
   const before = await stepOf(page, 'bahdanau');
   await page.reload();
   await show(page, 'bahdanau');
@@ -64,7 +87,11 @@ test('§4 reloaded mid-run comes back at its saved step and resumes', async (t) 
   assert.ok(restored >= 1 && restored <= before, `restored at step ${restored}, was at ${before} when reloaded`);
   assert.match(await demo.locator('[name=run-toggle]').textContent(), /Resume/);
   await demo.locator('[name=run-toggle]').click();
-  await page.waitForFunction((s) => Number(document.querySelector('[data-demo=bahdanau] .run progress').value) > s, restored, { timeout: 30000 });
+  await page.waitForFunction(
+    (s) => Number(document.querySelector('[data-demo=bahdanau] .run progress').value) > s,
+    restored,
+    { timeout: 30000 }
+  );
   await demo.locator('[name=run-reset]').click();
   await page.waitForSelector('[data-demo=bahdanau] .run[data-state=idle]');
   assert.deepEqual(page.errors, []);
@@ -73,17 +100,20 @@ test('§4 reloaded mid-run comes back at its saved step and resumes', async (t) 
 
 // What the reader sees of a run: chart data, step, status, button, readouts, run state.
 async function seen(page, name, readouts) {
-  return page.evaluate(([n, names]) => {
-    const el = document.querySelector(`[data-demo=${n}]`);
-    const toggle = el.querySelector('[name=run-toggle]');
-    return {
-      chart: el.querySelector('.chart-host').chartData.data,
-      step: Number(el.querySelector('.run progress').value),
-      status: el.querySelector('.run-status').textContent,
-      button: { text: toggle.textContent, disabled: toggle.disabled },
-      readouts: names.map((r) => el.querySelector(`[name=${r}]`).textContent),
-    };
-  }, [name, readouts]);
+  return page.evaluate(
+    ([n, names]) => {
+      const el = document.querySelector(`[data-demo=${n}]`);
+      const toggle = el.querySelector('[name=run-toggle]');
+      return {
+        chart: el.querySelector('.chart-host').chartData.data,
+        step: Number(el.querySelector('.run progress').value),
+        status: el.querySelector('.run-status').textContent,
+        button: { text: toggle.textContent, disabled: toggle.disabled },
+        readouts: names.map((r) => el.querySelector(`[name=${r}]`).textContent),
+      };
+    },
+    [name, readouts]
+  );
 }
 
 async function sameAfterReload(page, name, readouts, ready) {
@@ -92,8 +122,13 @@ async function sameAfterReload(page, name, readouts, ready) {
   await page.reload();
   await show(page, name);
   await page.waitForFunction(ready, null, { timeout: 30000 });
-  await page.waitForFunction(([n, len]) => document.querySelector(`[data-demo=${n}] .chart-host`).chartData.data[0].length === len,
-    [name, before.chart[0].length], { timeout: 30000 }).catch(() => {});
+  await page
+    .waitForFunction(
+      ([n, len]) => document.querySelector(`[data-demo=${n}] .chart-host`).chartData.data[0].length === len,
+      [name, before.chart[0].length],
+      { timeout: 30000 }
+    )
+    .catch(() => {});
   const after = await seen(page, name, readouts);
   assert.deepEqual(after, before, `${name}: what the reader sees after the reload equals what was there before`);
   assert.equal(await page.locator(`[data-demo=${name}] .run-restored`).isVisible(), true);
@@ -103,14 +138,25 @@ async function sameAfterReload(page, name, readouts, ready) {
 test('restore is the same run: §4 finished on dates, §4 paused on reverse', async (t) => {
   const page = await browser.newPage();
   await page.goto(`${server.url}?lang=en#bahdanau.task=dates&bahdanau.steps=100`);
-  if (!(await show(page, 'bahdanau'))) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if (!(await show(page, 'bahdanau'))) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   const demo = page.locator('[data-demo=bahdanau]');
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=bahdanau] .run[data-state=done]', { timeout: 90000 });
-  await page.waitForFunction(() => /step 100/i.test(document.querySelector('[data-demo=bahdanau] [name=metric]').textContent), null, { timeout: 30000 });
-  await page.waitForTimeout(1500);  // the run's last save (after its final evaluation)
-  const done = await sameAfterReload(page, 'bahdanau', ['metric', 'example'],
-    () => document.querySelector('[data-demo=bahdanau] .run')?.dataset.state === 'done');
+  await page.waitForFunction(
+    () => /step 100/i.test(document.querySelector('[data-demo=bahdanau] [name=metric]').textContent),
+    null,
+    { timeout: 30000 }
+  );
+  await page.waitForTimeout(1500); // the run's last save (after its final evaluation)
+  const done = await sameAfterReload(
+    page,
+    'bahdanau',
+    ['metric', 'example'],
+    () => document.querySelector('[data-demo=bahdanau] .run')?.dataset.state === 'done'
+  );
   assert.match(done.readouts[0], /step 100: alignment error rate/i);
   assert.equal(done.button.disabled, true);
   assert.match(done.button.text, /Start/);
@@ -121,16 +167,28 @@ test('restore is the same run: §4 finished on dates, §4 paused on reverse', as
   await page.reload();
   await show(page, 'bahdanau');
   await demo.locator('[name=run-toggle]').click();
-  await page.waitForFunction(() => Number(document.querySelector('[data-demo=bahdanau] .run progress').value) > 60, null, { timeout: 60000 });
+  await page.waitForFunction(
+    () => Number(document.querySelector('[data-demo=bahdanau] .run progress').value) > 60,
+    null,
+    { timeout: 60000 }
+  );
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=bahdanau] .run[data-state=paused]');
-  await page.waitForTimeout(1500);  // the save on pause
-  const paused = await sameAfterReload(page, 'bahdanau', ['metric', 'example'],
-    () => document.querySelector('[data-demo=bahdanau] .run')?.dataset.state === 'restored');
+  await page.waitForTimeout(1500); // the save on pause
+  const paused = await sameAfterReload(
+    page,
+    'bahdanau',
+    ['metric', 'example'],
+    () => document.querySelector('[data-demo=bahdanau] .run')?.dataset.state === 'restored'
+  );
   assert.match(paused.button.text, /Resume/);
   // Resume continues the same curve: the earlier points stay, new ones come after the step
   await demo.locator('[name=run-toggle]').click();
-  await page.waitForFunction((s) => Number(document.querySelector('[data-demo=bahdanau] .run progress').value) > s + 20, paused.step, { timeout: 30000 });
+  await page.waitForFunction(
+    (s) => Number(document.querySelector('[data-demo=bahdanau] .run progress').value) > s + 20,
+    paused.step,
+    { timeout: 30000 }
+  );
   const curve = await page.evaluate(() => document.querySelector('[data-demo=bahdanau] .chart-host').chartData.data[0]);
   assert.deepEqual(curve.slice(0, paused.chart[0].length), paused.chart[0]);
   assert.ok(curve.at(-1) > paused.step);
@@ -142,15 +200,25 @@ test('restore is the same run: §4 finished on dates, §4 paused on reverse', as
 
 test('restore is the same run: the playground finished', async (t) => {
   const page = await browser.newPage();
-  await page.goto(`${server.url}?lang=en#playground.model=transformer&playground.task=copy&playground.size=small&playground.steps=100`);
-  if (!(await show(page, 'playground'))) { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  await page.goto(
+    `${server.url}?lang=en#playground.model=transformer&playground.task=copy&playground.size=small&playground.steps=100`
+  );
+  if (!(await show(page, 'playground'))) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   const demo = page.locator('[data-demo=playground]');
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 90000 });
-  await page.waitForFunction(() => /Held-out/.test(document.querySelector('[data-demo=playground] [name=metrics]').textContent), null, { timeout: 30000 });
+  await page.waitForFunction(
+    () => /Held-out/.test(document.querySelector('[data-demo=playground] [name=metrics]').textContent),
+    null,
+    { timeout: 30000 }
+  );
   await page.waitForTimeout(1500);
-  await sameAfterReload(page, 'playground', ['metrics'],
-    () => /Held-out/.test(document.querySelector('[data-demo=playground] [name=metrics]')?.textContent ?? ''));
+  await sameAfterReload(page, 'playground', ['metrics'], () =>
+    /Held-out/.test(document.querySelector('[data-demo=playground] [name=metrics]')?.textContent ?? '')
+  );
   await demo.locator('[name=run-reset]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=idle]');
   assert.deepEqual(page.errors, []);

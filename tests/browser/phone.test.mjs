@@ -8,8 +8,14 @@ import { startServer, launch } from './harness.mjs';
 import { mountAll, smallThings } from './sweep.mjs';
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 test('375 px, Korean: targets of 24 × 24 px or more and print of 14 px or more, translator open', async () => {
   const page = await browser.newPage({ width: 375, height: 800 });
@@ -18,14 +24,19 @@ test('375 px, Korean: targets of 24 × 24 px or more and print of 14 px or more,
   const open = page.locator('[data-demo=translate] button[name=open]');
   if (await open.count()) {
     await open.click();
-    await page.waitForFunction(() => document.querySelector('[data-demo=translate]').translation, null, { timeout: 120000 });
+    await page.waitForFunction(() => document.querySelector('[data-demo=translate]').translation, null, {
+      timeout: 120000,
+    });
   }
   const { targets, print } = await smallThings(page);
   assert.deepEqual(targets, [], `targets under 24 × 24 px:\n${targets.join('\n')}`);
   assert.deepEqual(print, [], `text under 14 px:\n${print.join('\n')}`);
   // the main controls are 44 px tall
-  const low = await page.$$eval('[data-demo] select, [data-demo] .run button, [data-demo] input[type=range]', (els) => els
-    .filter((e) => e.checkVisibility() && e.getBoundingClientRect().height < 43.99).map((e) => `${e.closest('[data-demo]').dataset.demo} ${e.tagName} ${e.getBoundingClientRect().height}`));
+  const low = await page.$$eval('[data-demo] select, [data-demo] .run button, [data-demo] input[type=range]', (els) =>
+    els
+      .filter((e) => e.checkVisibility() && e.getBoundingClientRect().height < 43.99)
+      .map((e) => `${e.closest('[data-demo]').dataset.demo} ${e.tagName} ${e.getBoundingClientRect().height}`)
+  );
   assert.deepEqual(low, []);
   assert.deepEqual(page.errors, []);
   await page.close();

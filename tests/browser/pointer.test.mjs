@@ -8,13 +8,22 @@ import { startServer, launch, shots } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
-const area = (p, order) => Math.abs(order.reduce((s, i, k) => {
-  const j = order[(k + 1) % order.length];
-  return s + p[i][0] * p[j][1] - p[j][0] * p[i][1];
-}, 0)) / 2;
+const area = (p, order) =>
+  Math.abs(
+    order.reduce((s, i, k) => {
+      const j = order[(k + 1) % order.length];
+      return s + p[i][0] * p[j][1] - p[j][0] * p[i][1];
+    }, 0)
+  ) / 2;
 
 // The locator's box once two reads 250 ms apart agree.
 async function stableBox(locator) {
@@ -35,12 +44,22 @@ test('§10: clicked points get the pointer network’s hull, drawn with its metr
   const demo = page.locator('[data-demo=pointer]');
   await demo.scrollIntoViewIfNeeded();
   await page.waitForSelector('[data-demo=pointer][data-ready="1"]', { timeout: 30000 });
-  if (await demo.getAttribute('data-pending') === '1') { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if ((await demo.getAttribute('data-pending')) === '1') {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=pointer] .run[data-state=done]', { timeout: 300000 });
-  await demo.locator('[name=clear]').click();  // the random set the run answered while training
+  await demo.locator('[name=clear]').click(); // the random set the run answered while training
 
-  const clicks = [[0.1, 0.1], [0.9, 0.15], [0.5, 0.5], [0.85, 0.9], [0.15, 0.8], [0.45, 0.35]];
+  const clicks = [
+    [0.1, 0.1],
+    [0.9, 0.15],
+    [0.5, 0.5],
+    [0.85, 0.9],
+    [0.15, 0.8],
+    [0.45, 0.35],
+  ];
   for (const [k, [x, y]] of clicks.entries()) {
     // Click where the square is once the page has stopped moving (demos further up may still be
     // mounting and shift it), as a reader aims at what they see.
@@ -48,7 +67,11 @@ test('§10: clicked points get the pointer network’s hull, drawn with its metr
     await square.scrollIntoViewIfNeeded();
     const box = await stableBox(square);
     await page.mouse.click(box.x + x * box.width, box.y + (1 - y) * box.height);
-    assert.equal(await page.evaluate(() => document.querySelector('[data-demo=pointer]').points.length), k + 1, `click ${k + 1} adds a point`);
+    assert.equal(
+      await page.evaluate(() => document.querySelector('[data-demo=pointer]').points.length),
+      k + 1,
+      `click ${k + 1} adds a point`
+    );
   }
   await demo.locator('[name=point]').click();
   await page.waitForFunction(() => document.querySelector('[data-demo=pointer]').answer);
@@ -60,7 +83,10 @@ test('§10: clicked points get the pointer network’s hull, drawn with its metr
   assert.ok(answer.order.length >= 1 && answer.order.every((i) => i >= 0 && i < 6));
   answer.order.forEach((i, k) => assert.ok(answer.probs[k][i] > 0 && answer.probs[k][i] <= 1));
   const cover = answer.order.length >= 3 ? area(points, answer.order) / area(points, answer.exact) : 0;
-  assert.ok(Math.abs(cover - answer.areaCoverage) < 1e-3 || answer.areaCoverage === 0, `coverage ${answer.areaCoverage} vs ${cover}`);
+  assert.ok(
+    Math.abs(cover - answer.areaCoverage) < 1e-3 || answer.areaCoverage === 0,
+    `coverage ${answer.areaCoverage} vs ${cover}`
+  );
   assert.match(await demo.locator('.pointer-metrics').textContent(), /held-out point sets/);
   const drawn = await demo.locator('polygon.pointer-answer').getAttribute('points');
   assert.equal(drawn.trim().split(/\s+/).length, answer.order.length);
@@ -83,12 +109,21 @@ test('§10: the shipped pointer network answers without training here; "untraine
   const demo = page.locator('[data-demo=pointer]');
   await demo.scrollIntoViewIfNeeded();
   await page.waitForSelector('[data-demo=pointer][data-ready="1"]', { timeout: 30000 });
-  if (await demo.getAttribute('data-pending') === '1') { await page.close(); return unavailable(t, 'engine build without model sessions'); }
+  if ((await demo.getAttribute('data-pending')) === '1') {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
   assert.equal(await demo.evaluate((el) => el.start), 'shipped');
-  assert.match(await demo.locator('.pretrained-host').textContent(), /Pre-trained.*attn train --model pointer --task convex-hull --n-min 5 --n-max 20 /s);
+  assert.match(
+    await demo.locator('.pretrained-host').textContent(),
+    /Pre-trained.*attn train --model pointer --task convex-hull --n-min 5 --n-max 20 /s
+  );
   const heldOut = async () => {
     await demo.locator('[name=random]').click();
-    await demo.evaluate((el) => { el.heldOut = null; el.answer = null; });
+    await demo.evaluate((el) => {
+      el.heldOut = null;
+      el.answer = null;
+    });
     await demo.locator('[name=point]').click();
     await page.waitForFunction(() => document.querySelector('[data-demo=pointer]').answer, null, { timeout: 60000 });
     return demo.evaluate((el) => el.heldOut);
@@ -100,7 +135,10 @@ test('§10: the shipped pointer network answers without training here; "untraine
   await page.waitForFunction(() => document.querySelector('[data-demo=pointer]').start === 'fresh');
   assert.equal((await demo.locator('.pretrained-host').textContent()).trim(), '');
   const fresh = await heldOut();
-  assert.ok(fresh.sequenceAccuracy < trained.sequenceAccuracy - 0.3, `untrained ${fresh.sequenceAccuracy} vs shipped ${trained.sequenceAccuracy}`);
+  assert.ok(
+    fresh.sequenceAccuracy < trained.sequenceAccuracy - 0.3,
+    `untrained ${fresh.sequenceAccuracy} vs shipped ${trained.sequenceAccuracy}`
+  );
   assert.deepEqual(page.errors, []);
   await page.close();
 });

@@ -11,8 +11,14 @@ import { startServer, launch, shots } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 test('§3: reversed input trains faster than input in output order', async (t) => {
   const page = await browser.newPage();
@@ -20,16 +26,25 @@ test('§3: reversed input trains faster than input in output order', async (t) =
   await page.waitForSelector('body[data-ready="1"]');
   await page.locator('[data-demo=reverse]').scrollIntoViewIfNeeded();
   await page.waitForSelector('[data-demo=reverse][data-ready="1"]', { timeout: 30000 });
-  if (await page.locator('[data-demo=reverse]').getAttribute('data-pending') === '1') {
+  if ((await page.locator('[data-demo=reverse]').getAttribute('data-pending')) === '1') {
     await page.close();
     return unavailable(t, 'engine build without model sessions');
   }
   const demo = page.locator('[data-demo=reverse]');
   // the path-length counter: S steps in order for the first word, 1 reversed; 2S - 1 for the last
-  assert.deepEqual(await page.evaluate(() => document.querySelector('[data-demo=reverse]').path),
-    { S: 12, plain: 12, reversed: 1, plainLast: 12, reversedLast: 23, mean: 12 });
+  assert.deepEqual(await page.evaluate(() => document.querySelector('[data-demo=reverse]').path), {
+    S: 12,
+    plain: 12,
+    reversed: 1,
+    plainLast: 12,
+    reversedLast: 23,
+    mean: 12,
+  });
   await demo.locator('input[name=len]').fill('20');
-  assert.match(await demo.locator('[name=path]').textContent(), /20 recurrent steps in order, 1 reversed.*20 in order, 39 reversed/);
+  assert.match(
+    await demo.locator('[name=path]').textContent(),
+    /20 recurrent steps in order, 1 reversed.*20 in order, 39 reversed/
+  );
   assert.match(page.url(), /reverse\.len=20/);
   const t0 = Date.now();
   await demo.locator('[name=run-toggle]').click();
@@ -40,14 +55,24 @@ test('§3: reversed input trains faster than input in output order', async (t) =
     const el = document.querySelector('[data-demo=reverse]');
     return { curves: el.curves, evaluation: el.evaluation };
   });
-  const late = (c) => { const p = c.filter((x) => x.step > 300); return p.reduce((a, x) => a + x.loss, 0) / p.length; };
+  const late = (c) => {
+    const p = c.filter((x) => x.step > 300);
+    return p.reduce((a, x) => a + x.loss, 0) / p.length;
+  };
   const [plain, reversed] = curves.map(late);
-  t.diagnostic(`race ${secs.toFixed(1)} s; mean loss after step 300: in order ${plain.toFixed(3)}, reversed ${reversed.toFixed(3)}; held-out ${evaluation[0].loss.toFixed(3)} vs ${evaluation[1].loss.toFixed(3)}, exact match ${evaluation[0].sequenceAccuracy} vs ${evaluation[1].sequenceAccuracy}`);
+  t.diagnostic(
+    `race ${secs.toFixed(1)} s; mean loss after step 300: in order ${plain.toFixed(3)}, reversed ${reversed.toFixed(3)}; held-out ${evaluation[0].loss.toFixed(3)} vs ${evaluation[1].loss.toFixed(3)}, exact match ${evaluation[0].sequenceAccuracy} vs ${evaluation[1].sequenceAccuracy}`
+  );
   assert.equal(curves[0].at(-1).step, 3000);
   assert.ok(reversed < 0.95 * plain, `training curves: ${plain} in order, ${reversed} reversed`);
-  assert.ok(evaluation[1].loss < 0.92 * evaluation[0].loss, `held-out loss ${evaluation[0].loss} vs ${evaluation[1].loss}`);
-  assert.ok(evaluation[1].sequenceAccuracy > 2 * evaluation[0].sequenceAccuracy,
-    `exact match ${evaluation[0].sequenceAccuracy} vs ${evaluation[1].sequenceAccuracy}`);
+  assert.ok(
+    evaluation[1].loss < 0.92 * evaluation[0].loss,
+    `held-out loss ${evaluation[0].loss} vs ${evaluation[1].loss}`
+  );
+  assert.ok(
+    evaluation[1].sequenceAccuracy > 2 * evaluation[0].sequenceAccuracy,
+    `exact match ${evaluation[0].sequenceAccuracy} vs ${evaluation[1].sequenceAccuracy}`
+  );
   assert.match(await demo.locator('[name=summary]').textContent(), /whole sequence right/);
   await demo.screenshot({ path: path.join(shots, 'reverse-race.png') });
   assert.deepEqual(page.errors, []);

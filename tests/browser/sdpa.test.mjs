@@ -6,8 +6,14 @@ import path from 'node:path';
 import { startServer, launch, shots } from './harness.mjs';
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 function softmaxRows(q, k, n, dk, causal) {
   const w = [];
@@ -18,7 +24,9 @@ function softmaxRows(q, k, n, dk, causal) {
       for (let c = 0; c < dk; c++) d += q[i * dk + c] * k[j * dk + c];
       s.push(causal && j > i ? -Infinity : d / Math.sqrt(dk));
     }
-    const mx = Math.max(...s), e = s.map((x) => Math.exp(x - mx)), z = e.reduce((a, b) => a + b);
+    const mx = Math.max(...s),
+      e = s.map((x) => Math.exp(x - mx)),
+      z = e.reduce((a, b) => a + b);
     w.push(...e.map((x) => x / z));
   }
   return w;
@@ -28,8 +36,16 @@ async function heatmapState(page) {
   return page.evaluate(() => {
     const el = document.querySelector('[data-demo=sdpa]');
     const h = el.querySelector('al-heatmap');
-    return { q: [...el.inputs.q], k: [...el.inputs.k], n: el.inputs.n, dk: el.inputs.dk, causal: el.inputs.causal,
-             values: [...h.values], rows: h.rows, cols: h.cols };
+    return {
+      q: [...el.inputs.q],
+      k: [...el.inputs.k],
+      n: el.inputs.n,
+      dk: el.inputs.dk,
+      causal: el.inputs.causal,
+      values: [...h.values],
+      rows: h.rows,
+      cols: h.cols,
+    };
   });
 }
 
@@ -42,7 +58,7 @@ test('heatmap shows the engine attention weights for random Q, K', async () => {
   let s = await heatmapState(page);
   assert.equal(s.rows, 10);
   assert.equal(s.dk, 32);
-  assert.equal(await page.textContent('[data-demo=sdpa] [name=nval]'), 'n = 10');  // the token count is shown
+  assert.equal(await page.textContent('[data-demo=sdpa] [name=nval]'), 'n = 10'); // the token count is shown
   const ref = softmaxRows(s.q, s.k, s.n, s.dk, s.causal);
   s.values.forEach((v, i) => assert.ok(Math.abs(v - ref[i]) < 1e-5, `cell ${i}: ${v} vs ${ref[i]}`));
 

@@ -16,10 +16,18 @@ const dist = path.join(root, 'dist');
 let server, browser;
 before(async () => {
   if (!existsSync(path.join(dist, 'index.html'))) throw new Error('dist/ is missing: run npm run build first');
-  server = await staticServer(dist, { pages: { '/framed.html': '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><iframe id="f" src="index.html" width="900" height="700"></iframe>' } });
+  server = await staticServer(dist, {
+    pages: {
+      '/framed.html':
+        '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><iframe id="f" src="index.html" width="900" height="700"></iframe>',
+    },
+  });
   browser = await launch();
 });
-after(async () => { await browser?.close(); await server?.close(); });
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 // The Worker that dist/ ships (assets/worker-*.js), started by hand and asked for its engine.
 function workerAsset() {
@@ -34,19 +42,29 @@ test('static dist/ without headers: the service worker isolates the page and the
   assert.equal(res.headers.get('cross-origin-embedder-policy'), null, 'the server itself sends no COEP');
   const page = await browser.newPage();
   await page.goto(server.url);
-  await page.waitForFunction(() => globalThis.crossOriginIsolated === true && document.body.dataset.ready === '1', null, { timeout: 60000 });
+  await page.waitForFunction(
+    () => globalThis.crossOriginIsolated === true && document.body.dataset.ready === '1',
+    null,
+    { timeout: 60000 }
+  );
   const state = await page.evaluate(async (asset) => {
     const worker = new Worker(asset, { type: 'module' });
     const info = await new Promise((resolve, reject) => {
-      worker.onmessage = (e) => { if (e.data.id === 1) (e.data.ok ? resolve(e.data.result) : reject(new Error(e.data.error.message))); };
+      worker.onmessage = (e) => {
+        if (e.data.id === 1) e.data.ok ? resolve(e.data.result) : reject(new Error(e.data.error.message));
+      };
       worker.onerror = (e) => reject(new Error(e.message));
       worker.postMessage({ id: 1, type: 'init', base: document.baseURI, threads: 'auto' });
     });
     worker.terminate();
     const badge = document.getElementById('engine-build');
     return {
-      isolated: crossOriginIsolated, sab: typeof SharedArrayBuffer, controlled: Boolean(navigator.serviceWorker.controller),
-      hw: navigator.hardwareConcurrency, info, badge: { build: badge?.dataset.build, text: badge?.textContent },
+      isolated: crossOriginIsolated,
+      sab: typeof SharedArrayBuffer,
+      controlled: Boolean(navigator.serviceWorker.controller),
+      hw: navigator.hardwareConcurrency,
+      info,
+      badge: { build: badge?.dataset.build, text: badge?.textContent },
     };
   }, workerAsset());
   assert.equal(state.isolated, true);
@@ -63,7 +81,7 @@ test('static dist/ without headers: the service worker isolates the page and the
 });
 
 test('framed by another page: no isolation, one thread, and the page says why', async () => {
-  const fresh = await launch();  // no service worker registered yet in this profile
+  const fresh = await launch(); // no service worker registered yet in this profile
   try {
     const page = await fresh.newPage();
     await page.goto(`${server.url}framed.html`);
@@ -72,9 +90,19 @@ test('framed by another page: no isolation, one thread, and the page says why', 
     await frame.waitForFunction(() => document.getElementById('engine-build')?.dataset.build, null, { timeout: 60000 });
     const s = await frame.evaluate(() => {
       const b = document.getElementById('engine-build');
-      const relaxed = WebAssembly.validate(Uint8Array.from([0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123,
-        3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 13, 1, 11, 0, 32, 0, 32, 1, 32, 2, 253, 133, 2, 11]));
-      return { isolated: crossOriginIsolated, build: b.dataset.build, reason: b.dataset.reason, text: b.textContent, relaxed };
+      const relaxed = WebAssembly.validate(
+        Uint8Array.from([
+          0, 97, 115, 109, 1, 0, 0, 0, 1, 8, 1, 96, 3, 123, 123, 123, 1, 123, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 13,
+          1, 11, 0, 32, 0, 32, 1, 32, 2, 253, 133, 2, 11,
+        ])
+      );
+      return {
+        isolated: crossOriginIsolated,
+        build: b.dataset.build,
+        reason: b.dataset.reason,
+        text: b.textContent,
+        relaxed,
+      };
     });
     // One thread: the relaxed-SIMD (FMA) build where Chromium validates relaxed SIMD, else plain.
     assert.deepEqual([s.isolated, s.build, s.reason], [false, s.relaxed ? 'wasm-relaxed' : 'wasm', 'iframe']);

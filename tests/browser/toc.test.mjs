@@ -18,15 +18,29 @@ async function settledTop(page, id) {
     if (top === last) break;
     last = top;
   }
-  return page.evaluate((s) => [document.getElementById(s).getBoundingClientRect().top,
-    parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop) || 0], id);
+  return page.evaluate(
+    (s) => [
+      document.getElementById(s).getBoundingClientRect().top,
+      parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop) || 0,
+    ],
+    id
+  );
 }
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
-for (const [width, height] of [[1280, 900], [375, 800]]) {
+for (const [width, height] of [
+  [1280, 900],
+  [375, 800],
+]) {
   test(`a table-of-contents link lands on its section on a first visit (${width} px)`, async () => {
     const page = await browser.newPage({ width, height });
     await page.goto(`${server.url}?lang=en`);
@@ -36,7 +50,10 @@ for (const [width, height] of [[1280, 900], [375, 800]]) {
       // still: the section's position unchanged over a second, after the anchoring has ended;
       // the page keeps a margin for its sticky header (scroll-padding-top)
       const [top, margin] = await settledTop(page, id);
-      assert.ok(Math.abs(top - margin) <= 40, `§ ${id} is ${Math.round(top)} px from the top after the jump (scroll padding ${margin} px)`);
+      assert.ok(
+        Math.abs(top - margin) <= 40,
+        `§ ${id} is ${Math.round(top)} px from the top after the jump (scroll padding ${margin} px)`
+      );
     }
     assert.deepEqual(page.errors, []);
     await page.close();
@@ -48,17 +65,27 @@ test('section numbers follow web/sections.js: table of contents, headings and cr
   await page.goto(`${server.url}?lang=en#mixing.s0=2`);
   await page.waitForSelector('body[data-ready="1"]');
   const numbered = SECTIONS.filter((s) => !s.unnumbered);
-  assert.deepEqual(await page.$$eval('#toc a', (as) => as.map((a) => a.dataset.section)), SECTIONS.map((s) => s.id));
+  assert.deepEqual(
+    await page.$$eval('#toc a', (as) => as.map((a) => a.dataset.section)),
+    SECTIONS.map((s) => s.id)
+  );
   for (const [i, s] of numbered.entries()) {
-    assert.match(await page.textContent(`#toc a[data-section=${s.id}]`), new RegExp(`^§${i + 1} \\S`), `ToC entry of ${s.id}`);
+    assert.match(
+      await page.textContent(`#toc a[data-section=${s.id}]`),
+      new RegExp(`^§${i + 1} \\S`),
+      `ToC entry of ${s.id}`
+    );
     assert.equal(await page.textContent(`#${s.id} h2 .num`), `§${i + 1}`, `heading of ${s.id}`);
     assert.equal(await page.locator(`#${s.id} h2 .num`).count(), 1);
   }
   for (const s of SECTIONS.filter((x) => x.unnumbered)) assert.doesNotMatch(await page.textContent(`#${s.id} h2`), /§/);
   // every cross-reference shows the number of the section it names
-  const refs = await page.$$eval('#sections a.ref', (as) => as.map((a) => [a.getAttribute('href').slice(1), a.textContent]));
+  const refs = await page.$$eval('#sections a.ref', (as) =>
+    as.map((a) => [a.getAttribute('href').slice(1), a.textContent])
+  );
   assert.ok(refs.length >= 20, `${refs.length} cross-references`);
-  for (const [key, label] of refs) assert.equal(label, `§${numbered.findIndex((s) => s.id === key) + 1}`, `reference to ${key}`);
+  for (const [key, label] of refs)
+    assert.equal(label, `§${numbered.findIndex((s) => s.id === key) + 1}`, `reference to ${key}`);
   // a click on one scrolls to its section and leaves the demos' settings in the hash alone
   const ref = page.locator('#decoder a.ref[href="#bahdanau"]').first();
   await ref.scrollIntoViewIfNeeded();

@@ -12,20 +12,32 @@ import path from 'node:path';
 import { startServer, launch, shots, root } from './harness.mjs';
 import { wordKey } from '../../web/demos/translate/words.js';
 
-const known = new Set(JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'translate-de-en.words.json'), 'utf8')).words);
+const known = new Set(
+  JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'translate-de-en.words.json'), 'utf8')).words
+);
 const fixture = readFileSync(path.join(root, 'tests', 'fixtures', 'translate-de-en-parity.jsonl'), 'utf8')
-  .trim().split('\n').map((l) => JSON.parse(l));
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l));
 
 let server, browser;
-before(async () => { server = await startServer(); browser = await launch(); });
-after(async () => { await browser?.close(); await server?.close(); });
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
 
 const translation = (page) => page.evaluate(() => document.querySelector('[data-demo=translate]').translation);
 
 async function openPage(hash = '', viewport = null) {
   const page = await browser.newPage(viewport ?? {});
   page.modelRequests = [];
-  page.on('request', (r) => { if (/translate-de-en\.safetensors/.test(r.url())) page.modelRequests.push(r.url()); });
+  page.on('request', (r) => {
+    if (/translate-de-en\.safetensors/.test(r.url())) page.modelRequests.push(r.url());
+  });
   await page.goto(`${server.url}?lang=en#${hash}`);
   await page.waitForSelector('body[data-ready="1"]');
   await page.locator('[data-demo=translate]').scrollIntoViewIfNeeded();
@@ -36,11 +48,13 @@ async function openPage(hash = '', viewport = null) {
 async function openTranslator(page) {
   const demo = page.locator('[data-demo=translate]');
   await demo.locator('button[name=open]').click();
-  await page.waitForFunction(() => document.querySelector('[data-demo=translate]').translation, null, { timeout: 120000 });
+  await page.waitForFunction(() => document.querySelector('[data-demo=translate]').translation, null, {
+    timeout: 120000,
+  });
   return demo;
 }
 
-test('§7: the translator loads on demand and gives the native engine\'s beam translation with its cross-attention', async () => {
+test("§7: the translator loads on demand and gives the native engine's beam translation with its cross-attention", async () => {
   const page = await openPage();
   const demo = page.locator('[data-demo=translate]');
   assert.match(await demo.locator('button[name=open]').textContent(), /Open the translator \(loads \d+\.\d MB\)/);
@@ -82,7 +96,11 @@ test('§7: the translator loads on demand and gives the native engine\'s beam tr
   const box = demo.locator('textarea[name=text]');
   await box.fill('Ich habe keine Zeit.');
   await box.press('Enter');
-  await page.waitForFunction(() => document.querySelector('[data-demo=translate]').translation.text === 'Ich habe keine Zeit.', null, { timeout: 60000 });
+  await page.waitForFunction(
+    () => document.querySelector('[data-demo=translate]').translation.text === 'Ich habe keine Zeit.',
+    null,
+    { timeout: 60000 }
+  );
   tr = await translation(page);
   assert.equal(tr.reference, '');
   assert.ok(tr.beam.length > 0);
@@ -97,7 +115,11 @@ test('§7: the translator loads on demand and gives the native engine\'s beam tr
   assert.equal(written.length, 10);
   const pick = await groups.nth(1).locator('option').nth(2).getAttribute('value');
   await demo.locator('select[name=sentence]').selectOption(pick);
-  await page.waitForFunction((s) => document.querySelector('[data-demo=translate]').translation.text === s, written[2], { timeout: 60000 });
+  await page.waitForFunction(
+    (s) => document.querySelector('[data-demo=translate]').translation.text === s,
+    written[2],
+    { timeout: 60000 }
+  );
   tr = await translation(page);
   assert.equal(tr.reference, '');
   assert.ok(tr.beam.length > 0);
@@ -106,14 +128,28 @@ test('§7: the translator loads on demand and gives the native engine\'s beam tr
   const typed = 'Der Zylofuraminhändler trinkt jeden Morgen Kaffee.';
   await box.fill(typed);
   await box.press('Enter');
-  await page.waitForFunction((s) => document.querySelector('[data-demo=translate]').translation.text === s, typed, { timeout: 60000 });
+  await page.waitForFunction((s) => document.querySelector('[data-demo=translate]').translation.text === s, typed, {
+    timeout: 60000,
+  });
   tr = await translation(page);
-  const expected = typed.split(' ').filter((w) => !known.has(wordKey(w))).map((w) => w.replace(/[.]$/, ''));
+  const expected = typed
+    .split(' ')
+    .filter((w) => !known.has(wordKey(w)))
+    .map((w) => w.replace(/[.]$/, ''));
   assert.ok(expected.includes('Zylofuraminhändler'), `${expected}`);
-  assert.deepEqual(tr.unknownWords.map((w) => w.replace(/[.]$/, '')), expected);
+  assert.deepEqual(
+    tr.unknownWords.map((w) => w.replace(/[.]$/, '')),
+    expected
+  );
   const marked = await demo.locator('[name=unknown] mark.unknown-word').allTextContents();
-  assert.deepEqual(marked.map((w) => w.replace(/[.]$/, '')), expected);
-  assert.match(await demo.locator('[name=unknown]').textContent(), new RegExp(`${expected.length} of the \\d+ words never occur`));
+  assert.deepEqual(
+    marked.map((w) => w.replace(/[.]$/, '')),
+    expected
+  );
+  assert.match(
+    await demo.locator('[name=unknown]').textContent(),
+    new RegExp(`${expected.length} of the \\d+ words never occur`)
+  );
   assert.deepEqual(page.errors, []);
   await page.screenshot({ path: path.join(shots, 'translate-desktop-en.png'), fullPage: false });
   await page.close();
@@ -132,7 +168,9 @@ test('§7: beam width and example come from the URL, survive a reload, and fit a
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   await beam.dispatchEvent('change');
-  await page.waitForFunction(() => document.querySelector('[data-demo=translate]').translation.beamWidth === 3, null, { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelector('[data-demo=translate]').translation.beamWidth === 3, null, {
+    timeout: 60000,
+  });
   assert.match(page.url(), /translate\.beam=3/);
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 390 + 1, `the page is ${width}px wide at phone width`);

@@ -13,95 +13,246 @@ import * as ref from './webgpu-ref.mjs';
 const page = gpuPage();
 
 test('gemm in its four transpose forms, with leading dimensions, offsets, alpha and beta', async () => {
-  const M = 37, N = 29, K = 53;
-  for (const [tA, tB] of [[false, false], [false, true], [true, false], [true, true]]) {
+  const M = 37,
+    N = 29,
+    K = 53;
+  for (const [tA, tB] of [
+    [false, false],
+    [false, true],
+    [true, false],
+    [true, true],
+  ]) {
     for (const beta of [0, 0.3]) {
-      const lda = (tA ? M : K) + 3, ldb = (tB ? K : N) + 2, ldc = N + 5;
-      const A = f32((tA ? K : M) * lda + 7), B = f32((tB ? N : K) * ldb + 5);
-      const C = beta ? f32(M * ldc + 9) : new Float32Array(M * ldc + 9).fill(NaN);  // beta 0 never reads C
+      const lda = (tA ? M : K) + 3,
+        ldb = (tB ? K : N) + 2,
+        ldc = N + 5;
+      const A = f32((tA ? K : M) * lda + 7),
+        B = f32((tB ? N : K) * ldb + 5);
+      const C = beta ? f32(M * ldc + 9) : new Float32Array(M * ldc + 9).fill(NaN); // beta 0 never reads C
       const want = Float64Array.from(C);
       ref.gemm(tA, tB, M, N, K, 0.7, A, lda, B, ldb, beta, want, ldc, 7, 5, 9);
-      const { C: got } = await onGpu({ A: { type: 'f32', data: A }, B: { type: 'f32', data: B }, C: { type: 'f32', data: C } },
-        [['gemm', tA, tB, M, N, K, 0.7, { buf: 'A', off: 7 }, lda, { buf: 'B', off: 5 }, ldb, beta, { buf: 'C', off: 9 }, ldc]], ['C']);
-      for (let i = 0; i < 9; ++i) want[i] = C[i];  // before the offset: untouched
-      close(got.map((v) => (Number.isNaN(v) ? 1e30 : v)), Array.from(want, (v) => (Number.isNaN(v) ? 1e30 : v)), 2e-5, `gemm tA=${tA} tB=${tB} beta=${beta}`);
+      const { C: got } = await onGpu(
+        { A: { type: 'f32', data: A }, B: { type: 'f32', data: B }, C: { type: 'f32', data: C } },
+        [
+          [
+            'gemm',
+            tA,
+            tB,
+            M,
+            N,
+            K,
+            0.7,
+            { buf: 'A', off: 7 },
+            lda,
+            { buf: 'B', off: 5 },
+            ldb,
+            beta,
+            { buf: 'C', off: 9 },
+            ldc,
+          ],
+        ],
+        ['C']
+      );
+      for (let i = 0; i < 9; ++i) want[i] = C[i]; // before the offset: untouched
+      close(
+        got.map((v) => (Number.isNaN(v) ? 1e30 : v)),
+        Array.from(want, (v) => (Number.isNaN(v) ? 1e30 : v)),
+        2e-5,
+        `gemm tA=${tA} tB=${tB} beta=${beta}`
+      );
     }
   }
 });
 
 test('gemm_batched: three heads at strides with slack', async () => {
-  const M = 17, N = 19, K = 23, batch = 3, sA = M * K + 4, sB = N * K + 3, sC = M * N + 2;
-  const A = f32(sA * batch), B = f32(sB * batch), C = f32(sC * batch);
+  const M = 17,
+    N = 19,
+    K = 23,
+    batch = 3,
+    sA = M * K + 4,
+    sB = N * K + 3,
+    sC = M * N + 2;
+  const A = f32(sA * batch),
+    B = f32(sB * batch),
+    C = f32(sC * batch);
   const want = Float64Array.from(C);
   for (let b = 0; b < batch; ++b) ref.gemm(false, true, M, N, K, 1, A, K, B, K, 0.5, want, N, b * sA, b * sB, b * sC);
-  const { C: got } = await onGpu({ A: { type: 'f32', data: A }, B: { type: 'f32', data: B }, C: { type: 'f32', data: C } },
-    [['gemm_batched', false, true, M, N, K, 1, { buf: 'A' }, K, sA, { buf: 'B' }, K, sB, 0.5, { buf: 'C' }, N, sC, batch]], ['C']);
+  const { C: got } = await onGpu(
+    { A: { type: 'f32', data: A }, B: { type: 'f32', data: B }, C: { type: 'f32', data: C } },
+    [
+      [
+        'gemm_batched',
+        false,
+        true,
+        M,
+        N,
+        K,
+        1,
+        { buf: 'A' },
+        K,
+        sA,
+        { buf: 'B' },
+        K,
+        sB,
+        0.5,
+        { buf: 'C' },
+        N,
+        sC,
+        batch,
+      ],
+    ],
+    ['C']
+  );
   close(got, want, 2e-5, 'gemm_batched');
 });
 
 test('softmax forward with key padding and a causal mask (a fully masked row gives zeros), in place; backward', async () => {
-  const B = 2, H = 3, T = 5, S = 71;
+  const B = 2,
+    H = 3,
+    T = 5,
+    S = 71;
   const x = f32(B * H * T * S, 4);
-  const pad = Uint8Array.from({ length: B * S }, (_, k) => (k >= S ? 1 : k % 5 === 3 ? 1 : 0));  // batch 1 wholly padded
+  const pad = Uint8Array.from({ length: B * S }, (_, k) => (k >= S ? 1 : k % 5 === 3 ? 1 : 0)); // batch 1 wholly padded
   const want = new Float64Array(x.length);
   ref.softmaxForward(want, x, 0.5, pad, true, B, H, T, S);
-  const { x: got } = await onGpu({ x: { type: 'f32', data: x }, pad: { type: 'u8', data: pad } },
-    [['softmax_forward', { buf: 'x' }, { buf: 'x' }, 0.5, { buf: 'pad' }, true, B, H, T, S]], ['x']);
+  const { x: got } = await onGpu(
+    { x: { type: 'f32', data: x }, pad: { type: 'u8', data: pad } },
+    [['softmax_forward', { buf: 'x' }, { buf: 'x' }, 0.5, { buf: 'pad' }, true, B, H, T, S]],
+    ['x']
+  );
   close(got, want, 1e-5, 'softmax_forward');
   assert.ok(want.slice(H * T * S).every((v) => v === 0) && got.slice(H * T * S).every((v) => v === 0));
   const noMask = new Float64Array(x.length);
   ref.softmaxForward(noMask, x, 1.25, null, false, B, H, T, S);
-  const { y } = await onGpu({ x: { type: 'f32', data: x }, y: { type: 'f32', data: new Float32Array(x.length) } },
-    [['softmax_forward', { buf: 'y' }, { buf: 'x' }, 1.25, 0, false, B, H, T, S]], ['y']);
+  const { y } = await onGpu(
+    { x: { type: 'f32', data: x }, y: { type: 'f32', data: new Float32Array(x.length) } },
+    [['softmax_forward', { buf: 'y' }, { buf: 'x' }, 1.25, 0, false, B, H, T, S]],
+    ['y']
+  );
   close(y, noMask, 1e-5, 'softmax_forward without masks');
 
-  const R = 13, yb = Float32Array.from(noMask.slice(0, R * S)), dy = f32(R * S);
+  const R = 13,
+    yb = Float32Array.from(noMask.slice(0, R * S)),
+    dy = f32(R * S);
   const dx = new Float64Array(R * S);
   ref.softmaxBackward(dx, yb, dy, 0.5, R, S);
-  const { dy: gotDx } = await onGpu({ y: { type: 'f32', data: yb }, dy: { type: 'f32', data: dy } },
-    [['softmax_backward', { buf: 'dy' }, { buf: 'y' }, { buf: 'dy' }, 0.5, R, S]], ['dy']);
+  const { dy: gotDx } = await onGpu(
+    { y: { type: 'f32', data: yb }, dy: { type: 'f32', data: dy } },
+    [['softmax_backward', { buf: 'dy' }, { buf: 'y' }, { buf: 'dy' }, 0.5, R, S]],
+    ['dy']
+  );
   close(gotDx, dx, 1e-5, 'softmax_backward (dx over dy)');
 });
 
 test('layer norm forward and backward (dgamma, dbeta accumulate)', async () => {
-  const R = 9, C = 131;
-  const x = f32(R * C, 3), gamma = f32(C), beta = f32(C), dy = f32(R * C), dg0 = f32(C), db0 = f32(C);
-  const y = new Float64Array(R * C), mean = new Float64Array(R), rstd = new Float64Array(R);
+  const R = 9,
+    C = 131;
+  const x = f32(R * C, 3),
+    gamma = f32(C),
+    beta = f32(C),
+    dy = f32(R * C),
+    dg0 = f32(C),
+    db0 = f32(C);
+  const y = new Float64Array(R * C),
+    mean = new Float64Array(R),
+    rstd = new Float64Array(R);
   ref.layernormForward(y, mean, rstd, x, gamma, beta, 1e-5, R, C);
-  const g = await onGpu({ x: { type: 'f32', data: x }, gamma: { type: 'f32', data: gamma }, beta: { type: 'f32', data: beta },
-    y: { type: 'f32', data: new Float32Array(R * C) }, stats: { type: 'f32', data: new Float32Array(2 * R) } },
-  [['layernorm_forward', { buf: 'y' }, { buf: 'stats' }, { buf: 'stats', off: R }, { buf: 'x' }, { buf: 'gamma' }, { buf: 'beta' }, 1e-5, R, C]],
-  ['y', 'stats']);
+  const g = await onGpu(
+    {
+      x: { type: 'f32', data: x },
+      gamma: { type: 'f32', data: gamma },
+      beta: { type: 'f32', data: beta },
+      y: { type: 'f32', data: new Float32Array(R * C) },
+      stats: { type: 'f32', data: new Float32Array(2 * R) },
+    },
+    [
+      [
+        'layernorm_forward',
+        { buf: 'y' },
+        { buf: 'stats' },
+        { buf: 'stats', off: R },
+        { buf: 'x' },
+        { buf: 'gamma' },
+        { buf: 'beta' },
+        1e-5,
+        R,
+        C,
+      ],
+    ],
+    ['y', 'stats']
+  );
   close(g.y, y, 1e-5, 'layernorm_forward y');
   close(g.stats, [...mean, ...rstd], 1e-5, 'layernorm_forward mean, rstd');
 
-  const m32 = Float32Array.from(mean), r32 = Float32Array.from(rstd);
-  const dx = new Float64Array(R * C), dg = Float64Array.from(dg0), db = Float64Array.from(db0);
+  const m32 = Float32Array.from(mean),
+    r32 = Float32Array.from(rstd);
+  const dx = new Float64Array(R * C),
+    dg = Float64Array.from(dg0),
+    db = Float64Array.from(db0);
   ref.layernormBackward(dx, dg, db, dy, x, m32, r32, gamma, R, C);
-  const b = await onGpu({ x: { type: 'f32', data: x }, gamma: { type: 'f32', data: gamma }, dy: { type: 'f32', data: dy },
-    m: { type: 'f32', data: m32 }, r: { type: 'f32', data: r32 }, dg: { type: 'f32', data: dg0 }, db: { type: 'f32', data: db0 } },
-  [['layernorm_backward', { buf: 'dy' }, { buf: 'dg' }, { buf: 'db' }, { buf: 'dy' }, { buf: 'x' }, { buf: 'm' }, { buf: 'r' }, { buf: 'gamma' }, R, C]],
-  ['dy', 'dg', 'db']);
+  const b = await onGpu(
+    {
+      x: { type: 'f32', data: x },
+      gamma: { type: 'f32', data: gamma },
+      dy: { type: 'f32', data: dy },
+      m: { type: 'f32', data: m32 },
+      r: { type: 'f32', data: r32 },
+      dg: { type: 'f32', data: dg0 },
+      db: { type: 'f32', data: db0 },
+    },
+    [
+      [
+        'layernorm_backward',
+        { buf: 'dy' },
+        { buf: 'dg' },
+        { buf: 'db' },
+        { buf: 'dy' },
+        { buf: 'x' },
+        { buf: 'm' },
+        { buf: 'r' },
+        { buf: 'gamma' },
+        R,
+        C,
+      ],
+    ],
+    ['dy', 'dg', 'db']
+  );
   close(b.dy, dx, 1e-5, 'layernorm_backward dx (over dy)');
   close(b.dg, dg, 1e-5, 'layernorm_backward dgamma');
   close(b.db, db, 1e-5, 'layernorm_backward dbeta');
 });
 
 test('bias + activation forward and backward: none, ReLU, GELU, with and without bias', async () => {
-  const R = 7, C = 45;
+  const R = 7,
+    C = 45;
   for (const act of [0, 1, 2]) {
     for (const withBias of [true, false]) {
-      const x = f32(R * C, 3), bias = f32(C), dy = f32(R * C), db0 = f32(C);
-      const y = new Float64Array(R * C), pre = new Float64Array(R * C);
+      const x = f32(R * C, 3),
+        bias = f32(C),
+        dy = f32(R * C),
+        db0 = f32(C);
+      const y = new Float64Array(R * C),
+        pre = new Float64Array(R * C);
       ref.biasActForward(y, pre, x, withBias ? bias : null, act, R, C);
       const pre32 = Float32Array.from(pre);
-      const dx = new Float64Array(R * C), db = Float64Array.from(db0);
+      const dx = new Float64Array(R * C),
+        db = Float64Array.from(db0);
       ref.biasActBackward(dx, withBias ? db : null, dy, pre32, act, R, C);
-      const g = await onGpu({ x: { type: 'f32', data: x }, bias: { type: 'f32', data: bias }, pre: { type: 'f32', data: new Float32Array(R * C) },
-        dy: { type: 'f32', data: dy }, db: { type: 'f32', data: db0 }, pre2: { type: 'f32', data: pre32 } },
-      [['bias_act_forward', { buf: 'x' }, { buf: 'pre' }, { buf: 'x' }, withBias ? { buf: 'bias' } : 0, act, R, C],
-        ['bias_act_backward', { buf: 'dy' }, withBias ? { buf: 'db' } : 0, { buf: 'dy' }, { buf: 'pre2' }, act, R, C]],
-      ['x', 'pre', 'dy', 'db']);
+      const g = await onGpu(
+        {
+          x: { type: 'f32', data: x },
+          bias: { type: 'f32', data: bias },
+          pre: { type: 'f32', data: new Float32Array(R * C) },
+          dy: { type: 'f32', data: dy },
+          db: { type: 'f32', data: db0 },
+          pre2: { type: 'f32', data: pre32 },
+        },
+        [
+          ['bias_act_forward', { buf: 'x' }, { buf: 'pre' }, { buf: 'x' }, withBias ? { buf: 'bias' } : 0, act, R, C],
+          ['bias_act_backward', { buf: 'dy' }, withBias ? { buf: 'db' } : 0, { buf: 'dy' }, { buf: 'pre2' }, act, R, C],
+        ],
+        ['x', 'pre', 'dy', 'db']
+      );
       const what = `act ${act}${withBias ? ' + bias' : ''}`;
       close(g.x, y, 1e-5, `bias_act_forward y (over x), ${what}`);
       close(g.pre, pre, 1e-5, `bias_act_forward pre, ${what}`);
@@ -112,12 +263,22 @@ test('bias + activation forward and backward: none, ReLU, GELU, with and without
 });
 
 test('cross-entropy with label smoothing and ignored rows, dlogits over the logits', async () => {
-  const R = 11, V = 103;
-  const logits = f32(R * V, 5), targets = Int32Array.from({ length: R }, (_, r) => (r % 4 === 2 ? 0 : 1 + ((r * 37) % (V - 1))));
-  const loss = new Float64Array(R), d = new Float64Array(R * V);
+  const R = 11,
+    V = 103;
+  const logits = f32(R * V, 5),
+    targets = Int32Array.from({ length: R }, (_, r) => (r % 4 === 2 ? 0 : 1 + ((r * 37) % (V - 1))));
+  const loss = new Float64Array(R),
+    d = new Float64Array(R * V);
   ref.crossEntropy(loss, d, logits, targets, 0.1, 0, 1 / 7, R, V);
-  const g = await onGpu({ logits: { type: 'f32', data: logits }, t: { type: 'i32', data: targets }, loss: { type: 'f32', data: new Float32Array(R) } },
-    [['cross_entropy', { buf: 'loss' }, { buf: 'logits' }, { buf: 'logits' }, { buf: 't' }, 0.1, 0, 1 / 7, R, V]], ['loss', 'logits']);
+  const g = await onGpu(
+    {
+      logits: { type: 'f32', data: logits },
+      t: { type: 'i32', data: targets },
+      loss: { type: 'f32', data: new Float32Array(R) },
+    },
+    [['cross_entropy', { buf: 'loss' }, { buf: 'logits' }, { buf: 'logits' }, { buf: 't' }, 0.1, 0, 1 / 7, R, V]],
+    ['loss', 'logits']
+  );
   close(g.loss, loss, 1e-5, 'cross_entropy loss');
   close(g.logits, d, 1e-5, 'cross_entropy dlogits');
   assert.ok(loss.some((l) => l === 0) && loss.some((l) => l > 1));
@@ -125,49 +286,130 @@ test('cross-entropy with label smoothing and ignored rows, dlogits over the logi
 
 test('Adam (with decoupled weight decay), axpy, scale, and the sum of squares kept on the GPU', async () => {
   const n = 1000;
-  const p = f32(n), m = f32(n, 0.1), v = Float32Array.from(f32(n), (x) => x * x * 0.01), g = f32(n);
-  const P = Float64Array.from(p), Mo = Float64Array.from(m), Vo = Float64Array.from(v);
+  const p = f32(n),
+    m = f32(n, 0.1),
+    v = Float32Array.from(f32(n), (x) => x * x * 0.01),
+    g = f32(n);
+  const P = Float64Array.from(p),
+    Mo = Float64Array.from(m),
+    Vo = Float64Array.from(v);
   ref.adam(P, Mo, Vo, g, n, 1e-3, 0.9, 0.98, 1e-9, 0.01, 3);
-  const r = await onGpu({ p: { type: 'f32', data: p }, m: { type: 'f32', data: m }, v: { type: 'f32', data: v }, g: { type: 'f32', data: g } },
-    [['adam', { buf: 'p' }, { buf: 'm' }, { buf: 'v' }, { buf: 'g' }, n, 1e-3, 0.9, 0.98, 1e-9, 0.01, 3]], ['p', 'm', 'v']);
+  const r = await onGpu(
+    {
+      p: { type: 'f32', data: p },
+      m: { type: 'f32', data: m },
+      v: { type: 'f32', data: v },
+      g: { type: 'f32', data: g },
+    },
+    [['adam', { buf: 'p' }, { buf: 'm' }, { buf: 'v' }, { buf: 'g' }, n, 1e-3, 0.9, 0.98, 1e-9, 0.01, 3]],
+    ['p', 'm', 'v']
+  );
   close(r.p, P, 1e-5, 'adam p');
   close(r.m, Mo, 1e-5, 'adam m');
   close(r.v, Vo, 1e-5, 'adam v');
 
-  const N = 10007, x = f32(N), y = f32(N);
-  const a = await onGpu({ x: { type: 'f32', data: x }, y: { type: 'f32', data: y }, z: { type: 'f32', data: y }, s: { type: 'f32', data: [0] } },
-    [['axpy', { buf: 'y' }, -0.25, { buf: 'x' }, N], ['scale', { buf: 'z' }, 3, { buf: 'z' }, N], ['sumsq', { buf: 's' }, { buf: 'x' }, N]],
-    ['y', 'z', 's']);
-  close(a.y, Array.from(y, (v, i) => v - 0.25 * x[i]), 1e-6, 'axpy');
-  close(a.z, Array.from(y, (v) => 3 * v), 1e-6, 'scale (in place)');
+  const N = 10007,
+    x = f32(N),
+    y = f32(N);
+  const a = await onGpu(
+    {
+      x: { type: 'f32', data: x },
+      y: { type: 'f32', data: y },
+      z: { type: 'f32', data: y },
+      s: { type: 'f32', data: [0] },
+    },
+    [
+      ['axpy', { buf: 'y' }, -0.25, { buf: 'x' }, N],
+      ['scale', { buf: 'z' }, 3, { buf: 'z' }, N],
+      ['sumsq', { buf: 's' }, { buf: 'x' }, N],
+    ],
+    ['y', 'z', 's']
+  );
+  close(
+    a.y,
+    Array.from(y, (v, i) => v - 0.25 * x[i]),
+    1e-6,
+    'axpy'
+  );
+  close(
+    a.z,
+    Array.from(y, (v) => 3 * v),
+    1e-6,
+    'scale (in place)'
+  );
   close(a.s, [x.reduce((s, v) => s + v * v, 0)], 1e-5, 'sumsq');
 });
 
-test('embedding gather and scatter-add (repeated ids accumulate, in the CPU\'s order)', async () => {
-  const R = 13, C = 67, V = 11;
-  const W = f32(V * C), ids = Int32Array.from({ length: R }, (_, r) => (r * 7) % V), dout = f32(R * C), dW0 = f32(V * C);
+test("embedding gather and scatter-add (repeated ids accumulate, in the CPU's order)", async () => {
+  const R = 13,
+    C = 67,
+    V = 11;
+  const W = f32(V * C),
+    ids = Int32Array.from({ length: R }, (_, r) => (r * 7) % V),
+    dout = f32(R * C),
+    dW0 = f32(V * C);
   const want = Float64Array.from({ length: R * C }, (_, i) => 0.5 * W[ids[Math.floor(i / C)] * C + (i % C)]);
   const dW = Float32Array.from(dW0);
-  for (let r = 0; r < R; ++r) for (let c = 0; c < C; ++c) dW[ids[r] * C + c] = Math.fround(dW[ids[r] * C + c] + Math.fround(0.5 * dout[r * C + c]));
-  const g = await onGpu({ W: { type: 'f32', data: W }, ids: { type: 'i32', data: ids }, out: { type: 'f32', data: new Float32Array(R * C) },
-    dout: { type: 'f32', data: dout }, dW: { type: 'f32', data: dW0 } },
-  [['embedding_forward', { buf: 'out' }, { buf: 'W' }, { buf: 'ids' }, R, C, 0.5],
-    ['embedding_backward', { buf: 'dW' }, { buf: 'dout' }, { buf: 'ids' }, R, C, 0.5]], ['out', 'dW']);
+  for (let r = 0; r < R; ++r)
+    for (let c = 0; c < C; ++c)
+      dW[ids[r] * C + c] = Math.fround(dW[ids[r] * C + c] + Math.fround(0.5 * dout[r * C + c]));
+  const g = await onGpu(
+    {
+      W: { type: 'f32', data: W },
+      ids: { type: 'i32', data: ids },
+      out: { type: 'f32', data: new Float32Array(R * C) },
+      dout: { type: 'f32', data: dout },
+      dW: { type: 'f32', data: dW0 },
+    },
+    [
+      ['embedding_forward', { buf: 'out' }, { buf: 'W' }, { buf: 'ids' }, R, C, 0.5],
+      ['embedding_backward', { buf: 'dW' }, { buf: 'dout' }, { buf: 'ids' }, R, C, 0.5],
+    ],
+    ['out', 'dW']
+  );
   assert.deepEqual(g.out, Array.from(want, Math.fround));
   assert.deepEqual(g.dW, Array.from(dW));
 });
 
-test('dropout masks are counter_hash\'s bits, identical to the CPU table\'s; backward multiplies by the mask', async () => {
-  const n = 1001, p = 0.3, seedBig = 0x0123456789ABCDEFn, offset = 4294967290n;  // offset + i crosses 2^32
-  const x = f32(n), dy = f32(n);
+test("dropout masks are counter_hash's bits, identical to the CPU table's; backward multiplies by the mask", async () => {
+  const n = 1001,
+    p = 0.3,
+    seedBig = 0x0123456789abcdefn,
+    offset = 4294967290n; // offset + i crosses 2^32
+  const x = f32(n),
+    dy = f32(n);
   const mask = ref.dropoutMask(n, p, seedBig, offset);
-  const g = await onGpu({ x: { type: 'f32', data: x }, y: { type: 'f32', data: new Float32Array(n) }, mask: { type: 'f32', data: new Float32Array(n) },
-    dy: { type: 'f32', data: dy } },
-  [['dropout_forward', { buf: 'y' }, { buf: 'mask' }, { buf: 'x' }, n, p, { big: String(seedBig) }, { big: String(offset) }],
-    ['dropout_backward', { buf: 'dy' }, { buf: 'mask' }, { buf: 'dy' }, n]], ['y', 'mask', 'dy']);
+  const g = await onGpu(
+    {
+      x: { type: 'f32', data: x },
+      y: { type: 'f32', data: new Float32Array(n) },
+      mask: { type: 'f32', data: new Float32Array(n) },
+      dy: { type: 'f32', data: dy },
+    },
+    [
+      [
+        'dropout_forward',
+        { buf: 'y' },
+        { buf: 'mask' },
+        { buf: 'x' },
+        n,
+        p,
+        { big: String(seedBig) },
+        { big: String(offset) },
+      ],
+      ['dropout_backward', { buf: 'dy' }, { buf: 'mask' }, { buf: 'dy' }, n],
+    ],
+    ['y', 'mask', 'dy']
+  );
   assert.deepEqual(g.mask, Array.from(mask));
-  assert.deepEqual(g.y, Array.from(x, (v, i) => Math.fround(v * mask[i])));
-  assert.deepEqual(g.dy, Array.from(dy, (v, i) => Math.fround(v * mask[i])));
+  assert.deepEqual(
+    g.y,
+    Array.from(x, (v, i) => Math.fround(v * mask[i]))
+  );
+  assert.deepEqual(
+    g.dy,
+    Array.from(dy, (v, i) => Math.fround(v * mask[i]))
+  );
   const dropped = mask.filter((m) => m === 0).length / n;
   assert.ok(dropped > 0.25 && dropped < 0.35, `dropped ${dropped}`);
 });
@@ -177,9 +419,12 @@ test('the arena grows past its first buffer and keeps what it held; nothing was 
     const { table } = window.gpuTest;
     const before = table.arena.capacity;
     const a = table.alloc(4096);
-    table.upload(a, Float32Array.from({ length: 1024 }, (_, i) => i));
+    table.upload(
+      a,
+      Float32Array.from({ length: 1024 }, (_, i) => i)
+    );
     const reads = table.reads;
-    const big = table.alloc(before * 2);  // forces growth
+    const big = table.alloc(before * 2); // forces growth
     table.scale(a, 2, a, 1024);
     const back = Array.from(await table.readFloats(a, 1024));
     table.release(big);

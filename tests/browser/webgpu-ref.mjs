@@ -44,7 +44,8 @@ export function softmaxBackward(dx, y, dy, scale, R, S) {
 
 export function layernormForward(y, mean, rstd, x, gamma, beta, eps, R, C) {
   for (let r = 0; r < R; ++r) {
-    let m = 0, v = 0;
+    let m = 0,
+      v = 0;
     for (let c = 0; c < C; ++c) m += x[r * C + c];
     m /= C;
     for (let c = 0; c < C; ++c) v += (x[r * C + c] - m) ** 2;
@@ -58,7 +59,8 @@ export function layernormForward(y, mean, rstd, x, gamma, beta, eps, R, C) {
 
 export function layernormBackward(dx, dgamma, dbeta, dy, x, mean, rstd, gamma, R, C) {
   for (let r = 0; r < R; ++r) {
-    let s1 = 0, s2 = 0;
+    let s1 = 0,
+      s2 = 0;
     for (let c = 0; c < C; ++c) {
       const xhat = (x[r * C + c] - mean[r]) * rstd[r];
       const g = dy[r * C + c] * gamma[c];
@@ -113,7 +115,8 @@ export function crossEntropy(loss, dlogits, logits, targets, smoothing, ignore, 
     let sum = 0;
     for (let v = 0; v < V; ++v) sum += Math.exp(logits[o + v] - mx);
     const lse = mx + Math.log(sum);
-    const off = smoothing / V, on = 1 - smoothing + off;
+    const off = smoothing / V,
+      on = 1 - smoothing + off;
     let l = 0;
     for (let v = 0; v < V; ++v) {
       const q = v === targets[r] ? on : off;
@@ -126,22 +129,23 @@ export function crossEntropy(loss, dlogits, logits, targets, smoothing, ignore, 
 }
 
 export function adam(p, m, v, g, n, lr, b1, b2, eps, wd, t) {
-  const bc1 = 1 - b1 ** t, bc2 = 1 - b2 ** t;
+  const bc1 = 1 - b1 ** t,
+    bc2 = 1 - b2 ** t;
   for (let i = 0; i < n; ++i) {
     m[i] = b1 * m[i] + (1 - b1) * g[i];
     v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
-    p[i] -= lr * ((m[i] / bc1) / (Math.sqrt(v[i] / bc2) + eps) + wd * p[i]);
+    p[i] -= lr * (m[i] / bc1 / (Math.sqrt(v[i] / bc2) + eps) + wd * p[i]);
   }
 }
 
 // kernels/counter_hash.hpp
 const MASK = (1n << 64n) - 1n;
 const mix64 = (z) => {
-  z = ((z ^ (z >> 30n)) * 0xBF58476D1CE4E5B9n) & MASK;
-  z = ((z ^ (z >> 27n)) * 0x94D049BB133111EBn) & MASK;
+  z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK;
+  z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK;
   return z ^ (z >> 31n);
 };
-export const bits32 = (seed, i) => Number((mix64((mix64(seed) + (i + 1n) * 0x9E3779B97F4A7C15n) & MASK)) >> 32n);
+export const bits32 = (seed, i) => Number(mix64((mix64(seed) + (i + 1n) * 0x9e3779b97f4a7c15n) & MASK) >> 32n);
 export function dropoutMask(n, p, seed, offset) {
   const threshold = Math.floor(Math.fround(p) * 4294967296);
   const keep = Math.fround(1 / Math.fround(1 - Math.fround(p)));
@@ -175,7 +179,8 @@ export function gruGatesForward(zr, rh, xg, hg, hPrev, B, C) {
 export function gruGatesBackward(dxg, dhPrev, drh, zr, hPrev, B, C) {
   for (let b = 0; b < B; ++b) {
     for (let j = 0; j < C; ++j) {
-      const r = zr[b * 2 * C + C + j], g = drh[b * C + j];
+      const r = zr[b * 2 * C + C + j],
+        g = drh[b * C + j];
       dxg[b * 3 * C + C + j] = g * hPrev[b * C + j] * r * (1 - r);
       dhPrev[b * C + j] += g * r;
     }
@@ -185,7 +190,8 @@ export function gruGatesBackward(dxg, dhPrev, drh, zr, hPrev, B, C) {
 export function gruCellForward(h, cand, xg, hc, zr, hPrev, B, C) {
   for (let b = 0; b < B; ++b) {
     for (let j = 0; j < C; ++j) {
-      const i = b * C + j, z = zr[b * 2 * C + j];
+      const i = b * C + j,
+        z = zr[b * 2 * C + j];
       const u = Math.tanh(xg[b * 3 * C + 2 * C + j] + hc[i]);
       cand[i] = u;
       h[i] = (1 - z) * hPrev[i] + z * u;
@@ -196,7 +202,10 @@ export function gruCellForward(h, cand, xg, hc, zr, hPrev, B, C) {
 export function gruCellBackward(dxg, dhPrev, dh, zr, cand, hPrev, B, C) {
   for (let b = 0; b < B; ++b) {
     for (let j = 0; j < C; ++j) {
-      const i = b * C + j, z = zr[b * 2 * C + j], u = cand[i], g = dh[i];
+      const i = b * C + j,
+        z = zr[b * 2 * C + j],
+        u = cand[i],
+        g = dh[i];
       dxg[b * 3 * C + j] = g * (u - hPrev[i]) * z * (1 - z);
       dxg[b * 3 * C + 2 * C + j] = g * z * (1 - u * u);
       dhPrev[i] = g * (1 - z);
@@ -207,9 +216,16 @@ export function gruCellBackward(dxg, dhPrev, dh, zr, cand, hPrev, B, C) {
 export function lstmCellForward(h, c, act, tc, pre, cPrev, B, C) {
   for (let b = 0; b < B; ++b) {
     for (let j = 0; j < C; ++j) {
-      const p = b * 4 * C, i = b * C + j;
-      const ig = sigm(pre[p + j]), fg = sigm(pre[p + C + j]), gg = Math.tanh(pre[p + 2 * C + j]), og = sigm(pre[p + 3 * C + j]);
-      act[p + j] = ig; act[p + C + j] = fg; act[p + 2 * C + j] = gg; act[p + 3 * C + j] = og;
+      const p = b * 4 * C,
+        i = b * C + j;
+      const ig = sigm(pre[p + j]),
+        fg = sigm(pre[p + C + j]),
+        gg = Math.tanh(pre[p + 2 * C + j]),
+        og = sigm(pre[p + 3 * C + j]);
+      act[p + j] = ig;
+      act[p + C + j] = fg;
+      act[p + 2 * C + j] = gg;
+      act[p + 3 * C + j] = og;
       c[i] = fg * cPrev[i] + ig * gg;
       tc[i] = Math.tanh(c[i]);
       h[i] = og * tc[i];
@@ -220,8 +236,12 @@ export function lstmCellForward(h, c, act, tc, pre, cPrev, B, C) {
 export function lstmCellBackward(dpre, dcPrev, dh, dc, act, cPrev, tc, B, C) {
   for (let b = 0; b < B; ++b) {
     for (let j = 0; j < C; ++j) {
-      const a = b * 4 * C, i = b * C + j;
-      const ig = act[a + j], fg = act[a + C + j], gg = act[a + 2 * C + j], og = act[a + 3 * C + j];
+      const a = b * 4 * C,
+        i = b * C + j;
+      const ig = act[a + j],
+        fg = act[a + C + j],
+        gg = act[a + 2 * C + j],
+        og = act[a + 3 * C + j];
       const dct = (dc ? dc[i] : 0) + dh[i] * og * (1 - tc[i] * tc[i]);
       dpre[a + j] = dct * gg * ig * (1 - ig);
       dpre[a + C + j] = dct * cPrev[i] * fg * (1 - fg);
@@ -237,7 +257,10 @@ export function additiveScoreForward(e, t, k, q, v, S, B, A) {
     for (let b = 0; b < B; ++b) {
       const o = (s * B + b) * A;
       let sum = 0;
-      for (let a = 0; a < A; ++a) { t[o + a] = Math.tanh(k[o + a] + q[b * A + a]); sum += v[a] * t[o + a]; }
+      for (let a = 0; a < A; ++a) {
+        t[o + a] = Math.tanh(k[o + a] + q[b * A + a]);
+        sum += v[a] * t[o + a];
+      }
       e[b * S + s] = sum;
     }
   }
@@ -246,7 +269,8 @@ export function additiveScoreForward(e, t, k, q, v, S, B, A) {
 export function additiveScoreBackward(dk, dq, dv, de, t, v, S, B, A) {
   for (let s = 0; s < S; ++s) {
     for (let b = 0; b < B; ++b) {
-      const o = (s * B + b) * A, g = de[b * S + s];
+      const o = (s * B + b) * A,
+        g = de[b * S + s];
       for (let a = 0; a < A; ++a) {
         const u = t[o + a];
         dv[a] += g * u;
@@ -260,7 +284,11 @@ export function additiveScoreBackward(dk, dq, dv, de, t, v, S, B, A) {
 export function probsXent(loss, d, p, targets, scale, R, S) {
   for (let r = 0; r < R; ++r) {
     const t = targets[r];
-    if (t < 0) { loss[r] = 0; for (let j = 0; j < S; ++j) d[r * S + j] = 0; continue; }
+    if (t < 0) {
+      loss[r] = 0;
+      for (let j = 0; j < S; ++j) d[r * S + j] = 0;
+      continue;
+    }
     loss[r] = -Math.log(Math.max(p[r * S + t], 1e-12));
     for (let j = 0; j < S; ++j) d[r * S + j] = scale * (p[r * S + j] - (j === t ? 1 : 0));
   }

@@ -36,7 +36,9 @@ for (const build of builds) {
   });
 
   test(`${build}: positional encoding table matches the sin/cos formula`, () => {
-    const L = 20, C = 10, pe = engine.positionalEncoding(L, C);
+    const L = 20,
+      C = 10,
+      pe = engine.positionalEncoding(L, C);
     assert.equal(pe.length, L * C);
     for (let p = 0; p < L; p++)
       for (let c = 0; c < C; c++) {
@@ -46,25 +48,36 @@ for (const build of builds) {
   });
 
   test(`${build}: content addressing is a softmax of beta * cosine similarity`, () => {
-    const memory = Float32Array.from([1, 2, 0, -1, 0.5, 0.5, 3, 0, 1]), key = Float32Array.from([1, 1, 0]);
-    const beta = 3, r = engine.contentAddress(memory, key, beta);
+    const memory = Float32Array.from([1, 2, 0, -1, 0.5, 0.5, 3, 0, 1]),
+      key = Float32Array.from([1, 1, 0]);
+    const beta = 3,
+      r = engine.contentAddress(memory, key, beta);
     const sims = [0, 1, 2].map((i) => {
       const m = memory.slice(i * 3, i * 3 + 3);
       const dot = m.reduce((a, v, j) => a + v * key[j], 0);
       return dot / Math.hypot(...m) / Math.hypot(...key);
     });
-    const e = sims.map((s) => Math.exp(beta * s)), z = e.reduce((a, b) => a + b);
+    const e = sims.map((s) => Math.exp(beta * s)),
+      z = e.reduce((a, b) => a + b);
     sims.forEach((s, i) => close(r.similarity[i], s, 1e-6, `similarity ${i}`));
     e.forEach((v, i) => close(r.weights[i], v / z, 1e-6, `weight ${i}`));
   });
 
   test(`${build}: C++ errors become Errors and the module stays usable`, () => {
     assert.throws(() => engine.softmax([1, 2], { cols: 3 }), /softmax: got 2 scores, expected R\*C = 3/);
-    assert.throws(() => engine.positionalEncoding(0, 4), (e) => e instanceof Error && /positionalEncoding: L must be an integer in \[1, 16777216\], got 0$/.test(e.message));
+    assert.throws(
+      () => engine.positionalEncoding(0, 4),
+      (e) => e instanceof Error && /positionalEncoding: L must be an integer in \[1, 16777216\], got 0$/.test(e.message)
+    );
     assert.throws(() => engine.contentAddress([1, 2, 3], [1, 2], 1), /not a multiple of the key length/);
-    assert.throws(() => engine.contentAddress([1, 2], [1, 2], -1), /contentAddress: beta must be in \[0, 1e\+30\], got -1/);
-    assert.throws(() => engine.attention(new Float32Array(3), new Float32Array(4), new Float32Array(4), { T: 2, Dk: 2 }),
-      /q has 3 values/);
+    assert.throws(
+      () => engine.contentAddress([1, 2], [1, 2], -1),
+      /contentAddress: beta must be in \[0, 1e\+30\], got -1/
+    );
+    assert.throws(
+      () => engine.attention(new Float32Array(3), new Float32Array(4), new Float32Array(4), { T: 2, Dk: 2 }),
+      /q has 3 values/
+    );
     for (let i = 0; i < 200; i++) assert.throws(() => engine.softmax([NaN], {}), /finite/);
     close(engine.softmax([0, 0], {})[0], 0.5, 1e-7, 'after errors');
   });
@@ -72,7 +85,8 @@ for (const build of builds) {
 
 if (builds.length === 2) {
   test('both builds give the same attention weights', () => {
-    const q = Float32Array.from({ length: 4 * 8 }, (_, i) => Math.sin(i)), k = Float32Array.from({ length: 4 * 8 }, (_, i) => Math.cos(i * 1.3));
+    const q = Float32Array.from({ length: 4 * 8 }, (_, i) => Math.sin(i)),
+      k = Float32Array.from({ length: 4 * 8 }, (_, i) => Math.cos(i * 1.3));
     const a = engines.wasm.attention(q, k, k, { T: 4, Dk: 8, causal: true });
     const b = engines['wasm-mt'].attention(q, k, k, { T: 4, Dk: 8, causal: true });
     a.weights.forEach((w, i) => close(w, b.weights[i], 1e-7, `weight ${i}`));

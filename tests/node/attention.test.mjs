@@ -6,7 +6,8 @@ import { loadNodeEngine } from './engine.mjs';
 const engine = await loadNodeEngine();
 
 function reference(q, k, v, T, S, D, causal) {
-  const w = new Float64Array(T * S), out = new Float64Array(T * D);
+  const w = new Float64Array(T * S),
+    out = new Float64Array(T * D);
   for (let i = 0; i < T; i++) {
     const s = [];
     for (let j = 0; j < S; j++) {
@@ -33,9 +34,16 @@ function seeded(n, seed) {
   });
 }
 
-for (const [T, D, causal] of [[1, 1, false], [5, 3, false], [9, 16, true], [17, 33, true]]) {
+for (const [T, D, causal] of [
+  [1, 1, false],
+  [5, 3, false],
+  [9, 16, true],
+  [17, 33, true],
+]) {
   test(`attention matches a plain JS reference (T=${T}, d_k=${D}, causal=${causal})`, () => {
-    const q = seeded(T * D, 1 + T), k = seeded(T * D, 2 + D), v = seeded(T * D, 3);
+    const q = seeded(T * D, 1 + T),
+      k = seeded(T * D, 2 + D),
+      v = seeded(T * D, 3);
     const r = engine.attention(q, k, v, { T, Dk: D, causal });
     const ref = reference(q, k, v, T, T, D, causal);
     assert.equal(r.weights.length, T * T);
@@ -45,7 +53,9 @@ for (const [T, D, causal] of [[1, 1, false], [5, 3, false], [9, 16, true], [17, 
 }
 
 test('key padding mask gives masked keys zero weight', () => {
-  const q = seeded(12, 5), k = seeded(12, 6), v = seeded(12, 7);
+  const q = seeded(12, 5),
+    k = seeded(12, 6),
+    v = seeded(12, 7);
   const r = engine.attention(q, k, v, { T: 4, Dk: 3, keyPad: new Uint8Array([0, 1, 0, 1]) });
   for (let i = 0; i < 4; i++) {
     assert.equal(r.weights[i * 4 + 1], 0);
@@ -55,14 +65,25 @@ test('key padding mask gives masked keys zero weight', () => {
 });
 
 test('bad input raises an Error with the C++ message and the module stays usable', () => {
-  assert.throws(() => engine.attention(new Float32Array(3), new Float32Array(4), new Float32Array(4), { T: 2, Dk: 2 }),
-    (e) => e instanceof Error && /q has 3 values, expected B\*H\*T\*Dk = 4/.test(e.message));
-  assert.throws(() => engine.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), { T: 0, Dk: 2 }),
-    (e) => e instanceof Error && /option 'T' must be an integer in \[1, 16777216\], got 0$/.test(e.message));
-  assert.throws(() => engine.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), null),
-    (e) => e instanceof Error && /options object is required/.test(e.message));
-  assert.throws(() => engine.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4)),
-    (e) => e instanceof Error && /expected 4 args/.test(e.message));
-  const ok = engine.attention(new Float32Array([1, 0, 0, 1]), new Float32Array([1, 0, 0, 1]), new Float32Array(4), { T: 2, Dk: 2 });
+  assert.throws(
+    () => engine.attention(new Float32Array(3), new Float32Array(4), new Float32Array(4), { T: 2, Dk: 2 }),
+    (e) => e instanceof Error && /q has 3 values, expected B\*H\*T\*Dk = 4/.test(e.message)
+  );
+  assert.throws(
+    () => engine.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), { T: 0, Dk: 2 }),
+    (e) => e instanceof Error && /option 'T' must be an integer in \[1, 16777216\], got 0$/.test(e.message)
+  );
+  assert.throws(
+    () => engine.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), null),
+    (e) => e instanceof Error && /options object is required/.test(e.message)
+  );
+  assert.throws(
+    () => engine.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4)),
+    (e) => e instanceof Error && /expected 4 args/.test(e.message)
+  );
+  const ok = engine.attention(new Float32Array([1, 0, 0, 1]), new Float32Array([1, 0, 0, 1]), new Float32Array(4), {
+    T: 2,
+    Dk: 2,
+  });
   assert.ok(Math.abs(ok.weights[0] - 0.6697615) < 1e-6);
 });

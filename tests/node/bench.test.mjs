@@ -8,7 +8,12 @@ const mod = await loadNodeEngine('wasm');
 const positive = (x, what) => assert.ok(Number.isFinite(x) && x > 0, `${what}: ${x}`);
 
 test('wasm bench: GEMM rates for every transpose and a batch', () => {
-  for (const [ta, tb] of [[false, false], [false, true], [true, false], [true, true]])
+  for (const [ta, tb] of [
+    [false, false],
+    [false, true],
+    [true, false],
+    [true, true],
+  ])
     positive(mod.benchGemm(7, 13, 5, ta, tb, 1, 0.005), `benchGemm ${ta} ${tb}`);
   positive(mod.benchGemm(16, 8, 4, false, true, 3, 0.005), 'benchGemm batched');
 });
@@ -34,7 +39,13 @@ const { peerEnv, blasCore, trainStepFlops } = await import('../../bench/peers/en
 const { checkGoals, compareRuns } = await import('../../bench/peers/report.mjs');
 
 test('bench: a peer gets full strength: no OPENBLAS_CORETYPE/L2_SIZE, bounded or passive OpenMP waits, pinned threads', () => {
-  const base = { PATH: '/usr/bin', OPENBLAS_CORETYPE: 'Haswell', OPENBLAS_L2_SIZE: '1048576', OMP_WAIT_POLICY: 'ACTIVE', OMP_NUM_THREADS: '8' };
+  const base = {
+    PATH: '/usr/bin',
+    OPENBLAS_CORETYPE: 'Haswell',
+    OPENBLAS_L2_SIZE: '1048576',
+    OMP_WAIT_POLICY: 'ACTIVE',
+    OMP_NUM_THREADS: '8',
+  };
   const env = peerEnv(2, base);
   assert.equal(env.OPENBLAS_CORETYPE, undefined);
   assert.equal(env.OPENBLAS_L2_SIZE, undefined);
@@ -46,7 +57,7 @@ test('bench: a peer gets full strength: no OPENBLAS_CORETYPE/L2_SIZE, bounded or
   assert.throws(() => peerEnv(2, base, { wait: 'active' }), /spin' or 'passive/);
   assert.deepEqual([env.OMP_NUM_THREADS, env.OPENBLAS_NUM_THREADS, env.MKL_NUM_THREADS], ['2', '2', '2']);
   assert.equal(env.PATH, '/usr/bin');
-  assert.equal(base.OPENBLAS_CORETYPE, 'Haswell', 'the caller\'s environment is left alone');
+  assert.equal(base.OPENBLAS_CORETYPE, 'Haswell', "the caller's environment is left alone");
   assert.equal(blasCore('OpenBLAS: something\nCore: SkylakeX\n{"x": 1}'), 'SkylakeX');
   assert.equal(blasCore('{"x": 1}'), null);
 });
@@ -65,11 +76,22 @@ test('bench: goals mark rows met or missed; --compare reports the change since t
     { name: 'gemm 512×512×512 A·Bᵀ wasm', unit: 'GFLOP/s', attnlab: 30, ratio: 0.5 },
     { name: 'Transformer training step (fwd+bwd+Adam), config M, 2 threads', unit: 'ms', attnlab: 10, ratio: 1.3 },
   ]);
-  assert.deepEqual(rows.map((r) => r.goal_met), [false, true, undefined, true]);
+  assert.deepEqual(
+    rows.map((r) => r.goal_met),
+    [false, true, undefined, true]
+  );
   const lines = compareRuns(
-    [{ name: 'gemm 512×512×512 wasm', attnlab: 25, commit: 'abc', load: [1.5, 1, 1] },
-      { name: 'Transformer training step (fwd+bwd+Adam), config M, 2 threads', attnlab: 8, commit: 'abc', load: [1, 1, 1] }],
-    rows);
+    [
+      { name: 'gemm 512×512×512 wasm', attnlab: 25, commit: 'abc', load: [1.5, 1, 1] },
+      {
+        name: 'Transformer training step (fwd+bwd+Adam), config M, 2 threads',
+        attnlab: 8,
+        commit: 'abc',
+        load: [1, 1, 1],
+      },
+    ],
+    rows
+  );
   assert.match(lines[0], /new/);
   assert.match(lines[1], /25 -> 30 GFLOP\/s \(\+20\.0%, better/);
   assert.match(lines[3], /8 -> 10 ms \(\+25\.0%, worse/);

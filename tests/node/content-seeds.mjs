@@ -11,7 +11,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const fixturePath = path.join(here, '..', 'fixtures', 'content', 'seed-sentences.json');
 
 // Two polynomial hashes modulo 2^32 (Math.imul keeps them exact), with different odd bases.
-const B1 = 0x01000193, B2 = 0x5bd1e995;
+const B1 = 0x01000193,
+  B2 = 0x5bd1e995;
 
 export function flatten(text) {
   return text.replace(/\s+/g, ' ');
@@ -25,7 +26,8 @@ export function sentences(text) {
 }
 
 export function fingerprint(s) {
-  let h1 = 0, h2 = 0;
+  let h1 = 0,
+    h2 = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     h1 = (Math.imul(h1, B1) + c) | 0;
@@ -47,9 +49,11 @@ export function findFingerprints(text, known) {
   const hits = [];
   for (const L of lengths) {
     if (L > text.length) continue;
-    const t1 = power(B1, L - 1), t2 = power(B2, L - 1);
+    const t1 = power(B1, L - 1),
+      t2 = power(B2, L - 1);
     const want = new Set([...known].filter((f) => f.startsWith(`${L}:`)).map((f) => f.split(':')[1] >>> 0));
-    let h1 = 0, h2 = 0;
+    let h1 = 0,
+      h2 = 0;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (i >= L) {
@@ -67,7 +71,9 @@ export function findFingerprints(text, known) {
 
 export function seedSentences(dir) {
   const all = new Set();
-  for (const name of readdirSync(dir).filter((n) => n.endsWith('.txt')).sort())
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith('.txt'))
+    .sort())
     for (const s of sentences(readFileSync(path.join(dir, name), 'utf8'))) all.add(s);
   return all;
 }

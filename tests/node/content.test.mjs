@@ -18,10 +18,52 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 const dir = path.join(root, 'web', 'i18n', 'content');
 const LANGS = ['ko', 'en'];
 const FRAGMENTS = SECTIONS.map((s) => s.id);
-const DEMOS = ['lm', 'bottleneck', 'reverse', 'bahdanau', 'sdpa', 'mixing', 'self-attention', 'decoder', 'translate',
-  'multihead', 'positional', 'pointer', 'ntm', 'order', 'cost', 'code', 'playground'];
-const TAGS = new Set(['h2', 'h3', 'p', 'span', 'div', 'ul', 'ol', 'li', 'strong', 'em', 'code', 'a', 'table',
-  'caption', 'thead', 'tbody', 'tr', 'th', 'td', 'figure', 'figcaption', 'aside', 'br', 'sub', 'sup']);
+const DEMOS = [
+  'lm',
+  'bottleneck',
+  'reverse',
+  'bahdanau',
+  'sdpa',
+  'mixing',
+  'self-attention',
+  'decoder',
+  'translate',
+  'multihead',
+  'positional',
+  'pointer',
+  'ntm',
+  'order',
+  'cost',
+  'code',
+  'playground',
+];
+const TAGS = new Set([
+  'h2',
+  'h3',
+  'p',
+  'span',
+  'div',
+  'ul',
+  'ol',
+  'li',
+  'strong',
+  'em',
+  'code',
+  'a',
+  'table',
+  'caption',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'figure',
+  'figcaption',
+  'aside',
+  'br',
+  'sub',
+  'sup',
+]);
 const VOID = new Set(['br']);
 const ENTITIES = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: '\u00a0' };
 
@@ -32,12 +74,14 @@ const decode = (s) => s.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_, e) => ENTITI
 function parse(html) {
   const top = { tag: '#root', attrs: {}, children: [] };
   const stack = [top];
-  const re = /<!--[\s\S]*?-->|<\/([a-z][a-z0-9]*)\s*>|<([a-z][a-z0-9]*)((?:\s+[a-z-]+(?:="[^"<>]*")?)*)\s*\/?>|([^<]+)|(<)/g;
+  const re =
+    /<!--[\s\S]*?-->|<\/([a-z][a-z0-9]*)\s*>|<([a-z][a-z0-9]*)((?:\s+[a-z-]+(?:="[^"<>]*")?)*)\s*\/?>|([^<]+)|(<)/g;
   let m;
   while ((m = re.exec(html))) {
     const [, close, open, attrText, text, stray] = m;
     const parent = stack[stack.length - 1];
-    if (stray) throw new Error(`unescaped '<' or malformed tag at offset ${m.index}: ${html.slice(m.index, m.index + 40)}`);
+    if (stray)
+      throw new Error(`unescaped '<' or malformed tag at offset ${m.index}: ${html.slice(m.index, m.index + 40)}`);
     if (text !== undefined) {
       if (/&(?![a-z]+;|#\d+;)/.test(text)) throw new Error(`bare '&' in text: ${text.trim().slice(0, 60)}`);
       parent.children.push(decode(text));
@@ -77,18 +121,28 @@ for (const lang of LANGS) {
       assert.equal([...walk(tree)].filter((n) => n.tag === 'h2').length, 1, 'exactly one <h2>');
       for (const n of walk(tree)) {
         for (const a of Object.keys(n.attrs)) {
-          assert.ok(['class', 'href', 'data-demo', 'data-fact'].includes(a), `attribute ${a} on <${n.tag}> is not allowed`);
+          assert.ok(
+            ['class', 'href', 'data-demo', 'data-fact'].includes(a),
+            `attribute ${a} on <${n.tag}> is not allowed`
+          );
         }
-        if ('data-fact' in n.attrs) {  // a figure filled from a model (web/demos/common/facts.js)
+        if ('data-fact' in n.attrs) {
+          // a figure filled from a model (web/demos/common/facts.js)
           assert.equal(n.tag, 'span');
           assert.equal(n.children.length, 0, 'a fact is empty (the page fills it from the model)');
         }
         if (n.tag === 'a' && hasClass(n, 'ref')) {
-          assert.ok(FRAGMENTS.includes((n.attrs.href ?? '').replace(/^#/, '')) && n.attrs.href.startsWith('#'),
-            `a cross-reference names a section of web/sections.js: ${n.attrs.href}`);
+          assert.ok(
+            FRAGMENTS.includes((n.attrs.href ?? '').replace(/^#/, '')) && n.attrs.href.startsWith('#'),
+            `a cross-reference names a section of web/sections.js: ${n.attrs.href}`
+          );
           assert.equal(n.children.length, 0, 'a cross-reference is empty (the page writes the number)');
         } else if (n.tag === 'a') {
-          assert.match(n.attrs.href ?? '', /^https:\/\/arxiv\.org\/abs\/\d{4}\.\d{4,5}$/, 'links go to arXiv papers only');
+          assert.match(
+            n.attrs.href ?? '',
+            /^https:\/\/arxiv\.org\/abs\/\d{4}\.\d{4,5}$/,
+            'links go to arXiv papers only'
+          );
         }
         if ('data-demo' in n.attrs) {
           assert.ok(DEMOS.includes(n.attrs['data-demo']), `unknown demo ${n.attrs['data-demo']}`);
@@ -97,7 +151,11 @@ for (const lang of LANGS) {
         }
         if (n.tag === 'figure' && hasClass(n, 'demo')) {
           const parts = n.children.filter((c) => typeof c !== 'string');
-          assert.deepEqual(parts.map((c) => c.tag), ['div', 'figcaption'], 'a demo figure is placeholder + caption');
+          assert.deepEqual(
+            parts.map((c) => c.tag),
+            ['div', 'figcaption'],
+            'a demo figure is placeholder + caption'
+          );
           assert.ok(text(parts[1]).trim().length > 40, 'the caption says what the engine computes');
         }
         if (n.tag === 'table' && hasClass(n, 'paper')) {
@@ -110,13 +168,18 @@ for (const lang of LANGS) {
       assert.doesNotMatch(all, /§\s*\d/, 'no section number in the prose: refer to a section by key');
       assert.ok(![...walk(tree)].some((n) => hasClass(n, 'num')), 'the page numbers the heading');
       const hangul = /[\uac00-\ud7a3]/.test(all);
-      assert.equal(hangul, lang === 'ko', lang === 'ko' ? 'Korean text expected' : 'untranslated Korean left in English');
+      assert.equal(
+        hangul,
+        lang === 'ko',
+        lang === 'ko' ? 'Korean text expected' : 'untranslated Korean left in English'
+      );
     });
   }
 }
 
 function texOf(tree) {
-  const inline = [], block = [];
+  const inline = [],
+    block = [];
   for (const n of walk(tree)) {
     if (n.tag === 'span' && hasClass(n, 'tex')) inline.push(text(n));
     if (n.tag === 'div' && hasClass(n, 'tex-block')) block.push(text(n));
@@ -125,13 +188,16 @@ function texOf(tree) {
 }
 
 test('every formula renders with KaTeX', () => {
-  for (const lang of LANGS) for (const name of FRAGMENTS) {
-    const { inline, block } = texOf(parse(read(lang, name)));
-    for (const [src, displayMode] of [...inline.map((s) => [s, false]), ...block.map((s) => [s, true])]) {
-      assert.doesNotThrow(() => katex.renderToString(src, { displayMode, throwOnError: true, strict: 'error' }),
-        `${lang}/${name}: ${src}`);
+  for (const lang of LANGS)
+    for (const name of FRAGMENTS) {
+      const { inline, block } = texOf(parse(read(lang, name)));
+      for (const [src, displayMode] of [...inline.map((s) => [s, false]), ...block.map((s) => [s, true])]) {
+        assert.doesNotThrow(
+          () => katex.renderToString(src, { displayMode, throwOnError: true, strict: 'error' }),
+          `${lang}/${name}: ${src}`
+        );
+      }
     }
-  }
 });
 
 function placeholders(tree) {
@@ -149,16 +215,26 @@ test('ko and en carry the same placeholders, display formulas and quoted figures
     assert.deepEqual(references(en).sort(), references(ko).sort(), `${name}: cross-references`);
     assert.deepEqual(texOf(en).block, texOf(ko).block, `${name}: display formulas`);
     assert.deepEqual(new Set(texOf(en).inline), new Set(texOf(ko).inline), `${name}: inline formulas`);
-    const figures = (tree) => [...walk(tree)].filter((n) => n.tag === 'table' && hasClass(n, 'paper'))
-      .map((t) => [...walk(t)].filter((c) => c.tag === 'td').map(text).filter((s) => /^[\d.,%\s—–-]+$/.test(s)));
+    const figures = (tree) =>
+      [...walk(tree)]
+        .filter((n) => n.tag === 'table' && hasClass(n, 'paper'))
+        .map((t) =>
+          [...walk(t)]
+            .filter((c) => c.tag === 'td')
+            .map(text)
+            .filter((s) => /^[\d.,%\s—–-]+$/.test(s))
+        );
     assert.deepEqual(figures(en), figures(ko), `${name}: figures in the quoted tables`);
   }
 });
 
-test('the README lists each fragment\'s placeholders, and every demo has one', () => {
+test("the README lists each fragment's placeholders, and every demo has one", () => {
   const readme = readFileSync(path.join(dir, 'README.md'), 'utf8');
   const listed = {};
-  const table = readme.split(/^## Placeholders per section$/m)[1].split(/^## /m)[0].split(/^\| --- \| --- \|$/m)[1];
+  const table = readme
+    .split(/^## Placeholders per section$/m)[1]
+    .split(/^## /m)[0]
+    .split(/^\| --- \| --- \|$/m)[1];
   for (const m of table.matchAll(/^\| ([a-z][a-z-]*) \| ([a-z, -]+) \|$/gm)) listed[m[1]] = m[2].split(/,\s*/);
   assert.deepEqual(Object.keys(listed), FRAGMENTS, 'the README lists the sections of web/sections.js, in order');
   for (const name of FRAGMENTS) assert.deepEqual(placeholders(parse(read('ko', name))), listed[name], name);
@@ -169,14 +245,17 @@ test('the README lists each fragment\'s placeholders, and every demo has one', (
 test('no sentence of the source documents is repeated', () => {
   const known = readFixture();
   assert.ok(known.size > 100, 'seed fingerprints are present');
-  const files = [path.join(dir, 'README.md'), ...LANGS.flatMap((l) =>
-    readdirSync(path.join(dir, l)).map((f) => path.join(dir, l, f)))];
+  const files = [
+    path.join(dir, 'README.md'),
+    ...LANGS.flatMap((l) => readdirSync(path.join(dir, l)).map((f) => path.join(dir, l, f))),
+  ];
   const found = [];
   for (const file of files) {
     const raw = readFileSync(file, 'utf8');
     // As the hook reads the file, and as the reader reads it (tags removed, entities decoded).
     for (const variant of [flatten(raw), flatten(decode(raw.replace(/<[^>]*>/g, '')))]) {
-      for (const [at, len] of findFingerprints(variant, known)) found.push(`${path.relative(root, file)}: "${variant.slice(at, at + len)}"`);
+      for (const [at, len] of findFingerprints(variant, known))
+        found.push(`${path.relative(root, file)}: "${variant.slice(at, at + len)}"`);
     }
   }
   assert.deepEqual(found, []);
@@ -205,7 +284,8 @@ function glossary() {
   const part = readme.split(/^## Korean terms$/m)[1];
   assert.ok(part, 'the README has a "## Korean terms" table');
   const rows = [...part.split(/^## /m)[0].matchAll(/^\| ([^|]+) \| ([^|]+) \| ([^|]+) \|$/gm)]
-    .map((m) => m.slice(1).map((c) => c.trim())).filter(([c]) => c !== 'concept' && c !== '---');
+    .map((m) => m.slice(1).map((c) => c.trim()))
+    .filter(([c]) => c !== 'concept' && c !== '---');
   const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   // A Korean variant at the start of a word; an English one as a whole word, any case, with its
   // plural, and with a hyphen, a space or nothing between its parts (self-attention, self attention).
@@ -215,20 +295,26 @@ function glossary() {
     return new RegExp(`(?<![A-Za-z])${word}(?:s|es)?(?![A-Za-z])`, 'i');
   };
   return rows.map(([concept, korean, not]) => ({
-    concept, korean: korean.split(/,\s*/), not: not.split(/,\s*/).map((v) => [v, pattern(v)]),
+    concept,
+    korean: korean.split(/,\s*/),
+    not: not.split(/,\s*/).map((v) => [v, pattern(v)]),
   }));
 }
 function proseOf(node) {
-  return node.children.map((c) => {
-    if (typeof c === 'string') return c;
-    if (c.tag === 'code' || hasClass(c, 'tex') || hasClass(c, 'tex-block')) return ' ';
-    return proseOf(c);
-  }).join('');
+  return node.children
+    .map((c) => {
+      if (typeof c === 'string') return c;
+      if (c.tag === 'code' || hasClass(c, 'tex') || hasClass(c, 'tex-block')) return ' ';
+      return proseOf(c);
+    })
+    .join('');
 }
-const notProse = (s) => s.replace(/\{§?[\w-]+\}/g, ' ')
-  .replace(/“[^”]*”/g, (q) => (HANGUL.test(q) ? q : ' '))
-  .replace(/Attention Is All You Need/g, ' ')
-  .replace(/(?<=[\uac00-\ud7a3])\([A-Za-z][A-Za-z -]*\)/g, ' ');
+const notProse = (s) =>
+  s
+    .replace(/\{§?[\w-]+\}/g, ' ')
+    .replace(/“[^”]*”/g, (q) => (HANGUL.test(q) ? q : ' '))
+    .replace(/Attention Is All You Need/g, ' ')
+    .replace(/(?<=[\uac00-\ud7a3])\([A-Za-z][A-Za-z -]*\)/g, ' ');
 function offTerms(text, terms) {
   const prose = notProse(text);
   const found = [];
@@ -241,7 +327,10 @@ function offTerms(text, terms) {
 test('the Korean text writes one term per concept of the README glossary, and 여러분, never 당신', async () => {
   const terms = glossary();
   assert.ok(terms.length >= 10, 'the glossary has its rows');
-  assert.ok(terms.some((r) => r.not.some(([v]) => v === '당신')), 'the glossary rules out 당신');
+  assert.ok(
+    terms.some((r) => r.not.some(([v]) => v === '당신')),
+    'the glossary rules out 당신'
+  );
   const found = [];
   let all = '';
   for (const name of FRAGMENTS) {
@@ -267,6 +356,11 @@ test('the glossary check finds a variant and lets a gloss, a formula and a paper
   assert.deepEqual(check('<p>당신의 브라우저</p>').length, 1);
   assert.deepEqual(check('<p>껍질의 넓이</p>'), [], 'a variant is matched at the start of a word only');
   const title = '“Neural Machine Translation by Jointly Learning to Align and Translate”';
-  assert.deepEqual(check(`<p>덧셈형 어텐션(additive attention), ${title}, <span class="tex">\\mathrm{head}_i</span>, `
-    + '<code>attention_forward</code></p>'), []);
+  assert.deepEqual(
+    check(
+      `<p>덧셈형 어텐션(additive attention), ${title}, <span class="tex">\\mathrm{head}_i</span>, ` +
+        '<code>attention_forward</code></p>'
+    ),
+    []
+  );
 });

@@ -19,7 +19,9 @@ function tmp(t) {
 
 test('ctest: passed, failed, skipped (SKIP_RETURN_CODE) and disabled tests are told apart', (t) => {
   const dir = tmp(t);
-  writeFileSync(path.join(dir, 'CMakeLists.txt'), `cmake_minimum_required(VERSION 3.20)
+  writeFileSync(
+    path.join(dir, 'CMakeLists.txt'),
+    `cmake_minimum_required(VERSION 3.20)
 project(counts NONE)
 enable_testing()
 foreach(n pass_a pass_b)
@@ -32,7 +34,8 @@ endforeach()
 add_test(NAME fail_a COMMAND \${CMAKE_COMMAND} -E false)
 add_test(NAME off_a COMMAND \${CMAKE_COMMAND} -E true)
 set_tests_properties(off_a PROPERTIES DISABLED ON)
-`);
+`
+  );
   const b = path.join(dir, 'b');
   assert.equal(spawnSync('cmake', ['-S', dir, '-B', b], { encoding: 'utf8' }).status, 0);
   const r = spawnSync('ctest', ['--test-dir', b], { encoding: 'utf8' });
@@ -47,14 +50,17 @@ set_tests_properties(off_a PROPERTIES DISABLED ON)
 test('node --test: skip, todo and a failure in the TAP summary', (t) => {
   const dir = tmp(t);
   const file = path.join(dir, 'sample.test.mjs');
-  writeFileSync(file, `import { test } from 'node:test';
+  writeFileSync(
+    file,
+    `import { test } from 'node:test';
 test('passes', () => {});
 test('passes too', () => {});
 test('skips itself', (t) => { t.skip('not here'); });
 test('skipped by option', { skip: 'not here' }, () => {});
 test('todo', { todo: true }, () => {});
 test('fails', () => { throw new Error('boom'); });
-`);
+`
+  );
   // a run of its own, not a child of this test run (node marks those with NODE_TEST_CONTEXT)
   const { NODE_TEST_CONTEXT, ...env } = process.env;
   const r = spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], { encoding: 'utf8', env });
@@ -69,15 +75,21 @@ test('a demo that falls back to its placeholder: skipped outside CI, a failure u
   const dir = tmp(t);
   const file = path.join(dir, 'fallback.test.mjs');
   const helper = fileURLToPath(new URL('../unavailable.mjs', import.meta.url));
-  writeFileSync(file, `import { test } from 'node:test';
+  writeFileSync(
+    file,
+    `import { test } from 'node:test';
 import { unavailable } from ${JSON.stringify(helper)};
 test('needs a demo', (t) => { if (true) return unavailable(t, 'placeholder shown'); throw new Error('ran on'); });
-`);
+`
+  );
   const { NODE_TEST_CONTEXT, CI, ...env } = process.env;
   const local = spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], { encoding: 'utf8', env });
   assert.deepEqual(tapCounts(local.stdout, local.status), { passed: 0, failed: 0, skipped: 1 });
   assert.match(local.stdout, /# SKIP placeholder shown/);
-  const ci = spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], { encoding: 'utf8', env: { ...env, CI: 'true' } });
+  const ci = spawnSync(process.execPath, ['--test', '--test-reporter=tap', file], {
+    encoding: 'utf8',
+    env: { ...env, CI: 'true' },
+  });
   assert.deepEqual(tapCounts(ci.stdout, ci.status), { passed: 0, failed: 1, skipped: 0 });
   assert.match(ci.stdout, /placeholder shown \(CI=true: every demo ships/);
 });

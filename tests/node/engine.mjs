@@ -53,8 +53,14 @@ export async function workerClient(t, engine) {
   const { Runtime } = await import('../../web/core/runtime.js');
   const { connectEngine } = await import('../../web/core/client.js');
   const ch = new MessageChannel();
-  t.after(() => { ch.port1.close(); ch.port2.close(); });
-  const runtime = new Runtime((m, tr) => ch.port2.postMessage(m, tr), async () => engine);
+  t.after(() => {
+    ch.port1.close();
+    ch.port2.close();
+  });
+  const runtime = new Runtime(
+    (m, tr) => ch.port2.postMessage(m, tr),
+    async () => engine
+  );
   ch.port2.addEventListener('message', (e) => runtime.handle(e.data));
   ch.port2.start();
   return { client: await connectEngine(ch.port1), runtime, channel: ch };

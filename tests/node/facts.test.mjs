@@ -30,10 +30,16 @@ const loaders = {
 
 // A typed shape number: digits next to a word that describes a model's shape or result.
 const TYPED = [
-  /\d[\d,.]*\s*(?:layers?|heads?|parameters|steps|BLEU)\b/i, /\b(?:BLEU|accuracy)\s*(?:of\s*)?\d/i,
-  /d_\{\\text\{model\}\}\s*(?:=|of)\s*\d/, /d_model\s*(?:=|of)\s*\d/, /\bh\s*=\s*\d/,
+  /\d[\d,.]*\s*(?:layers?|heads?|parameters|steps|BLEU)\b/i,
+  /\b(?:BLEU|accuracy)\s*(?:of\s*)?\d/i,
+  /d_\{\\text\{model\}\}\s*(?:=|of)\s*\d/,
+  /d_model\s*(?:=|of)\s*\d/,
+  /\bh\s*=\s*\d/,
   /\b(?:one|two|three|four|five|six|eight) (?:layers|heads)\b/i,
-  /\d+\s*(?:층|스텝|개의? 헤드)/, /헤드\s*\d+\s*개/, /BLEU\s*\d/, /파라미터\s*\d/,
+  /\d+\s*(?:층|스텝|개의? 헤드)/,
+  /헤드\s*\d+\s*개/,
+  /BLEU\s*\d/,
+  /파라미터\s*\d/,
 ].map((re) => new RegExp(re.source, `${re.flags}g`));
 // The text a reader sees with the facts left out (tags removed).
 const typedIn = (html) => {
@@ -58,38 +64,63 @@ test('ko and en quote the same facts in each fragment', () => {
 
 test('no caption, and no paragraph that quotes a model, types a shape number', () => {
   const found = [];
-  for (const s of SECTIONS) for (const lang of ['ko', 'en']) {
-    const html = read(lang, s.id);
-    const parts = [...html.matchAll(/<figcaption>([\s\S]*?)<\/figcaption>/g), ...html.matchAll(/<p>([\s\S]*?)<\/p>/g)]
-      .map((m) => m[1]).filter((x, i, all) => x.includes('data-fact') || html.includes(`<figcaption>${x}</figcaption>`));
-    for (const p of parts) for (const hit of typedIn(p)) found.push(`${lang}/${s.id}: "${hit}"`);
-  }
+  for (const s of SECTIONS)
+    for (const lang of ['ko', 'en']) {
+      const html = read(lang, s.id);
+      const parts = [...html.matchAll(/<figcaption>([\s\S]*?)<\/figcaption>/g), ...html.matchAll(/<p>([\s\S]*?)<\/p>/g)]
+        .map((m) => m[1])
+        .filter((x, i, all) => x.includes('data-fact') || html.includes(`<figcaption>${x}</figcaption>`));
+      for (const p of parts) for (const hit of typedIn(p)) found.push(`${lang}/${s.id}: "${hit}"`);
+    }
   assert.deepEqual(found, []);
 });
 
 test('the typed-number check catches typed shapes and lets facts through', () => {
-  assert.deepEqual(typedIn('a Transformer (3 layers a side, 4 heads, <span class="tex">d_{\\text{model}} = 256</span>)').length, 3);
+  assert.deepEqual(
+    typedIn('a Transformer (3 layers a side, 4 heads, <span class="tex">d_{\\text{model}} = 256</span>)').length,
+    3
+  );
   assert.deepEqual(typedIn('<span class="tex">h = 1, 2, 4, 8</span>'), ['h = 1']);
   assert.deepEqual(typedIn('양쪽 3층, 헤드 4개'), ['3층', '헤드 4개']);
   assert.deepEqual(typedIn('헤드 1의 계산'), [], 'a head named by its number is not a shape');
-  assert.deepEqual(typedIn('(<span data-fact="model.x.layers"></span> layers, <span data-fact="model.x.heads"></span> heads)'), []);
+  assert.deepEqual(
+    typedIn('(<span data-fact="model.x.layers"></span> layers, <span data-fact="model.x.heads"></span> heads)'),
+    []
+  );
 });
 
 test('readHeader stops at the header of a large checkpoint and refuses garbage', async () => {
   const f = path.join(models, index['translate-de-en'].file);
   let bytes = 0;
-  const counted = Readable.toWeb(createReadStream(f, { highWaterMark: 16384 }).on('data', (c) => { bytes += c.length; }));
+  const counted = Readable.toWeb(
+    createReadStream(f, { highWaterMark: 16384 }).on('data', (c) => {
+      bytes += c.length;
+    })
+  );
   const h = await readHeader(counted);
   assert.equal(JSON.parse(h.__metadata__.attnlab).d_model, 256);
   assert.ok(bytes < 1 << 20, `read ${bytes} bytes of ${readFileSync(f).length}`);
-  const junk = new ReadableStream({ start(c) { c.enqueue(new Uint8Array(16).fill(255)); c.close(); } });
+  const junk = new ReadableStream({
+    start(c) {
+      c.enqueue(new Uint8Array(16).fill(255));
+      c.close();
+    },
+  });
   await assert.rejects(readHeader(junk), /not a \.safetensors header/);
 });
 
-test('index.json carries each shipped model\'s config exactly as its file\'s header, so captions fetch no model', async () => {
+test("index.json carries each shipped model's config exactly as its file's header, so captions fetch no model", async () => {
   for (const [name, entry] of Object.entries(index)) {
     const header = await readHeader(Readable.toWeb(createReadStream(path.join(models, entry.file))));
-    assert.deepEqual(entry.config, JSON.parse(header.__metadata__?.attnlab ?? '{}'), `${name}: config differs from ${entry.file}'s header`);
-    assert.deepEqual(modelFacts(entry), modelFacts({ ...entry, config: undefined }, header), `${name}: facts from index.json alone`);
+    assert.deepEqual(
+      entry.config,
+      JSON.parse(header.__metadata__?.attnlab ?? '{}'),
+      `${name}: config differs from ${entry.file}'s header`
+    );
+    assert.deepEqual(
+      modelFacts(entry),
+      modelFacts({ ...entry, config: undefined }, header),
+      `${name}: facts from index.json alone`
+    );
   }
 });

@@ -10,10 +10,13 @@ import { loadNodeApi, releaseEngine, workerClient } from './engine.mjs';
 
 const CONFIG = {
   model: { model: 'transformer', d_model: 16, heads: 2, d_ff: 32, enc_layers: 1, dec_layers: 1, dropout: 0 },
-  task: 'reverse', task_options: { min_len: 2, max_len: 5, symbols: 6 }, seed: 5,
+  task: 'reverse',
+  task_options: { min_len: 2, max_len: 5, symbols: 6 },
+  seed: 5,
   train: { batch: 8, warmup: 20 },
 };
-const SRC = [[3, 4, 5, 6]], TGT = [[6, 5, 4, 3]];
+const SRC = [[3, 4, 5, 6]],
+  TGT = [[6, 5, 4, 3]];
 const engine = await loadNodeApi('wasm');
 after(() => releaseEngine(engine));
 
@@ -21,7 +24,8 @@ after(() => releaseEngine(engine));
 function upper(map) {
   const { B, H, T, S, weights } = map;
   assert.equal(T, S);
-  let mass = 0, worst = 0;
+  let mass = 0,
+    worst = 0;
   for (let r = 0; r < B * H * T; r += 1) {
     const i = r % T;
     let sum = 0;
@@ -42,7 +46,8 @@ test('inspect with and without the causal mask (direct API)', () => {
   s.train(3);
   const masked = selfMap(s.inspect(SRC, TGT));
   const open = selfMap(s.inspect(SRC, TGT, { causal: false }));
-  const a = upper(masked), b = upper(open);
+  const a = upper(masked),
+    b = upper(open);
   assert.equal(a.mass, 0);
   assert.ok(b.mass > 0.1, `mass above the diagonal without the mask: ${b.mass}`);
   assert.ok(a.worst < 1e-5 && b.worst < 1e-5);
@@ -53,7 +58,10 @@ test('inspect with and without the causal mask (direct API)', () => {
   s.dispose();
 
   const enc = engine.createSession({ ...CONFIG, model: { ...CONFIG.model, model: 'encoder' } });
-  assert.throws(() => enc.inspect(SRC, TGT, { causal: false }), (e) => e instanceof Error && /causal = false/.test(e.message));
+  assert.throws(
+    () => enc.inspect(SRC, TGT, { causal: false }),
+    (e) => e instanceof Error && /causal = false/.test(e.message)
+  );
   assert.ok(enc.inspect(SRC, TGT).maps.length > 0);
   enc.dispose();
 });
@@ -80,7 +88,9 @@ test('inspect parts: attention() on the returned q, k, v gives back every map', 
     const causal = m.name.startsWith('decoder.') && m.name.endsWith('self_attn');
     const r = engine.attention(m.q, m.k, m.v, { B: m.B, H: m.H, T: m.T, S: m.S, Dk: m.hs, Dv: m.hs, causal });
     let worst = 0;
-    m.weights.forEach((w, i) => { worst = Math.max(worst, Math.abs(w - r.weights[i])); });
+    m.weights.forEach((w, i) => {
+      worst = Math.max(worst, Math.abs(w - r.weights[i]));
+    });
     assert.ok(worst < 1e-5, `${m.name}: |attention(q,k,v) - map| = ${worst}`);
     // out = weights · v, per head and query
     const { hs, T, S } = m;
@@ -111,12 +121,25 @@ test('inspect mute: one call only, through the Worker too; bad masks are Errors'
     [{ 'encoder.layers.0.self_attn': [-1] }, /inspect: mute\["encoder.layers.0.self_attn"\]/],
     [{ 'encoder.layers.0.self_attn': 2 }, /inspect: mute/],
     [[1, 2], /mute must be an object/],
-  ]) assert.throws(() => s.inspect(SRC, TGT, { mute }), (e) => e instanceof Error && re.test(e.message), JSON.stringify(mute));
+  ])
+    assert.throws(
+      () => s.inspect(SRC, TGT, { mute }),
+      (e) => e instanceof Error && re.test(e.message),
+      JSON.stringify(mute)
+    );
   assert.deepEqual(Array.from(s.inspect(SRC, TGT).logits), plain);
   s.dispose();
 
-  const rnn = engine.createSession({ model: { model: 'rnnsearch', emb: 8, hidden: 16, attn: 8 }, task: 'reverse', task_options: CONFIG.task_options, seed: 1 });
-  assert.throws(() => rnn.inspect(SRC, TGT, { mute: { bahdanau: [0] } }), (e) => e instanceof Error && /no attention heads to mute/.test(e.message));
+  const rnn = engine.createSession({
+    model: { model: 'rnnsearch', emb: 8, hidden: 16, attn: 8 },
+    task: 'reverse',
+    task_options: CONFIG.task_options,
+    seed: 1,
+  });
+  assert.throws(
+    () => rnn.inspect(SRC, TGT, { mute: { bahdanau: [0] } }),
+    (e) => e instanceof Error && /no attention heads to mute/.test(e.message)
+  );
   rnn.dispose();
 
   const { client } = await workerClient(t, engine);

@@ -6,17 +6,36 @@ import assert from 'node:assert/strict';
 import { lineChartSvg, niceStep } from '../../experiments/lib/line-chart.mjs';
 
 test('line chart: a line and a marker per point, y placed by value', () => {
-  const svg = lineChartSvg([
-    { label: 'big', points: [[10, 1.5], [50, 4], [100, 6.2]] },
-    { label: 'small', points: [[100, 3], [20, 1]] },
-  ], { title: 't', xLabel: 'minutes', yLabel: 'BLEU' });
+  const svg = lineChartSvg(
+    [
+      {
+        label: 'big',
+        points: [
+          [10, 1.5],
+          [50, 4],
+          [100, 6.2],
+        ],
+      },
+      {
+        label: 'small',
+        points: [
+          [100, 3],
+          [20, 1],
+        ],
+      },
+    ],
+    { title: 't', xLabel: 'minutes', yLabel: 'BLEU' }
+  );
   assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
   const paths = [...svg.matchAll(/<path d="([^"]+)"/g)].map((m) => m[1]);
   assert.equal(paths.length, 2);
   assert.equal([...svg.matchAll(/<circle /g)].length, 5);
   // the y axis ends at a round number at or above the largest value
-  const grid = [...svg.matchAll(/<line x1="\d+" x2="[\d.]+" y1="([\d.]+)" y2="[\d.]+" stroke="#ddd"\/>/g)].map((m) => Number(m[1]));
-  const bottom = grid[0], top = grid.at(-1);
+  const grid = [...svg.matchAll(/<line x1="\d+" x2="[\d.]+" y1="([\d.]+)" y2="[\d.]+" stroke="#ddd"\/>/g)].map((m) =>
+    Number(m[1])
+  );
+  const bottom = grid[0],
+    top = grid.at(-1);
   const yMax = Number([...svg.matchAll(/text-anchor="end" fill="#333">([\d.]+)</g)].at(-1)[1]);
   assert.ok(yMax >= 6.2 && yMax < 12, `y axis ends at ${yMax}`);
   const pts = (d) => [...d.matchAll(/[ML]([\d.]+),([\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])]);

@@ -17,15 +17,20 @@ test('reshape: softmax(z/T) restricted to the top k, renormalised', () => {
   const z = [1, 3, 2, 0.5];
   const { p, keep } = reshape(z, { T: 0.5, k: 2 });
   assert.deepEqual(keep, [1, 2]);
-  const e1 = Math.exp(3 / 0.5), e2 = Math.exp(2 / 0.5);
+  const e1 = Math.exp(3 / 0.5),
+    e2 = Math.exp(2 / 0.5);
   close(p[1], e1 / (e1 + e2));
   close(p[2], e2 / (e1 + e2));
   assert.equal(p[0], 0);
   assert.equal(p[3], 0);
   // k = 0 keeps all; T = 1 is the plain softmax
-  const all = reshape(z, { T: 1, k: 0 }).p, plain = softmax(z);
+  const all = reshape(z, { T: 1, k: 0 }).p,
+    plain = softmax(z);
   z.forEach((_, i) => close(all[i], plain[i]));
-  close(plain.reduce((a, b) => a + b, 0), 1);
+  close(
+    plain.reduce((a, b) => a + b, 0),
+    1
+  );
 });
 
 test('T = 0 is greedy, whatever k; ties rank the lower id first', () => {
@@ -38,7 +43,7 @@ test('T = 0 is greedy, whatever k; ties rank the lower id first', () => {
 });
 
 test('pick: the first kept token whose cumulative probability passes u', () => {
-  const d = reshape([0, Math.log(3)], { T: 1, k: 0 });  // p = [0.25, 0.75], ranked [1, 0]
+  const d = reshape([0, Math.log(3)], { T: 1, k: 0 }); // p = [0.25, 0.75], ranked [1, 0]
   assert.equal(pick(d, 0), 1);
   assert.equal(pick(d, 0.74), 1);
   assert.equal(pick(d, 0.76), 0);

@@ -24,6 +24,9 @@ test('lmScore: the shipped LM scores sentences, directly and through the runtime
 
   const { client } = await workerClient(t, engine);
   const remote = await client.lmScore(bytes, SENTENCES);
-  assert.deepEqual(remote.map((r) => r.total), [good.total, shuffled.total]);
+  assert.deepEqual(
+    remote.map((r) => r.total),
+    [good.total, shuffled.total]
+  );
   releaseEngine(engine);
 });

@@ -21,8 +21,12 @@ test('the registry lists luong: recurrent, aligns, its training defaults', () =>
 for (const score of ['dot', 'general', 'concat']) {
   test(`luong (${score}) on dates: trains, aligns, decodes, round-trips a checkpoint`, () => {
     const { lr, batch, clip, schedule } = engine.kindInfo().luong.train;
-    const s = engine.createSession({ model: { model: 'luong', emb: 16, hidden: 32, score }, task: 'dates', seed: 1,
-      train: { lr, batch, clip, schedule } });
+    const s = engine.createSession({
+      model: { model: 'luong', emb: 16, hidden: 32, score },
+      task: 'dates',
+      seed: 1,
+      train: { lr, batch, clip, schedule },
+    });
     assert.equal(s.info().config.score, score);
     const before = s.evaluate(60, 41);
     const r = s.train(400);

@@ -15,14 +15,21 @@ import path from 'node:path';
 import { loadNodeApi, releaseEngine, hasBuild, nativeCli } from './engine.mjs';
 
 const MODEL = { model: 'transformer', d_model: 16, heads: 2, d_ff: 32, enc_layers: 1, dec_layers: 1, dropout: 0.1 };
-const TASK = 'reverse', TASK_OPTIONS = { min_len: 2, max_len: 6, symbols: 8 }, SEED = 11, STEPS = 100, BATCH = 16;
+const TASK = 'reverse',
+  TASK_OPTIONS = { min_len: 2, max_len: 6, symbols: 8 },
+  SEED = 11,
+  STEPS = 100,
+  BATCH = 16;
 const EVAL_SAMPLES = 64;
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-parity-'));
 const builds = ['wasm', ...(hasBuild('wasm-mt') ? ['wasm-mt'] : [])];
 const engines = {};
 for (const b of builds) engines[b] = await loadNodeApi(b);
-after(() => { Object.values(engines).forEach(releaseEngine); rmSync(dir, { recursive: true, force: true }); });
+after(() => {
+  Object.values(engines).forEach(releaseEngine);
+  rmSync(dir, { recursive: true, force: true });
+});
 
 function attn(args) {
   if (!existsSync(nativeCli)) throw new Error(`${nativeCli} is missing: build the native engine first`);
@@ -33,10 +40,33 @@ function attn(args) {
 const cfgPath = path.join(dir, 'model.json');
 writeFileSync(cfgPath, JSON.stringify(MODEL));
 const ckpt = path.join(dir, 'native.safetensors');
-const args = ['train', '--task', TASK, '--task-options', JSON.stringify(TASK_OPTIONS), '--config', cfgPath,
-  '--steps', String(STEPS), '--seed', String(SEED), '--batch', String(BATCH), '--schedule', 'constant', '--lr', '0.003',
-  '--log-every', '1', '--eval-samples', String(EVAL_SAMPLES), '--out', ckpt];
-let nativeLosses = [], nativeEval = null;
+const args = [
+  'train',
+  '--task',
+  TASK,
+  '--task-options',
+  JSON.stringify(TASK_OPTIONS),
+  '--config',
+  cfgPath,
+  '--steps',
+  String(STEPS),
+  '--seed',
+  String(SEED),
+  '--batch',
+  String(BATCH),
+  '--schedule',
+  'constant',
+  '--lr',
+  '0.003',
+  '--log-every',
+  '1',
+  '--eval-samples',
+  String(EVAL_SAMPLES),
+  '--out',
+  ckpt,
+];
+let nativeLosses = [],
+  nativeEval = null;
 {
   const p = spawnSync(nativeCli, args, { encoding: 'utf8' });
   if (p.status !== 0) throw new Error(`attn train failed: ${p.stderr}`);
@@ -52,32 +82,58 @@ for (const build of builds) {
   test(`${build}: a checkpoint from native attn train gives the logits of attn forward (1e-5)`, () => {
     const s = engine.loadSession(readFileSync(ckpt));
     assert.equal(s.info().step, STEPS);
-    for (const [src, tgt] of [[[3, 4, 5, 6], [6, 5, 4]], [[7, 8, 9, 10, 3, 4], [4, 3, 10, 9, 8, 7]]]) {
-      const native = JSON.parse(attn(['forward', '--checkpoint', ckpt, '--src', src.join(' '), '--tgt', [1, ...tgt].join(' ')])).logits;
+    for (const [src, tgt] of [
+      [
+        [3, 4, 5, 6],
+        [6, 5, 4],
+      ],
+      [
+        [7, 8, 9, 10, 3, 4],
+        [4, 3, 10, 9, 8, 7],
+      ],
+    ]) {
+      const native = JSON.parse(
+        attn(['forward', '--checkpoint', ckpt, '--src', src.join(' '), '--tgt', [1, ...tgt].join(' ')])
+      ).logits;
       const insp = s.inspect([src], [tgt]);
       assert.equal(insp.T, native.length);
       let worst = 0;
-      native.forEach((row, t) => row.forEach((z, v) => { worst = Math.max(worst, Math.abs(insp.logits[t * insp.V + v] - z)); }));
+      native.forEach((row, t) =>
+        row.forEach((z, v) => {
+          worst = Math.max(worst, Math.abs(insp.logits[t * insp.V + v] - z));
+        })
+      );
       assert.ok(worst <= 1e-5, `max |logit difference| ${worst}`);
     }
     s.dispose();
   });
 
   test(`${build}: ${STEPS} training steps give the native losses (1e-4 relative) and held-out loss`, () => {
-    const s = engine.createSession({ model: MODEL, task: TASK, task_options: TASK_OPTIONS, seed: SEED,
-      train: { batch: BATCH, schedule: 'constant', lr: 0.003 } });
+    const s = engine.createSession({
+      model: MODEL,
+      task: TASK,
+      task_options: TASK_OPTIONS,
+      seed: SEED,
+      train: { batch: BATCH, schedule: 'constant', lr: 0.003 },
+    });
     const losses = s.train(STEPS).losses;
     assert.equal(nativeLosses.length, STEPS);
     // the CLI prints 4 decimals: allow half a unit of the last printed digit on top of 1e-4
-    losses.forEach((l, i) => assert.ok(relClose(l, nativeLosses[i], 1e-4, 5e-5), `step ${i + 1}: wasm ${l} native ${nativeLosses[i]}`));
+    losses.forEach((l, i) =>
+      assert.ok(relClose(l, nativeLosses[i], 1e-4, 5e-5), `step ${i + 1}: wasm ${l} native ${nativeLosses[i]}`)
+    );
     const ev = s.evaluate(EVAL_SAMPLES, SEED + 1000003);
     assert.ok(relClose(ev.loss, nativeEval.loss, 1e-4), `held-out loss wasm ${ev.loss} native ${nativeEval.loss}`);
     assert.equal(ev.sequenceAccuracy, nativeEval.sequence_accuracy);
     const native = engine.loadSession(readFileSync(ckpt));
-    const probe = [[3, 4, 5, 6, 7]], tgt = [[7, 6, 5, 4, 3]];
-    const a = s.inspect(probe, tgt).logits, b = native.inspect(probe, tgt).logits;
+    const probe = [[3, 4, 5, 6, 7]],
+      tgt = [[7, 6, 5, 4, 3]];
+    const a = s.inspect(probe, tgt).logits,
+      b = native.inspect(probe, tgt).logits;
     let worst = 0;
-    a.forEach((z, i) => { worst = Math.max(worst, Math.abs(z - b[i]) / Math.max(1, Math.abs(b[i]))); });
+    a.forEach((z, i) => {
+      worst = Math.max(worst, Math.abs(z - b[i]) / Math.max(1, Math.abs(b[i])));
+    });
     assert.ok(worst <= 1e-4, `trained weights differ: max relative logit difference ${worst}`);
     native.dispose();
     s.dispose();

@@ -35,14 +35,26 @@ test('list is newest first without bytes; save replaces; remove deletes', async 
   await new Promise((r) => setTimeout(r, 5));
   await s.save('two', fakeCheckpoint(), { n: 2 });
   let list = await s.list();
-  assert.deepEqual(list.map((m) => m.name), ['two', 'one']);
+  assert.deepEqual(
+    list.map((m) => m.name),
+    ['two', 'one']
+  );
   assert.equal(list[0].bytes, undefined);
   await new Promise((r) => setTimeout(r, 5));
   await s.save('one', fakeCheckpoint(), { n: 3 });
   list = await s.list();
-  assert.deepEqual(list.map((m) => [m.name, m.meta.n]), [['one', 3], ['two', 2]]);
+  assert.deepEqual(
+    list.map((m) => [m.name, m.meta.n]),
+    [
+      ['one', 3],
+      ['two', 2],
+    ]
+  );
   await s.remove('two');
-  assert.deepEqual((await s.list()).map((m) => m.name), ['one']);
+  assert.deepEqual(
+    (await s.list()).map((m) => m.name),
+    ['one']
+  );
   await assert.rejects(s.save('bad', new Uint8Array(3)), /must be a .safetensors Uint8Array/);
   s.close();
 });
@@ -50,9 +62,15 @@ test('list is newest first without bytes; save replaces; remove deletes', async 
 test('readCheckpoint accepts a .safetensors file and rejects others', async () => {
   const ok = fakeCheckpoint();
   assert.deepEqual(Array.from(await readCheckpoint(new Blob([ok]))), Array.from(ok));
-  await assert.rejects(readCheckpoint(Object.assign(new Blob([new Uint8Array(4)]), { name: 'x.bin' })), /x.bin: too short/);
+  await assert.rejects(
+    readCheckpoint(Object.assign(new Blob([new Uint8Array(4)]), { name: 'x.bin' })),
+    /x.bin: too short/
+  );
   const bad = ok.slice();
   new DataView(bad.buffer).setBigUint64(0, 1n << 40n, true);
   await assert.rejects(readCheckpoint(new Blob([bad])), /not a .safetensors file/);
-  await assert.rejects(readCheckpoint(new Blob([new TextEncoder().encode('hello world, not a checkpoint')])), /not a .safetensors file/);
+  await assert.rejects(
+    readCheckpoint(new Blob([new TextEncoder().encode('hello world, not a checkpoint')])),
+    /not a .safetensors file/
+  );
 });

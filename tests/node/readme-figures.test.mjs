@@ -26,7 +26,10 @@ function section(text, heading) {
   let end = lines.length;
   for (let i = start + 1; i < lines.length; i++) {
     const m = lines[i].match(/^(#+) /);
-    if (m && m[1].length <= level) { end = i; break; }
+    if (m && m[1].length <= level) {
+      end = i;
+      break;
+    }
   }
   return lines.slice(start, end);
 }
@@ -37,7 +40,10 @@ function unsourcedTables(lines) {
   let open = null;
   for (let i = 0; i < lines.length; i++) {
     const m = lines[i].match(/^<!-- ([\w-]+):(begin|end) -->$/);
-    if (m) { open = m[2] === 'begin' ? m[1] : null; continue; }
+    if (m) {
+      open = m[2] === 'begin' ? m[1] : null;
+      continue;
+    }
     const isHeader = lines[i].startsWith('|') && /^\|( ?:?-+:? ?\|)+$/.test(lines[i + 1] ?? '');
     if (!isHeader || open) continue;
     let j = i - 1;
@@ -49,13 +55,22 @@ function unsourcedTables(lines) {
 
 test('README: every generated table is what its source files give', () => {
   const all = tables(root);
-  assert.ok(all.some((t) => t.name === 'bench'), 'the Benchmarks table has a source (docs/bench/bench.json)');
-  assert.ok(all.some((t) => t.name === 'reproduce'), 'the reproduction table has sources (docs/reproduce/results/)');
+  assert.ok(
+    all.some((t) => t.name === 'bench'),
+    'the Benchmarks table has a source (docs/bench/bench.json)'
+  );
+  assert.ok(
+    all.some((t) => t.name === 'reproduce'),
+    'the reproduction table has sources (docs/reproduce/results/)'
+  );
   for (const t of all) {
     const inReadme = between(readme, t.name);
     assert.notEqual(inReadme, null, `README.md has no <!-- ${t.name}:begin/end --> markers`);
-    assert.equal(inReadme.trim(), t.text.trim(),
-      `README.md's ${t.name} table differs from what its sources give: run npm run ${t.name === 'bench' ? 'bench' : 'reproduce'} -- --readme`);
+    assert.equal(
+      inReadme.trim(),
+      t.text.trim(),
+      `README.md's ${t.name} table differs from what its sources give: run npm run ${t.name === 'bench' ? 'bench' : 'reproduce'} -- --readme`
+    );
     assert.ok(t.sources.length > 0, `${t.name}: no source file`);
     for (const f of t.sources) assert.ok(existsSync(path.join(root, f)), `${t.name}: source ${f} is missing`);
   }
@@ -69,7 +84,8 @@ test('README: every marked table has a generator and sources', () => {
 });
 
 test('README: in the sections with figures, every table is generated or marked as holding none', () => {
-  for (const h of FIGURE_SECTIONS) assert.deepEqual(unsourcedTables(section(readme, h)), [], `${h}: tables without a source file`);
+  for (const h of FIGURE_SECTIONS)
+    assert.deepEqual(unsourcedTables(section(readme, h)), [], `${h}: tables without a source file`);
 });
 
 test('README check: a table without a source, or one edited by hand, is found', () => {
@@ -84,17 +100,51 @@ test('README check: a table without a source, or one edited by hand, is found', 
 });
 
 test('README generator: bench rows above their peak and missed goals are shown', () => {
-  const meta = { command: 'npm run bench', date: '2026-12-03T10:00:00.000Z', commit: 'abc', cpu: 'Some CPU', cpus: 2, node: '20',
-    load_start: [1, 1, 1], load_end: [2, 2, 2], goals: [{ text: 'g', status: 'missed in 1 of 1 rows' }] };
-  const text = benchTable({ meta, rows: [
-    { name: 'gemm 8×8×8 wasm', unit: 'GFLOP/s', attnlab: 50, pct_peak: 120, over_peak: true, ratio: 0.9, goal: '>= 1.1x', goal_met: false, peer_blas_core: 'Zen' },
-  ] });
+  const meta = {
+    command: 'npm run bench',
+    date: '2026-12-03T10:00:00.000Z',
+    commit: 'abc',
+    cpu: 'Some CPU',
+    cpus: 2,
+    node: '20',
+    load_start: [1, 1, 1],
+    load_end: [2, 2, 2],
+    goals: [{ text: 'g', status: 'missed in 1 of 1 rows' }],
+  };
+  const text = benchTable({
+    meta,
+    rows: [
+      {
+        name: 'gemm 8×8×8 wasm',
+        unit: 'GFLOP/s',
+        attnlab: 50,
+        pct_peak: 120,
+        over_peak: true,
+        ratio: 0.9,
+        goal: '>= 1.1x',
+        goal_met: false,
+        peer_blas_core: 'Zen',
+      },
+    ],
+  });
   assert.match(text, /\*\*OVER PEAK\*\*/);
   assert.match(text, />= 1\.1x \*\*missed\*\*/);
   assert.match(text, /`Zen`/);
   assert.match(text, /Some CPU/);
   assert.match(text, /commit abc/);
-  const seeds = reproduceTable([{ id: 'a', table: 'seeds', order: 1, seeds: [1, 2], what: 'w', paper: 'p', met: false, steps: 10, minutes: 1,
-    metrics: [{ label: 'exact', fmt: 'pct', sd_fmt: 'points', mean: 0.5, sd: 0.1, worst: 0.4 }] }]);
+  const seeds = reproduceTable([
+    {
+      id: 'a',
+      table: 'seeds',
+      order: 1,
+      seeds: [1, 2],
+      what: 'w',
+      paper: 'p',
+      met: false,
+      steps: 10,
+      minutes: 1,
+      metrics: [{ label: 'exact', fmt: 'pct', sd_fmt: 'points', mean: 0.5, sd: 0.1, worst: 0.4 }],
+    },
+  ]);
   assert.match(seeds, /\| w \| p \| exact 50\.0% ± 10\.0 \(worst 40\.0%\) \| no \| 10 steps, 1\.0 min \|/);
 });

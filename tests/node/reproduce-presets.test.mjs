@@ -12,7 +12,9 @@ import path from 'node:path';
 import { root, nativeCli } from './engine.mjs';
 import { PRESETS, flagArgs, presetArgs, presetFlags, resolvedRecipe } from '../../experiments/presets.mjs';
 
-const expected = JSON.parse(readFileSync(path.join(root, 'tests', 'fixtures', 'reproduce-presets.json'), 'utf8')).recipes;
+const expected = JSON.parse(
+  readFileSync(path.join(root, 'tests', 'fixtures', 'reproduce-presets.json'), 'utf8')
+).recipes;
 // The old recipe named its preset; the flags are what the run depends on.
 const withoutName = (recipe) => Object.fromEntries(Object.entries(recipe).filter(([k]) => k !== 'preset'));
 
@@ -27,7 +29,11 @@ test('each preset resolves to the recipe the engine resolved', () => {
 });
 
 test('every row of npm run reproduce trains from its preset or its own flags', () => {
-  const rows = JSON.parse(execFileSync(process.execPath, [path.join(root, 'experiments', 'reproduce.mjs'), '--list', '--json'], { encoding: 'utf8' }));
+  const rows = JSON.parse(
+    execFileSync(process.execPath, [path.join(root, 'experiments', 'reproduce.mjs'), '--list', '--json'], {
+      encoding: 'utf8',
+    })
+  );
   for (const name of Object.keys(expected)) {
     assert.ok(rows[name], `no reproduce row for preset ${name}`);
     assert.deepEqual(rows[name], flagArgs(presetFlags(name)), name);
@@ -46,12 +52,16 @@ test('flags given win over the preset, false drops one, and an unknown preset is
   assert.throws(() => presetFlags('hull99'), /unknown preset "hull99" \(presets: dates, .*heads32\)/);
 });
 
-test('the engine reads each preset\'s flags as the recipe it had', { skip: !existsSync(nativeCli) && `${nativeCli} is missing (npm run build:engine)` }, () => {
-  for (const [name, recipe] of Object.entries(expected)) {
-    const out = execFileSync(nativeCli, ['train', ...presetArgs(name), '--show-recipe'], { encoding: 'utf8' });
-    assert.deepEqual(JSON.parse(out), withoutName(recipe), name);
+test(
+  "the engine reads each preset's flags as the recipe it had",
+  { skip: !existsSync(nativeCli) && `${nativeCli} is missing (npm run build:engine)` },
+  () => {
+    for (const [name, recipe] of Object.entries(expected)) {
+      const out = execFileSync(nativeCli, ['train', ...presetArgs(name), '--show-recipe'], { encoding: 'utf8' });
+      assert.deepEqual(JSON.parse(out), withoutName(recipe), name);
+    }
+    const r = spawnSync(nativeCli, ['train', '--preset', 'hull5', '--out', '/dev/null'], { encoding: 'utf8' });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /unknown --preset hull5 .*experiments\/presets\.json/);
   }
-  const r = spawnSync(nativeCli, ['train', '--preset', 'hull5', '--out', '/dev/null'], { encoding: 'utf8' });
-  assert.notEqual(r.status, 0);
-  assert.match(r.stderr, /unknown --preset hull5 .*experiments\/presets\.json/);
-});
+);

@@ -8,7 +8,9 @@ import { loadNodeApi, releaseEngine, hasBuild } from './engine.mjs';
 
 const CONFIG = {
   model: { model: 'transformer', d_model: 16, heads: 2, d_ff: 32, enc_layers: 1, dec_layers: 1, dropout: 0 },
-  task: 'reverse', task_options: { min_len: 2, max_len: 5, symbols: 6 }, seed: 3,
+  task: 'reverse',
+  task_options: { min_len: 2, max_len: 5, symbols: 6 },
+  seed: 3,
   train: { batch: 8, warmup: 30 },
 };
 
@@ -59,10 +61,19 @@ for (const build of builds) {
     assert.throws(() => engine.softmax([], { rows: 65536, cols: 65536 }), /softmax/);
     assert.throws(() => engine.positionalEncoding(65536, 65536), /L\*C <= 2\^24/);
     assert.throws(() => engine.attention([1], [1], [1], { T: 65536, Dk: 65536 }), /attention: q has 1 values/);
-    assert.throws(() => engine.attention(new Float32Array(65536), new Float32Array(65536 * 65536 / 65536), new Float32Array(65536),
-      { T: 65536, S: 65536, Dk: 1 }), /attention/);
-    for (const call of [() => engine.module.benchGemm(65536, 65536, 1, false, false, 1, 0.01),
-      () => engine.module.benchAttention(1, 1, 65536, 65536, 1, false, 0.01)]) {
+    assert.throws(
+      () =>
+        engine.attention(new Float32Array(65536), new Float32Array((65536 * 65536) / 65536), new Float32Array(65536), {
+          T: 65536,
+          S: 65536,
+          Dk: 1,
+        }),
+      /attention/
+    );
+    for (const call of [
+      () => engine.module.benchGemm(65536, 65536, 1, false, false, 1, 0.01),
+      () => engine.module.benchAttention(1, 1, 65536, 65536, 1, false, 0.01),
+    ]) {
       assert.throws(call, (e) => e instanceof Error && e.message.length > 0);
     }
     assert.deepEqual(engine.softmax([1, 2, 3], { rows: 1, cols: 3 }), before);
@@ -77,8 +88,9 @@ for (const build of builds) {
       assert.throws(() => engine.estimateBytes(deepJson(levels)), /limit of 64/);
     }
     const deepField = (key) => `{"task":"reverse","${key}":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
-    for (const key of ['train', 'task_options']) assert.throws(() => engine.createSession(deepField(key)), /limit of 64/);
-    const big = '[' + '0,'.repeat(25 * 1024 * 1024) + '0]';  // 50 MB
+    for (const key of ['train', 'task_options'])
+      assert.throws(() => engine.createSession(deepField(key)), /limit of 64/);
+    const big = '[' + '0,'.repeat(25 * 1024 * 1024) + '0]'; // 50 MB
     assert.throws(() => engine.createSession(big), /limit of 16777216/);
     const s = engine.createSession(CONFIG);
     assert.equal(s.info().model, 'transformer');
@@ -86,11 +98,20 @@ for (const build of builds) {
   });
 
   test(`${build}: a step with a non-finite loss stops training and keeps the last finite weights`, () => {
-    for (const train of [{ schedule: 'constant', lr: 1e30 }, { lr_factor: 1e30, warmup: 1 }]) {
+    for (const train of [
+      { schedule: 'constant', lr: 1e30 },
+      { lr_factor: 1e30, warmup: 1 },
+    ]) {
       const s = engine.createSession({ ...CONFIG, train: { ...CONFIG.train, ...train } });
-      let error = null, steps = 0;
+      let error = null,
+        steps = 0;
       for (let i = 0; i < 50 && !error; ++i) {
-        try { s.train(1); ++steps; } catch (e) { error = e; }
+        try {
+          s.train(1);
+          ++steps;
+        } catch (e) {
+          error = e;
+        }
       }
       assert.ok(error instanceof Error, `training with ${JSON.stringify(train)} went on for ${steps} steps`);
       assert.match(error.message, /training step \d+: the (loss|gradient norm) is not finite/);
@@ -100,16 +121,28 @@ for (const build of builds) {
       assert.ok(floats.every(Number.isFinite), 'saved weights are finite');
       s.dispose();
     }
-    assert.throws(() => engine.createSession({ ...CONFIG, train: { schedule: 'constant', lr: -1 } }), /learning rate must be a positive/);
+    assert.throws(
+      () => engine.createSession({ ...CONFIG, train: { schedule: 'constant', lr: -1 } }),
+      /learning rate must be a positive/
+    );
     assert.throws(() => engine.createSession({ ...CONFIG, train: { lr_factor: 0 } }), /factor must be a positive/);
   });
 
   test(`${build}: token arrays must hold integer ids in the vocabulary`, () => {
     const s = engine.createSession(CONFIG);
-    assert.throws(() => s.inspect([['a', 'b']]), (e) => e instanceof TypeError && /src\[0\]\[0\] is not a number/.test(e.message));
-    assert.throws(() => s.inspect([[2 ** 32 + 3]]), (e) => e instanceof RangeError && /src\[0\]\[0\]/.test(e.message));
+    assert.throws(
+      () => s.inspect([['a', 'b']]),
+      (e) => e instanceof TypeError && /src\[0\]\[0\] is not a number/.test(e.message)
+    );
+    assert.throws(
+      () => s.inspect([[2 ** 32 + 3]]),
+      (e) => e instanceof RangeError && /src\[0\]\[0\]/.test(e.message)
+    );
     assert.throws(() => s.inspect([[3.5]]), RangeError);
-    assert.throws(() => s.inspect([[3, -1]]), (e) => e instanceof RangeError && /\[0\]\[1\]/.test(e.message));
+    assert.throws(
+      () => s.inspect([[3, -1]]),
+      (e) => e instanceof RangeError && /\[0\]\[1\]/.test(e.message)
+    );
     assert.throws(() => s.decode([[3, 99]]), /out of range for a vocabulary/);
     assert.throws(() => s.trainBatch('3 4', [[3]]), TypeError);
     assert.throws(() => s.train(-5), RangeError);
@@ -126,18 +159,33 @@ for (const build of builds) {
     const t0 = performance.now();
     assert.throws(() => engine.softmax({ length: 1.2e9 }), TypeError);
     assert.throws(() => engine.loadSession({ length: 1.2e9 }), TypeError);
-    assert.throws(() => engine.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), { T: 2, Dk: 2, causal: 'yes' }), TypeError);
+    assert.throws(
+      () =>
+        engine.attention(new Float32Array(4), new Float32Array(4), new Float32Array(4), { T: 2, Dk: 2, causal: 'yes' }),
+      TypeError
+    );
     assert.throws(() => engine.softmax([1, NaN]), RangeError);
     assert.throws(() => engine.softmax([1, 2], 7), TypeError);
     assert.ok(performance.now() - t0 < 10_000);
-    for (const call of [() => engine.module.benchGemm(0, 4, 4, false, false, 1, 0.005), () => engine.module.benchSimdPeak(-1)]) {
-      try { call(); assert.fail('no error'); } catch (e) { assert.ok(e instanceof Error, `threw ${typeof e} ${e}`); }
+    for (const call of [
+      () => engine.module.benchGemm(0, 4, 4, false, false, 1, 0.005),
+      () => engine.module.benchSimdPeak(-1),
+    ]) {
+      try {
+        call();
+        assert.fail('no error');
+      } catch (e) {
+        assert.ok(e instanceof Error, `threw ${typeof e} ${e}`);
+      }
     }
   });
 
   test(`${build}: a model too large is refused with sizes that read right`, () => {
     const huge = { ...CONFIG, model: { ...CONFIG.model, d_model: 65536, d_ff: 262144, heads: 4 } };
-    assert.throws(() => engine.createSession(huge), (e) => /needs about \d+ MB/.test(e.message) && !/-\d+ MB/.test(e.message));
+    assert.throws(
+      () => engine.createSession(huge),
+      (e) => /needs about \d+ MB/.test(e.message) && !/-\d+ MB/.test(e.message)
+    );
   });
 
   test(`${build}: checkpoints of the wrong kind, with missing tensors or non-finite weights are refused`, () => {
@@ -152,7 +200,23 @@ for (const build of builds) {
       relabelled.header.__metadata__.attnlab = JSON.stringify({ ...meta, model: kind });
       assert.throws(() => engine.loadSession(writeCheckpoint(relabelled)), Error, `a transformer loaded as ${kind}`);
     }
-    const empty = { header: { __metadata__: { attnlab: JSON.stringify({ model: 'lm', d_model: 16384, heads: 16, d_ff: 16, dec_layers: 1, src_vocab: 2 ** 20, tgt_vocab: 2 ** 20, max_len: 64 }) } }, data: new Uint8Array(0) };
+    const empty = {
+      header: {
+        __metadata__: {
+          attnlab: JSON.stringify({
+            model: 'lm',
+            d_model: 16384,
+            heads: 16,
+            d_ff: 16,
+            dec_layers: 1,
+            src_vocab: 2 ** 20,
+            tgt_vocab: 2 ** 20,
+            max_len: 64,
+          }),
+        },
+      },
+      data: new Uint8Array(0),
+    };
     assert.throws(() => engine.loadSession(writeCheckpoint(empty)), Error);
     assert.throws(() => engine.lmScore(writeCheckpoint(empty), ['a b']), Error);
     const name = firstWeight(ck);
@@ -180,7 +244,8 @@ for (const build of builds) {
     for (const beam of [1, 4]) {
       const out = loaded.decode([[3, 4, 5], [6]], { beam });
       assert.equal(out.length, 2);
-      for (const row of out) assert.ok(row.every((id) => Number.isInteger(id) && id >= 0 && id < loaded.info().tgtVocab));
+      for (const row of out)
+        assert.ok(row.every((id) => Number.isInteger(id) && id >= 0 && id < loaded.info().tgtVocab));
     }
     loaded.dispose();
   });
@@ -192,25 +257,44 @@ for (const build of builds) {
     const invalid = JSON.stringify({ ...CONFIG, model: { ...CONFIG.model, heads: 3 }, padding: 'x'.repeat(1 << 20) });
     // warm-up: lazily created JS objects and first-use allocations settle before the baseline
     for (let i = 0; i < 100; ++i) {
-      try { engine.softmax([], { rows: 65536, cols: 65536 }); } catch { /* expected */ }
-      try { s.inspect([['a']]); } catch { /* expected */ }
+      try {
+        engine.softmax([], { rows: 65536, cols: 65536 });
+      } catch {
+        /* expected */
+      }
+      try {
+        s.inspect([['a']]);
+      } catch {
+        /* expected */
+      }
     }
     const base = moduleState(engine);
     let caught = 0;
     for (let i = 0; i < 100_000; ++i) {
       try {
         switch (i % 4) {
-          case 0: engine.softmax([], { rows: 65536, cols: 65536 }); break;
-          case 1: s.inspect([['a', 'b']]); break;
-          case 2: s.train(0); break;
-          default: engine.positionalEncoding(65536, 65536);
+          case 0:
+            engine.softmax([], { rows: 65536, cols: 65536 });
+            break;
+          case 1:
+            s.inspect([['a', 'b']]);
+            break;
+          case 2:
+            s.train(0);
+            break;
+          default:
+            engine.positionalEncoding(65536, 65536);
         }
       } catch (e) {
         if (e instanceof Error) ++caught;
       }
     }
     for (let i = 0; i < 100; ++i) {
-      try { engine.createSession(invalid); } catch (e) { if (e instanceof Error) ++caught; }
+      try {
+        engine.createSession(invalid);
+      } catch (e) {
+        if (e instanceof Error) ++caught;
+      }
     }
     assert.equal(caught, 100_100);
     assert.deepEqual(moduleState(engine), base);

@@ -9,11 +9,17 @@ import { connectEngine, EngineClient } from '../../web/core/client.js';
 
 const api = await loadNodeApi('wasm');
 const channel = new MessageChannel();
-const runtime = new Runtime((msg, transfer) => channel.port2.postMessage(msg, transfer), async () => api);
+const runtime = new Runtime(
+  (msg, transfer) => channel.port2.postMessage(msg, transfer),
+  async () => api
+);
 channel.port2.addEventListener('message', (e) => runtime.handle(e.data));
 channel.port2.start();
 const client = await connectEngine(channel.port1);
-after(() => { channel.port1.close(); channel.port2.close(); });
+after(() => {
+  channel.port1.close();
+  channel.port2.close();
+});
 
 test('init answers with the engine info', () => {
   assert.equal(client.info.build, 'wasm');
@@ -32,10 +38,16 @@ test('engine functions through the protocol match direct calls', async () => {
 });
 
 test('C++ errors reject with the message; the runtime keeps serving', async () => {
-  await assert.rejects(client.positionalEncoding(-1, 4), (e) => e instanceof Error && /positionalEncoding: L must be an integer/.test(e.message));
+  await assert.rejects(
+    client.positionalEncoding(-1, 4),
+    (e) => e instanceof Error && /positionalEncoding: L must be an integer/.test(e.message)
+  );
   await assert.rejects(client.call('notAFunction'), /unknown engine function 'notAFunction'/);
   await assert.rejects(client.request({ type: 'session', session: 99, method: 'info' }), /no session 99/);
-  await assert.rejects(client.request({ type: 'session', session: 1, method: 'delete' }), /unknown session method 'delete'/);
+  await assert.rejects(
+    client.request({ type: 'session', session: 1, method: 'delete' }),
+    /unknown session method 'delete'/
+  );
   await assert.rejects(client.request({ type: 'train', session: 42, steps: 5 }), /no session 42/);
   await assert.rejects(client.request({ type: 'bogus' }), /unknown request type 'bogus'/);
   const ca = await client.contentAddress([1, 0, 0, 1], [1, 0], 0);
@@ -44,8 +56,14 @@ test('C++ errors reject with the message; the runtime keeps serving', async () =
 
 test('requests before init are refused', async (t) => {
   const ch = new MessageChannel();
-  t.after(() => { ch.port1.close(); ch.port2.close(); });
-  const rt = new Runtime((m, t) => ch.port2.postMessage(m, t), async () => api);
+  t.after(() => {
+    ch.port1.close();
+    ch.port2.close();
+  });
+  const rt = new Runtime(
+    (m, t) => ch.port2.postMessage(m, t),
+    async () => api
+  );
   ch.port2.addEventListener('message', (e) => rt.handle(e.data));
   ch.port2.start();
   const c = new EngineClient(ch.port1);

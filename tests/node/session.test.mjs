@@ -11,7 +11,9 @@ import { ModelStore } from '../../web/core/persist.js';
 
 const CONFIG = {
   model: { model: 'transformer', d_model: 16, heads: 2, d_ff: 32, enc_layers: 1, dec_layers: 1, dropout: 0 },
-  task: 'reverse', task_options: { min_len: 2, max_len: 5, symbols: 6 }, seed: 3,
+  task: 'reverse',
+  task_options: { min_len: 2, max_len: 5, symbols: 6 },
+  seed: 3,
   train: { batch: 16, warmup: 30 },
 };
 const builds = ['wasm', ...(hasBuild('wasm-mt') ? ['wasm-mt'] : [])];
@@ -39,7 +41,7 @@ for (const build of builds) {
     assert.equal(insp.B, 2);
     assert.equal(insp.logits.length, insp.B * insp.T * insp.V);
     const names = insp.maps.map((m) => m.name);
-    assert.equal(names.length, 3, names.join());  // encoder self, decoder self, cross
+    assert.equal(names.length, 3, names.join()); // encoder self, decoder self, cross
     for (const m of insp.maps) {
       assert.equal(m.H, 2);
       assert.equal(m.weights.length, m.B * m.H * m.T * m.S);
@@ -54,9 +56,18 @@ for (const build of builds) {
   });
 
   test(`${build}: trainBatch on given ids; rnnsearch alignments have one head`, () => {
-    const s = engine.createSession({ model: { model: 'rnnsearch', src_vocab: 12, tgt_vocab: 12, emb: 8, hidden: 16 },
-      train: { schedule: 'constant', lr: 0.02 } });
-    const src = [[3, 4, 5, 6], [7, 8, 9]], tgt = [[6, 5, 4, 3], [9, 8, 7]];
+    const s = engine.createSession({
+      model: { model: 'rnnsearch', src_vocab: 12, tgt_vocab: 12, emb: 8, hidden: 16 },
+      train: { schedule: 'constant', lr: 0.02 },
+    });
+    const src = [
+        [3, 4, 5, 6],
+        [7, 8, 9],
+      ],
+      tgt = [
+        [6, 5, 4, 3],
+        [9, 8, 7],
+      ];
     const first = s.trainBatch(src, tgt).losses[0];
     let last = first;
     for (let i = 0; i < 60; i++) last = s.trainBatch(src, tgt).losses[0];
@@ -70,22 +81,33 @@ for (const build of builds) {
   });
 
   test(`${build}: bad configs, tokens and checkpoints raise Errors; the module stays usable`, () => {
-    assert.throws(() => engine.createSession({ ...CONFIG, model: { ...CONFIG.model, heads: 3 } }),
-      (e) => e instanceof Error && /d_model 16 is not divisible by heads 3/.test(e.message));
-    assert.throws(() => engine.createSession({ ...CONFIG, model: { model: 'transformer', d_model: 16384, d_ff: 65536, enc_layers: 64, dec_layers: 64 } }),
-      /MB this engine can still allocate/);
+    assert.throws(
+      () => engine.createSession({ ...CONFIG, model: { ...CONFIG.model, heads: 3 } }),
+      (e) => e instanceof Error && /d_model 16 is not divisible by heads 3/.test(e.message)
+    );
+    assert.throws(
+      () =>
+        engine.createSession({
+          ...CONFIG,
+          model: { model: 'transformer', d_model: 16384, d_ff: 65536, enc_layers: 64, dec_layers: 64 },
+        }),
+      /MB this engine can still allocate/
+    );
     assert.throws(() => engine.createSession('{"model": '), /not valid JSON/);
     const s = engine.createSession(CONFIG);
     const V = s.info().srcVocab;
     assert.throws(() => s.decode([[3, V]]), new RegExp(`token ${V} is out of range for a vocabulary of ${V}`));
-    assert.throws(() => s.inspect([[3, 4]], [[-2]]), (e) => e instanceof RangeError && /tgt\[0\]\[0\] is not an integer/.test(e.message));
+    assert.throws(
+      () => s.inspect([[3, 4]], [[-2]]),
+      (e) => e instanceof RangeError && /tgt\[0\]\[0\] is not an integer/.test(e.message)
+    );
     assert.throws(() => s.trainBatch([[3]], [[3], [4]]), /as many target rows/);
     assert.throws(() => s.decode([5]), /decode: src\[0\]: expected an array or typed array, got number/);
     const bytes = s.save();
     assert.throws(() => engine.loadSession(bytes.slice(0, bytes.length - 9)), Error);
     assert.throws(() => engine.loadSession(new Uint8Array(64).fill(7)), Error);
     const badHeader = bytes.slice();
-    badHeader[10] = 0x5d;  // breaks the JSON header
+    badHeader[10] = 0x5d; // breaks the JSON header
     assert.throws(() => engine.loadSession(badHeader), Error);
     for (let i = 0; i < 50; i++) assert.throws(() => s.decode([[999]]), /out of range/);
     assert.equal(s.train(2).losses.length, 2);
@@ -98,7 +120,8 @@ test('a trained model survives a reload through IndexedDB and gives the same log
   const engine = engines.wasm;
   const s = engine.createSession(CONFIG);
   s.train(10);
-  const src = [[3, 4, 5]], tgt = [[5, 4, 3]];
+  const src = [[3, 4, 5]],
+    tgt = [[5, 4, 3]];
   const before = s.inspect(src, tgt).logits;
   const store = new ModelStore(indexedDB, 'attnlab-session-test');
   await store.save('reverse', s.save(), { step: s.info().step });
@@ -119,7 +142,9 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async (t)
   const s = await client.createSession(CONFIG);
   assert.equal(s.info.task, 'reverse');
 
-  const progress = [], states = [], snaps = [];
+  const progress = [],
+    states = [],
+    snaps = [];
   s.on('progress', (p) => progress.push(p));
   s.on('state', (e) => states.push(e.state));
   s.on('snapshot', (e) => snaps.push(e));
@@ -127,8 +152,18 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async (t)
   // pause as soon as the first chunk reports: the run is long enough (hundreds of chunks of
   // ~5 ms) that the pause always lands while it trains, however fast the machine
   const STEPS = 3000;
-  const paused = new Promise((r) => { const off = s.on('state', (e) => { if (e.state === 'paused') { off(); r(); } }); });
-  const offFirst = s.on('progress', () => { offFirst(); s.pause(); });
+  const paused = new Promise((r) => {
+    const off = s.on('state', (e) => {
+      if (e.state === 'paused') {
+        off();
+        r();
+      }
+    });
+  });
+  const offFirst = s.on('progress', () => {
+    offFirst();
+    s.pause();
+  });
   const run = s.train(STEPS, { chunkMs: 5, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0 } });
   await Promise.race([paused, run]);
   const pausedAt = progress.length;
@@ -141,12 +176,18 @@ test('runtime: progress, pause/resume, cancel, latest-wins snapshots', async (t)
   assert.equal(done.steps, STEPS);
   assert.equal(done.cancelled, false);
   assert.equal(done.losses.length, STEPS);
-  assert.deepEqual(progress.flatMap((p) => p.losses), Array.from(done.losses));
+  assert.deepEqual(
+    progress.flatMap((p) => p.losses),
+    Array.from(done.losses)
+  );
   assert.equal(progress.at(-1).step, STEPS);
   assert.ok(progress.every((p) => p.tokensPerSec > 0 && Number.isFinite(p.loss)));
   assert.ok(states.includes('paused') && states.at(-1) === 'idle');
   assert.ok(snaps.length >= 1 && snaps.length <= progress.length);
-  assert.ok(snaps.every((e, i) => i === 0 || e.step > snaps[i - 1].step), 'snapshots only move forward');
+  assert.ok(
+    snaps.every((e, i) => i === 0 || e.step > snaps[i - 1].step),
+    'snapshots only move forward'
+  );
   assert.equal(snaps.at(-1).data.maps.length, 3);
 
   const run2 = s.train(100000, { chunkMs: 5 });
@@ -173,16 +214,33 @@ test('runtime: two sessions train at once, taking turns; pausing one leaves the 
   a.on('progress', () => order.push('a'));
   b.on('progress', () => order.push('b'));
   const ex = await a.examples(1);
-  const within = (p, what) => Promise.race([p, new Promise((_, no) => setTimeout(() => no(new Error(`${what} did not happen within 60 s`)), 60000))]);
-  const event = (s, pred) => new Promise((r) => { const off = s.on('state', (e) => { if (pred(e)) { off(); r(); } }); });
+  const within = (p, what) =>
+    Promise.race([
+      p,
+      new Promise((_, no) => setTimeout(() => no(new Error(`${what} did not happen within 60 s`)), 60000)),
+    ]);
+  const event = (s, pred) =>
+    new Promise((r) => {
+      const off = s.on('state', (e) => {
+        if (pred(e)) {
+          off();
+          r();
+        }
+      });
+    });
   // a's run is far longer than the test (it is cancelled at the end), so its pause always lands
   // while it trains, however the two loops and the port's messages interleave
   const pausedA = event(a, (e) => e.state === 'paused');
-  const offFirst = a.on('progress', () => { offFirst(); a.pause(); });
+  const offFirst = a.on('progress', () => {
+    offFirst();
+    a.pause();
+  });
   const runA = a.train(100000, { chunkMs: 5, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0 } });
   const runB = b.train(1500, { chunkMs: 5, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0 } });
   let bDone = false;
-  runB.then(() => { bDone = true; });
+  runB.then(() => {
+    bDone = true;
+  });
   await within(pausedA, 'the pause');
   const pausedAt = order.filter((x) => x === 'a').length;
   const bBefore = order.filter((x) => x === 'b').length;
@@ -199,7 +257,15 @@ test('runtime: two sessions train at once, taking turns; pausing one leaves the 
   assert.equal(rb.steps, 1500);
   assert.equal(rb.step, 1500);
   a.resume();
-  await within(new Promise((r) => { const off = a.on('progress', () => { off(); r(); }); }), 'progress after resume');
+  await within(
+    new Promise((r) => {
+      const off = a.on('progress', () => {
+        off();
+        r();
+      });
+    }),
+    'progress after resume'
+  );
   a.cancel();
   const ra = await within(runA, 'the cancelled run');
   assert.equal(ra.cancelled, true);
@@ -213,8 +279,12 @@ test('runtime: two sessions train at once, taking turns; pausing one leaves the 
 });
 
 test('rnnsearch on dates: evaluate reports the held-out alignment error rate; snapshots can carry it', async (t) => {
-  const config = { model: { model: 'rnnsearch', emb: 24, hidden: 48, attn: 48 }, task: 'dates', seed: 1,
-    train: { batch: 32, schedule: 'constant', lr: 0.01, clip: 1 } };
+  const config = {
+    model: { model: 'rnnsearch', emb: 24, hidden: 48, attn: 48 },
+    task: 'dates',
+    seed: 1,
+    train: { batch: 32, schedule: 'constant', lr: 0.01, clip: 1 },
+  };
   const s = engines.wasm.createSession(config);
   const before = s.evaluate(100, 41);
   assert.ok(before.aer >= 0 && before.aer <= 1, `aer ${before.aer}`);
@@ -230,19 +300,29 @@ test('rnnsearch on dates: evaluate reports the held-out alignment error rate; sn
   const snaps = [];
   r.on('snapshot', (e) => snaps.push(e));
   const ex = await r.examples(1);
-  await r.train(120, { chunkMs: 20, snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0, evaluate: { samples: 100, seed: 41, everyMs: 1000 } } });
+  await r.train(120, {
+    chunkMs: 20,
+    snapshot: { src: ex.src, tgt: ex.tgt, everyMs: 0, evaluate: { samples: 100, seed: 41, everyMs: 1000 } },
+  });
   await new Promise((res) => setTimeout(res, 20));
   assert.equal(snaps.at(-1).step, 120);
   assert.deepEqual(snaps.at(-1).evaluation, { ...after, step: 120 });
-  assert.ok(snaps.every((e) => !e.evaluation || (e.evaluation.aer >= 0 && e.evaluation.aer <= 1 && e.evaluation.step <= e.step)));
+  assert.ok(
+    snaps.every((e) => !e.evaluation || (e.evaluation.aer >= 0 && e.evaluation.aer <= 1 && e.evaluation.step <= e.step))
+  );
   await r.dispose();
   s.dispose();
 });
 
 test('pointer sessions: train on convex hull, decode with pointer distributions, checkpoint', () => {
   const engine = engines.wasm;
-  const s = engine.createSession({ model: { model: 'pointer', hidden: 16, embed: 8, glimpse: true }, task: 'convex-hull',
-    task_options: { n_min: 5, n_max: 5 }, seed: 2, train: { batch: 16 } });
+  const s = engine.createSession({
+    model: { model: 'pointer', hidden: 16, embed: 8, glimpse: true },
+    task: 'convex-hull',
+    task_options: { n_min: 5, n_max: 5 },
+    seed: 2,
+    train: { batch: 16 },
+  });
   assert.equal(s.kind, 'pointer');
   assert.throws(() => engine.createSession({ model: { model: 'pointer', embed: -1 }, task: 'convex-hull' }), /embed/);
   assert.equal(s.info().config.embed, 8);

@@ -8,7 +8,8 @@ import { unavailable } from '../unavailable.mjs';
 import { loadNodeApi, hasBuild, workerClient } from './engine.mjs';
 
 test('timeAttention through the Worker protocol: ms per call, n² growth, clear errors', async (t) => {
-  if (!hasBuild('wasm')) return unavailable(t, 'build/wasm has no node module (cmake --build build/wasm --target attnlab_node)');
+  if (!hasBuild('wasm'))
+    return unavailable(t, 'build/wasm has no node module (cmake --build build/wasm --target attnlab_node)');
   const engine = await loadNodeApi('wasm');
   const { client } = await workerClient(t, engine);
   const once = (n) => client.timeAttention({ T: n, S: n, Dk: 64, minSeconds: 0.02 });
@@ -16,7 +17,8 @@ test('timeAttention through the Worker protocol: ms per call, n² growth, clear 
   // fastest of three (load only adds time)
   const ms = async (n) => Math.min(await once(n), await once(n), await once(n));
   await once(128);
-  const a = await ms(64), b = await ms(512);
+  const a = await ms(64),
+    b = await ms(512);
   assert.ok(a > 0 && Number.isFinite(a) && b > 0, `${a}, ${b}`);
   t.diagnostic(`n = 64: ${a.toFixed(4)} ms, n = 512: ${b.toFixed(3)} ms, ratio ${(b / a).toFixed(1)}`);
   assert.ok(b / a >= 25, `time(512)/time(64) = ${(b / a).toFixed(1)}; n² predicts 64, linear 8`);

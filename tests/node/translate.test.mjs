@@ -12,20 +12,30 @@ import { loadNodeApi, releaseEngine, root } from './engine.mjs';
 
 const model = readFileSync(path.join(root, 'web', 'public', 'models', 'translate-de-en.safetensors'));
 const fixture = readFileSync(path.join(root, 'tests', 'fixtures', 'translate-de-en-parity.jsonl'), 'utf8')
-  .trim().split('\n').map((l) => JSON.parse(l));
-const examples = JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'translate-de-en.examples.json'), 'utf8'));
-const index = JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'index.json'), 'utf8'))['translate-de-en'];
+  .trim()
+  .split('\n')
+  .map((l) => JSON.parse(l));
+const examples = JSON.parse(
+  readFileSync(path.join(root, 'web', 'public', 'models', 'translate-de-en.examples.json'), 'utf8')
+);
+const index = JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'index.json'), 'utf8'))[
+  'translate-de-en'
+];
 
 const engine = await loadNodeApi('wasm');
 const session = engine.loadSession(model);
-after(() => { session.dispose(); releaseEngine(engine); });
+after(() => {
+  session.dispose();
+  releaseEngine(engine);
+});
 
 test('the shipped translator is the one index.json describes, and small enough for the page', () => {
   const info = session.info();
   assert.deepEqual(info.vocabulary, { kind: 'bpe', size: info.srcVocab });
   const n = Number(model.readBigUInt64LE(0));
   const header = JSON.parse(model.subarray(8, 8 + n).toString('utf8'));
-  const stored = Object.entries(header).filter(([k]) => k !== '__metadata__')
+  const stored = Object.entries(header)
+    .filter(([k]) => k !== '__metadata__')
     .reduce((sum, [, t]) => sum + t.shape.reduce((a, c) => a * c, 1), 0);
   assert.equal(stored, index.params, 'index.json counts the parameters the file holds');
   assert.equal(header['generator.weight'], undefined, 'the tied generator is stored once');
@@ -34,21 +44,23 @@ test('the shipped translator is the one index.json describes, and small enough f
   assert.equal(fixture.length, 100);
 });
 
-test('wasm beam search (4) gives native attn translate\'s tokens for the first 100 test sentences', () => {
+test("wasm beam search (4) gives native attn translate's tokens for the first 100 test sentences", () => {
   const differ = [];
   fixture.forEach((want, i) => {
     const de = want.source;
-    if (i < examples.pairs.length) assert.equal(de, examples.pairs[i].de, 'the page\'s examples are the test split\'s first pairs');
+    if (i < examples.pairs.length)
+      assert.equal(de, examples.pairs[i].de, "the page's examples are the test split's first pairs");
     const src = session.encodeText(de);
     assert.deepEqual(Array.from(src), want.src, `sentence ${i}: source pieces`);
     const out = Array.from(session.decode([src], { beam: 4, alpha: 0.6, maxLen: 2 * src.length + 10 })[0]);
-    if (JSON.stringify(out) !== JSON.stringify(want.tokens)) differ.push({ i, de, wasm: session.decodeText(out), native: want.text });
+    if (JSON.stringify(out) !== JSON.stringify(want.tokens))
+      differ.push({ i, de, wasm: session.decodeText(out), native: want.text });
     else assert.equal(session.decodeText(out), want.text);
   });
   assert.deepEqual(differ, [], `${differ.length} of 100 translations differ from the native engine`);
 });
 
-test('translate() returns the text, the BPE pieces and every layer\'s cross-attention, rows summing to 1', () => {
+test("translate() returns the text, the BPE pieces and every layer's cross-attention, rows summing to 1", () => {
   const cfg = session.info().config;
   const r = session.translate(examples.pairs[0].de, { beam: 4 });
   const want = fixture[0];
@@ -71,7 +83,10 @@ test('translate() returns the text, the BPE pieces and every layer\'s cross-atte
   }
   // greedy is the beam-1 search
   const g = session.translate(examples.pairs[0].de, { beam: 1 });
-  assert.deepEqual(Array.from(g.out.ids), Array.from(session.decode([g.src.ids], { maxLen: 2 * g.src.ids.length + 10 })[0]));
+  assert.deepEqual(
+    Array.from(g.out.ids),
+    Array.from(session.decode([g.src.ids], { maxLen: 2 * g.src.ids.length + 10 })[0])
+  );
 });
 
 test('the text API round-trips and refuses what it cannot do with a clear error', () => {
@@ -86,10 +101,14 @@ test('the text API round-trips and refuses what it cannot do with a clear error'
   try {
     assert.throws(() => plain.encodeText('Hallo'), /no text vocabulary/);
     assert.equal(plain.info().vocabulary, null);
-  } finally { plain.dispose(); }
+  } finally {
+    plain.dispose();
+  }
   // a saved copy is still a translator (vocabulary and options kept)
   const again = engine.loadSession(session.save());
   try {
     assert.deepEqual(Array.from(again.encodeText('Guten Morgen')), Array.from(session.encodeText('Guten Morgen')));
-  } finally { again.dispose(); }
+  } finally {
+    again.dispose();
+  }
 });

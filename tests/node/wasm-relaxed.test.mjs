@@ -14,11 +14,15 @@ import { codeSection, findPattern, instructionOffsets } from '../../wasm-build/r
 
 const dir = path.join(root, 'build', 'wasm-relaxed');
 const files = ['attnlab-relaxed.wasm', 'attnlab-relaxed-node.wasm'].map((f) => path.join(dir, f));
-if (!files.every(existsSync)) throw new Error(`${dir} is incomplete: run node scripts/build.mjs (builds build/wasm-relaxed)`);
+if (!files.every(existsSync))
+  throw new Error(`${dir} is incomplete: run node scripts/build.mjs (builds build/wasm-relaxed)`);
 
 // Runs `code` (an ES module body) in a child node; returns its stdout parsed as JSON.
 function child(code, flags = []) {
-  const r = spawnSync(process.execPath, [...flags, '--no-experimental-fetch', '--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [...flags, '--no-experimental-fetch', '--input-type=module', '-e', code], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
@@ -31,7 +35,11 @@ test('relaxed modules use f32x4.relaxed_madd (0xfd 0x105), never the prototype 0
     assert.equal(instructionOffsets(bytes, code).length, 0, `${path.basename(f)}: prototype opcode left`);
   }
   const plain = readFileSync(path.join(wasmDir, 'attnlab-node.wasm'));
-  assert.equal(findPattern(plain, [0xfd, 0x85, 0x02], codeSection(plain)).length, 0, 'the plain build has no relaxed_madd');
+  assert.equal(
+    findPattern(plain, [0xfd, 0x85, 0x02], codeSection(plain)).length,
+    0,
+    'the plain build has no relaxed_madd'
+  );
 });
 
 const VALIDATE = `
@@ -42,11 +50,17 @@ const VALIDATE = `
 
 test('node 20 validates the relaxed module only with its flag, and engine.js picks the flavour by the same test', () => {
   assert.deepEqual(child(VALIDATE), { valid: false, relaxed: false, pick: 'wasm', never: 'wasm' });
-  assert.deepEqual(child(VALIDATE, ['--experimental-wasm-relaxed-simd']), { valid: true, relaxed: true, pick: 'wasm-relaxed', never: 'wasm' });
+  assert.deepEqual(child(VALIDATE, ['--experimental-wasm-relaxed-simd']), {
+    valid: true,
+    relaxed: true,
+    pick: 'wasm-relaxed',
+    never: 'wasm',
+  });
 });
 
 test('relaxed and plain engines agree: attention outputs and 20 training losses', () => {
-  const r = child(`
+  const r = child(
+    `
     import { createRequire } from 'node:module';
     import { readFileSync } from 'node:fs';
     const require = createRequire(import.meta.url);
@@ -64,14 +78,20 @@ test('relaxed and plain engines agree: attention outputs and 20 training losses'
       s.delete();
       out[key] = { out: Array.from(att.out ?? att.output ?? att), losses, build: mod.info().build, gemm: mod.benchGemm(33, 29, 31, false, true, 1, 0.001) > 0 };
     }
-    console.log(JSON.stringify(out));`, ['--experimental-wasm-relaxed-simd']);
+    console.log(JSON.stringify(out));`,
+    ['--experimental-wasm-relaxed-simd']
+  );
   assert.equal(r.plain.out.length, r.relaxed.out.length);
   assert.ok(r.plain.out.length > 0);
   let maxDiff = 0;
-  r.plain.out.forEach((x, i) => { maxDiff = Math.max(maxDiff, Math.abs(x - r.relaxed.out[i])); });
+  r.plain.out.forEach((x, i) => {
+    maxDiff = Math.max(maxDiff, Math.abs(x - r.relaxed.out[i]));
+  });
   assert.ok(maxDiff < 1e-4, `attention differs by ${maxDiff}`);
   assert.equal(r.relaxed.losses.length, 20);
-  r.plain.losses.forEach((l, i) => assert.ok(Math.abs(l - r.relaxed.losses[i]) <= 1e-3 * Math.abs(l), `step ${i}: ${l} vs ${r.relaxed.losses[i]}`));
+  r.plain.losses.forEach((l, i) =>
+    assert.ok(Math.abs(l - r.relaxed.losses[i]) <= 1e-3 * Math.abs(l), `step ${i}: ${l} vs ${r.relaxed.losses[i]}`)
+  );
   assert.ok(r.relaxed.losses[19] < r.relaxed.losses[0], 'the relaxed engine trains');
   assert.ok(r.relaxed.gemm);
 });

@@ -15,12 +15,19 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 test('native-to-page: a checkpoint trained by attn opens in the page', () => {
   const out = mkdtempSync(path.join(os.tmpdir(), 'attnlab-n2p-'));
   try {
-    const log = execFileSync(process.execPath, [path.join(root, 'examples', 'native-to-page', 'run.mjs'), '--steps', '200', '--out', out],
-      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: root });
-    assert.ok(existsSync(path.join(out, 'reverse.safetensors')) && existsSync(path.join(out, 'reverse-f16.safetensors')));
+    const log = execFileSync(
+      process.execPath,
+      [path.join(root, 'examples', 'native-to-page', 'run.mjs'), '--steps', '200', '--out', out],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], cwd: root }
+    );
+    assert.ok(
+      existsSync(path.join(out, 'reverse.safetensors')) && existsSync(path.join(out, 'reverse-f16.safetensors'))
+    );
     const native = log.match(/native held-out exact ([\d.]+)%/);
     assert.ok(native, log);
-    const page = log.match(/^page: reverse-f16\.safetensors: (\d+) parameters; held-out loss ([\d.]+), exact ([\d.]+)%\.$/m);
+    const page = log.match(
+      /^page: reverse-f16\.safetensors: (\d+) parameters; held-out loss ([\d.]+), exact ([\d.]+)%\.$/m
+    );
     assert.ok(page, log);
     assert.match(log, new RegExp(`^page: a transformer at step 200 with ${page[1]} parameters`, 'm'));
     assert.ok(Number(page[2]) < 1.5, `the page measured a trained model (loss ${page[2]}), not a fresh one`);

@@ -35,16 +35,24 @@ export class Session {
     this.kind = info.dim > 0 ? 'pointer' : info.model;
   }
 
-  info() { return JSON.parse(this.handle.info()); }
+  info() {
+    return JSON.parse(this.handle.info());
+  }
   // Trains `steps` steps on the session's task: {losses, tokens, step, lr, gradNorm}.
-  train(steps) { return this.handle.train(steps); }
+  train(steps) {
+    return this.handle.train(steps);
+  }
   // Trains one step on given token ids: src/tgt are arrays of rows (arrays of ids, no bos/eos).
-  trainBatch(src, tgt) { return this.handle.trainBatch(src, tgt ?? []); }
+  trainBatch(src, tgt) {
+    return this.handle.trainBatch(src, tgt ?? []);
+  }
   // The CLI's metrics on `samples` held-out examples (camelCase for every model):
   // {loss, tokenAccuracy, sequenceAccuracy, samples, perLength?, aer?}; point tasks add
   // areaCoverage and invalidRate (convex-hull) or tourLength and optimalTourLength (tsp), with
   // `samples` sets per n of the task's range.
-  evaluate(samples = 200, seed = 1234) { return JSON.parse(this.handle.evaluate(samples, seed)); }
+  evaluate(samples = 200, seed = 1234) {
+    return JSON.parse(this.handle.evaluate(samples, seed));
+  }
   // Decodes each source row; beam > 1 uses beam search (one row at a time). Point sets: one set
   // x [n*dim] -> {n, order, probs [steps, n+1], steps}; the last column is "end".
   decode(src, opts) {
@@ -60,7 +68,11 @@ export class Session {
   // snapshots): the decode of x with its pointer distributions.
   inspect(src, tgt, { causal = true, parts = false, mute = null } = {}) {
     if (this.dim > 0) return this.decode(src, typeof tgt === 'number' ? tgt : undefined);
-    return this.handle.inspect(src, tgt ?? [], { causal: causal !== false, parts: parts === true, mute: mute ?? undefined });
+    return this.handle.inspect(src, tgt ?? [], {
+      causal: causal !== false,
+      parts: parts === true,
+      mute: mute ?? undefined,
+    });
   }
   // Examples from the task: {src: [[ids]], tgt: [[ids]], srcText: [..], tgtText: [..]}; point
   // tasks: {n, dim, x [count, n, dim], target [[positions]]} (n 0: the task's n_min).
@@ -69,12 +81,20 @@ export class Session {
   }
   // The checkpoint as .safetensors bytes (the same format the native CLI writes); optimizer: true
   // adds Adam's moments and step, so that a session loaded from it trains on as the same run.
-  save({ optimizer = false } = {}) { return optimizer ? this.handle.saveTraining() : this.handle.save(); }
+  save({ optimizer = false } = {}) {
+    return optimizer ? this.handle.saveTraining() : this.handle.save();
+  }
   // Text models (trained on a corpus; info().vocabulary is {kind: 'bpe', size}): text to its
   // BPE ids, ids back to text, and the vocabulary piece of each id ('▁' marks a word start).
-  encodeText(text) { return this.handle.encodeText(text); }
-  decodeText(ids) { return this.handle.decodeText(ids); }
-  pieces(ids) { return this.handle.pieces(ids); }
+  encodeText(text) {
+    return this.handle.encodeText(text);
+  }
+  decodeText(ids) {
+    return this.handle.decodeText(ids);
+  }
+  pieces(ids) {
+    return this.handle.pieces(ids);
+  }
   // Translates one text: beam search (beam 1: greedy), then one teacher-forced pass over the
   // output for the cross-attention of every decoder layer. Row t of each map is the attention
   // of output step t, exactly as it was while decoding (the decoder is causal). The output stops
@@ -84,7 +104,8 @@ export class Session {
     const src = this.encodeText(text);
     const out = this.decode([src], { beam, alpha, maxLen: maxLen || 2 * src.length + 10 })[0];
     const seen = this.inspect([src], [out]);
-    const cross = seen.maps.filter((m) => m.name.endsWith('.multihead_attn'))
+    const cross = seen.maps
+      .filter((m) => m.name.endsWith('.multihead_attn'))
       .map(({ name, H, T, S, weights }) => ({ name, H, T, S, weights }));
     return {
       text: this.decodeText(out),
@@ -132,7 +153,10 @@ export function wrapModule(mod, extra = {}) {
     positionalEncoding: (L, C) => mod.positionalEncoding(L, C),
     contentAddress: (memory, key, beta = 1) => mod.contentAddress(memory, key, beta),
     // Bytes a model of this config would take (parameters, optimizer state, activations).
-    estimateBytes: (config) => { requireSessions(); return mod.estimateBytes(toJson(config)); },
+    estimateBytes: (config) => {
+      requireSessions();
+      return mod.estimateBytes(toJson(config));
+    },
     createSession: (config) => {
       requireSessions();
       return new Session(mod.Session.create(toJson(config)));
@@ -142,10 +166,19 @@ export function wrapModule(mod, extra = {}) {
       const b = toBytes(bytes, 'loadSession');
       return new Session(mod.Session.load(b, toJson(overrides, 'loadSession: overrides')));
     },
-    modelKinds: () => { requireSessions(); return JSON.parse(mod.registry()).models; },
-    taskNames: () => { requireSessions(); return JSON.parse(mod.registry()).tasks; },
+    modelKinds: () => {
+      requireSessions();
+      return JSON.parse(mod.registry()).models;
+    },
+    taskNames: () => {
+      requireSessions();
+      return JSON.parse(mod.registry()).tasks;
+    },
     // per kind: capabilities (recurrent, packs_source, takes_points, aligns) and training defaults
-    kindInfo: () => { requireSessions(); return JSON.parse(mod.registry()).kinds; },
+    kindInfo: () => {
+      requireSessions();
+      return JSON.parse(mod.registry()).kinds;
+    },
     // Log-probabilities of sentences under an LM checkpoint (bytes): [{tokens, ids, logprobs, total}].
     lmScore: (bytes, sentences) => mod.lmScore(toBytes(bytes, 'lmScore'), sentences),
   };

@@ -7,7 +7,9 @@
 import { toError } from './protocol.js';
 
 class Emitter {
-  constructor() { this.handlers = new Map(); }
+  constructor() {
+    this.handlers = new Map();
+  }
   on(type, fn) {
     if (!this.handlers.has(type)) this.handlers.set(type, new Set());
     this.handlers.get(type).add(fn);
@@ -26,26 +28,57 @@ export class RemoteSession extends Emitter {
     this.info = info;
     this.state = 'idle';
   }
-  call(method, ...args) { return this.client.request({ type: 'session', session: this.id, method, args }); }
+  call(method, ...args) {
+    return this.client.request({ type: 'session', session: this.id, method, args });
+  }
   // Trains `steps` steps in the Worker; resolves {steps, losses, cancelled, step}.
   train(steps, { chunkMs = 50, snapshot = null } = {}) {
     return this.client.request({ type: 'train', session: this.id, steps, chunkMs, snapshot });
   }
-  pause() { this.client.send({ type: 'pause', session: this.id }); }
-  resume() { this.client.send({ type: 'resume', session: this.id }); }
-  cancel() { this.client.send({ type: 'cancel', session: this.id }); }
-  trainBatch(src, tgt) { return this.call('trainBatch', src, tgt); }
-  evaluate(samples, seed) { return this.call('evaluate', samples, seed); }
-  decode(src, opts) { return this.call('decode', src, opts); }
-  inspect(src, tgt, opts) { return this.call('inspect', src, tgt, opts); }
-  examples(n, opts) { return this.call('examples', n, opts); }
-  save(opts) { return this.call('save', opts); }
+  pause() {
+    this.client.send({ type: 'pause', session: this.id });
+  }
+  resume() {
+    this.client.send({ type: 'resume', session: this.id });
+  }
+  cancel() {
+    this.client.send({ type: 'cancel', session: this.id });
+  }
+  trainBatch(src, tgt) {
+    return this.call('trainBatch', src, tgt);
+  }
+  evaluate(samples, seed) {
+    return this.call('evaluate', samples, seed);
+  }
+  decode(src, opts) {
+    return this.call('decode', src, opts);
+  }
+  inspect(src, tgt, opts) {
+    return this.call('inspect', src, tgt, opts);
+  }
+  examples(n, opts) {
+    return this.call('examples', n, opts);
+  }
+  save(opts) {
+    return this.call('save', opts);
+  }
   // Text models: see Session.translate / encodeText / decodeText / pieces in api.js.
-  translate(text, opts) { return this.call('translate', text, opts); }
-  encodeText(text) { return this.call('encodeText', text); }
-  decodeText(ids) { return this.call('decodeText', ids); }
-  pieces(ids) { return this.call('pieces', ids); }
-  async refreshInfo() { this.info = await this.call('info'); return this.info; }
+  translate(text, opts) {
+    return this.call('translate', text, opts);
+  }
+  encodeText(text) {
+    return this.call('encodeText', text);
+  }
+  decodeText(ids) {
+    return this.call('decodeText', ids);
+  }
+  pieces(ids) {
+    return this.call('pieces', ids);
+  }
+  async refreshInfo() {
+    this.info = await this.call('info');
+    return this.info;
+  }
   async dispose() {
     await this.client.request({ type: 'dispose', session: this.id });
     this.client.sessions.delete(this.id);
@@ -65,7 +98,9 @@ export class EngineClient extends Emitter {
     port.start?.();
   }
 
-  send(msg, transfer = []) { this.port.postMessage(msg, transfer); }
+  send(msg, transfer = []) {
+    this.port.postMessage(msg, transfer);
+  }
 
   request(msg, transfer = []) {
     const id = this.nextId++;
@@ -96,30 +131,58 @@ export class EngineClient extends Emitter {
     return this.info;
   }
 
-  call(fn, ...args) { return this.request({ type: 'call', fn, args }); }
-  setThreads(n) { return this.call('setThreads', n); }
-  attention(q, k, v, opts) { return this.call('attention', q, k, v, opts); }
-  timeAttention(opts) { return this.call('timeAttention', opts); }
-  softmax(scores, opts) { return this.call('softmax', scores, opts); }
-  positionalEncoding(L, C) { return this.call('positionalEncoding', L, C); }
-  contentAddress(memory, key, beta) { return this.call('contentAddress', memory, key, beta); }
-  estimateBytes(config) { return this.call('estimateBytes', config); }
-  modelKinds() { return this.call('modelKinds'); }
-  kindInfo() { return this.call('kindInfo'); }
-  taskNames() { return this.call('taskNames'); }
-  lmScore(checkpoint, sentences) { return this.call('lmScore', checkpoint, sentences); }
+  call(fn, ...args) {
+    return this.request({ type: 'call', fn, args });
+  }
+  setThreads(n) {
+    return this.call('setThreads', n);
+  }
+  attention(q, k, v, opts) {
+    return this.call('attention', q, k, v, opts);
+  }
+  timeAttention(opts) {
+    return this.call('timeAttention', opts);
+  }
+  softmax(scores, opts) {
+    return this.call('softmax', scores, opts);
+  }
+  positionalEncoding(L, C) {
+    return this.call('positionalEncoding', L, C);
+  }
+  contentAddress(memory, key, beta) {
+    return this.call('contentAddress', memory, key, beta);
+  }
+  estimateBytes(config) {
+    return this.call('estimateBytes', config);
+  }
+  modelKinds() {
+    return this.call('modelKinds');
+  }
+  kindInfo() {
+    return this.call('kindInfo');
+  }
+  taskNames() {
+    return this.call('taskNames');
+  }
+  lmScore(checkpoint, sentences) {
+    return this.call('lmScore', checkpoint, sentences);
+  }
 
   adopt({ session, info }) {
     const s = new RemoteSession(this, session, info);
     this.sessions.set(session, s);
     return s;
   }
-  async createSession(config) { return this.adopt(await this.request({ type: 'create', config })); }
+  async createSession(config) {
+    return this.adopt(await this.request({ type: 'create', config }));
+  }
   // Opens a .safetensors checkpoint (bytes copied, the caller keeps its array).
   async loadSession(bytes, overrides = {}) {
     if (!(bytes instanceof ArrayBuffer || ArrayBuffer.isView(bytes) || Array.isArray(bytes)))
       throw new TypeError('loadSession: expected a Uint8Array or ArrayBuffer of .safetensors bytes');
-    const copy = ArrayBuffer.isView(bytes) ? new Uint8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) : new Uint8Array(bytes);
+    const copy = ArrayBuffer.isView(bytes)
+      ? new Uint8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))
+      : new Uint8Array(bytes);
     return this.adopt(await this.request({ type: 'load', bytes: copy, overrides }));
   }
 
@@ -152,9 +215,14 @@ export function moduleWorker(url) {
 // page is cross-origin isolated. engine.info.build says which build loaded. `worker` makes the
 // Worker (web/core/index.js and the page pass one for web/core/worker.js; the widget script an
 // inline one); `files` maps engine file names to URLs (see engine.js).
-export async function createEngine({ base = globalThis.document?.baseURI ?? globalThis.location?.href,
-  threads = 'auto', files = null, worker } = {}) {
-  if (typeof worker !== 'function') throw new TypeError('createEngine: worker must be a function returning a Worker running web/core/worker.js');
+export async function createEngine({
+  base = globalThis.document?.baseURI ?? globalThis.location?.href,
+  threads = 'auto',
+  files = null,
+  worker,
+} = {}) {
+  if (typeof worker !== 'function')
+    throw new TypeError('createEngine: worker must be a function returning a Worker running web/core/worker.js');
   const w = worker();
   const client = new EngineClient(w, { terminate: () => w.terminate() });
   w.addEventListener('error', (e) => {

@@ -16,9 +16,27 @@
 const FLAG = 'attnlab-coi-reloaded';
 // sessionStorage can throw (sandboxed frames, storage disabled): then no flag, no reload loop.
 const flag = {
-  get() { try { return globalThis.sessionStorage?.getItem(FLAG); } catch { return '1'; } },
-  set() { try { globalThis.sessionStorage?.setItem(FLAG, '1'); } catch { /* see get() */ } },
-  clear() { try { globalThis.sessionStorage?.removeItem(FLAG); } catch { /* see get() */ } },
+  get() {
+    try {
+      return globalThis.sessionStorage?.getItem(FLAG);
+    } catch {
+      return '1';
+    }
+  },
+  set() {
+    try {
+      globalThis.sessionStorage?.setItem(FLAG, '1');
+    } catch {
+      /* see get() */
+    }
+  },
+  clear() {
+    try {
+      globalThis.sessionStorage?.removeItem(FLAG);
+    } catch {
+      /* see get() */
+    }
+  },
 };
 
 export async function crossOriginIsolate({ base = globalThis.document?.baseURI, script = 'coi-sw.js' } = {}) {
@@ -31,14 +49,21 @@ export async function crossOriginIsolate({ base = globalThis.document?.baseURI, 
   if (!globalThis.isSecureContext) return { isolated: false, reason: 'insecure' };
   if (!nav?.serviceWorker) return { isolated: false, reason: 'no-sw' };
   let framed = true;
-  try { framed = globalThis.top !== globalThis.self; } catch { /* cross-origin parent */ }
+  try {
+    framed = globalThis.top !== globalThis.self;
+  } catch {
+    /* cross-origin parent */
+  }
   if (framed) return { isolated: false, reason: 'iframe' };
   if (nav.serviceWorker.controller && flag.get()) return { isolated: false, reason: 'no-effect' };
   try {
     const url = new URL(script, base);
     await nav.serviceWorker.register(url.href, { scope: new URL('./', url).href });
     // `ready` never settles for a page outside the worker's scope: give up after 5 s.
-    await Promise.race([nav.serviceWorker.ready, new Promise((_, reject) => setTimeout(() => reject(new Error('service worker not ready after 5 s')), 5000))]);
+    await Promise.race([
+      nav.serviceWorker.ready,
+      new Promise((_, reject) => setTimeout(() => reject(new Error('service worker not ready after 5 s')), 5000)),
+    ]);
   } catch (e) {
     return { isolated: false, reason: e?.name === 'SecurityError' ? 'no-sw' : 'error', error: String(e?.message ?? e) };
   }

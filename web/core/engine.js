@@ -39,13 +39,17 @@ export function threadsAvailable() {
 //  f32x4.relaxed_madd): valid only where the engine has relaxed SIMD with the standard opcode
 // 0xfd 0x105 (Chromium >= 114, node >= 22 or 20 with --experimental-wasm-relaxed-simd).
 const RELAXED_PROBE = Uint8Array.from([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b,
-  0x03, 0x02, 0x01, 0x00, 0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00,
-  0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0xfd, 0x85, 0x02, 0x0b,
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x01, 0x60, 0x03, 0x7b, 0x7b, 0x7b, 0x01, 0x7b, 0x03,
+  0x02, 0x01, 0x00, 0x07, 0x05, 0x01, 0x01, 0x66, 0x00, 0x00, 0x0a, 0x0d, 0x01, 0x0b, 0x00, 0x20, 0x00, 0x20, 0x01,
+  0x20, 0x02, 0xfd, 0x85, 0x02, 0x0b,
 ]);
 
 export function relaxedSimdAvailable() {
-  try { return WebAssembly.validate(RELAXED_PROBE); } catch { return false; }
+  try {
+    return WebAssembly.validate(RELAXED_PROBE);
+  } catch {
+    return false;
+  }
 }
 
 // threads: 'auto' (default: only inside a Worker, where blocking waits are allowed), true, false.
@@ -71,7 +75,10 @@ function pthreadWorkerUrl(url) {
   return URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(url)});`], { type: 'text/javascript' }));
 }
 
-export function loadEngine(base = globalThis.document?.baseURI ?? globalThis.location.href, { threads = 'auto', relaxed = 'auto', files = null } = {}) {
+export function loadEngine(
+  base = globalThis.document?.baseURI ?? globalThis.location.href,
+  { threads = 'auto', relaxed = 'auto', files = null } = {}
+) {
   const build = pickBuild(threads, relaxed);
   const fileUrl = (file) => (files?.[file] ? new URL(files[file], base).href : new URL(`engine/${file}`, base).href);
   const key = `${build} ${fileUrl(`${MODULE_NAMES[build]}.mjs`)}`;
@@ -87,17 +94,25 @@ export function loadEngine(base = globalThis.document?.baseURI ?? globalThis.loc
           mainScriptUrlOrBlob: moduleUrl,
           threads,
         });
-        const extra = which === 'wasm-mt' ? { poolSize: threads } : which === 'wasm-relaxed' ? { build: 'wasm-relaxed', fma: true } : {};
+        const extra =
+          which === 'wasm-mt'
+            ? { poolSize: threads }
+            : which === 'wasm-relaxed'
+              ? { build: 'wasm-relaxed', fma: true }
+              : {};
         return wrapModule(mod, { loadMs: performance.now() - started, ...extra });
       });
     };
     // A host that serves no pthread (or relaxed) build still gets an engine: the plain
     // single-thread one (info() then names 'wasm').
-    pending.set(key, load(build).catch((e) => {
-      if (build === 'wasm') throw e;
-      console.warn(`attnlab: the ${build} engine did not load (${e.message}); using the single-thread build`);
-      return load('wasm');
-    }));
+    pending.set(
+      key,
+      load(build).catch((e) => {
+        if (build === 'wasm') throw e;
+        console.warn(`attnlab: the ${build} engine did not load (${e.message}); using the single-thread build`);
+        return load('wasm');
+      })
+    );
   }
   return pending.get(key);
 }

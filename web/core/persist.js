@@ -45,7 +45,8 @@ export class ModelStore {
 
   // Stores (or replaces) a model under `name`. bytes: the .safetensors checkpoint.
   async save(name, bytes, meta = {}) {
-    if (!(bytes instanceof Uint8Array) || bytes.length < 8) throw new Error('save: bytes must be a .safetensors Uint8Array');
+    if (!(bytes instanceof Uint8Array) || bytes.length < 8)
+      throw new Error('save: bytes must be a .safetensors Uint8Array');
     const record = { name, bytes: bytes.slice(), size: bytes.length, savedAt: Date.now(), meta };
     await this.tx('readwrite', (s) => s.put(record));
     return { name, size: record.size, savedAt: record.savedAt, meta };

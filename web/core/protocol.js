@@ -21,11 +21,34 @@ export const CONTROLS = ['pause', 'resume', 'cancel', 'snapshot-ack'];
 export const EVENTS = ['progress', 'snapshot', 'state'];
 
 // Engine functions callable through {type: 'call'}.
-export const CALLS = ['info', 'setThreads', 'attention', 'timeAttention', 'softmax', 'positionalEncoding', 'contentAddress',
-  'estimateBytes', 'modelKinds', 'kindInfo', 'taskNames', 'lmScore'];
+export const CALLS = [
+  'info',
+  'setThreads',
+  'attention',
+  'timeAttention',
+  'softmax',
+  'positionalEncoding',
+  'contentAddress',
+  'estimateBytes',
+  'modelKinds',
+  'kindInfo',
+  'taskNames',
+  'lmScore',
+];
 // Session methods callable through {type: 'session'}.
-export const SESSION_METHODS = ['info', 'trainBatch', 'evaluate', 'decode', 'inspect', 'examples', 'save',
-  'encodeText', 'decodeText', 'pieces', 'translate'];
+export const SESSION_METHODS = [
+  'info',
+  'trainBatch',
+  'evaluate',
+  'decode',
+  'inspect',
+  'examples',
+  'save',
+  'encodeText',
+  'decodeText',
+  'pieces',
+  'translate',
+];
 
 export function errorPayload(e) {
   return { name: e?.name ?? 'Error', message: e?.message ?? String(e) };

@@ -19,10 +19,10 @@ export class Runtime {
     this.post = post;
     this.load = load;
     this.engine = null;
-    this.sessions = new Map();  // id -> Session
+    this.sessions = new Map(); // id -> Session
     this.nextId = 1;
-    this.trainings = new Map();  // session id -> {id, paused, cancelled, resume}
-    this.snapshots = new Map();  // session id -> {inFlight, pending}
+    this.trainings = new Map(); // session id -> {id, paused, cancelled, resume}
+    this.snapshots = new Map(); // session id -> {inFlight, pending}
   }
 
   reply(id, result) {
@@ -32,11 +32,16 @@ export class Runtime {
   async handle(msg) {
     if (!msg || typeof msg !== 'object') return;
     switch (msg.type) {
-      case 'pause': return this.control(msg, 'pause');
-      case 'resume': return this.control(msg, 'resume');
-      case 'cancel': return this.control(msg, 'cancel');
-      case 'snapshot-ack': return this.ackSnapshot(msg.session);
-      default: break;
+      case 'pause':
+        return this.control(msg, 'pause');
+      case 'resume':
+        return this.control(msg, 'resume');
+      case 'cancel':
+        return this.control(msg, 'cancel');
+      case 'snapshot-ack':
+        return this.ackSnapshot(msg.session);
+      default:
+        break;
     }
     try {
       this.reply(msg.id, await this.request(msg));
@@ -55,15 +60,18 @@ export class Runtime {
       case 'call':
         if (!CALLS.includes(msg.fn)) throw new Error(`unknown engine function '${msg.fn}'`);
         return this.engine[msg.fn](...(msg.args ?? []));
-      case 'create': return this.register(this.engine.createSession(msg.config));
-      case 'load': return this.register(this.engine.loadSession(msg.bytes, msg.overrides));
+      case 'create':
+        return this.register(this.engine.createSession(msg.config));
+      case 'load':
+        return this.register(this.engine.loadSession(msg.bytes, msg.overrides));
       case 'session': {
         if (!SESSION_METHODS.includes(msg.method)) throw new Error(`unknown session method '${msg.method}'`);
         // info and save read the weights between two chunks of a training: always allowed
         if (!READ_ONLY.includes(msg.method)) this.ensureIdle(msg.session, msg.method);
         return this.session(msg.session)[msg.method](...(msg.args ?? []));
       }
-      case 'train': return this.train(msg);
+      case 'train':
+        return this.train(msg);
       case 'dispose': {
         this.ensureIdle(msg.session, 'dispose');
         this.session(msg.session).dispose();
@@ -71,7 +79,8 @@ export class Runtime {
         this.snapshots.delete(msg.session);
         return true;
       }
-      default: throw new Error(`unknown request type '${msg.type}'`);
+      default:
+        throw new Error(`unknown request type '${msg.type}'`);
     }
   }
 
@@ -88,8 +97,7 @@ export class Runtime {
   }
 
   ensureIdle(id, what) {
-    if (this.trainings.has(id))
-      throw new Error(`session ${id} is training: pause or cancel it before ${what}`);
+    if (this.trainings.has(id)) throw new Error(`session ${id} is training: pause or cancel it before ${what}`);
   }
 
   // A control message names its session; without one it applies to every training.
@@ -119,7 +127,7 @@ export class Runtime {
     const st = this.snapshotState(msg.session);
     if (st.inFlight) {
       const dropped = st.pending;
-      if (dropped?.evaluation && !msg.evaluation) msg.evaluation = dropped.evaluation;  // keep the newest one
+      if (dropped?.evaluation && !msg.evaluation) msg.evaluation = dropped.evaluation; // keep the newest one
       st.pending = msg;
       return;
     }
@@ -141,17 +149,24 @@ export class Runtime {
   async train({ session: id, steps, chunkMs = 50, snapshot = null }) {
     const s = this.session(id);
     if (this.trainings.has(id)) throw new Error(`session ${id} is already training`);
-    if (!(Number.isInteger(steps) && steps > 0)) throw new Error(`train: steps must be a positive integer, got ${steps}`);
+    if (!(Number.isInteger(steps) && steps > 0))
+      throw new Error(`train: steps must be a positive integer, got ${steps}`);
     const t = { id, paused: false, cancelled: false, resume: null };
     this.trainings.set(id, t);
     const losses = [];
-    let chunk = 1, done = 0, lastSnap = -Infinity, lastEval = -Infinity, step = 0;
+    let chunk = 1,
+      done = 0,
+      lastSnap = -Infinity,
+      lastEval = -Infinity,
+      step = 0;
     this.post({ event: 'state', session: id, state: 'training' });
     try {
       while (done < steps && !t.cancelled) {
         if (t.paused) {
           this.post({ event: 'state', session: id, state: 'paused' });
-          await new Promise((r) => { t.resume = r; });
+          await new Promise((r) => {
+            t.resume = r;
+          });
           t.resume = null;
           if (t.cancelled) break;
           this.post({ event: 'state', session: id, state: 'training' });
@@ -164,8 +179,15 @@ export class Runtime {
         done += chunkLosses.length;
         step = r.step;
         this.post({
-          event: 'progress', session: id, step, loss: chunkLosses.at(-1), losses: chunkLosses,
-          tokensPerSec: (r.tokens / ms) * 1000, lr: r.lr, done, total: steps,
+          event: 'progress',
+          session: id,
+          step,
+          loss: chunkLosses.at(-1),
+          losses: chunkLosses,
+          tokensPerSec: (r.tokens / ms) * 1000,
+          lr: r.lr,
+          done,
+          total: steps,
         });
         chunk = Math.max(1, Math.min(1000, Math.round(chunk * (chunkMs / ms)) || 1));
         if (snapshot && (now() - lastSnap >= (snapshot.everyMs ?? 250) || done >= steps)) {

@@ -6,6 +6,7 @@ import { Runtime } from './runtime.js';
 
 const runtime = new Runtime(
   (msg, transfer) => self.postMessage(msg, transfer),
-  ({ base, threads, relaxed, files }) => loadEngine(base, { threads: threads ?? 'auto', relaxed: relaxed ?? 'auto', files }),
+  ({ base, threads, relaxed, files }) =>
+    loadEngine(base, { threads: threads ?? 'auto', relaxed: relaxed ?? 'auto', files })
 );
 self.onmessage = (e) => runtime.handle(e.data);

@@ -19,6 +19,6 @@ export async function mountDemo(name, el, ctx) {
   const mod = await loadDemo(name);
   const handle = (await mod.mount(el, ctx)) ?? {};
   el.dataset.mounted = name;
-  if (!ctx.embedded && ctx.settings) addShareBar(el, ctx);  // "Copy embed code" (page demos)
+  if (!ctx.embedded && ctx.settings) addShareBar(el, ctx); // "Copy embed code" (page demos)
   return typeof handle === 'function' ? { unmount: handle } : handle;
 }

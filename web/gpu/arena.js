@@ -20,16 +20,18 @@ export class GpuArena {
     this.limit = Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize);
     this.capacity = 0;
     this.buffer = null;
-    this.version = 0;  // bumped when the buffer changes (bind groups are rebuilt)
-    this.free = [];    // [{ at, size }] sorted by at
-    this.used = new Map();  // at -> size
+    this.version = 0; // bumped when the buffer changes (bind groups are rebuilt)
+    this.free = []; // [{ at, size }] sorted by at
+    this.used = new Map(); // at -> size
     this.grow(Math.max(alignUp(bytes), 2 * ALIGN));
-    this.free = [{ at: ALIGN, size: this.capacity - ALIGN }];  // [0, ALIGN) is null
+    this.free = [{ at: ALIGN, size: this.capacity - ALIGN }]; // [0, ALIGN) is null
   }
 
   grow(capacity) {
     if (capacity > this.limit) {
-      throw new RangeError(`WebGPU arena: ${capacity} bytes exceed this device's storage binding limit of ${this.limit} bytes`);
+      throw new RangeError(
+        `WebGPU arena: ${capacity} bytes exceed this device's storage binding limit of ${this.limit} bytes`
+      );
     }
     const buffer = this.device.createBuffer({
       size: capacity,
@@ -38,7 +40,7 @@ export class GpuArena {
     if (this.buffer) {
       const enc = this.device.createCommandEncoder();
       enc.copyBufferToBuffer(this.buffer, 0, buffer, 0, this.capacity);
-      this.pending?.();  // the table submits its encoded work first (queue order)
+      this.pending?.(); // the table submits its encoded work first (queue order)
       this.device.queue.submit([enc.finish()]);
       const old = this.buffer;
       this.device.queue.onSubmittedWorkDone().then(() => old.destroy());
@@ -80,12 +82,22 @@ export class GpuArena {
     if (i < 0) i = this.free.length;
     this.free.splice(i, 0, { at, size });
     const next = this.free[i + 1];
-    if (next && at + size === next.at) { this.free[i].size += next.size; this.free.splice(i + 1, 1); }
+    if (next && at + size === next.at) {
+      this.free[i].size += next.size;
+      this.free.splice(i + 1, 1);
+    }
     const prev = this.free[i - 1];
-    if (prev && prev.at + prev.size === at) { prev.size += this.free[i].size; this.free.splice(i, 1); }
+    if (prev && prev.at + prev.size === at) {
+      prev.size += this.free[i].size;
+      this.free.splice(i, 1);
+    }
   }
 
-  get usedBytes() { let s = 0; for (const v of this.used.values()) s += v; return s; }
+  get usedBytes() {
+    let s = 0;
+    for (const v of this.used.values()) s += v;
+    return s;
+  }
 
   // Writes and reads in program order: work the table has encoded but not submitted goes first
   // (`pending`, set by the table), since a queue write lands before the next submit's commands.
@@ -97,7 +109,8 @@ export class GpuArena {
   upload(at, data) {
     this.pending?.();
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    const padded = bytes.byteLength % 4 ? Uint8Array.from({ length: alignUp4(bytes.byteLength) }, (_, k) => bytes[k] ?? 0) : bytes;
+    const padded =
+      bytes.byteLength % 4 ? Uint8Array.from({ length: alignUp4(bytes.byteLength) }, (_, k) => bytes[k] ?? 0) : bytes;
     this.device.queue.writeBuffer(this.buffer, at, padded);
   }
 

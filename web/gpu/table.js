@@ -7,14 +7,17 @@
 import { GpuArena } from './arena.js';
 import { source } from './wgsl.js';
 
-const SLOT = 256;     // minUniformBufferOffsetAlignment
-const SLOTS = 4096;   // dispatches per submit at most
+const SLOT = 256; // minUniformBufferOffsetAlignment
+const SLOTS = 4096; // dispatches per submit at most
 const MAX_GRID = 65535;
 const ACT = { none: 0, relu: 1, gelu: 2 };
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
-const bits = (x) => { f32[0] = x; return u32[0]; };
+const bits = (x) => {
+  f32[0] = x;
+  return u32[0];
+};
 
 // Workgroups for `groups` rows or blocks, spread over x and y.
 const grid = (groups) => {
@@ -31,7 +34,11 @@ export async function openGpu({ powerPreference = 'high-performance' } = {}) {
   const requiredLimits = Object.fromEntries(want.map((k) => [k, adapter.limits[k]]));
   const device = await adapter.requestDevice({ requiredLimits });
   const info = adapter.info ?? {};
-  return { adapter, device, name: [info.vendor, info.architecture, info.description].filter(Boolean).join(' ') || 'WebGPU adapter' };
+  return {
+    adapter,
+    device,
+    name: [info.vendor, info.architecture, info.description].filter(Boolean).join(' ') || 'WebGPU adapter',
+  };
 }
 
 export class GpuTable {
@@ -40,10 +47,16 @@ export class GpuTable {
     this.device = device;
     this.arena = new GpuArena(device, { bytes: arenaBytes });
     this.arena.pending = () => this.flush();
-    this.layout = device.createBindGroupLayout({ entries: [
-      { binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' } },
-      { binding: 1, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: 64 } },
-    ] });
+    this.layout = device.createBindGroupLayout({
+      entries: [
+        { binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'storage' } },
+        {
+          binding: 1,
+          visibility: GPUShaderStage.COMPUTE,
+          buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: 64 },
+        },
+      ],
+    });
     this.pipelineLayout = device.createPipelineLayout({ bindGroupLayouts: [this.layout] });
     this.pipelines = new Map();
     this.ring = device.createBuffer({ size: SLOT * SLOTS, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
@@ -53,9 +66,9 @@ export class GpuTable {
     this.pass = null;
     this.group = null;
     this.groupVersion = -1;
-    this.dispatches = 0;  // every dispatch encoded (a step's count is its difference)
+    this.dispatches = 0; // every dispatch encoded (a step's count is its difference)
     this.submits = 0;
-    this.reads = 0;       // readbacks (read() calls): a training step makes none
+    this.reads = 0; // readbacks (read() calls): a training step makes none
     this.scratch = 0;
     this.scratchBytes = 0;
   }
@@ -64,7 +77,11 @@ export class GpuTable {
     let p = this.pipelines.get(name);
     if (!p) {
       const module = this.device.createShaderModule({ code: source(name), label: name });
-      p = this.device.createComputePipeline({ layout: this.pipelineLayout, compute: { module, entryPoint: 'main' }, label: name });
+      p = this.device.createComputePipeline({
+        layout: this.pipelineLayout,
+        compute: { module, entryPoint: 'main' },
+        label: name,
+      });
       this.pipelines.set(name, p);
     }
     return p;
@@ -79,10 +96,13 @@ export class GpuTable {
     if (!this.pass || this.groupVersion !== this.arena.version) {
       if (this.pass) this.flush();
       if (this.groupVersion !== this.arena.version) {
-        this.group = this.device.createBindGroup({ layout: this.layout, entries: [
-          { binding: 0, resource: { buffer: this.arena.buffer } },
-          { binding: 1, resource: { buffer: this.ring, size: 64 } },
-        ] });
+        this.group = this.device.createBindGroup({
+          layout: this.layout,
+          entries: [
+            { binding: 0, resource: { buffer: this.arena.buffer } },
+            { binding: 1, resource: { buffer: this.ring, size: 64 } },
+          ],
+        });
         this.groupVersion = this.arena.version;
       }
       this.encoder = this.device.createCommandEncoder();
@@ -107,11 +127,24 @@ export class GpuTable {
   }
 
   // --- memory ---
-  alloc(bytes) { return this.arena.alloc(bytes); }
-  release(at) { this.arena.release(at); }
-  upload(at, data) { this.arena.upload(at, data); }
-  async read(at, bytes) { this.reads += 1; this.flush(); return this.arena.read(at, bytes); }
-  async readFloats(at, n) { const b = await this.read(at, n * 4); return new Float32Array(b.buffer, 0, n); }
+  alloc(bytes) {
+    return this.arena.alloc(bytes);
+  }
+  release(at) {
+    this.arena.release(at);
+  }
+  upload(at, data) {
+    this.arena.upload(at, data);
+  }
+  async read(at, bytes) {
+    this.reads += 1;
+    this.flush();
+    return this.arena.read(at, bytes);
+  }
+  async readFloats(at, n) {
+    const b = await this.read(at, n * 4);
+    return new Float32Array(b.buffer, 0, n);
+  }
 
   // --- GEMM (strides and leading dimensions in elements, as the C++ table) ---
   gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) {
@@ -121,8 +154,28 @@ export class GpuTable {
   gemm_batched(transA, transB, M, N, K, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batch) {
     if (M <= 0 || N <= 0 || batch <= 0) return;
     if (batch > MAX_GRID) throw new RangeError(`WebGPU gemm: ${batch} batches exceed ${MAX_GRID}`);
-    this.run('gemm', [M, N, K, lda, ldb, ldc, A / 4, B / 4, C / 4, strideA, strideB, strideC,
-      transA ? 1 : 0, transB ? 1 : 0, bits(alpha), bits(beta)], [Math.ceil(N / 16), Math.ceil(M / 16), batch]);
+    this.run(
+      'gemm',
+      [
+        M,
+        N,
+        K,
+        lda,
+        ldb,
+        ldc,
+        A / 4,
+        B / 4,
+        C / 4,
+        strideA,
+        strideB,
+        strideC,
+        transA ? 1 : 0,
+        transB ? 1 : 0,
+        bits(alpha),
+        bits(beta),
+      ],
+      [Math.ceil(N / 16), Math.ceil(M / 16), batch]
+    );
   }
 
   // --- row kernels ---
@@ -138,12 +191,20 @@ export class GpuTable {
 
   layernorm_forward(y, mean, rstd, x, gamma, beta, eps, R, C) {
     const [gx, gy] = grid(R);
-    this.run('layernorm_forward', [y / 4, mean / 4, rstd / 4, x / 4, gamma / 4, beta / 4, bits(eps), R, C, gx], [gx, gy]);
+    this.run(
+      'layernorm_forward',
+      [y / 4, mean / 4, rstd / 4, x / 4, gamma / 4, beta / 4, bits(eps), R, C, gx],
+      [gx, gy]
+    );
   }
 
   // dgamma, dbeta accumulate first (they read dy), then dx (which may alias dy)
   layernorm_backward(dx, dgamma, dbeta, dy, x, mean, rstd, gamma, R, C) {
-    this.run('layernorm_backward_params', [dgamma / 4, dbeta / 4, dy / 4, x / 4, mean / 4, rstd / 4, R, C], [Math.ceil(C / 64)]);
+    this.run(
+      'layernorm_backward_params',
+      [dgamma / 4, dbeta / 4, dy / 4, x / 4, mean / 4, rstd / 4, R, C],
+      [Math.ceil(C / 64)]
+    );
     const [gx, gy] = grid(R);
     this.run('layernorm_backward_dx', [dx / 4, dy / 4, x / 4, mean / 4, rstd / 4, gamma / 4, R, C, gx], [gx, gy]);
   }
@@ -161,18 +222,42 @@ export class GpuTable {
 
   cross_entropy(loss, dlogits, logits, targets, smoothing, ignoreIndex, gradScale, R, V) {
     const [gx, gy] = grid(R);
-    this.run('cross_entropy', [loss / 4, dlogits / 4, logits / 4, targets / 4, bits(smoothing), ignoreIndex,
-      bits(gradScale), R, V, gx], [gx, gy]);
+    this.run(
+      'cross_entropy',
+      [loss / 4, dlogits / 4, logits / 4, targets / 4, bits(smoothing), ignoreIndex, bits(gradScale), R, V, gx],
+      [gx, gy]
+    );
   }
 
   adam(p, m, v, g, n, lr, beta1, beta2, eps, wd, t) {
     const [gx, gy] = grid(Math.ceil(n / 256));
-    this.run('adam', [p / 4, m / 4, v / 4, g / 4, n, bits(lr), bits(beta1), bits(beta2), bits(eps), bits(wd),
-      bits(1 - Math.fround(beta1) ** t), bits(1 - Math.fround(beta2) ** t), gx], [gx, gy]);
+    this.run(
+      'adam',
+      [
+        p / 4,
+        m / 4,
+        v / 4,
+        g / 4,
+        n,
+        bits(lr),
+        bits(beta1),
+        bits(beta2),
+        bits(eps),
+        bits(wd),
+        bits(1 - Math.fround(beta1) ** t),
+        bits(1 - Math.fround(beta2) ** t),
+        gx,
+      ],
+      [gx, gy]
+    );
   }
 
-  axpy(y, alpha, x, n) { this.axpby(y, x, n, alpha, 1); }
-  scale(y, alpha, x, n) { this.axpby(y, x, n, alpha, 0); }
+  axpy(y, alpha, x, n) {
+    this.axpby(y, x, n, alpha, 1);
+  }
+  scale(y, alpha, x, n) {
+    this.axpby(y, x, n, alpha, 0);
+  }
   axpby(y, x, n, a, b) {
     const [gx, gy] = grid(Math.ceil(n / 256));
     this.run('axpby', [y / 4, x / 4, n, bits(a), bits(b), gx], [gx, gy]);
@@ -209,8 +294,11 @@ export class GpuTable {
     const lo = (v) => Number(BigInt.asUintN(64, BigInt(v)) & 0xffffffffn);
     const hi = (v) => Number(BigInt.asUintN(64, BigInt(v)) >> 32n);
     const [gx, gy] = grid(Math.ceil(n / 256));
-    this.run('dropout_forward', [y / 4, mask / 4, x / 4, n, threshold, bits(keep), lo(seed), hi(seed),
-      lo(offset), hi(offset), gx], [gx, gy]);
+    this.run(
+      'dropout_forward',
+      [y / 4, mask / 4, x / 4, n, threshold, bits(keep), lo(seed), hi(seed), lo(offset), hi(offset), gx],
+      [gx, gy]
+    );
   }
 
   dropout_backward(dx, mask, dy, n) {
@@ -224,7 +312,9 @@ export class GpuTable {
     this.run(name, [...words, gx], [gx, gy]);
   }
 
-  tanh_bias_forward(y, x, bias, R, C) { this.elements('tanh_bias_forward', [y / 4, x / 4, bias / 4, R, C], R * C); }
+  tanh_bias_forward(y, x, bias, R, C) {
+    this.elements('tanh_bias_forward', [y / 4, x / 4, bias / 4, R, C], R * C);
+  }
 
   tanh_bias_backward(dx, dbias, dy, y, R, C) {
     this.elements('tanh_backward', [dx / 4, dy / 4, y / 4, R * C], R * C);
@@ -252,7 +342,11 @@ export class GpuTable {
   }
 
   lstm_cell_backward(dpre, dcPrev, dh, dc, act, cPrev, tc, B, C) {
-    this.elements('lstm_cell_backward', [dpre / 4, dcPrev / 4, dh / 4, dc / 4, act / 4, cPrev / 4, tc / 4, B, C], B * C);
+    this.elements(
+      'lstm_cell_backward',
+      [dpre / 4, dcPrev / 4, dh / 4, dc / 4, act / 4, cPrev / 4, tc / 4, B, C],
+      B * C
+    );
   }
 
   additive_score_forward(e, t, k, q, v, S, B, A) {

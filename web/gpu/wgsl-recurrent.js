@@ -13,7 +13,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 
 export const RECURRENT = {
   // y = tanh(x + bias); words: 0 y 1 x 2 bias (0: none) 3 R 4 C 5 gridX
-  tanh_bias_forward: /* wgsl */ `
+  tanh_bias_forward:
+    /* wgsl */ `
 fn body(i: u32) {
   let C = pu(4u);
   if (i >= pu(3u) * C) { return; }
@@ -23,7 +24,8 @@ fn body(i: u32) {
 }` + ELEMENT(5),
 
   // dx = dy (1 - y^2); words: 0 dx 1 dy 2 y 3 n 4 gridX   (dbias: column_sum of dx)
-  tanh_backward: /* wgsl */ `
+  tanh_backward:
+    /* wgsl */ `
 fn body(i: u32) {
   if (i >= pu(3u)) { return; }
   let y = mem[pu(2u) + i];
@@ -32,7 +34,8 @@ fn body(i: u32) {
 
   // zr[b, j] = sigmoid(xg[b, j] + hg[b, j]) for j < 2C; rh = r h_prev
   // words: 0 zr 1 rh 2 xg 3 hg 4 h_prev 5 B 6 C 7 gridX
-  gru_gates_forward: /* wgsl */ `
+  gru_gates_forward:
+    /* wgsl */ `
 fn body(i: u32) {
   let C = pu(6u);
   if (i >= pu(5u) * 2u * C) { return; }
@@ -44,7 +47,8 @@ fn body(i: u32) {
 
   // dxg[b, C + j] = drh h_prev r (1 - r); dh_prev += drh r
   // words: 0 dxg 1 dh_prev 2 drh 3 zr 4 h_prev 5 B 6 C 7 gridX
-  gru_gates_backward: /* wgsl */ `
+  gru_gates_backward:
+    /* wgsl */ `
 fn body(i: u32) {
   let C = pu(6u);
   if (i >= pu(5u) * C) { return; }
@@ -57,7 +61,8 @@ fn body(i: u32) {
 
   // cand = tanh(xg[b, 2C + j] + hc); h = (1 - z) h_prev + z cand
   // words: 0 h 1 cand 2 xg 3 hc 4 zr 5 h_prev 6 B 7 C 8 gridX
-  gru_cell_forward: /* wgsl */ `
+  gru_cell_forward:
+    /* wgsl */ `
 fn body(i: u32) {
   let C = pu(7u);
   if (i >= pu(6u) * C) { return; }
@@ -69,7 +74,8 @@ fn body(i: u32) {
 }` + ELEMENT(8),
 
   // words: 0 dxg 1 dh_prev 2 dh 3 zr 4 cand 5 h_prev 6 B 7 C 8 gridX
-  gru_cell_backward: /* wgsl */ `
+  gru_cell_backward:
+    /* wgsl */ `
 fn body(i: u32) {
   let C = pu(7u);
   if (i >= pu(6u) * C) { return; }
@@ -82,7 +88,8 @@ fn body(i: u32) {
 }` + ELEMENT(8),
 
   // words: 0 h 1 c 2 act 3 tc 4 pre 5 c_prev 6 B 7 C 8 gridX
-  lstm_cell_forward: /* wgsl */ `
+  lstm_cell_forward:
+    /* wgsl */ `
 fn body(i: u32) {
   let C = pu(7u);
   if (i >= pu(6u) * C) { return; }
@@ -99,7 +106,8 @@ fn body(i: u32) {
 }` + ELEMENT(8),
 
   // words: 0 dpre 1 dc_prev 2 dh 3 dc (0: none) 4 act 5 c_prev 6 tc 7 B 8 C 9 gridX
-  lstm_cell_backward: /* wgsl */ `
+  lstm_cell_backward:
+    /* wgsl */ `
 fn body(i: u32) {
   let C = pu(8u);
   if (i >= pu(7u) * C) { return; }
@@ -159,7 +167,8 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 }`,
 
   // dk[s, b, a] = de[b, s] v[a] (1 - t^2) (dk may alias t); words: 0 dk 1 de 2 t 3 v 4 S 5 B 6 A 7 gridX
-  additive_score_dk: /* wgsl */ `
+  additive_score_dk:
+    /* wgsl */ `
 fn body(i: u32) {
   let S = pu(4u); let B = pu(5u); let A = pu(6u);
   if (i >= S * B * A) { return; }
@@ -169,7 +178,8 @@ fn body(i: u32) {
 }` + ELEMENT(7),
 
   // dq[b, a] += sum_s dk[s, b, a]; words: 0 dq 1 dk 2 S 3 B 4 A 5 gridX
-  additive_score_dq: /* wgsl */ `
+  additive_score_dq:
+    /* wgsl */ `
 fn body(i: u32) {
   let S = pu(2u); let B = pu(3u); let A = pu(4u);
   if (i >= B * A) { return; }

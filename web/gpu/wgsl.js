@@ -87,7 +87,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 }`,
 
   // words: 0 y 1 x 2 scale 3 key_pad byte address (0: none) 4 causal 5 B 6 H 7 T 8 S 9 gridX
-  softmax_forward: ROWS + /* wgsl */ `
+  softmax_forward:
+    ROWS +
+    /* wgsl */ `
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let H = pu(6u); let T = pu(7u); let S = pu(8u);
@@ -120,7 +122,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 }`,
 
   // dx = scale y (dy - sum dy y); words: 0 dx 1 y 2 dy 3 scale 4 R 5 S 6 gridX
-  softmax_backward: ROWS + /* wgsl */ `
+  softmax_backward:
+    ROWS +
+    /* wgsl */ `
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let S = pu(5u);
@@ -134,7 +138,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 }`,
 
   // words: 0 y 1 mean 2 rstd 3 x 4 gamma 5 beta 6 eps 7 R 8 C 9 gridX
-  layernorm_forward: ROWS + /* wgsl */ `
+  layernorm_forward:
+    ROWS +
+    /* wgsl */ `
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let C = pu(8u);
@@ -155,7 +161,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 }`,
 
   // dx per row; words: 0 dx 1 dy 2 x 3 mean 4 rstd 5 gamma 6 R 7 C 8 gridX
-  layernorm_backward_dx: ROWS + /* wgsl */ `
+  layernorm_backward_dx:
+    ROWS +
+    /* wgsl */ `
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let C = pu(7u);
@@ -243,7 +251,9 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 }`,
 
   // words: 0 loss 1 dlogits 2 logits 3 targets 4 smoothing 5 ignore 6 grad_scale 7 R 8 V 9 gridX
-  cross_entropy: ROWS + /* wgsl */ `
+  cross_entropy:
+    ROWS +
+    /* wgsl */ `
 var<workgroup> tv: i32;  // the row's target, read once and shared (uniform for the early exit)
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
@@ -304,7 +314,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 
   // out[wg] = the sum of squares of x[wg*chunk, (wg+1)*chunk) (square 1), or the plain sum
   // (square 0: the second stage, over the partials); words: 0 out 1 x 2 n 3 chunk 4 gridX 5 square
-  sumsq: ROWS + /* wgsl */ `
+  sumsq:
+    ROWS +
+    /* wgsl */ `
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let w = wg.x + wg.y * pu(4u);

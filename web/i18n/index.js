@@ -12,19 +12,26 @@ const tables = { ko, en };
 const listeners = new Set();
 let lang = new URLSearchParams(globalThis.location?.search ?? '').get('lang') === 'en' ? 'en' : 'ko';
 
-export function getLang() { return lang; }
+export function getLang() {
+  return lang;
+}
 
 export function t(key, vars = {}) {
   const s = tables[lang][key] ?? tables.ko[key];
   if (s === undefined) throw new Error(`i18n: no string for key '${key}'`);
-  return s.replace(/\{§([a-z][a-z-]*)\}/g, (_, id) => sectionLabel(id))
+  return s
+    .replace(/\{§([a-z][a-z-]*)\}/g, (_, id) => sectionLabel(id))
     .replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
 }
 
 // A large count in the page's language, to two significant digits: "4.2 million" in English,
 // "420만" in Korean (만/억 units, not millions).
 export function compactCount(n) {
-  return new Intl.NumberFormat(lang, { notation: 'compact', compactDisplay: 'long', maximumSignificantDigits: 2 }).format(n);
+  return new Intl.NumberFormat(lang, {
+    notation: 'compact',
+    compactDisplay: 'long',
+    maximumSignificantDigits: 2,
+  }).format(n);
 }
 
 export function applyI18n(root = document, { updateDocument = true } = {}) {

@@ -27,7 +27,8 @@ export function engineFiles() {
 }
 
 // A base URL of your own (a folder holding engine/) overrides the packaged files.
-const where = (base, files) => (base ? { base, files } : { base: new URL('./', import.meta.url).href, files: files ?? engineFiles() });
+const where = (base, files) =>
+  base ? { base, files } : { base: new URL('./', import.meta.url).href, files: files ?? engineFiles() };
 
 // The engine on this thread, synchronous calls (attention maps, softmax, small models).
 export function loadEngine(base, { threads = 'auto', relaxed = 'auto', files = null } = {}) {
@@ -37,13 +38,15 @@ export function loadEngine(base, { threads = 'auto', relaxed = 'auto', files = n
 
 // A Worker that owns the engine; every call is async and training reports progress.
 export function createEngine({ base = null, threads = 'auto', files = null, worker = null } = {}) {
-  const start = worker ?? (() => {
-    try {
-      return new Worker(new URL('./lib/worker.js', import.meta.url), { type: 'module' });
-    } catch {
-      // Served from another origin: a same-origin Blob Worker that imports it.
-      return moduleWorker(new URL('./lib/worker.js', import.meta.url));
-    }
-  });
+  const start =
+    worker ??
+    (() => {
+      try {
+        return new Worker(new URL('./lib/worker.js', import.meta.url), { type: 'module' });
+      } catch {
+        // Served from another origin: a same-origin Blob Worker that imports it.
+        return moduleWorker(new URL('./lib/worker.js', import.meta.url));
+      }
+    });
   return createWith({ ...where(base, files), threads, worker: start });
 }

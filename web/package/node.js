@@ -31,9 +31,15 @@ export function loadEngine() {
   return engine;
 }
 
-export function pickBuild() { return 'wasm'; }
-export function threadsAvailable() { return false; }
-export function relaxedSimdAvailable() { return false; }
+export function pickBuild() {
+  return 'wasm';
+}
+export function threadsAvailable() {
+  return false;
+}
+export function relaxedSimdAvailable() {
+  return false;
+}
 
 // The worker_threads Worker speaks the page's protocol; it keeps the process alive only while a
 // request is pending, so a script ends when its work does (terminate() ends it at once).
@@ -42,8 +48,13 @@ export async function createEngine() {
   const listeners = [];
   const port = {
     // Requests (they carry an id) hold the process until answered; acks and pause/cancel do not.
-    postMessage(msg, transfer) { if (msg.id !== undefined) w.ref(); w.postMessage(msg, transfer); },
-    addEventListener(type, fn) { if (type === 'message') listeners.push(fn); },
+    postMessage(msg, transfer) {
+      if (msg.id !== undefined) w.ref();
+      w.postMessage(msg, transfer);
+    },
+    addEventListener(type, fn) {
+      if (type === 'message') listeners.push(fn);
+    },
     start() {},
   };
   const client = new EngineClient(port, { terminate: () => w.terminate() });

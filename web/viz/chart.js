@@ -17,10 +17,16 @@ const look = (s, i) => ({ color: s.color ?? OKABE_ITO[i % OKABE_ITO.length], das
 
 const num = (v) => (Math.abs(v) >= 1000 || Number.isInteger(v) ? String(Math.round(v)) : v.toPrecision(3));
 const WORDS = {
-  en: { chart: (y, x) => `Chart of ${y || 'values'} against ${x || 'x'}.`, empty: 'no data yet',
-    series: (l, n, a, b, lo, hi) => `${l}: ${n} points, from ${a} to ${b} (smallest ${lo}, largest ${hi}).` },
-  ko: { chart: (y, x) => `${x || 'x'}에 따른 ${y || '값'} 그래프.`, empty: '아직 데이터 없음',
-    series: (l, n, a, b, lo, hi) => `${l}: 점 ${n}개, ${a}에서 ${b}까지 (가장 작은 값 ${lo}, 가장 큰 값 ${hi}).` },
+  en: {
+    chart: (y, x) => `Chart of ${y || 'values'} against ${x || 'x'}.`,
+    empty: 'no data yet',
+    series: (l, n, a, b, lo, hi) => `${l}: ${n} points, from ${a} to ${b} (smallest ${lo}, largest ${hi}).`,
+  },
+  ko: {
+    chart: (y, x) => `${x || 'x'}에 따른 ${y || '값'} 그래프.`,
+    empty: '아직 데이터 없음',
+    series: (l, n, a, b, lo, hi) => `${l}: 점 ${n}개, ${a}에서 ${b}까지 (가장 작은 값 ${lo}, 가장 큰 값 ${hi}).`,
+  },
 };
 
 export function lineChart(el, opts0) {
@@ -40,7 +46,10 @@ export function lineChart(el, opts0) {
   let data = [[], ...opts.series.map(() => [])];
   let plot = null;
   const width = () => Math.max(240, Math.min(el.clientWidth || 320, 640));
-  Object.defineProperty(el, 'chartData', { configurable: true, get: () => ({ xLabel: opts.xLabel, labels: opts.series.map((s) => s.label), data }) });
+  Object.defineProperty(el, 'chartData', {
+    configurable: true,
+    get: () => ({ xLabel: opts.xLabel, labels: opts.series.map((s) => s.label), data }),
+  });
   const bar = exportBar(el, { kind: 'chart', picture, table: () => chartTable(el.chartData) });
 
   // The picture a PNG saves: the plot and, under it, its legend (each series' colour, dash and
@@ -48,19 +57,27 @@ export function lineChart(el, opts0) {
   function picture() {
     if (!plot) return null;
     const src = plot.ctx.canvas;
-    const r = src.width / (plot.width || src.width);  // device pixels per CSS pixel
+    const r = src.width / (plot.width || src.width); // device pixels per CSS pixel
     const style = getComputedStyle(el);
     const font = `${Math.round(12 * r)}px ${style.fontFamily || 'sans-serif'}`;
-    const pad = 8 * r, swatch = 24 * r, gap = 6 * r, sep = 16 * r, lineH = 18 * r;
+    const pad = 8 * r,
+      swatch = 24 * r,
+      gap = 6 * r,
+      sep = 16 * r,
+      lineH = 18 * r;
     const g0 = document.createElement('canvas').getContext('2d');
     g0.font = font;
     // lay the entries out in rows across the plot's width
     const rows = [[]];
     let x = pad;
-    const items = opts.series.map((s, i) => ({ label: s.label ?? '', ...look(s, i) }))
+    const items = opts.series
+      .map((s, i) => ({ label: s.label ?? '', ...look(s, i) }))
       .map((it) => ({ ...it, w: swatch + gap + g0.measureText(it.label).width }));
     for (const it of items) {
-      if (x + it.w > src.width - pad && rows.at(-1).length) { rows.push([]); x = pad; }
+      if (x + it.w > src.width - pad && rows.at(-1).length) {
+        rows.push([]);
+        x = pad;
+      }
       rows.at(-1).push({ ...it, x });
       x += it.w + sep;
     }
@@ -99,7 +116,8 @@ export function lineChart(el, opts0) {
     g.font = a.labelFont[0];
     const w = g.measureText(a.label).width;
     g.restore();
-    const mid = plot.bbox.top + plot.bbox.height / 2, room = 2 * Math.min(mid, g.canvas.height - mid);
+    const mid = plot.bbox.top + plot.bbox.height / 2,
+      room = 2 * Math.min(mid, g.canvas.height - mid);
     if (w <= room) return;
     height += Math.ceil((w - room) / (window.devicePixelRatio || 1)) + 6;
     plot.setSize({ width: width(), height });
@@ -108,39 +126,71 @@ export function lineChart(el, opts0) {
   function build() {
     plot?.destroy();
     height = opts.height;
-    const axis = (label) => ({ label, stroke: () => getComputedStyle(el).color, grid: { stroke: 'rgba(128,128,128,.2)' }, ticks: { stroke: 'rgba(128,128,128,.3)' } });
-    plot = new uPlot({
-      width: width(), height,
-      scales: { x: { time: false, distr: opts.logX ? 3 : 1 }, y: { distr: opts.logY ? 3 : 1 } },
-      axes: [axis(opts.xLabel), axis(opts.yLabel)],
-      legend: { live: false },
-      series: [{ label: opts.xLabel }, ...opts.series.map((s, i) => ({
-        label: s.label, stroke: look(s, i).color, width: 2, dash: look(s, i).dash,
-        // a lone point (a curve's step 0 before training) is drawn as a dot
-        points: { show: opts.points || s.points ? true : (u) => u.data[0].length === 1 },
-      }))],
-    }, data, el);
+    const axis = (label) => ({
+      label,
+      stroke: () => getComputedStyle(el).color,
+      grid: { stroke: 'rgba(128,128,128,.2)' },
+      ticks: { stroke: 'rgba(128,128,128,.3)' },
+    });
+    plot = new uPlot(
+      {
+        width: width(),
+        height,
+        scales: { x: { time: false, distr: opts.logX ? 3 : 1 }, y: { distr: opts.logY ? 3 : 1 } },
+        axes: [axis(opts.xLabel), axis(opts.yLabel)],
+        legend: { live: false },
+        series: [
+          { label: opts.xLabel },
+          ...opts.series.map((s, i) => ({
+            label: s.label,
+            stroke: look(s, i).color,
+            width: 2,
+            dash: look(s, i).dash,
+            // a lone point (a curve's step 0 before training) is drawn as a dot
+            points: { show: opts.points || s.points ? true : (u) => u.data[0].length === 1 },
+          })),
+        ],
+      },
+      data,
+      el
+    );
     el.append(summary, bar);
     fitTitle();
     describe();
   }
   build();
-  const ro = new ResizeObserver(() => { if (plot.width !== width()) plot.setSize({ width: width(), height }); });
+  const ro = new ResizeObserver(() => {
+    if (plot.width !== width()) plot.setSize({ width: width(), height });
+  });
   ro.observe(el);
-  const langs = new MutationObserver(describe);  // a language switch without a relabel
+  const langs = new MutationObserver(describe); // a language switch without a relabel
   langs.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
-  const unwatch = watchScheme(() => plot.redraw(false));  // axes in the new text colour
+  const unwatch = watchScheme(() => plot.redraw(false)); // axes in the new text colour
   const api = {
-    get plot() { return plot; },
-    get data() { return data; },
-    set(x, ys) { data = [Array.from(x), ...ys.map((y) => Array.from(y))]; plot.setData(data); describe(); },
+    get plot() {
+      return plot;
+    },
+    get data() {
+      return data;
+    },
+    set(x, ys) {
+      data = [Array.from(x), ...ys.map((y) => Array.from(y))];
+      plot.setData(data);
+      describe();
+    },
     relabel({ series, xLabel, yLabel } = {}) {
       if (series) opts.series = opts.series.map((s, i) => ({ ...s, label: series[i] ?? s.label }));
       opts = { ...opts, xLabel: xLabel ?? opts.xLabel, yLabel: yLabel ?? opts.yLabel };
       build();
     },
-    destroy() { ro.disconnect(); langs.disconnect(); unwatch(); plot.destroy(); bar.remove(); },
+    destroy() {
+      ro.disconnect();
+      langs.disconnect();
+      unwatch();
+      plot.destroy();
+      bar.remove();
+    },
   };
-  el.lineChart = api;  // tests read the plot (axis titles and their room) from the element
+  el.lineChart = api; // tests read the plot (axis titles and their room) from the element
   return api;
 }

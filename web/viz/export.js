@@ -5,12 +5,18 @@
 // heatmap's own words (web/viz/ is shared by both languages of the embedded widgets).
 const WORDS = {
   en: {
-    group: 'Download', png: (what) => `PNG: download this ${what} as an image`, csv: (what) => `CSV: download the numbers of this ${what}`,
-    heatmap: 'map', chart: 'chart',
+    group: 'Download',
+    png: (what) => `PNG: download this ${what} as an image`,
+    csv: (what) => `CSV: download the numbers of this ${what}`,
+    heatmap: 'map',
+    chart: 'chart',
   },
   ko: {
-    group: '내려받기', png: (what) => `PNG: 이 ${what}을 이미지로 내려받기`, csv: (what) => `CSV: 이 ${what}의 숫자를 내려받기`,
-    heatmap: '지도', chart: '그래프',
+    group: '내려받기',
+    png: (what) => `PNG: 이 ${what}을 이미지로 내려받기`,
+    csv: (what) => `CSV: 이 ${what}의 숫자를 내려받기`,
+    heatmap: '지도',
+    chart: '그래프',
   },
 };
 const langOf = (el) => (el.closest('[lang]')?.lang === 'ko' ? 'ko' : 'en');
@@ -33,7 +39,14 @@ function watch(bar) {
 
 // One CSV field: quoted when it holds a comma, quote or line break.
 const field = (v) => {
-  const s = v === null || v === undefined ? '' : typeof v === 'number' ? (Number.isFinite(v) ? String(+v.toPrecision(7)) : '') : String(v);
+  const s =
+    v === null || v === undefined
+      ? ''
+      : typeof v === 'number'
+        ? Number.isFinite(v)
+          ? String(+v.toPrecision(7))
+          : ''
+        : String(v);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 export const csvText = (rows) => `${rows.map((r) => r.map(field).join(',')).join('\r\n')}\r\n`;
@@ -56,7 +69,9 @@ export function pngBlob(canvas, el) {
   g.fillStyle = background(el);
   g.fillRect(0, 0, out.width, out.height);
   g.drawImage(canvas, 0, 0);
-  return new Promise((resolve, reject) => out.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+  return new Promise((resolve, reject) =>
+    out.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png')
+  );
 }
 
 export function download(blob, filename) {
@@ -84,7 +99,8 @@ export function exportBar(owner, { kind, picture, table }) {
   const bar = document.createElement('div');
   bar.className = 'export-bar';
   bar.setAttribute('role', 'group');
-  bar.innerHTML = '<button type="button" name="export-png">PNG</button><button type="button" name="export-csv">CSV</button>';
+  bar.innerHTML =
+    '<button type="button" name="export-png">PNG</button><button type="button" name="export-csv">CSV</button>';
   const [png, csv] = bar.querySelectorAll('button');
   bar.relabel = () => {
     const w = WORDS[langOf(owner)];
@@ -103,7 +119,7 @@ export function exportBar(owner, { kind, picture, table }) {
   csv.addEventListener('click', () => {
     download(new Blob([`\ufeff${csvText(table())}`], { type: 'text/csv;charset=utf-8' }), fileName(owner, kind, 'csv'));
   });
-  bar.picture = picture;  // what the PNG button saves
+  bar.picture = picture; // what the PNG button saves
   bar.relabel();
   watch(bar);
   return bar;

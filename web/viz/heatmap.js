@@ -30,25 +30,38 @@ export class Heatmap extends HTMLElement {
   }
 
   connectedCallback() {
-    if (this.canvas) { this.#watchLang(); this.#label(); return; }
+    if (this.canvas) {
+      this.#watchLang();
+      this.#label();
+      return;
+    }
     this.tabIndex = 0;
     this.setAttribute('role', 'group');
     this.canvas = document.createElement('canvas');
     this.canvas.setAttribute('role', 'img');
     this.legend = document.createElement('div');
     this.legend.className = 'heatmap-legend';
-    this.legend.setAttribute('aria-hidden', 'true');  // the canvas's text gives the values
+    this.legend.setAttribute('aria-hidden', 'true'); // the canvas's text gives the values
     this.legend.innerHTML = '<span class="lo"></span><span class="ramp"></span><span class="hi"></span>';
     this.readout = document.createElement('div');
     this.readout.className = 'heatmap-readout';
     this.readout.setAttribute('aria-live', 'polite');
     this.append(this.canvas, this.legend, this.readout);
     // PNG / CSV download buttons (web/viz/export.js)
-    this.append(exportBar(this, { kind: 'heatmap', picture: () => (this.rows ? this.canvas : null), table: () => heatmapTable(this) }));
+    this.append(
+      exportBar(this, {
+        kind: 'heatmap',
+        picture: () => (this.rows ? this.canvas : null),
+        table: () => heatmapTable(this),
+      })
+    );
     this.canvas.addEventListener('mousemove', (e) => this.#hover(e));
     this.addEventListener('keydown', (e) => this.#key(e));
     // the keyboard's cell is outlined while the map has focus
-    this.addEventListener('focus', () => { this.readout.textContent = this.rows ? this.describe(...this.focusCell) : ''; this.draw(); });
+    this.addEventListener('focus', () => {
+      this.readout.textContent = this.rows ? this.describe(...this.focusCell) : '';
+      this.draw();
+    });
     this.addEventListener('blur', () => this.draw());
     this.resize = new ResizeObserver(() => {
       if (Math.abs(this.clientWidth - (this.lastWidth ?? 0)) > 4) this.draw();
@@ -64,8 +77,11 @@ export class Heatmap extends HTMLElement {
     this.langs?.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
     this.unwatchScheme ??= watchScheme(() => this.draw());
   }
-  disconnectedCallback() { this.langs?.disconnect(); this.unwatchScheme?.(); this.unwatchScheme = null; }
-
+  disconnectedCallback() {
+    this.langs?.disconnect();
+    this.unwatchScheme?.();
+    this.unwatchScheme = null;
+  }
 
   // values: Float32Array of rows*cols, row-major
   // palette: 'viridis' for [0, 1] (weights), 'diverging' for [-1, 1] (signed values)
@@ -81,7 +97,10 @@ export class Heatmap extends HTMLElement {
     this.colLabels = colLabels;
     this.dataset.rows = rows;
     this.dataset.cols = cols;
-    this.focusCell = [Math.max(0, Math.min(this.focusCell[0], rows - 1)), Math.max(0, Math.min(this.focusCell[1], cols - 1))];
+    this.focusCell = [
+      Math.max(0, Math.min(this.focusCell[0], rows - 1)),
+      Math.max(0, Math.min(this.focusCell[1], cols - 1)),
+    ];
     this.draw();
   }
 
@@ -94,20 +113,32 @@ export class Heatmap extends HTMLElement {
     // label room from the labels themselves (long ones shortened), so none is cut off: row
     // labels right-aligned left of the map, column labels at 45° above it (they also reach
     // past the last column on the right)
-    const short = (l) => { const x = String(l); return x.length > 16 ? `${x.slice(0, 15)}…` : x; };
-    const rowText = this.rowLabels.map(short), colText = this.colLabels.map(short);
+    const short = (l) => {
+      const x = String(l);
+      return x.length > 16 ? `${x.slice(0, 15)}…` : x;
+    };
+    const rowText = this.rowLabels.map(short),
+      colText = this.colLabels.map(short);
     const widest = (ls) => ls.reduce((m, l) => Math.max(m, g.measureText(l).width), 0);
     const pad = rowText.length ? Math.min(130, Math.ceil(widest(rowText)) + 8) : 4;
     const room = Math.min(this.maxWidth ?? 320, Math.max(120, (this.clientWidth || 320) - pad - 4));
-    const cell = Math.max(this.minCell ?? 8, Math.min(40, Math.floor(room / Math.max(this.cols, 1)), Math.floor((this.maxWidth ?? 320) / Math.max(this.rows, 1))));
+    const cell = Math.max(
+      this.minCell ?? 8,
+      Math.min(
+        40,
+        Math.floor(room / Math.max(this.cols, 1)),
+        Math.floor((this.maxWidth ?? 320) / Math.max(this.rows, 1))
+      )
+    );
     const diag = colText.map((l) => g.measureText(l).width * Math.SQRT1_2);
     const top = colText.length ? Math.ceil(Math.max(0, ...diag)) + 10 : 4;
     const over = colText.length ? Math.max(0, ...diag.map((d, j) => d + cell * 0.6 - (this.cols - j) * cell)) : 0;
     const dpr = globalThis.devicePixelRatio || 1;
-    const w = pad + cell * this.cols + Math.ceil(over) + 2, h = top + cell * this.rows;
+    const w = pad + cell * this.cols + Math.ceil(over) + 2,
+      h = top + cell * this.rows;
     this.canvas.width = w * dpr;
     this.canvas.height = h * dpr;
-    const scale = Math.min(1, (this.clientWidth || w) / w);  // shrink to fit the box
+    const scale = Math.min(1, (this.clientWidth || w) / w); // shrink to fit the box
     this.canvas.style.width = `${w * scale}px`;
     this.canvas.style.height = `${h * scale}px`;
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -136,7 +167,9 @@ export class Heatmap extends HTMLElement {
       // neighbours' and the page's colours (light or dark theme), one of the two stands out
       // from each of them by well over 3:1
       const [fi, fj] = this.focusCell;
-      const x = pad + fj * cell, y = top + fi * cell, s = cell > 6 ? cell - 1 : cell;
+      const x = pad + fj * cell,
+        y = top + fi * cell,
+        s = cell > 6 ? cell - 1 : cell;
       g.lineWidth = 2;
       g.strokeStyle = '#000';
       g.strokeRect(x - 1, y - 1, s + 2, s + 2);
@@ -155,20 +188,32 @@ export class Heatmap extends HTMLElement {
     this.setAttribute('aria-roledescription', ROLE[lang]);
     const [a, b] = this.domain ?? [0, 1];
     const pal = this.palette ?? viridis;
-    const stops = Array.from({ length: 9 }, (_, k) => pal(a + (b - a) * k / 8));
+    const stops = Array.from({ length: 9 }, (_, k) => pal(a + ((b - a) * k) / 8));
     this.legend.querySelector('.ramp').style.background = `linear-gradient(to right, ${stops.join(', ')})`;
     this.legend.querySelector('.lo').textContent = String(a);
     this.legend.querySelector('.hi').textContent = String(b);
-    if (!this.rows || !this.cols) { this.canvas.setAttribute('aria-label', EMPTY[lang]); return; }
-    let lo = Infinity, hi = -Infinity, at = 0;
-    this.values.forEach((v, k) => { if (v < lo) lo = v; if (v > hi) { hi = v; at = k; } });
+    if (!this.rows || !this.cols) {
+      this.canvas.setAttribute('aria-label', EMPTY[lang]);
+      return;
+    }
+    let lo = Infinity,
+      hi = -Infinity,
+      at = 0;
+    this.values.forEach((v, k) => {
+      if (v < lo) lo = v;
+      if (v > hi) {
+        hi = v;
+        at = k;
+      }
+    });
     const top = this.describe(Math.floor(at / this.cols), at % this.cols);
     this.canvas.setAttribute('aria-label', WORDS[lang](this.rows, this.cols, lo.toFixed(3), hi.toFixed(3), top));
   }
 
   describe(i, j) {
     const v = this.values[i * this.cols + j];
-    const r = this.rowLabels[i] ?? i, c = this.colLabels[j] ?? j;
+    const r = this.rowLabels[i] ?? i,
+      c = this.colLabels[j] ?? j;
     return `${r} → ${c}: ${v.toFixed(4)}`;
   }
 

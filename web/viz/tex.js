@@ -7,7 +7,11 @@ import katex from 'katex';
 export function typeset(root) {
   for (const el of root.querySelectorAll('.tex, .tex-block')) {
     if (el.dataset.typeset) continue;
-    katex.render(el.textContent, el, { displayMode: el.classList.contains('tex-block'), throwOnError: false, output: 'htmlAndMathml' });
+    katex.render(el.textContent, el, {
+      displayMode: el.classList.contains('tex-block'),
+      throwOnError: false,
+      output: 'htmlAndMathml',
+    });
     el.dataset.typeset = '1';
   }
 }
@@ -20,7 +24,10 @@ export function focusScrollers(root, label) {
   const check = (el) => {
     if (el.scrollWidth > el.clientWidth + 1) {
       el.tabIndex = 0;
-      if (el.tagName !== 'TABLE') { el.setAttribute('role', 'group'); el.setAttribute('aria-label', label); }
+      if (el.tagName !== 'TABLE') {
+        el.setAttribute('role', 'group');
+        el.setAttribute('aria-label', label);
+      }
       el.dataset.scrolls = '1';
     } else if (el.dataset.scrolls) {
       el.removeAttribute('tabindex');
@@ -32,8 +39,14 @@ export function focusScrollers(root, label) {
   const els = [...root.querySelectorAll('.tex-block, table')];
   const all = () => els.forEach(check);
   const ro = new ResizeObserver((entries) => entries.forEach((e) => check(e.target)));
-  els.forEach((el) => { check(el); ro.observe(el); });
+  els.forEach((el) => {
+    check(el);
+    ro.observe(el);
+  });
   document.fonts?.addEventListener('loadingdone', all);
   document.fonts?.ready.then(all);
-  return () => { ro.disconnect(); document.fonts?.removeEventListener('loadingdone', all); };
+  return () => {
+    ro.disconnect();
+    document.fonts?.removeEventListener('loadingdone', all);
+  };
 }

@@ -21,12 +21,16 @@ export const HELD_OUT = { samples: 200, seed: 2015, everyMs: 1000 };
 export const SCORES = ['additive', 'dot', 'general', 'concat'];
 
 export function modelConfig(score = 'additive') {
-  return score === 'additive' ? { model: 'rnnsearch', emb: 24, hidden: 48, attn: 48 } : { model: 'luong', emb: 24, hidden: 24, score };
+  return score === 'additive'
+    ? { model: 'rnnsearch', emb: 24, hidden: 48, attn: 48 }
+    : { model: 'luong', emb: 24, hidden: 24, score };
 }
 
 export function sessionConfig(task, seed, score = 'additive') {
   return {
-    model: modelConfig(score), ...TASKS[task], seed,
+    model: modelConfig(score),
+    ...TASKS[task],
+    seed,
     train: { batch: 32, schedule: 'constant', lr: 0.01, clip: 1 },
   };
 }

@@ -30,10 +30,17 @@ export async function mount(el, ctx) {
   const { read, store } = ctx;
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
-  const state = { task: read.str('task', 'reverse', Object.keys(TASKS)), score: read.str('score', 'additive', SCORES), steps: read.num('steps', 400, 100, 20000), seed: read.num('seed', 1, 0, 1e9) };
+  const state = {
+    task: read.str('task', 'reverse', Object.keys(TASKS)),
+    score: read.str('score', 'additive', SCORES),
+    steps: read.num('steps', 400, 100, 20000),
+    seed: read.num('seed', 1, 0, 1e9),
+  };
   el.innerHTML = `
     <div class="controls">
-      <label><span data-i18n="bahdanau.task"></span> <select name="task">${Object.keys(TASKS).map((k) => `<option value="${k}" data-i18n="bahdanau.task.${k}"></option>`).join('')}</select></label>
+      <label><span data-i18n="bahdanau.task"></span> <select name="task">${Object.keys(TASKS)
+        .map((k) => `<option value="${k}" data-i18n="bahdanau.task.${k}"></option>`)
+        .join('')}</select></label>
       <label><span data-i18n="bahdanau.score"></span> <select name="score">${SCORES.map((k) => `<option value="${k}" data-i18n="bahdanau.score.${k}"></option>`).join('')}</select></label>
     </div>
     <p class="caption" name="score-note"></p>
@@ -49,14 +56,20 @@ export async function mount(el, ctx) {
   sel.value = state.task;
   const scoreSel = el.querySelector('[name=score]');
   scoreSel.value = state.score;
-  const showScore = () => { el.querySelector('[name=score-note]').textContent = t(`bahdanau.scoreNote.${state.score}`); };
+  const showScore = () => {
+    el.querySelector('[name=score-note]').textContent = t(`bahdanau.scoreNote.${state.score}`);
+  };
   showScore();
   const second = () => (state.task === 'reverse' ? 'gold' : ALIGNED.has(state.task) ? 'aer' : null);
   const goldSeries = () => [t('bahdanau.loss'), ...(second() ? [t(`bahdanau.${second()}`)] : [])];
   let chart = null;
   const makeChart = () => {
     chart?.destroy();
-    chart = lineChart(el.querySelector('.chart-host'), { series: goldSeries().map((label) => ({ label })), xLabel: t('bahdanau.step'), height: 200 });
+    chart = lineChart(el.querySelector('.chart-host'), {
+      series: goldSeries().map((label) => ({ label })),
+      xLabel: t('bahdanau.step'),
+      height: 200,
+    });
   };
   makeChart();
   let example = null;
@@ -65,7 +78,11 @@ export async function mount(el, ctx) {
 
   function showAer(ev) {
     el.evaluation = ev;
-    el.querySelector('[name=metric]').textContent = t('bahdanau.aerMetric', { aer: ev.aer.toFixed(3), n: ev.samples, step: ev.step });
+    el.querySelector('[name=metric]').textContent = t('bahdanau.aerMetric', {
+      aer: ev.aer.toFixed(3),
+      n: ev.samples,
+      step: ev.step,
+    });
   }
 
   // the mass on the gold links, in the current language
@@ -73,15 +90,28 @@ export async function mount(el, ctx) {
   function showGold() {
     if (!shownGold) return;
     const { gold, S, step } = shownGold;
-    el.querySelector('[name=metric]').textContent = t('bahdanau.metric', { gold: gold.toFixed(3), chance: (1 / S).toFixed(3), step });
+    el.querySelector('[name=metric]').textContent = t('bahdanau.metric', {
+      gold: gold.toFixed(3),
+      chance: (1 / S).toFixed(3),
+      step,
+    });
   }
-  const showExample = () => { if (example) el.querySelector('[name=example]').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText }); };
+  const showExample = () => {
+    if (example)
+      el.querySelector('[name=example]').textContent = t('bahdanau.example', {
+        src: example.srcText,
+        tgt: example.tgtText,
+      });
+  };
 
   // the heatmap of one inspection; -> the map, or null
   function drawHeat(data, step) {
     const m = alignmentMap(data);
     if (!m || !example) return null;
-    heat.set(m.weights, m.T, m.S, { rowLabels: tokenLabels(example.tgtText, m.T, example.tgt), colLabels: tokenLabels(example.srcText, m.S, example.src) });
+    heat.set(m.weights, m.T, m.S, {
+      rowLabels: tokenLabels(example.tgtText, m.T, example.tgt),
+      colLabels: tokenLabels(example.srcText, m.S, example.src),
+    });
     el.alignment = { weights: [...m.weights], T: m.T, S: m.S, L: example.src.length, step };
     return m;
   }
@@ -105,7 +135,10 @@ export async function mount(el, ctx) {
     const pts = curve.filter((p) => p.loss !== null);
     const ys = [pts.map((p) => p.loss)];
     if (second()) ys.push(pts.map((p) => p[second()]));
-    chart.set(pts.map((p) => p.step), ys);
+    chart.set(
+      pts.map((p) => p.step),
+      ys
+    );
   }
 
   const run = sessionRun(el.querySelector('.run-host'), ctx, {
@@ -140,7 +173,10 @@ export async function mount(el, ctx) {
       else curve.push({ step: p.step, loss: p.loss, gold: last?.gold ?? null, aer: last?.aer ?? null });
       redrawChart();
     },
-    onSnapshot: (data, step, s, evaluation) => { drawMap(data, step, evaluation); redrawChart(); },
+    onSnapshot: (data, step, s, evaluation) => {
+      drawMap(data, step, evaluation);
+      redrawChart();
+    },
     // before training: the untrained model's map (above) and its loss at step 0
     onPreview(p) {
       const first = curve.find((q) => q.step === 0);
@@ -148,13 +184,50 @@ export async function mount(el, ctx) {
       else curve.unshift({ step: 0, loss: p.loss, gold: null, aer: null });
       redrawChart();
     },
-    onReset() { curve.length = 0; example = null; shownGold = null; heat.set([], 0, 0); chart.set([], goldSeries().map(() => [])); el.querySelector('[name=metric]').textContent = ''; el.evaluation = null; },
+    onReset() {
+      curve.length = 0;
+      example = null;
+      shownGold = null;
+      heat.set([], 0, 0);
+      chart.set(
+        [],
+        goldSeries().map(() => [])
+      );
+      el.querySelector('[name=metric]').textContent = '';
+      el.evaluation = null;
+    },
   });
-  sel.addEventListener('change', async () => { state.task = sel.value; store.set({ task: state.task }); await run.reset(); makeChart(); });
-  scoreSel.addEventListener('change', async () => { state.score = scoreSel.value; store.set({ score: state.score }); showScore(); await run.reset(); makeChart(); });
+  sel.addEventListener('change', async () => {
+    state.task = sel.value;
+    store.set({ task: state.task });
+    await run.reset();
+    makeChart();
+  });
+  scoreSel.addEventListener('change', async () => {
+    state.score = scoreSel.value;
+    store.set({ score: state.score });
+    showScore();
+    await run.reset();
+    makeChart();
+  });
   return {
-    start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { run.render(); chart.relabel({ series: goldSeries(), xLabel: t('bahdanau.step') }); redrawChart(); heat.draw(); showExample(); showGold(); showScore(); if (el.evaluation) showAer(el.evaluation); },
-    unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
+    start: run.start,
+    pause: run.pause,
+    reset: run.reset,
+    relabel() {
+      run.render();
+      chart.relabel({ series: goldSeries(), xLabel: t('bahdanau.step') });
+      redrawChart();
+      heat.draw();
+      showExample();
+      showGold();
+      showScore();
+      if (el.evaluation) showAer(el.evaluation);
+    },
+    unmount() {
+      run.dispose();
+      chart.destroy();
+      el.innerHTML = '';
+    },
   };
 }

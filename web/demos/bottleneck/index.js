@@ -51,15 +51,39 @@ export async function mount(el, ctx) {
   const lenInput = el.querySelector('[name=len]');
   lenInput.value = len;
   const labels = () => [t('bn.encdec'), t('bn.search')];
-  const loss = lineChart(el.querySelector('.loss-host'), { series: labels().map((label) => ({ label })), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss'), height: 200 });
-  const acc = lineChart(el.querySelector('.acc-host'), { series: labels().map((label) => ({ label })), xLabel: t('bn.length'), yLabel: t('bn.accuracy'), height: 200, points: true });
+  const loss = lineChart(el.querySelector('.loss-host'), {
+    series: labels().map((label) => ({ label })),
+    xLabel: t('bahdanau.step'),
+    yLabel: t('bahdanau.loss'),
+    height: 200,
+  });
+  const acc = lineChart(el.querySelector('.acc-host'), {
+    series: labels().map((label) => ({ label })),
+    xLabel: t('bn.length'),
+    yLabel: t('bn.accuracy'),
+    height: 200,
+    points: true,
+  });
   const train = { batch: 16, schedule: 'constant', lr: 0.01, clip: 1 };
-  let perLength = null, trained = null;
+  let perLength = null,
+    trained = null;
   const run = raceRun(el.querySelector('.run-host'), ctx, {
     steps,
     names: labels,
-    configs: () => ['rnnencdec', 'rnnsearch'].map((m) => ({ model: { model: m, emb: 16, hidden: 32, attn: 32 }, task: 'copy', task_options: TASK_OPTIONS, seed: 1, train })),
-    onChunk(curves) { loss.set(curves[0].map((p) => p.step), curves.map((c) => c.map((p) => p.loss))); },
+    configs: () =>
+      ['rnnencdec', 'rnnsearch'].map((m) => ({
+        model: { model: m, emb: 16, hidden: 32, attn: 32 },
+        task: 'copy',
+        task_options: TASK_OPTIONS,
+        seed: 1,
+        train,
+      })),
+    onChunk(curves) {
+      loss.set(
+        curves[0].map((p) => p.step),
+        curves.map((c) => c.map((p) => p.loss))
+      );
+    },
     async finish(sessions) {
       const ex = await sessions[0].examples(HELD_OUT, { split: 'test', seed: 21 });
       const outs = await Promise.all(sessions.map((s) => s.decode(ex.src)));
@@ -78,7 +102,10 @@ export async function mount(el, ctx) {
       }
       trained = { ex, word: vocabFrom(ex), cfgs, annotations };
       showLength();
-      acc.set(perLength[0].map((p) => p.len), perLength.map((r) => r.map((p) => p.acc)));
+      acc.set(
+        perLength[0].map((p) => p.len),
+        perLength.map((r) => r.map((p) => p.acc))
+      );
       showSummary();
     },
     // before training: the untrained models' accuracy per length on the same held-out draw
@@ -87,23 +114,39 @@ export async function mount(el, ctx) {
       const outs = await Promise.all(sessions.map((s) => s.decode(ex.src)));
       if (!live()) return;
       const untrained = outs.map((o) => accuracyByLength(ex.src, ex.tgt, o));
-      acc.set(untrained[0].map((p) => p.len), untrained.map((r) => r.map((p) => p.acc)));
+      acc.set(
+        untrained[0].map((p) => p.len),
+        untrained.map((r) => r.map((p) => p.acc))
+      );
     },
-    onReset() { loss.set([], [[], []]); acc.set([], [[], []]); perLength = null; trained = null; showSummary(); showLength(); },
+    onReset() {
+      loss.set([], [[], []]);
+      acc.set([], [[], []]);
+      perLength = null;
+      trained = null;
+      showSummary();
+      showLength();
+    },
   });
 
   // mean exact-match accuracy over lengths 10 and up, in the current language
   function showSummary() {
     const tail = (r) => r.filter((p) => p.len >= 10);
     const mean = (r) => r.reduce((s, p) => s + p.acc, 0) / Math.max(1, r.length);
-    el.querySelector('[name=summary]').textContent = !perLength ? ''
-      : t('bn.summary', { encdec: (100 * mean(tail(perLength[0]))).toFixed(0), search: (100 * mean(tail(perLength[1]))).toFixed(0) });
+    el.querySelector('[name=summary]').textContent = !perLength
+      ? ''
+      : t('bn.summary', {
+          encdec: (100 * mean(tail(perLength[0]))).toFixed(0),
+          search: (100 * mean(tail(perLength[1]))).toFixed(0),
+        });
   }
 
   // ---- the length slider over the trained models
   const pct = (x) => (100 * x).toFixed(0);
   function outputHtml(out, tgt, word) {
-    const toks = out.map((id, k) => (id === tgt[k] ? escapeHtml(word(id)) : `<mark class="wrong">${escapeHtml(word(id))}</mark>`));
+    const toks = out.map((id, k) =>
+      id === tgt[k] ? escapeHtml(word(id)) : `<mark class="wrong">${escapeHtml(word(id))}</mark>`
+    );
     return toks.join(' ') || '∅';
   }
   function showLength() {
@@ -112,26 +155,48 @@ export async function mount(el, ctx) {
     el.querySelector('[name=lennote]').hidden = !!trained;
     el.querySelector('[name=lenval]').textContent = `L = ${len}`;
     lenInput.setAttribute('aria-valuetext', t('bn.lenValue', { len }));
-    if (!trained) { box.innerHTML = ''; el.atLength = null; return; }
+    if (!trained) {
+      box.innerHTML = '';
+      el.atLength = null;
+      return;
+    }
     const { ex, word, cfgs, annotations } = trained;
     const at = perLength.map((r) => r.find((p) => p.len === len) ?? null);
     const i = ex.src.findIndex((r) => r.length === len);
     const [enc, search] = cfgs;
-    const width = (c) => 2 * c.hidden;  // [h→ ; h←] of the bidirectional encoder
+    const width = (c) => 2 * c.hidden; // [h→ ; h←] of the bidirectional encoder
     const S = annotations.get(len) ?? len;
     el.atLength = {
-      len, acc: at.map((p) => p?.acc ?? null), n: at[0]?.n ?? 0, index: i,
+      len,
+      acc: at.map((p) => p?.acc ?? null),
+      n: at[0]?.n ?? 0,
+      index: i,
       summary: { vectors: 1, width: width(enc), encoder: enc.encoder, hidden: enc.hidden },
       annotations: { vectors: S, width: width(search), encoder: search.encoder, hidden: search.hidden },
     };
     const names = [t('bn.encdec'), t('bn.search')];
-    const accLine = at[0] ? t('bn.accAt', { len, n: at[0].n, encdec: pct(at[0].acc), search: pct(at[1].acc),
-      encdecN: Math.round(at[0].acc * at[0].n), searchN: Math.round(at[1].acc * at[1].n) }) : t('bn.noneAt', { len });
+    const accLine = at[0]
+      ? t('bn.accAt', {
+          len,
+          n: at[0].n,
+          encdec: pct(at[0].acc),
+          search: pct(at[1].acc),
+          encdecN: Math.round(at[0].acc * at[0].n),
+          searchN: Math.round(at[1].acc * at[1].n),
+        })
+      : t('bn.noneAt', { len });
     let example = '';
     if (i >= 0) {
-      const rows = [[t('bn.source'), String(ex.srcText[i])], ...el.decoded.out.map((o, m) => [names[m], outputHtml(o[i], ex.tgt[i], word), o[i]])];
-      example = `<p>${escapeHtml(t('bn.example', { len }))}</p><dl class="bn-example">${rows.map(([k, v, o], r) =>
-        `<dt>${escapeHtml(k)}</dt><dd class="readout" data-model="${r - 1}">${r ? v : escapeHtml(v)}${r ? ` <span class="caption">${escapeHtml(wrongCount(o, ex.tgt[i]) ? t('bn.wrong', { wrong: wrongCount(o, ex.tgt[i]) }) : t('bn.allRight'))}</span>` : ''}</dd>`).join('')}</dl>`;
+      const rows = [
+        [t('bn.source'), String(ex.srcText[i])],
+        ...el.decoded.out.map((o, m) => [names[m], outputHtml(o[i], ex.tgt[i], word), o[i]]),
+      ];
+      example = `<p>${escapeHtml(t('bn.example', { len }))}</p><dl class="bn-example">${rows
+        .map(
+          ([k, v, o], r) =>
+            `<dt>${escapeHtml(k)}</dt><dd class="readout" data-model="${r - 1}">${r ? v : escapeHtml(v)}${r ? ` <span class="caption">${escapeHtml(wrongCount(o, ex.tgt[i]) ? t('bn.wrong', { wrong: wrongCount(o, ex.tgt[i]) }) : t('bn.allRight'))}</span>` : ''}</dd>`
+        )
+        .join('')}</dl>`;
     }
     const w = width(enc);
     box.innerHTML = `<p class="readout" name="accat">${escapeHtml(accLine)}</p>${example}
@@ -141,19 +206,37 @@ export async function mount(el, ctx) {
       </ul>`;
     ctx.store.set({ len });
   }
-  lenInput.addEventListener('input', () => { len = Number(lenInput.value); showLength(); });
+  lenInput.addEventListener('input', () => {
+    len = Number(lenInput.value);
+    showLength();
+  });
   showLength();
   return {
-    start: run.start, pause: run.pause, reset: run.reset,
+    start: run.start,
+    pause: run.pause,
+    reset: run.reset,
     relabel() {
       run.render();
       loss.relabel({ series: labels(), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss') });
       acc.relabel({ series: labels(), xLabel: t('bn.length'), yLabel: t('bn.accuracy') });
-      if (run.curves[0].length) loss.set(run.curves[0].map((p) => p.step), run.curves.map((c) => c.map((p) => p.loss)));
-      if (perLength) acc.set(perLength[0].map((p) => p.len), perLength.map((r) => r.map((p) => p.acc)));
+      if (run.curves[0].length)
+        loss.set(
+          run.curves[0].map((p) => p.step),
+          run.curves.map((c) => c.map((p) => p.loss))
+        );
+      if (perLength)
+        acc.set(
+          perLength[0].map((p) => p.len),
+          perLength.map((r) => r.map((p) => p.acc))
+        );
       showSummary();
       showLength();
     },
-    unmount() { run.dispose(); loss.destroy(); acc.destroy(); el.innerHTML = ''; },
+    unmount() {
+      run.dispose();
+      loss.destroy();
+      acc.destroy();
+      el.innerHTML = '';
+    },
   };
 }

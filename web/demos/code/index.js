@@ -7,22 +7,34 @@ import { t } from '../../i18n/index.js';
 import { escapeHtml } from '../../viz/bars.js';
 
 function highlight(code) {
-  return escapeHtml(code).split('\n').map((line) => {
-    const c = line.indexOf('//');
-    return c < 0 ? line : `${line.slice(0, c)}<span class="cm">${line.slice(c)}</span>`;
-  }).join('\n');
+  return escapeHtml(code)
+    .split('\n')
+    .map((line) => {
+      const c = line.indexOf('//');
+      return c < 0 ? line : `${line.slice(0, c)}<span class="cm">${line.slice(c)}</span>`;
+    })
+    .join('\n');
 }
 
 export function mount(el) {
   el.snippets = snippets;
   function render() {
-    el.innerHTML = snippets.map((s) => `
+    el.innerHTML = snippets
+      .map(
+        (s) => `
       <figure class="code-snippet" data-snippet="${s.id}">
         <figcaption><strong>${escapeHtml(t(`code.${s.id}`))}</strong>
           ${s.line ? `<code>${escapeHtml(s.file)}:${s.line}</code>` : ''}</figcaption>
         ${s.line ? `<pre tabindex="0"><code>${highlight(s.code)}</code></pre>` : `<p class="note">${escapeHtml(t('code.missing', { file: s.file }))}</p>`}
-      </figure>`).join('');
+      </figure>`
+      )
+      .join('');
   }
   render();
-  return { relabel: render, unmount() { el.innerHTML = ''; } };
+  return {
+    relabel: render,
+    unmount() {
+      el.innerHTML = '';
+    },
+  };
 }

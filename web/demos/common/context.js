@@ -12,11 +12,23 @@ export function makeContext({ name, host, engine, worker, base, embedded = false
   const keys = new Set();
   const store = {
     ...inner,
-    get(key, ...rest) { keys.add(key); return inner.get(key, ...rest); },
-    set(values, ...rest) { Object.keys(values).forEach((k) => keys.add(k)); return inner.set(values, ...rest); },
+    get(key, ...rest) {
+      keys.add(key);
+      return inner.get(key, ...rest);
+    },
+    set(values, ...rest) {
+      Object.keys(values).forEach((k) => keys.add(k));
+      return inner.set(values, ...rest);
+    },
   };
   return {
-    name, host, engine, worker, base, embedded, store,
+    name,
+    host,
+    engine,
+    worker,
+    base,
+    embedded,
+    store,
     read: reader(store),
     settings() {
       const out = {};

@@ -20,7 +20,7 @@ export async function readHeader(stream) {
     for (;;) {
       if (buf.length >= need) {
         const n = Number(new DataView(buf.buffer, buf.byteOffset, 8).getBigUint64(0, true));
-        if (n <= 0 || n > (1 << 24)) throw new Error(`not a .safetensors header (length ${n})`);
+        if (n <= 0 || n > 1 << 24) throw new Error(`not a .safetensors header (length ${n})`);
         if (buf.length >= 8 + n) return JSON.parse(new TextDecoder().decode(buf.subarray(8, 8 + n)));
         need = 8 + n;
       }
@@ -60,13 +60,18 @@ export async function resolveFacts(keys, { model, demo }) {
   const cache = new Map();
   const once = (kind, name, load) => {
     const k = `${kind}.${name}`;
-    if (!cache.has(k)) cache.set(k, load(name).catch(() => null));
+    if (!cache.has(k))
+      cache.set(
+        k,
+        load(name).catch(() => null)
+      );
     return cache.get(k);
   };
   const out = {};
   for (const key of keys) {
     const [kind, name, field] = key.split('.');
-    const facts = kind === 'model' ? await once(kind, name, model) : kind === 'demo' ? await once(kind, name, demo) : null;
+    const facts =
+      kind === 'model' ? await once(kind, name, model) : kind === 'demo' ? await once(kind, name, demo) : null;
     out[key] = facts && facts[field] !== undefined ? facts[field] : undefined;
   }
   return out;
@@ -79,12 +84,14 @@ export async function demoFacts(name) {
 
 let indexOnce = null;
 export function pageLoaders(base) {
-  indexOnce ??= fetch(new URL('models/index.json', base)).then((r) => (r.ok ? r.json() : {})).catch(() => ({}));
+  indexOnce ??= fetch(new URL('models/index.json', base))
+    .then((r) => (r.ok ? r.json() : {}))
+    .catch(() => ({}));
   return {
     async model(name) {
       const entry = (await indexOnce)[name];
       if (!entry) throw new Error(`no shipped model ${name}`);
-      if (entry.config) return modelFacts(entry);  // no request for the model (it loads on demand)
+      if (entry.config) return modelFacts(entry); // no request for the model (it loads on demand)
       const r = await fetch(new URL(entry.file, base));
       if (!r.ok || !r.body) throw new Error(`${entry.file}: ${r.status}`);
       return modelFacts(entry, await readHeader(r.body));

@@ -19,7 +19,7 @@ export function vocabFrom(ex) {
     const toks = words.length === ids.length ? words : chars.length === ids.length ? chars : null;
     if (toks) ids.forEach((id, i) => v.set(id, toks[i]));
   });
-  return (id) => (id === 2 ? '</s>' : v.get(id) ?? `#${id}`);
+  return (id) => (id === 2 ? '</s>' : (v.get(id) ?? `#${id}`));
 }
 
 // Head h of example 0 as [T, S]; h = -1 gives the mean over heads.
@@ -33,6 +33,15 @@ export function headMatrix(m, h) {
 
 // The k longest examples of a pool (more tokens make richer maps), as a pool of the same shape.
 export function longest(ex, k) {
-  const idx = ex.src.map((s, i) => [s.length, i]).sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, k).map((p) => p[1]);
-  return { src: idx.map((i) => ex.src[i]), tgt: idx.map((i) => ex.tgt[i]), srcText: idx.map((i) => ex.srcText[i]), tgtText: idx.map((i) => ex.tgtText[i]) };
+  const idx = ex.src
+    .map((s, i) => [s.length, i])
+    .sort((a, b) => b[0] - a[0] || a[1] - b[1])
+    .slice(0, k)
+    .map((p) => p[1]);
+  return {
+    src: idx.map((i) => ex.src[i]),
+    tgt: idx.map((i) => ex.tgt[i]),
+    srcText: idx.map((i) => ex.srcText[i]),
+    tgtText: idx.map((i) => ex.tgtText[i]),
+  };
 }

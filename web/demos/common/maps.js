@@ -9,7 +9,10 @@ export function alignmentMap(data, prefer = ['bahdanau', 'alignment', 'attention
 }
 
 export function tokenLabels(text, n, ids = []) {
-  const words = String(text ?? '').trim().split(/\s+/).filter(Boolean);
+  const words = String(text ?? '')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
   const chars = [...String(text ?? '').replace(/\s+/g, '')];
   const base = words.length === ids.length ? words : chars.length === ids.length ? chars : ids.map(String);
   return Array.from({ length: n }, (_, i) => base[i] ?? (i === base.length ? '</s>' : ''));

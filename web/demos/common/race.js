@@ -26,9 +26,12 @@ export function raceRun(el, ctx, { configs, steps, chunk = 25, onChunk, finish, 
     try {
       if (!live()) return;
       await onPreview?.(ss, live);
-      const first = await Promise.all(ss.map((s) => s.train(1, { chunkMs: 40 })));  // the loss before the update
+      const first = await Promise.all(ss.map((s) => s.train(1, { chunkMs: 40 }))); // the loss before the update
       if (!live()) return;
-      first.forEach((r, m) => { curves[m].length = 0; curves[m].push({ step: 0, loss: r.losses[0] }); });
+      first.forEach((r, m) => {
+        curves[m].length = 0;
+        curves[m].push({ step: 0, loss: r.losses[0] });
+      });
       onChunk?.(curves);
       note.hidden = false;
       el.dataset.preview = '1';
@@ -62,7 +65,9 @@ export function raceRun(el, ctx, { configs, steps, chunk = 25, onChunk, finish, 
     async reset() {
       const s = sessions;
       sessions = null;
-      curves.forEach((c) => { c.length = 0; });
+      curves.forEach((c) => {
+        c.length = 0;
+      });
       note.hidden = true;
       delete el.dataset.preview;
       if (s) await Promise.all(s.map((x) => x.dispose().catch(() => {})));
@@ -77,7 +82,10 @@ export function raceRun(el, ctx, { configs, steps, chunk = 25, onChunk, finish, 
   note.hidden = true;
   el.append(note);
   const dispose = run.dispose;
-  run.dispose = () => { previewGen++; dispose(); };
+  run.dispose = () => {
+    previewGen++;
+    dispose();
+  };
   run.curves = curves;
   run.preview = preview;
   preview().catch(() => {});

@@ -26,9 +26,15 @@ export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run
     const loss = run.loss === null ? '—' : run.loss.toPrecision(4);
     bar.max = run.total;
     const vars = { step: run.step * unit, total: run.total * unit, loss };
-    status.textContent = names && run.losses
-      ? t('run.stepMany', { ...vars, losses: names().map((n, m) => t('run.lossOf', { name: n, loss: run.losses[m].toPrecision(4) })).join(' · ') })
-      : t(label, vars);
+    status.textContent =
+      names && run.losses
+        ? t('run.stepMany', {
+            ...vars,
+            losses: names()
+              .map((n, m) => t('run.lossOf', { name: n, loss: run.losses[m].toPrecision(4) }))
+              .join(' · '),
+          })
+        : t(label, vars);
     el.dataset.state = run.done ? 'done' : run.running ? 'running' : run.step ? 'paused' : 'idle';
   }
 
@@ -61,7 +67,11 @@ export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run
     render();
     timer = setTimeout(tick, 0);
   };
-  run.pause = () => { run.running = false; clearTimeout(timer); render(); };
+  run.pause = () => {
+    run.running = false;
+    clearTimeout(timer);
+    render();
+  };
   run.reset = () => {
     run.pause();
     Object.assign(run, { step: 0, loss: null, losses: null, done: false });
@@ -69,7 +79,10 @@ export function createRun(el, ctx, { total, work, reset = () => {}, label = 'run
     render();
   };
   run.render = render;
-  run.dispose = () => { run.running = false; clearTimeout(timer); };
+  run.dispose = () => {
+    run.running = false;
+    clearTimeout(timer);
+  };
   toggle.addEventListener('click', () => (run.running ? run.pause() : run.start()));
   el.querySelector('[name=run-reset]').addEventListener('click', run.reset);
   render();

@@ -26,13 +26,35 @@ const SAVE_EVERY_MS = 3000;
 let sharedStore = null;
 function modelStore() {
   if (sharedStore === null) {
-    try { sharedStore = new ModelStore(); } catch { sharedStore = false; }  // no IndexedDB: nothing persists
+    try {
+      sharedStore = new ModelStore();
+    } catch {
+      sharedStore = false;
+    } // no IndexedDB: nothing persists
   }
   return sharedStore || null;
 }
 
-export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 300, onStart, onProgress, onSnapshot, onDone, onReset, onPreview,
-  prepare = null, create = null, persists = () => true, keep = null }) {
+export function sessionRun(
+  el,
+  ctx,
+  {
+    config,
+    steps,
+    snapshot = null,
+    everyMs = 300,
+    onStart,
+    onProgress,
+    onSnapshot,
+    onDone,
+    onReset,
+    onPreview,
+    prepare = null,
+    create = null,
+    persists = () => true,
+    keep = null,
+  }
+) {
   el.classList.add('run');
   el.innerHTML = `
     <button type="button" name="run-toggle"></button>
@@ -45,16 +67,38 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
   const bar = el.querySelector('progress');
   const status = el.querySelector('.run-status');
   // state: idle | creating | training | paused | restored (loaded from this browser, not training)
-  const run = { session: null, state: 'idle', step: 0, base: 0, loss: null, steps, training: null, done: false, key: null, restored: false, snap: null };
+  const run = {
+    session: null,
+    state: 'idle',
+    step: 0,
+    base: 0,
+    loss: null,
+    steps,
+    training: null,
+    done: false,
+    key: null,
+    restored: false,
+    snap: null,
+  };
   let offs = [];
   let lastSave = 0;
 
   function render() {
-    toggle.textContent = t(run.state === 'training' ? 'run.pause' : run.state === 'paused' || run.state === 'restored' ? 'run.resume' : 'run.start');
+    toggle.textContent = t(
+      run.state === 'training'
+        ? 'run.pause'
+        : run.state === 'paused' || run.state === 'restored'
+          ? 'run.resume'
+          : 'run.start'
+    );
     toggle.disabled = run.done || run.state === 'creating';
     bar.max = run.steps;
     bar.value = run.step;
-    const step = t('run.step', { step: run.step, total: run.steps, loss: run.loss === null ? '—' : run.loss.toPrecision(4) });
+    const step = t('run.step', {
+      step: run.step,
+      total: run.steps,
+      loss: run.loss === null ? '—' : run.loss.toPrecision(4),
+    });
     status.textContent = run.state === 'creating' ? t('run.creating') : step;
     el.querySelector('.run-restored').hidden = !run.restored;
     el.dataset.state = run.done ? 'done' : run.state;
@@ -83,7 +127,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
       }
       run.preview = { step: 0, loss: null };
       render();
-      const r = await s.train(1, { chunkMs: 40 });  // the loss is the untrained model's, before its update
+      const r = await s.train(1, { chunkMs: 40 }); // the loss is the untrained model's, before its update
       if (!live()) return;
       run.preview = { step: 0, loss: r.losses?.[0] ?? null };
       onPreview?.(run.preview);
@@ -94,7 +138,8 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     }
   }
 
-  const storeKey = async () => `${el.closest('[data-demo]')?.dataset.demo ?? 'demo'}:${run.steps}:${JSON.stringify(await config())}`;
+  const storeKey = async () =>
+    `${el.closest('[data-demo]')?.dataset.demo ?? 'demo'}:${run.steps}:${JSON.stringify(await config())}`;
 
   // Keeps the session's weights and step in IndexedDB (failures only cost the persistence).
   async function persist(s) {
@@ -102,11 +147,19 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     if (!store || !run.key || run.step === 0 || run.session !== s || !persists()) return;
     lastSave = performance.now();
     try {
-      const bytes = await s.save({ optimizer: true });  // Adam's state too: Resume continues the same run
+      const bytes = await s.save({ optimizer: true }); // Adam's state too: Resume continues the same run
       if (run.session === s) {
-        await store.save(run.key, bytes, { step: run.step, loss: run.loss, steps: run.steps, done: run.done, kept: keep?.save() ?? null });
+        await store.save(run.key, bytes, {
+          step: run.step,
+          loss: run.loss,
+          steps: run.steps,
+          done: run.done,
+          kept: keep?.save() ?? null,
+        });
       }
-    } catch { /* a full or blocked store keeps nothing */ }
+    } catch {
+      /* a full or blocked store keeps nothing */
+    }
   }
 
   function attach(s) {
@@ -121,7 +174,12 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
         if (performance.now() - lastSave > SAVE_EVERY_MS) persist(s);
       }),
       s.on('snapshot', (m) => onSnapshot?.(m.data, m.step, s, m.evaluation)),
-      s.on('state', (m) => { if (m.state !== 'idle') { run.state = m.state; render(); } }),
+      s.on('state', (m) => {
+        if (m.state !== 'idle') {
+          run.state = m.state;
+          render();
+        }
+      }),
     ];
   }
 
@@ -139,15 +197,23 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
       render();
       await persist(s);
       await onDone?.(s);
-      if (keep) await persist(s);  // with what onDone showed (final evaluations)
+      if (keep) await persist(s); // with what onDone showed (final evaluations)
     }
   }
 
   async function start() {
     if (run.state === 'training' || run.state === 'creating' || run.done) return;
     previewGen++;
-    if (run.state === 'paused') { run.session.resume(); run.state = 'training'; render(); return; }
-    if (run.state === 'restored') { run.base = run.step; return train(run.session); }
+    if (run.state === 'paused') {
+      run.session.resume();
+      run.state = 'training';
+      render();
+      return;
+    }
+    if (run.state === 'restored') {
+      run.base = run.step;
+      return train(run.session);
+    }
     if (prepare) {
       run.state = 'creating';
       render();
@@ -163,8 +229,9 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     const cfg = await config();
     let s;
     try {
-      s = (create && await create(client, cfg)) || await client.createSession(cfg);
-    } catch (e) {  // a config the engine refuses leaves the run ready for another start
+      s = (create && (await create(client, cfg))) || (await client.createSession(cfg));
+    } catch (e) {
+      // a config the engine refuses leaves the run ready for another start
       run.state = 'idle';
       render();
       throw e;
@@ -192,12 +259,21 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     try {
       const client = await ctx.worker();
       const s = await client.loadSession(rec.bytes);
-      if (stale()) { s.dispose().catch(() => {}); return false; }
+      if (stale()) {
+        s.dispose().catch(() => {});
+        return false;
+      }
       run.key = key;
       attach(s);
-      Object.assign(run, { step: rec.meta.step, base: rec.meta.step, loss: rec.meta.loss ?? null, done: Boolean(rec.meta.done), restored: true });
+      Object.assign(run, {
+        step: rec.meta.step,
+        base: rec.meta.step,
+        loss: rec.meta.loss ?? null,
+        done: Boolean(rec.meta.done),
+        restored: true,
+      });
       run.snap = snapshot ? await snapshot(s) : null;
-      if (stale()) return false;  // reset() has disposed the session and redrawn
+      if (stale()) return false; // reset() has disposed the session and redrawn
       if (keep && rec.meta.kept) {
         await keep.load(rec.meta.kept, s, run.step);
       } else {
@@ -211,7 +287,7 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
       return true;
     } catch {
       if (stale()) return false;
-      await store.remove(key).catch(() => {});  // a stored model this build cannot load is dropped
+      await store.remove(key).catch(() => {}); // a stored model this build cannot load is dropped
       Object.assign(run, { session: null, state: 'idle', step: 0, base: 0, loss: null, done: false, restored: false });
       render();
       return false;
@@ -230,19 +306,42 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     resets++;
     const s = run.session;
     run.session = null;
-    if (run.key) await modelStore()?.remove(run.key).catch(() => {});
+    if (run.key)
+      await modelStore()
+        ?.remove(run.key)
+        .catch(() => {});
     if (s) {
-      if (run.state === 'training' || run.state === 'paused') { s.cancel(); await run.training?.catch(() => {}); }
+      if (run.state === 'training' || run.state === 'paused') {
+        s.cancel();
+        await run.training?.catch(() => {});
+      }
       offs.forEach((off) => off());
       await s.dispose().catch(() => {});
     }
-    Object.assign(run, { state: 'idle', step: 0, base: 0, loss: null, done: false, training: null, key: null, restored: false, snap: null, preview: null });
+    Object.assign(run, {
+      state: 'idle',
+      step: 0,
+      base: 0,
+      loss: null,
+      done: false,
+      training: null,
+      key: null,
+      restored: false,
+      snap: null,
+      preview: null,
+    });
     onReset?.();
     render();
     preview().catch(() => {});
   }
 
-  toggle.addEventListener('click', () => (run.state === 'training' ? pause() : start().catch((e) => { status.textContent = t('engine.error', { message: e.message }); })));
+  toggle.addEventListener('click', () =>
+    run.state === 'training'
+      ? pause()
+      : start().catch((e) => {
+          status.textContent = t('engine.error', { message: e.message });
+        })
+  );
   el.querySelector('[name=run-reset]').addEventListener('click', () => reset());
   render();
   // Leaving the page (or unmounting) keeps what was trained; only Reset forgets it.
@@ -252,12 +351,19 @@ export function sessionRun(el, ctx, { config, steps, snapshot = null, everyMs = 
     const s = run.session;
     run.session = null;
     if (s) {
-      if (run.state === 'training' || run.state === 'paused') { s.cancel(); await run.training?.catch(() => {}); }
+      if (run.state === 'training' || run.state === 'paused') {
+        s.cancel();
+        await run.training?.catch(() => {});
+      }
       offs.forEach((off) => off());
       await s.dispose().catch(() => {});
     }
   }
   Object.assign(run, { start, pause, reset, render, dispose, restore, preview });
-  restore().catch(() => false).then((restored) => { if (!restored) preview().catch(() => {}); });
+  restore()
+    .catch(() => false)
+    .then((restored) => {
+      if (!restored) preview().catch(() => {});
+    });
   return run;
 }

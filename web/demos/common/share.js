@@ -8,8 +8,10 @@ import { t, getLang, onLangChange } from '../../i18n/index.js';
 const attr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
 export function embedCode(name, settings, { src = new URL('embed.js', document.baseURI).href, lang = getLang() } = {}) {
-  const attrs = Object.entries(settings).filter(([k]) => /^[A-Za-z][\w-]*$/.test(k) && k !== 'name' && k !== 'lang')
-    .map(([k, v]) => ` ${k}="${attr(v)}"`).join('');
+  const attrs = Object.entries(settings)
+    .filter(([k]) => /^[A-Za-z][\w-]*$/.test(k) && k !== 'name' && k !== 'lang')
+    .map(([k, v]) => ` ${k}="${attr(v)}"`)
+    .join('');
   return `<script type="module" src="${attr(src)}"></script>\n<attnlab-demo name="${attr(name)}"${attrs} lang="${lang}"></attnlab-demo>`;
 }
 
@@ -41,8 +43,13 @@ export function addShareBar(host, ctx) {
     field.select();
     let copied = false;
     try {
-      if (navigator.clipboard?.writeText) { await navigator.clipboard.writeText(field.value); copied = true; }
-    } catch { /* no clipboard permission: the field is there to copy from */ }
+      if (navigator.clipboard?.writeText) {
+        await navigator.clipboard.writeText(field.value);
+        copied = true;
+      }
+    } catch {
+      /* no clipboard permission: the field is there to copy from */
+    }
     status.dataset.i18n = copied ? 'share.copied' : 'share.select';
     status.textContent = t(status.dataset.i18n);
   });

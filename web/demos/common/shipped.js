@@ -15,17 +15,20 @@ export async function shippedIndex(base) {
 // -> {session, meta} or null when this build ships no such checkpoint or has no sessions.
 export function loadShipped(ctx, name) {
   if (!sessions.has(name)) {
-    sessions.set(name, (async () => {
-      const info = await ctx.engine.info();
-      if (!info.sessions) return null;
-      const meta = (await shippedIndex(ctx.base))[name];
-      if (!meta) return null;
-      const r = await fetch(new URL(meta.file, ctx.base));
-      if (!r.ok) return null;
-      const client = await ctx.worker();
-      const session = await client.loadSession(new Uint8Array(await r.arrayBuffer()));
-      return { session, meta };
-    })());
+    sessions.set(
+      name,
+      (async () => {
+        const info = await ctx.engine.info();
+        if (!info.sessions) return null;
+        const meta = (await shippedIndex(ctx.base))[name];
+        if (!meta) return null;
+        const r = await fetch(new URL(meta.file, ctx.base));
+        if (!r.ok) return null;
+        const client = await ctx.worker();
+        const session = await client.loadSession(new Uint8Array(await r.arrayBuffer()));
+        return { session, meta };
+      })()
+    );
   }
   return sessions.get(name);
 }
@@ -34,9 +37,15 @@ export function loadShipped(ctx, name) {
 // model.<name>.data / model.<name>.licence (name: the checkpoint's file name); index.json's
 // English line stands in for a model that has none.
 function described(meta, field) {
-  const name = String(meta.file ?? '').replace(/^.*\//, '').replace(/\.safetensors$/, '');
+  const name = String(meta.file ?? '')
+    .replace(/^.*\//, '')
+    .replace(/\.safetensors$/, '');
   const key = `model.${name}.${field}`;
-  try { return t(key); } catch { return meta[field]; }
+  try {
+    return t(key);
+  } catch {
+    return meta[field];
+  }
 }
 
 // The note shown beside a pre-trained model: what trained it, on what, under which licence.

@@ -24,7 +24,7 @@ export function writeHash(params) {
 const text = (v) => (typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
 
 export function hashStore(prefix) {
-  const defaults = new Map();  // key -> its default, as set() would write it
+  const defaults = new Map(); // key -> its default, as set() would write it
   return {
     get: (key) => hashParams().get(`${prefix}.${key}`),
     defaults(values) {
@@ -46,7 +46,7 @@ export function attributeStore(host) {
   const mem = new Map();
   return {
     get: (key) => (mem.has(key) ? mem.get(key) : host.getAttribute(key)),
-    defaults() {},  // an attribute stands until set() overrides it, default or not
+    defaults() {}, // an attribute stands until set() overrides it, default or not
     set(values) {
       for (const [k, v] of Object.entries(values)) mem.set(k, v === null ? null : text(v));
     },

@@ -20,7 +20,8 @@ export const REPEATS = 3;
 async function timeOnce(engine, n, warm) {
   if (!warm) await engine.timeAttention({ T: 128, S: 128, Dk: DK, minSeconds: MIN_SECONDS });
   let best = Infinity;
-  for (let r = 0; r < REPEATS; r++) best = Math.min(best, await engine.timeAttention({ T: n, S: n, Dk: DK, minSeconds: MIN_SECONDS }));
+  for (let r = 0; r < REPEATS; r++)
+    best = Math.min(best, await engine.timeAttention({ T: n, S: n, Dk: DK, minSeconds: MIN_SECONDS }));
   return best;
 }
 
@@ -29,7 +30,9 @@ export function mount(el, ctx) {
   let maxN = read.num('max', 1024, 128, 2048);
   el.innerHTML = `
     <div class="controls">
-      <label><span data-i18n="cost.max"></span> <select name="max">${SIZES.slice(1).map((n) => `<option>${n}</option>`).join('')}</select></label>
+      <label><span data-i18n="cost.max"></span> <select name="max">${SIZES.slice(1)
+        .map((n) => `<option>${n}</option>`)
+        .join('')}</select></label>
     </div>
     <div class="run-host"></div>
     <div class="chart-host"></div>
@@ -38,18 +41,33 @@ export function mount(el, ctx) {
   sel.value = String(maxN);
   const chart = lineChart(el.querySelector('.chart-host'), {
     series: [{ label: t('cost.measured'), points: true, dash: [] }, { label: t('cost.fit') }],
-    xLabel: t('cost.n'), yLabel: t('cost.ms'), height: 220,
+    xLabel: t('cost.n'),
+    yLabel: t('cost.ms'),
+    height: 220,
   });
   let timings = [];
   const sizes = () => SIZES.filter((n) => n <= maxN);
 
   function summary() {
     const out = el.querySelector('[name=summary]');
-    if (timings.length < 2) { out.textContent = t('cost.hint', { dk: DK, minMs: MIN_SECONDS * 1000 }); return; }
+    if (timings.length < 2) {
+      out.textContent = t('cost.hint', { dk: DK, minMs: MIN_SECONDS * 1000 });
+      return;
+    }
     const c = timings.reduce((s, p) => s + p.ms * p.n * p.n, 0) / timings.reduce((s, p) => s + p.n ** 4, 0);
-    chart.set(timings.map((p) => p.n), [timings.map((p) => p.ms), timings.map((p) => c * p.n * p.n)]);
-    const a = timings[0], b = timings[timings.length - 1];
-    out.textContent = t('cost.summary', { n1: a.n, n2: b.n, ratio: (b.ms / a.ms).toFixed(1), sq: ((b.n / a.n) ** 2).toFixed(0), pairs: (b.n * b.n).toLocaleString() });
+    chart.set(
+      timings.map((p) => p.n),
+      [timings.map((p) => p.ms), timings.map((p) => c * p.n * p.n)]
+    );
+    const a = timings[0],
+      b = timings[timings.length - 1];
+    out.textContent = t('cost.summary', {
+      n1: a.n,
+      n2: b.n,
+      ratio: (b.ms / a.ms).toFixed(1),
+      sq: ((b.n / a.n) ** 2).toFixed(0),
+      pairs: (b.n * b.n).toLocaleString(),
+    });
   }
 
   const run = createRun(el.querySelector('.run-host'), ctx, {
@@ -60,21 +78,40 @@ export function mount(el, ctx) {
       const ms = await timeOnce(engine, n, step > 0);
       timings.push({ n, ms });
       el.timings = timings;
-      chart.set(timings.map((p) => p.n), [timings.map((p) => p.ms), timings.map(() => null)]);
+      chart.set(
+        timings.map((p) => p.n),
+        [timings.map((p) => p.ms), timings.map(() => null)]
+      );
       summary();
       return { loss: null, done: step + 1 >= sizes().length };
     },
-    reset() { timings = []; el.timings = timings; chart.set([], [[], []]); summary(); },
+    reset() {
+      timings = [];
+      el.timings = timings;
+      chart.set([], [[], []]);
+      summary();
+    },
   });
   sel.addEventListener('change', () => {
-    maxN = Number(sel.value); store.set({ max: maxN });
+    maxN = Number(sel.value);
+    store.set({ max: maxN });
     run.total = sizes().length;
     run.reset();
   });
   summary();
   return {
-    start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { chart.relabel({ series: [t('cost.measured'), t('cost.fit')], xLabel: t('cost.n'), yLabel: t('cost.ms') }); run.render(); summary(); },
-    unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
+    start: run.start,
+    pause: run.pause,
+    reset: run.reset,
+    relabel() {
+      chart.relabel({ series: [t('cost.measured'), t('cost.fit')], xLabel: t('cost.n'), yLabel: t('cost.ms') });
+      run.render();
+      summary();
+    },
+    unmount() {
+      run.dispose();
+      chart.destroy();
+      el.innerHTML = '';
+    },
   };
 }

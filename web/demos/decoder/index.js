@@ -23,10 +23,18 @@ export async function mount(el, ctx) {
   const word = vocabFrom(all);
   const pool = longest(all, 4);
   const N = 4;
-  const state = { ex: read.num('ex', 0, 0, N - 1), step: read.num('step', 0, 0, 64), layer: read.num('layer', layers - 1, 0, layers - 1), mask: read.bool('mask', true) };
+  const state = {
+    ex: read.num('ex', 0, 0, N - 1),
+    step: read.num('step', 0, 0, 64),
+    layer: read.num('layer', layers - 1, 0, layers - 1),
+    mask: read.bool('mask', true),
+  };
   el.innerHTML = `
     <div class="controls">
-      <label><span data-i18n="sa.example"></span> <select name="ex">${pool.srcText.slice(0, N).map((s, i) => `<option value="${i}" lang="en">${escapeHtml(s)}</option>`).join('')}</select></label>
+      <label><span data-i18n="sa.example"></span> <select name="ex">${pool.srcText
+        .slice(0, N)
+        .map((s, i) => `<option value="${i}" lang="en">${escapeHtml(s)}</option>`)
+        .join('')}</select></label>
       <label><span data-i18n="sa.layer"></span> <select name="layer">${Array.from({ length: layers }, (_, l) => `<option value="${l}">${l + 1}</option>`).join('')}</select></label>
       <label><span data-i18n="dec.step"></span> <input type="range" name="step" min="0" value="0"></label>
       <label><input type="checkbox" name="mask"> <span data-i18n="dec.mask"></span></label>
@@ -39,9 +47,15 @@ export async function mount(el, ctx) {
     <div class="pretrained-host"></div>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
   const heat = el.querySelector('al-heatmap');
-  const note = () => { el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta); };
-  $('ex').value = state.ex; $('layer').value = state.layer; $('mask').checked = state.mask;
-  let data = null, out = [], srcLabels = [];
+  const note = () => {
+    el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta);
+  };
+  $('ex').value = state.ex;
+  $('layer').value = state.layer;
+  $('mask').checked = state.mask;
+  let data = null,
+    out = [],
+    srcLabels = [];
 
   function show() {
     const cross = findMap(data, `decoder.layers.${state.layer}.multihead_attn`);
@@ -53,7 +67,10 @@ export async function mount(el, ctx) {
     const outLabels = Array.from({ length: cross.T }, (_, i) => (i < out.length ? word(out[i]) : '</s>'));
     const w = headMatrix(cross, -1);
     const row = [...w.slice(state.step * cross.S, (state.step + 1) * cross.S)];
-    drawBars(el.querySelector('.bars-host'), row.map((v, j) => ({ label: srcLabels[j] ?? '', value: v, color: 1 })));
+    drawBars(
+      el.querySelector('.bars-host'),
+      row.map((v, j) => ({ label: srcLabels[j] ?? '', value: v, color: 1 }))
+    );
     const inputs = ['<s>', ...outLabels.slice(0, -1)];
     const selfMean = headMatrix(self, -1);
     const title = t(state.mask ? 'dec.self' : 'dec.selfOpen');
@@ -63,8 +80,15 @@ export async function mount(el, ctx) {
     const later = aboveDiagonal(self);
     $('leak').textContent = t(state.mask ? 'dec.leakMasked' : 'dec.leakOpen', { pct: (100 * later).toFixed(1) });
     // the output is French (the phrases task translates English noun phrases): marked lang=fr
-    $('output').innerHTML = `${t('dec.output', { step: state.step + 1 })} <span lang="fr">${outLabels.map((l, i) =>
-      i === state.step ? `<mark>${escapeHtml(l)}</mark>` : i < state.step ? escapeHtml(l) : `<span class="future">${escapeHtml(l)}</span>`).join(' ')}</span>`;
+    $('output').innerHTML = `${t('dec.output', { step: state.step + 1 })} <span lang="fr">${outLabels
+      .map((l, i) =>
+        i === state.step
+          ? `<mark>${escapeHtml(l)}</mark>`
+          : i < state.step
+            ? escapeHtml(l)
+            : `<span class="future">${escapeHtml(l)}</span>`
+      )
+      .join(' ')}</span>`;
     el.decoded = { out, cross: row, self: [...selfMean], T: self.T, step: state.step, mask: state.mask, above: later };
     store.set(state);
     el.dispatchEvent(new CustomEvent('computed'));
@@ -74,7 +98,8 @@ export async function mount(el, ctx) {
   // the latest request draws.
   let asked = 0;
   async function inspect() {
-    const src = pool.src[state.ex], mine = ++asked;
+    const src = pool.src[state.ex],
+      mine = ++asked;
     const res = await session.inspect([src], [out], { causal: state.mask });
     if (mine !== asked) return;
     data = res;
@@ -87,13 +112,34 @@ export async function mount(el, ctx) {
     out = Array.from((await session.decode([pool.src[state.ex]]))[0]);
     await inspect();
   }
-  $('ex').addEventListener('change', () => { state.ex = Number($('ex').value); state.step = 0; load(); });
-  $('layer').addEventListener('change', () => { state.layer = Number($('layer').value); show(); });
-  $('step').addEventListener('input', () => { state.step = Number($('step').value); show(); });
-  $('mask').addEventListener('change', () => { state.mask = $('mask').checked; inspect(); });
+  $('ex').addEventListener('change', () => {
+    state.ex = Number($('ex').value);
+    state.step = 0;
+    load();
+  });
+  $('layer').addEventListener('change', () => {
+    state.layer = Number($('layer').value);
+    show();
+  });
+  $('step').addEventListener('input', () => {
+    state.step = Number($('step').value);
+    show();
+  });
+  $('mask').addEventListener('change', () => {
+    state.mask = $('mask').checked;
+    inspect();
+  });
   note();
   await load();
-  return { relabel() { show(); note(); }, unmount() { el.innerHTML = ''; } };
+  return {
+    relabel() {
+      show();
+      note();
+    },
+    unmount() {
+      el.innerHTML = '';
+    },
+  };
 }
 
 // The share of attention that queries put on later positions, over all heads and rows of
@@ -101,7 +147,6 @@ export async function mount(el, ctx) {
 function aboveDiagonal(m) {
   let mass = 0;
   for (let h = 0; h < m.H; h++)
-    for (let i = 0; i < m.T; i++)
-      for (let j = i + 1; j < m.S; j++) mass += m.weights[(h * m.T + i) * m.S + j];
+    for (let i = 0; i < m.T; i++) for (let j = i + 1; j < m.S; j++) mass += m.weights[(h * m.T + i) * m.S + j];
   return mass / (m.H * m.T);
 }

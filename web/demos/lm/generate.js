@@ -20,11 +20,14 @@ function lmSession(ctx, bytes) {
     const info = await ctx.engine.info();
     if (!info.sessions) return null;
     return (await ctx.worker()).loadSession(bytes, LOAD_AS);
-  })().catch((e) => { sessionOnce = null; throw e; });
+  })().catch((e) => {
+    sessionOnce = null;
+    throw e;
+  });
   return sessionOnce;
 }
-const SHOWN = 10;     // bars drawn per step (the sampled word is added when it is not among them)
-const BATCH = 10;     // words per "generate" press
+const SHOWN = 10; // bars drawn per step (the sampled word is added when it is not among them)
+const BATCH = 10; // words per "generate" press
 const MAX_WORDS = 40; // the model reads at most max_len words; the generator stops before
 
 export function mountGenerator(el, ctx, { bytes, vocab }) {
@@ -59,10 +62,13 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
   const legend = el.querySelector('.lm-legend');
   const dist = el.querySelector('.lm-dist');
 
-  let promptIds = [];   // the prompt's word ids
-  let steps = [];       // [{logits, u, id}] one per drawn word
-  let pending = null;   // logits of the next word when no word has been drawn since (re)start
-  let rng = null, seq = 0, busy = false, error = '';
+  let promptIds = []; // the prompt's word ids
+  let steps = []; // [{logits, u, id}] one per drawn word
+  let pending = null; // logits of the next word when no word has been drawn since (re)start
+  let rng = null,
+    seq = 0,
+    busy = false,
+    error = '';
   const words = () => [...promptIds, ...steps.map((s) => s.id)];
   const opts = () => ({ T: state.temp, k: state.topk });
 
@@ -125,13 +131,25 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
   function draw() {
     $('temp-value').value = state.temp.toFixed(2);
     const ws = words();
-    if (error) textHost.removeAttribute('lang'); else textHost.lang = 'en';  // the model writes English
-    textHost.innerHTML = error ? escapeHtml(t('engine.error', { message: error }))
-      : ws.map((id, i) => (i < promptIds.length ? escapeHtml(vocab[id])
-        : `<mark class="lm-gen${i === ws.length - 1 ? ' last' : ''}">${escapeHtml(vocab[id])}</mark>`)).join(' ');
-    $('next').disabled = $('generate').disabled = !pending && !steps.length || ws.length >= MAX_WORDS;
+    if (error) textHost.removeAttribute('lang');
+    else textHost.lang = 'en'; // the model writes English
+    textHost.innerHTML = error
+      ? escapeHtml(t('engine.error', { message: error }))
+      : ws
+          .map((id, i) =>
+            i < promptIds.length
+              ? escapeHtml(vocab[id])
+              : `<mark class="lm-gen${i === ws.length - 1 ? ' last' : ''}">${escapeHtml(vocab[id])}</mark>`
+          )
+          .join(' ');
+    $('next').disabled = $('generate').disabled = (!pending && !steps.length) || ws.length >= MAX_WORDS;
     const cur = current();
-    if (!cur) { dist.innerHTML = ''; legend.textContent = ''; el.sampling = null; return; }
+    if (!cur) {
+      dist.innerHTML = '';
+      legend.textContent = '';
+      el.sampling = null;
+      return;
+    }
     const before = softmax(cur.logits);
     const { p, keep } = reshape(cur.logits, opts());
     const ids = ranked(cur.logits).slice(0, SHOWN);
@@ -140,17 +158,27 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     const max = Math.max(...shown.map((s) => Math.max(s.before, s.after)));
     const pct = (x) => `${(100 * x).toFixed(1)}%`;
     legend.textContent = t(state.temp === 0 ? 'lm.sample.legendGreedy' : 'lm.sample.legend', {
-      T: state.temp.toFixed(2), k: state.topk === 0 ? t('lm.sample.all') : state.topk, kept: keep.length,
+      T: state.temp.toFixed(2),
+      k: state.topk === 0 ? t('lm.sample.all') : state.topk,
+      kept: keep.length,
     });
-    dist.innerHTML = shown.map((s) => `
+    dist.innerHTML = shown
+      .map(
+        (s) => `
       <div class="lm-dist-row${s.id === cur.sampled ? ' sampled' : ''}" role="listitem" data-id="${s.id}">
         <span class="bar-label"><span lang="en">${escapeHtml(s.token)}</span>${s.id === cur.sampled ? ` <strong>◀ ${escapeHtml(t('lm.sample.drawn'))}</strong>` : ''}</span>
         <span class="bar-track" title="${escapeHtml(t('lm.sample.before'))}"><span class="bar-fill c0" style="width:${(100 * s.before) / max}%"></span></span>
         <span class="bar-track" title="${escapeHtml(t('lm.sample.after'))}"><span class="bar-fill c1" style="width:${(100 * s.after) / max}%"></span></span>
         <span class="bar-value">${pct(s.before)} → ${pct(s.after)}</span>
-      </div>`).join('');
+      </div>`
+      )
+      .join('');
     el.sampling = {
-      T: state.temp, k: state.topk, seed: state.seed, logits: Array.from(cur.logits), shown,
+      T: state.temp,
+      k: state.topk,
+      seed: state.seed,
+      logits: Array.from(cur.logits),
+      shown,
       sampled: cur.sampled === null ? null : { id: cur.sampled, token: vocab[cur.sampled] },
       text: ws.map((id) => vocab[id]).join(' '),
     };
@@ -173,7 +201,10 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     clearTimeout(timer);
     timer = setTimeout(restart, 250);
   });
-  $('temp').addEventListener('input', () => { state.temp = Number($('temp').value); reshapeLast(); });
+  $('temp').addEventListener('input', () => {
+    state.temp = Number($('temp').value);
+    reshapeLast();
+  });
   $('topk').addEventListener('change', () => {
     const k = Number($('topk').value);
     state.topk = Number.isInteger(k) ? Math.min(vocab.length, Math.max(0, k)) : state.topk;
@@ -194,6 +225,10 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
   return {
     ready,
     relabel: draw,
-    unmount() { clearTimeout(timer); ++seq; el.innerHTML = ''; },
+    unmount() {
+      clearTimeout(timer);
+      ++seq;
+      el.innerHTML = '';
+    },
   };
 }

@@ -52,30 +52,46 @@ export async function mount(el, ctx) {
   const barsHost = el.querySelector('.lm-bars');
   const tokensHost = el.querySelector('.lm-tokens');
   input.value = state.text;
-  let scores = [], shown = 0, seq = 0;
+  let scores = [],
+    shown = 0,
+    seq = 0;
 
   function showTokens(i) {
     const s = scores[i];
     if (!s) return;
     shown = i;
-    tokensHost.innerHTML = s.tokens.map((tok, j) => {
-      const lp = s.logprobs[j];
-      return `<span class="lm-token" tabindex="0" title="log p = ${lp.toFixed(2)}">${escapeHtml(tok)}<sub>${lp.toFixed(1)}</sub></span>`;
-    }).join(' ');
+    tokensHost.innerHTML = s.tokens
+      .map((tok, j) => {
+        const lp = s.logprobs[j];
+        return `<span class="lm-token" tabindex="0" title="log p = ${lp.toFixed(2)}">${escapeHtml(tok)}<sub>${lp.toFixed(1)}</sub></span>`;
+      })
+      .join(' ');
   }
 
   function draw() {
     // the vocabulary size from the checkpoint's own word list
-    el.querySelector('.lm-howto').textContent = t('lm.howto', { vocab: (vocab?.length ?? meta.vocab ?? '?').toLocaleString('en-US') });
+    el.querySelector('.lm-howto').textContent = t('lm.howto', {
+      vocab: (vocab?.length ?? meta.vocab ?? '?').toLocaleString('en-US'),
+    });
     // the mean per token goes with the sentence (the label line spans the row); the value column
     // keeps the total
-    const mean = (i) => (scores[i] ? ` (${t('lm.mean', { mean: (scores[i].total / scores[i].logprobs.length).toFixed(2) })})` : '');
-    const labels = [...FIXED.map((f, i) => `${t(f.key)}: ${f.text}${mean(i)}`), `${t('lm.yours')}: ${state.text}${mean(FIXED.length)}`];
+    const mean = (i) =>
+      scores[i] ? ` (${t('lm.mean', { mean: (scores[i].total / scores[i].logprobs.length).toFixed(2) })})` : '';
+    const labels = [
+      ...FIXED.map((f, i) => `${t(f.key)}: ${f.text}${mean(i)}`),
+      `${t('lm.yours')}: ${state.text}${mean(FIXED.length)}`,
+    ];
     const max = Math.max(1, ...scores.map((s) => (s ? -s.total : 0)));
-    drawBars(barsHost, labels.map((label, i) => ({
-      label, value: scores[i] ? scores[i].total : 0, color: i < FIXED.length ? i : 3,
-      text: scores[i] ? t('lm.logp', { v: scores[i].total.toFixed(1) }) : t('lm.empty'),
-    })), { max });
+    drawBars(
+      barsHost,
+      labels.map((label, i) => ({
+        label,
+        value: scores[i] ? scores[i].total : 0,
+        color: i < FIXED.length ? i : 3,
+        text: scores[i] ? t('lm.logp', { v: scores[i].total.toFixed(1) }) : t('lm.empty'),
+      })),
+      { max }
+    );
     barsHost.querySelectorAll('.bar-row').forEach((row) => {
       row.tabIndex = 0;
       const i = Number(row.dataset.index);
@@ -116,7 +132,15 @@ export async function mount(el, ctx) {
   const generator = vocab ? mountGenerator(el.querySelector('.lm-sample-host'), ctx, { bytes, vocab }) : null;
   await score();
   return {
-    relabel() { draw(); generator?.relabel(); el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta); },
-    unmount() { clearTimeout(timer); generator?.unmount(); el.innerHTML = ''; },
+    relabel() {
+      draw();
+      generator?.relabel();
+      el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta);
+    },
+    unmount() {
+      clearTimeout(timer);
+      generator?.unmount();
+      el.innerHTML = '';
+    },
   };
 }

@@ -47,7 +47,9 @@ export function reshape(logits, { T, k }) {
   const keep = k === 0 ? order : order.slice(0, k);
   const zk = keep.map((i) => logits[i]);
   const q = softmax(zk, T);
-  keep.forEach((id, j) => { p[id] = q[j]; });
+  keep.forEach((id, j) => {
+    p[id] = q[j];
+  });
   return { p, keep };
 }
 

@@ -4,4 +4,11 @@
 export const HEADS = [1, 4, 16, 32];
 export const D_MODEL = 64;
 export const MUTE_N = 32;
-export const FACTS = { heads: HEADS, dModel: D_MODEL, models: HEADS.length, maxHeads: HEADS.at(-1), minHeads: HEADS[0], muteN: MUTE_N };
+export const FACTS = {
+  heads: HEADS,
+  dModel: D_MODEL,
+  models: HEADS.length,
+  maxHeads: HEADS.at(-1),
+  minHeads: HEADS[0],
+  muteN: MUTE_N,
+};

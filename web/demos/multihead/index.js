@@ -34,9 +34,21 @@ export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
   const shipped = await loadShipped(ctx, 'transformer-phrases');
-  const state = { layer: read.num('layer', 0, 0, 7), kind: read.str('kind', KINDS[0], KINDS), steps: read.num('steps', 300, 50, 5000),
+  const state = {
+    layer: read.num('layer', 0, 0, 7),
+    kind: read.str('kind', KINDS[0], KINDS),
+    steps: read.num('steps', 300, 50, 5000),
     h: read.str('h', '4', HEADS.map(String)) | 0,
-    mute: [...new Set(read.str('mute', '').split(',').map(Number).filter((h) => Number.isInteger(h) && h >= 1 && h <= 64))].sort((a, b) => a - b) };
+    mute: [
+      ...new Set(
+        read
+          .str('mute', '')
+          .split(',')
+          .map(Number)
+          .filter((h) => Number.isInteger(h) && h >= 1 && h <= 64)
+      ),
+    ].sort((a, b) => a - b),
+  };
   el.innerHTML = `
     <div class="heads-view" ${shipped ? '' : 'hidden'}>
       <div class="controls">
@@ -69,15 +81,23 @@ export async function mount(el, ctx) {
     const pool = longest(all, 1);
     const data = await session.inspect([pool.src[0]], [pool.tgt[0]]);
     const enc = findMap(data, 'encoder.layers.0.self_attn');
-    return { data, srcLabels: tokenLabels(pool.srcText[0], enc?.S ?? pool.src[0].length, pool.src[0]), tgtLabels: ['<s>', ...pool.tgt[0].map(word)] };
+    return {
+      data,
+      srcLabels: tokenLabels(pool.srcText[0], enc?.S ?? pool.src[0].length, pool.src[0]),
+      tgtLabels: ['<s>', ...pool.tgt[0].map(word)],
+    };
   }
 
   async function loadHeads() {
     const { session, meta } = shipped;
     const cfg = modelConfig(session.info);
-    $('layer').innerHTML = Array.from({ length: cfg.enc_layers ?? 1 }, (_, l) => `<option value="${l}">${l + 1}</option>`).join('');
+    $('layer').innerHTML = Array.from(
+      { length: cfg.enc_layers ?? 1 },
+      (_, l) => `<option value="${l}">${l + 1}</option>`
+    ).join('');
     state.layer = Math.min(state.layer, (cfg.enc_layers ?? 1) - 1);
-    $('layer').value = state.layer; $('kind').value = state.kind;
+    $('layer').value = state.layer;
+    $('kind').value = state.kind;
     top = await snapshot(session);
     el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta);
   }
@@ -86,13 +106,24 @@ export async function mount(el, ctx) {
   function drawHeads(grid, snap, layer) {
     const [part, sub] = state.kind.split('.');
     const m = findMap(snap?.data, `${part}.layers.${layer}.${sub}`);
-    if (!m) { grid.innerHTML = ''; return null; }
+    if (!m) {
+      grid.innerHTML = '';
+      return null;
+    }
     const rows = part === 'encoder' ? snap.srcLabels : snap.tgtLabels;
     const cols = sub === 'self_attn' && part === 'decoder' ? snap.tgtLabels : snap.srcLabels;
-    grid.innerHTML = Array.from({ length: m.H }, (_, h) => `<figure><figcaption>${escapeHtml(t('mh.head', { h: h + 1 }))}</figcaption><al-heatmap></al-heatmap></figure>`).join('');
+    grid.innerHTML = Array.from(
+      { length: m.H },
+      (_, h) =>
+        `<figure><figcaption>${escapeHtml(t('mh.head', { h: h + 1 }))}</figcaption><al-heatmap></al-heatmap></figure>`
+    ).join('');
     grid.querySelectorAll('al-heatmap').forEach((hm, h) => {
       hm.setAttribute('aria-label', t('mh.head', { h: h + 1 }));
-      hm.set(headMatrix(m, h), m.T, m.S, { rowLabels: rows.slice(0, m.T), colLabels: cols.slice(0, m.S), maxWidth: 200 });
+      hm.set(headMatrix(m, h), m.T, m.S, {
+        rowLabels: rows.slice(0, m.T),
+        colLabels: cols.slice(0, m.S),
+        maxWidth: 200,
+      });
     });
     return m;
   }
@@ -105,30 +136,53 @@ export async function mount(el, ctx) {
   }
 
   // ---- heads, measured: summaries of the shown example's map, and muting on MUTE_N examples
-  let pool = null, baseline = null, shown = null, measuring = 0;
+  let pool = null,
+    baseline = null,
+    shown = null,
+    measuring = 0;
   function showStats(m) {
     shown = m;
     const host = el.querySelector('.head-stats');
-    if (!m) { host.innerHTML = ''; el.headStats = null; return; }
+    if (!m) {
+      host.innerHTML = '';
+      el.headStats = null;
+      return;
+    }
     state.mute = state.mute.filter((h) => h <= m.H);
     const cross = state.kind === 'decoder.multihead_attn';
     const [part, sub] = state.kind.split('.');
     const cols = sub === 'self_attn' && part === 'decoder' ? top.tgtLabels : top.srcLabels;
     const stats = headSummaries(m, { signed: cross });
-    el.headStats = { name: m.name, S: m.S, T: m.T, maxEntropy: Math.log2(m.S), heads: stats.map((x) => ({ ...x, token: cols[x.top] ?? '' })) };
+    el.headStats = {
+      name: m.name,
+      S: m.S,
+      T: m.T,
+      maxEntropy: Math.log2(m.S),
+      heads: stats.map((x) => ({ ...x, token: cols[x.top] ?? '' })),
+    };
     host.innerHTML = `<table>
       <caption>${escapeHtml(t('mh.statsCaption', { S: m.S, max: Math.log2(m.S).toFixed(2) }))}</caption>
       <thead><tr><th scope="col">${escapeHtml(t('sa.head'))}</th><th scope="col">${escapeHtml(t('mh.entropy'))}</th>
         <th scope="col">${escapeHtml(t(cross ? 'mh.offset' : 'mh.distance'))}</th><th scope="col">${escapeHtml(t('mh.top'))}</th><th scope="col">${escapeHtml(t('mh.muteCol'))}</th></tr></thead>
-      <tbody>${stats.map((x) => `<tr><th scope="row">${x.head + 1}</th><td>${x.entropy.toFixed(2)}</td><td>${x.distance.toFixed(2)}</td>
+      <tbody>${stats
+        .map(
+          (
+            x
+          ) => `<tr><th scope="row">${x.head + 1}</th><td>${x.entropy.toFixed(2)}</td><td>${x.distance.toFixed(2)}</td>
         <td>${escapeHtml(t('mh.topValue', { tok: cols[x.top] ?? '', pos: x.top + 1, pct: (100 * x.topWeight).toFixed(0) }))}</td>
-        <td><input type="checkbox" name="mute-${x.head + 1}" value="${x.head + 1}" aria-label="${escapeHtml(t('mh.mute', { h: x.head + 1 }))}"${state.mute.includes(x.head + 1) ? ' checked' : ''}></td></tr>`).join('')}</tbody>
+        <td><input type="checkbox" name="mute-${x.head + 1}" value="${x.head + 1}" aria-label="${escapeHtml(t('mh.mute', { h: x.head + 1 }))}"${state.mute.includes(x.head + 1) ? ' checked' : ''}></td></tr>`
+        )
+        .join('')}</tbody>
     </table>`;
-    host.querySelectorAll('input[type=checkbox]').forEach((box) => box.addEventListener('change', () => {
-      const h = Number(box.value);
-      state.mute = box.checked ? [...new Set([...state.mute, h])].sort((a, b) => a - b) : state.mute.filter((x) => x !== h);
-      measure();
-    }));
+    host.querySelectorAll('input[type=checkbox]').forEach((box) =>
+      box.addEventListener('change', () => {
+        const h = Number(box.value);
+        state.mute = box.checked
+          ? [...new Set([...state.mute, h])].sort((a, b) => a - b)
+          : state.mute.filter((x) => x !== h);
+        measure();
+      })
+    );
     measure();
   }
 
@@ -137,22 +191,45 @@ export async function mount(el, ctx) {
     const m = shown;
     store.set({ mute: state.mute.length ? state.mute.join(',') : null });
     if (!m) return;
-    const run = ++measuring, heads = [...state.mute];
+    const run = ++measuring,
+      heads = [...state.mute];
     $('mutecmp').textContent = t('mh.measuring', { n: MUTE_N });
     try {
       const ex = await loadPool();
       baseline ??= scorePass(await shipped.session.inspect(ex.src, ex.tgt), ex.tgt);
       // no head muted: a fresh pass all the same, so the numbers show the mask is gone
-      const now = scorePass(await shipped.session.inspect(ex.src, ex.tgt, heads.length ? { mute: { [m.name]: heads.map((h) => h - 1) } } : {}), ex.tgt);
+      const now = scorePass(
+        await shipped.session.inspect(
+          ex.src,
+          ex.tgt,
+          heads.length ? { mute: { [m.name]: heads.map((h) => h - 1) } } : {}
+        ),
+        ex.tgt
+      );
       if (run !== measuring) return;
-      el.muted = { name: m.name, heads, n: MUTE_N, all: baseline, muted: now, diff: { loss: now.loss - baseline.loss, acc: now.acc - baseline.acc } };
+      el.muted = {
+        name: m.name,
+        heads,
+        n: MUTE_N,
+        all: baseline,
+        muted: now,
+        diff: { loss: now.loss - baseline.loss, acc: now.acc - baseline.acc },
+      };
       const sign = (x, d) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(d)}`;
       // a loss ratio: a percentage, or ×r once the loss has at least doubled
       const relative = (r) => (r >= 2 ? `×${r.toFixed(0)}` : `${sign(100 * (r - 1), 1)}%`);
       $('mutecmp').textContent = heads.length
-        ? t('mh.muted', { heads: heads.join(', '), n: MUTE_N, loss: now.loss.toFixed(4), acc: (100 * now.acc).toFixed(1),
-          dloss: sign(now.loss - baseline.loss, 4), rel: relative(now.loss / baseline.loss), dacc: sign(100 * (now.acc - baseline.acc), 1),
-          base: baseline.loss.toFixed(4), baseAcc: (100 * baseline.acc).toFixed(1) })
+        ? t('mh.muted', {
+            heads: heads.join(', '),
+            n: MUTE_N,
+            loss: now.loss.toFixed(4),
+            acc: (100 * now.acc).toFixed(1),
+            dloss: sign(now.loss - baseline.loss, 4),
+            rel: relative(now.loss / baseline.loss),
+            dacc: sign(100 * (now.acc - baseline.acc), 1),
+            base: baseline.loss.toFixed(4),
+            baseAcc: (100 * baseline.acc).toFixed(1),
+          })
         : t('mh.allHeads', { n: MUTE_N, loss: now.loss.toFixed(4), acc: (100 * now.acc).toFixed(1) });
       el.dispatchEvent(new CustomEvent('computed'));
     } catch (e) {
@@ -181,14 +258,23 @@ export async function mount(el, ctx) {
     el.ablationHeads = m ? { h: state.h, dk, H: m.H, T: m.T, S: m.S, name: m.name } : null;
     store.set({ h: state.h });
   }
-  hInput.addEventListener('input', () => { state.h = HEADS[Number(hInput.value)]; showAblationHeads(); });
+  hInput.addEventListener('input', () => {
+    state.h = HEADS[Number(hInput.value)];
+    showAblationHeads();
+  });
 
   // ---- the ablation: one chunk of CHUNK steps per run step, models trained one after another
   const perModel = Math.ceil(state.steps / CHUNK);
-  const ablationConfig = (h) => ({ model: { model: 'transformer', d_model: D_MODEL, heads: h, d_ff: 128, enc_layers: 1, dec_layers: 1, dropout: 0 },
-    task: 'phrases', task_options: { n_min: 2, n_max: 6 }, seed: 1, train: { batch: 32, schedule: 'constant', lr: 0.003 } });
+  const ablationConfig = (h) => ({
+    model: { model: 'transformer', d_model: D_MODEL, heads: h, d_ff: 128, enc_layers: 1, dec_layers: 1, dropout: 0 },
+    task: 'phrases',
+    task_options: { n_min: 2, n_max: 6 },
+    seed: 1,
+    train: { batch: 32, schedule: 'constant', lr: 0.003 },
+  });
   // the untrained model's maps under the h slider until the ablation has run
-  let untrained = null, previewGen = 0;
+  let untrained = null,
+    previewGen = 0;
   async function preview() {
     const gen = ++previewGen;
     const live = () => gen === previewGen && !current && !results.length && !run.running;
@@ -204,17 +290,29 @@ export async function mount(el, ctx) {
       s.dispose().catch(() => {});
     }
   }
-  let results = [], current = null;
+  let results = [],
+    current = null;
   el.ablation = results;
-  el.ablationPlan = { heads: [...HEADS], dModel: D_MODEL };  // what the section's caption must say
+  el.ablationPlan = { heads: [...HEADS], dModel: D_MODEL }; // what the section's caption must say
   // the ablation's caption, its figures from the plan the demo trains
   const ablationCaption = () => {
-    el.querySelector('[name=ablation-caption]').textContent = t('mh.ablationCaption',
-      { dModel: D_MODEL, heads: HEADS.join(', '), dks: HEADS.map((h) => D_MODEL / h).join(', ') });
+    el.querySelector('[name=ablation-caption]').textContent = t('mh.ablationCaption', {
+      dModel: D_MODEL,
+      heads: HEADS.join(', '),
+      dks: HEADS.map((h) => D_MODEL / h).join(', '),
+    });
   };
   ablationCaption();
-  const showResults = () => drawBars(el.querySelector('.bars-host'), results.map((r) => ({
-    label: `h = ${r.h}`, value: r.loss, text: t('mh.result', { loss: r.loss.toFixed(3), acc: (100 * r.acc).toFixed(1) }) })), { max: Math.max(0.01, ...results.map((r) => r.loss)) });
+  const showResults = () =>
+    drawBars(
+      el.querySelector('.bars-host'),
+      results.map((r) => ({
+        label: `h = ${r.h}`,
+        value: r.loss,
+        text: t('mh.result', { loss: r.loss.toFixed(3), acc: (100 * r.acc).toFixed(1) }),
+      })),
+      { max: Math.max(0.01, ...results.map((r) => r.loss)) }
+    );
   const run = createRun(el.querySelector('.run-host'), ctx, {
     total: perModel * HEADS.length,
     unit: CHUNK,
@@ -236,17 +334,56 @@ export async function mount(el, ctx) {
       }
       return { loss };
     },
-    async reset() { if (current) { await current.dispose().catch(() => {}); current = null; } results = []; el.ablation = results; showResults(); snaps.clear(); untrained = null; showAblationHeads(); preview().catch(() => {}); },
+    async reset() {
+      if (current) {
+        await current.dispose().catch(() => {});
+        current = null;
+      }
+      results = [];
+      el.ablation = results;
+      showResults();
+      snaps.clear();
+      untrained = null;
+      showAblationHeads();
+      preview().catch(() => {});
+    },
   });
   // another sublayer: its own heads, none muted
-  $('kind').addEventListener('change', () => { state.kind = $('kind').value; state.mute = []; showHeads(); showAblationHeads(); });
-  $('layer').addEventListener('change', () => { state.layer = Number($('layer').value); state.mute = []; showHeads(); });
-  if (shipped) { await loadHeads(); showHeads(); }
+  $('kind').addEventListener('change', () => {
+    state.kind = $('kind').value;
+    state.mute = [];
+    showHeads();
+    showAblationHeads();
+  });
+  $('layer').addEventListener('change', () => {
+    state.layer = Number($('layer').value);
+    state.mute = [];
+    showHeads();
+  });
+  if (shipped) {
+    await loadHeads();
+    showHeads();
+  }
   showAblationHeads();
   preview().catch(() => {});
   return {
-    start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { ablationCaption(); if (shipped) { showHeads(); el.querySelector('.pretrained-host').innerHTML = pretrainedNote(shipped.meta); } run.render(); if (results.length) showResults(); showAblationHeads(); },
-    unmount() { previewGen++; run.dispose(); el.innerHTML = ''; },
+    start: run.start,
+    pause: run.pause,
+    reset: run.reset,
+    relabel() {
+      ablationCaption();
+      if (shipped) {
+        showHeads();
+        el.querySelector('.pretrained-host').innerHTML = pretrainedNote(shipped.meta);
+      }
+      run.render();
+      if (results.length) showResults();
+      showAblationHeads();
+    },
+    unmount() {
+      previewGen++;
+      run.dispose();
+      el.innerHTML = '';
+    },
   };
 }

@@ -8,7 +8,8 @@
 export function headSummaries(m, { signed = false } = {}) {
   const { H, T, S } = m;
   return Array.from({ length: H }, (_, h) => {
-    let entropy = 0, distance = 0;
+    let entropy = 0,
+      distance = 0;
     const col = new Float64Array(S);
     for (let i = 0; i < T; i++) {
       const base = (h * T + i) * S;
@@ -31,13 +32,20 @@ export function headSummaries(m, { signed = false } = {}) {
 export const END = 2;
 export function scorePass(data, tgt) {
   const { T, V, logits } = data;
-  let loss = 0, correct = 0, n = 0;
+  let loss = 0,
+    correct = 0,
+    n = 0;
   tgt.forEach((row, r) => {
     for (let t = 0; t <= row.length && t < T; t++) {
       const y = t < row.length ? row[t] : END;
       const z = logits.subarray((r * T + t) * V, (r * T + t + 1) * V);
-      let mx = -Infinity, arg = 0;
-      for (let v = 0; v < V; v++) if (z[v] > mx) { mx = z[v]; arg = v; }
+      let mx = -Infinity,
+        arg = 0;
+      for (let v = 0; v < V; v++)
+        if (z[v] > mx) {
+          mx = z[v];
+          arg = v;
+        }
       let sum = 0;
       for (let v = 0; v < V; v++) sum += Math.exp(z[v] - mx);
       loss += Math.log(sum) + mx - z[y];

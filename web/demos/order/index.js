@@ -13,7 +13,8 @@ import { createRun } from '../common/run.js';
 const ORDERS = ['drawn', 'reversed', 'ascending'];
 const CHUNK = 10;
 // the set `row` (ids, as drawn) written in `order`
-export const reorder = (row, order) => (order === 'drawn' ? [...row] : order === 'reversed' ? [...row].reverse() : [...row].sort((a, b) => a - b));
+export const reorder = (row, order) =>
+  order === 'drawn' ? [...row] : order === 'reversed' ? [...row].reverse() : [...row].sort((a, b) => a - b);
 
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
@@ -21,12 +22,32 @@ export async function mount(el, ctx) {
   const steps = ctx.read.num('steps', 300, CHUNK, 20000);
   el.innerHTML = `<div class="run-host"></div><div class="demo-row"><div class="chart-host"></div><div class="bars-host"></div></div>`;
   const labels = () => ORDERS.map((o) => t(`order.${o}`));
-  const chart = lineChart(el.querySelector('.chart-host'), { series: labels().map((label) => ({ label })), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss'), height: 200 });
-  let sessions = null, curves = ORDERS.map(() => []), result = null;
-  const draw = () => chart.set(curves[0].map((p) => p.step), curves.map((c) => c.map((p) => p.loss)));
-  const showResult = () => drawBars(el.querySelector('.bars-host'), result.map((r, i) => ({ label: labels()[i], value: r, text: `${(100 * r).toFixed(1)}%`, color: i })));
-  const config = { model: { model: 'rnnsearch', emb: 16, hidden: 32, attn: 32 },
-    task: 'sort', task_options: { min_len: 3, max_len: 8, symbols: 10 }, seed: 1, train: { batch: 16, schedule: 'constant', lr: 0.01, clip: 1 } };
+  const chart = lineChart(el.querySelector('.chart-host'), {
+    series: labels().map((label) => ({ label })),
+    xLabel: t('bahdanau.step'),
+    yLabel: t('bahdanau.loss'),
+    height: 200,
+  });
+  let sessions = null,
+    curves = ORDERS.map(() => []),
+    result = null;
+  const draw = () =>
+    chart.set(
+      curves[0].map((p) => p.step),
+      curves.map((c) => c.map((p) => p.loss))
+    );
+  const showResult = () =>
+    drawBars(
+      el.querySelector('.bars-host'),
+      result.map((r, i) => ({ label: labels()[i], value: r, text: `${(100 * r).toFixed(1)}%`, color: i }))
+    );
+  const config = {
+    model: { model: 'rnnsearch', emb: 16, hidden: 32, attn: 32 },
+    task: 'sort',
+    task_options: { min_len: 3, max_len: 8, symbols: 10 },
+    seed: 1,
+    train: { batch: 16, schedule: 'constant', lr: 0.01, clip: 1 },
+  };
   // Before training (and after Reset): the curves' step-0 points, the loss of the untrained
   // models on the first batch in each order, from throwaway sessions (nothing is trained).
   let previewGen = 0;
@@ -40,7 +61,15 @@ export async function mount(el, ctx) {
     try {
       const batch = await ss[0].examples(16, { split: 'train', seed: 1 });
       const first = [];
-      for (let m = 0; m < ORDERS.length; m++) first.push((await ss[m].trainBatch(batch.src, batch.src.map((row) => reorder(row, ORDERS[m])))).losses[0]);
+      for (let m = 0; m < ORDERS.length; m++)
+        first.push(
+          (
+            await ss[m].trainBatch(
+              batch.src,
+              batch.src.map((row) => reorder(row, ORDERS[m]))
+            )
+          ).losses[0]
+        );
       if (!live()) return;
       curves = ORDERS.map((_, m) => [{ step: 0, loss: first[m] }]);
       draw();
@@ -61,7 +90,10 @@ export async function mount(el, ctx) {
       for (let c = 0; c < CHUNK; c++) {
         const batch = await sessions[0].examples(16, { split: 'train', seed: 1 + k * CHUNK + c });
         for (let m = 0; m < ORDERS.length; m++) {
-          const r = await sessions[m].trainBatch(batch.src, batch.src.map((row) => reorder(row, ORDERS[m])));
+          const r = await sessions[m].trainBatch(
+            batch.src,
+            batch.src.map((row) => reorder(row, ORDERS[m]))
+          );
           losses[m] += r.losses[0] / CHUNK;
         }
       }
@@ -73,7 +105,10 @@ export async function mount(el, ctx) {
         for (let m = 0; m < ORDERS.length; m++) {
           const out = await sessions[m].decode(test.src);
           const want = test.src.map((row) => reorder(row, ORDERS[m]));
-          result.push(want.filter((tg, i) => tg.length === out[i].length && tg.every((x, j) => x === out[i][j])).length / want.length);
+          result.push(
+            want.filter((tg, i) => tg.length === out[i].length && tg.every((x, j) => x === out[i][j])).length /
+              want.length
+          );
         }
         el.result = result;
         showResult();
@@ -82,19 +117,39 @@ export async function mount(el, ctx) {
     },
     async reset() {
       const s = sessions;
-      sessions = null; result = null; curves = ORDERS.map(() => []);
-      chart.set([], ORDERS.map(() => []));
+      sessions = null;
+      result = null;
+      curves = ORDERS.map(() => []);
+      chart.set(
+        [],
+        ORDERS.map(() => [])
+      );
       el.querySelector('.bars-host').innerHTML = '';
       note().hidden = true;
       if (s) await Promise.all(s.map((x) => x.dispose().catch(() => {})));
       preview().catch(() => {});
     },
   });
-  el.querySelector('.run-host').insertAdjacentHTML('beforeend', `<span class="run-untrained note" data-i18n="run.untrainedLoss" hidden>${t('run.untrainedLoss')}</span>`);
+  el.querySelector('.run-host').insertAdjacentHTML(
+    'beforeend',
+    `<span class="run-untrained note" data-i18n="run.untrainedLoss" hidden>${t('run.untrainedLoss')}</span>`
+  );
   preview().catch(() => {});
   return {
-    start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { run.render(); chart.relabel({ series: labels(), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss') }); draw(); if (result) showResult(); },
-    unmount() { previewGen++; run.dispose(); chart.destroy(); el.innerHTML = ''; },
+    start: run.start,
+    pause: run.pause,
+    reset: run.reset,
+    relabel() {
+      run.render();
+      chart.relabel({ series: labels(), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss') });
+      draw();
+      if (result) showResult();
+    },
+    unmount() {
+      previewGen++;
+      run.dispose();
+      chart.destroy();
+      el.innerHTML = '';
+    },
   };
 }

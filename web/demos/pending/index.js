@@ -3,7 +3,14 @@
 // numbers in its place.
 import { t } from '../../i18n/index.js';
 
-const hasKey = (k) => { try { t(k); return true; } catch { return false; } };
+const hasKey = (k) => {
+  try {
+    t(k);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 export function mount(el, ctx) {
   const why = hasKey(`demo.${ctx.name}.why`) ? `demo.${ctx.name}.why` : 'pending.note';
@@ -14,5 +21,9 @@ export function mount(el, ctx) {
       <p class="note" data-i18n="${why}"></p>
     </div>`;
   el.dataset.pending = '1';
-  return { unmount() { el.innerHTML = ''; } };
+  return {
+    unmount() {
+      el.innerHTML = '';
+    },
+  };
 }

@@ -25,23 +25,43 @@ import { headMatrix, vocabFrom, findMap } from '../common/heads.js';
 import { ownData, measure as ownMeasure, metricsText as ownMetrics } from './owndata.js';
 import { stepThrough, headParts } from '../common/stepthrough.js';
 import { trainDefaults } from './train.js';
-import { POINTER_TASKS, pointerConfig, pointerExample, pointerMap, exampleText, metricsText, longerRange } from './pointer.js';
+import {
+  POINTER_TASKS,
+  pointerConfig,
+  pointerExample,
+  pointerMap,
+  exampleText,
+  metricsText,
+  longerRange,
+} from './pointer.js';
 
 // The models offered, from the engine's registry (its kindInfo): the Transformer, every recurrent
 // kind that aligns a token source to its output (RNNsearch, Luong), and the kinds that read point
 // sets (the pointer network). Set when the playground mounts.
 let KINDS = {};
 let MODELS = ['transformer', 'rnnsearch', 'pointer'];
-function modelsFrom(names, kinds) {  // names: the registry's order
-  return ['transformer', ...names.filter((k) => kinds[k].recurrent && kinds[k].aligns && !kinds[k].takes_points),
-    ...names.filter((k) => kinds[k].takes_points)];
+function modelsFrom(names, kinds) {
+  // names: the registry's order
+  return [
+    'transformer',
+    ...names.filter((k) => kinds[k].recurrent && kinds[k].aligns && !kinds[k].takes_points),
+    ...names.filter((k) => kinds[k].takes_points),
+  ];
 }
 const takesPoints = (model) => KINDS[model]?.takes_points ?? model === 'pointer';
-const SEQ_TASKS = { reverse: { min_len: 3, max_len: 10, symbols: 10 }, copy: { min_len: 3, max_len: 10, symbols: 10 },
-  sort: { min_len: 3, max_len: 10, symbols: 10 }, phrases: { n_min: 2, n_max: 6 }, dates: {} };
+const SEQ_TASKS = {
+  reverse: { min_len: 3, max_len: 10, symbols: 10 },
+  copy: { min_len: 3, max_len: 10, symbols: 10 },
+  sort: { min_len: 3, max_len: 10, symbols: 10 },
+  phrases: { n_min: 2, n_max: 6 },
+  dates: {},
+};
 const OWN_TASKS = { ...SEQ_TASKS, own: null };
 const tasksOf = (model) => (takesPoints(model) ? POINTER_TASKS : OWN_TASKS);
-const SIZES = { small: { d_model: 32, heads: 2, d_ff: 64, layers: 1, hidden: 32 }, medium: { d_model: 64, heads: 4, d_ff: 128, layers: 2, hidden: 64 } };
+const SIZES = {
+  small: { d_model: 32, heads: 2, d_ff: 64, layers: 1, hidden: 32 },
+  medium: { d_model: 64, heads: 4, d_ff: 128, layers: 2, hidden: 64 },
+};
 const WIDTHS = [16, 32, 64, 128];
 const HEADS = [1, 2, 4, 8];
 const SRC_LENGTHS = [5, 10, 15, 20];
@@ -57,24 +77,37 @@ const hasLength = (model, task) => !takesPoints(model) && 'max_len' in (SEQ_TASK
 function sessionConfig({ model, task, size, width, heads, srclen, seed }) {
   if (takesPoints(model)) return pointerConfig(task, size, seed);
   const z = SIZES[size];
-  const m = model === 'transformer'
-    ? { model: 'transformer', d_model: width, heads, d_ff: 2 * width, enc_layers: z.layers, dec_layers: z.layers, dropout: 0 }
-    : { model, emb: z.hidden / 2, hidden: z.hidden };  // a recurrent kind (RNNsearch: attn = hidden)
-  return { model: m, task, task_options: taskOptionsOf(task, srclen), seed,
-    train: trainDefaults(m.model) };
+  const m =
+    model === 'transformer'
+      ? {
+          model: 'transformer',
+          d_model: width,
+          heads,
+          d_ff: 2 * width,
+          enc_layers: z.layers,
+          dec_layers: z.layers,
+          dropout: 0,
+        }
+      : { model, emb: z.hidden / 2, hidden: z.hidden }; // a recurrent kind (RNNsearch: attn = hidden)
+  return { model: m, task, task_options: taskOptionsOf(task, srclen), seed, train: trainDefaults(m.model) };
 }
 
 // The map to draw: the RNNsearch alignment, else the last decoder cross-attention.
 function pickMap(data) {
   const maps = data?.maps ?? [];
-  const m = maps.find((x) => x.name === 'alignment') ?? maps.filter((x) => x.name.endsWith('multihead_attn')).at(-1)
-    ?? maps.filter((x) => x.name.startsWith('decoder') && x.name.endsWith('self_attn')).at(-1);  // a decoder-only model
+  const m =
+    maps.find((x) => x.name === 'alignment') ??
+    maps.filter((x) => x.name.endsWith('multihead_attn')).at(-1) ??
+    maps.filter((x) => x.name.startsWith('decoder') && x.name.endsWith('self_attn')).at(-1); // a decoder-only model
   return m ? { T: m.T, S: m.S, H: m.H, weights: headMatrix(m, m.H > 1 ? -1 : 0) } : null;
 }
 
 // "your data" is a task of the token models (the pointer network reads point sets: a note says so).
 // Task names come from the language tables (pg.taskName.<task>); the value stays the engine's name.
-const taskOptions = (model) => Object.keys(tasksOf(model)).map((k) => `<option value="${k}" data-i18n="${k === 'own' ? 'pg.own.task' : `pg.taskName.${k}`}"></option>`).join('');
+const taskOptions = (model) =>
+  Object.keys(tasksOf(model))
+    .map((k) => `<option value="${k}" data-i18n="${k === 'own' ? 'pg.own.task' : `pg.taskName.${k}`}"></option>`)
+    .join('');
 
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
@@ -87,18 +120,26 @@ export async function mount(el, ctx) {
   const size = read.str('size', 'small', Object.keys(SIZES));
   const oneOf = (v, def, list) => (list.includes(v) ? v : def);
   const z = SIZES[size];
-  const state = { model, task: read.str('task', tasks[0], tasks), size,
+  const state = {
+    model,
+    task: read.str('task', tasks[0], tasks),
+    size,
     width: oneOf(read.num('width', z.d_model, 16, 128), z.d_model, WIDTHS),
     heads: oneOf(read.num('heads', z.heads, 1, 8), z.heads, HEADS),
     srclen: oneOf(read.num('srclen', 10, 5, 20), 10, SRC_LENGTHS),
-    steps: read.num('steps', 600, 50, 20000), seed: read.num('seed', 1, 0, 1e9),
-    data: read.str('data', 'pairs', ['pairs', 'text']), vocab: read.str('vocab', 'char', ['char', 'word']) };
+    steps: read.num('steps', 600, 50, 20000),
+    seed: read.num('seed', 1, 0, 1e9),
+    data: read.str('data', 'pairs', ['pairs', 'text']),
+    vocab: read.str('vocab', 'char', ['char', 'word']),
+  };
   if (store.get('task') !== null && store.get('task') !== state.task) store.set({ task: state.task });
   el.innerHTML = `
     <div class="controls">
       <label><span data-i18n="pg.model"></span> <select name="model">${MODELS.map((m) => `<option value="${m}" data-i18n="pg.model.${m}"></option>`).join('')}</select></label>
       <label><span data-i18n="pg.task"></span> <select name="task">${taskOptions(state.model)}</select></label>
-      <label><span data-i18n="pg.size"></span> <select name="size">${Object.keys(SIZES).map((k) => `<option value="${k}" data-i18n="pg.size.${k}"></option>`).join('')}</select></label>
+      <label><span data-i18n="pg.size"></span> <select name="size">${Object.keys(SIZES)
+        .map((k) => `<option value="${k}" data-i18n="pg.size.${k}"></option>`)
+        .join('')}</select></label>
       <label data-for="transformer"><span data-i18n="pg.width"></span> <select name="width">${WIDTHS.map((v) => `<option value="${v}">${v}</option>`).join('')}</select></label>
       <label data-for="transformer"><span data-i18n="pg.heads"></span> <select name="heads">${HEADS.map((v) => `<option value="${v}">${v}</option>`).join('')}</select></label>
       <output name="dk" data-for="transformer"></output>
@@ -132,29 +173,54 @@ export async function mount(el, ctx) {
   const FIELDS = ['model', 'task', 'size', 'width', 'heads', 'srclen', 'steps', 'data', 'vocab'];
   for (const k of FIELDS) $(k).value = state[k];
   const heat = el.querySelector('al-heatmap');
-  const chart = lineChart(el.querySelector('.chart-host'), { series: [{ label: t('bahdanau.loss') }], xLabel: t('bahdanau.step'), height: 200 });
-  let example = null, word = null, points = [], session = null, last = null;
+  const chart = lineChart(el.querySelector('.chart-host'), {
+    series: [{ label: t('bahdanau.loss') }],
+    xLabel: t('bahdanau.step'),
+    height: 200,
+  });
+  let example = null,
+    word = null,
+    points = [],
+    session = null,
+    last = null;
   el.losses = [];
-  const steps = stepThrough(el.querySelector('.stepthrough-host'), { engine: ctx.engine, onStep: (st) => { el.step = st; } });
-  let stepMap = null, stepLabels = [];
+  const steps = stepThrough(el.querySelector('.stepthrough-host'), {
+    engine: ctx.engine,
+    onStep: (st) => {
+      el.step = st;
+    },
+  });
+  let stepMap = null,
+    stepLabels = [];
 
   // the trained Transformer's first encoder self-attention on the example, with q, K, V per head
   async function stepsFor(s) {
     if (state.model !== 'transformer' || !example) return;
     const data = await s.inspect([example.src], [example.tgt], { parts: true });
     stepMap = findMap(data, 'encoder.layers.0.self_attn');
-    if (!stepMap?.q) { stepMap = null; return; }
+    if (!stepMap?.q) {
+      stepMap = null;
+      return;
+    }
     stepLabels = tokenLabels(example.srcText, stepMap.S, example.src);
-    $('st-head').innerHTML = Array.from({ length: stepMap.H }, (_, h) => `<option value="${h}">${h + 1}</option>`).join('');
-    $('st-token').innerHTML = stepLabels.map((l, i) => `<option value="${i}">${i + 1}: ${escapeHtml(l)}</option>`).join('');
+    $('st-head').innerHTML = Array.from({ length: stepMap.H }, (_, h) => `<option value="${h}">${h + 1}</option>`).join(
+      ''
+    );
+    $('st-token').innerHTML = stepLabels
+      .map((l, i) => `<option value="${i}">${i + 1}: ${escapeHtml(l)}</option>`)
+      .join('');
     el.querySelector('.pg-steps').hidden = false;
     showSteps();
   }
   function showSteps() {
     if (!stepMap) return;
-    const h = Number($('st-head').value), i = Number($('st-token').value);
-    steps.set(headParts(stepMap, h, i), { labels: stepLabels, key: `${h}/${i}`,
-      heading: t('sa.stepTitle', { layer: 1, h: h + 1, tok: stepLabels[i] ?? '', hs: stepMap.hs }) });
+    const h = Number($('st-head').value),
+      i = Number($('st-token').value);
+    steps.set(headParts(stepMap, h, i), {
+      labels: stepLabels,
+      key: `${h}/${i}`,
+      heading: t('sa.stepTitle', { layer: 1, h: h + 1, tok: stepLabels[i] ?? '', hs: stepMap.hs }),
+    });
   }
   $('st-head').addEventListener('change', showSteps);
   $('st-token').addEventListener('change', showSteps);
@@ -185,7 +251,15 @@ export async function mount(el, ctx) {
     }
     const m = pickMap(data);
     if (!m) return;
-    heat.set(m.weights, m.T, m.S, example.labels?.(m) ?? { rowLabels: ['', ...example.tgt.map(word)].slice(1).concat('</s>').slice(0, m.T), colLabels: tokenLabels(example.srcText, m.S, example.src) });
+    heat.set(
+      m.weights,
+      m.T,
+      m.S,
+      example.labels?.(m) ?? {
+        rowLabels: ['', ...example.tgt.map(word)].slice(1).concat('</s>').slice(0, m.T),
+        colLabels: tokenLabels(example.srcText, m.S, example.src),
+      }
+    );
     el.map = m;
   }
 
@@ -232,12 +306,20 @@ export async function mount(el, ctx) {
       $('longer').disabled = !session;
     }
   }
-  const longerText = () => `${t('pg.pointer.range', { lo: el.longer.range.n_min, hi: el.longer.range.n_max })} ${metricsText(el.longer.metrics, state.task, true)}`;
+  const longerText = () =>
+    `${t('pg.pointer.range', { lo: el.longer.range.n_min, hi: el.longer.range.n_max })} ${metricsText(el.longer.metrics, state.task, true)}`;
 
   const run = sessionRun(el.querySelector('.run-host'), ctx, {
     steps: state.steps,
     config: () => (isOwn() ? own.config : sessionConfig(state)),
-    prepare: async () => !isOwn() || own.prepare({ width: state.width, heads: state.heads, layers: SIZES[state.size].layers, hidden: SIZES[state.size].hidden }),
+    prepare: async () =>
+      !isOwn() ||
+      own.prepare({
+        width: state.width,
+        heads: state.heads,
+        layers: SIZES[state.size].layers,
+        hidden: SIZES[state.size].hidden,
+      }),
     create: (client) => (isOwn() ? own.create(client, own.config) : null),
     persists: () => !isOwn(),
     async snapshot(s) {
@@ -248,73 +330,126 @@ export async function mount(el, ctx) {
       $('example').textContent = exampleText(example, null, state.task);
       return { src: example.x };
     },
-    onStart(s) { session = s; el.config = isOwn() ? own.config : sessionConfig(state); $('export').disabled = false; $('io').textContent = ''; },
+    onStart(s) {
+      session = s;
+      el.config = isOwn() ? own.config : sessionConfig(state);
+      $('export').disabled = false;
+      $('io').textContent = '';
+    },
     onProgress(p) {
       points.push([p.step, p.loss]);
       el.losses.push(...p.losses);
-      chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
+      chart.set(
+        points.map((q) => q[0]),
+        [points.map((q) => q[1])]
+      );
     },
     onSnapshot: (data) => drawMap(data),
     // a restored model brings its loss curve back (sessionRun's `keep`)
     keep: {
       save: () => ({ points: points.map((q) => [...q]), losses: [...el.losses] }),
       async load(kept, s) {
-        session = s; el.config = sessionConfig(state); $('export').disabled = false; $('io').textContent = '';
-        points = kept.points; el.losses = kept.losses;
-        chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
+        session = s;
+        el.config = sessionConfig(state);
+        $('export').disabled = false;
+        $('io').textContent = '';
+        points = kept.points;
+        el.losses = kept.losses;
+        chart.set(
+          points.map((q) => q[0]),
+          [points.map((q) => q[1])]
+        );
         if (run.snap) drawMap(await s.inspect(run.snap.src, run.snap.tgt));
       },
     },
     // before training: the untrained model's map and its loss at step 0
-    onPreview(p) { points = [[0, p.loss]]; chart.set([0], [[p.loss]]); },
+    onPreview(p) {
+      points = [[0, p.loss]];
+      chart.set([0], [[p.loss]]);
+    },
     async onDone(s) {
-      await evaluate(s).catch((e) => { $('metrics').textContent = t('engine.error', { message: e.message }); });
+      await evaluate(s).catch((e) => {
+        $('metrics').textContent = t('engine.error', { message: e.message });
+      });
       await stepsFor(s).catch(() => {});
       $('longer').disabled = false;
       own.ready(isOwn());
     },
     onReset() {
       $('io').textContent = '';
-      points = []; chart.set([], [[]]); heat.set([], 0, 0); session = null; example = null; last = null;
-      el.map = null; el.example = null; el.metrics = null; el.longer = null; el.losses = [];
-      el.querySelector('.pg-steps').hidden = true; stepMap = null; steps.set(null); el.step = null;
-      $('export').disabled = true; $('longer').disabled = true; own.reset();
+      points = [];
+      chart.set([], [[]]);
+      heat.set([], 0, 0);
+      session = null;
+      example = null;
+      last = null;
+      el.map = null;
+      el.example = null;
+      el.metrics = null;
+      el.longer = null;
+      el.losses = [];
+      el.querySelector('.pg-steps').hidden = true;
+      stepMap = null;
+      steps.set(null);
+      el.step = null;
+      $('export').disabled = true;
+      $('longer').disabled = true;
+      own.reset();
       for (const n of ['example', 'metrics', 'longer-out']) $(n).textContent = '';
     },
   });
-  for (const k of FIELDS) $(k).addEventListener('change', async () => {
-    const before = tasksOf(state.model);
-    if (k === 'steps') {  // the field's own limits: 50 to 20,000 in steps of 50
-      const n = Number($(k).value);
-      state.steps = Number.isFinite(n) && $(k).value !== '' ? Math.min(20000, Math.max(50, Math.round(n / 50) * 50)) : state.steps;
-      $(k).value = state.steps;
-    } else if (['width', 'heads', 'srclen'].includes(k)) {
-      state[k] = Number($(k).value);
-    } else {
-      state[k] = $(k).value;
-    }
-    if (k === 'size') {  // a size is a preset of C and H too
-      state.width = SIZES[state.size].d_model; state.heads = SIZES[state.size].heads;
-      $('width').value = state.width; $('heads').value = state.heads;
-    }
-    if (k === 'model' && tasksOf(state.model) !== before) {
-      $('task').innerHTML = taskOptions(state.model);
-      applyI18n($('task'), { updateDocument: false });
-      state.task = Object.keys(tasksOf(state.model))[0];
-      $('task').value = state.task;
-    }
-    showModel();
-    run.steps = state.steps;
-    // C, H and the task default to the size's and model's own (what a link without them reads)
-    store.defaults({ width: SIZES[state.size].d_model, heads: SIZES[state.size].heads, task: Object.keys(tasksOf(state.model))[0] });
-    store.set(state);
-    await run.reset();
-  });
-  $('longer').addEventListener('click', () => longer().catch((e) => { $('longer-out').textContent = t('engine.error', { message: e.message }); }));
+  for (const k of FIELDS)
+    $(k).addEventListener('change', async () => {
+      const before = tasksOf(state.model);
+      if (k === 'steps') {
+        // the field's own limits: 50 to 20,000 in steps of 50
+        const n = Number($(k).value);
+        state.steps =
+          Number.isFinite(n) && $(k).value !== ''
+            ? Math.min(20000, Math.max(50, Math.round(n / 50) * 50))
+            : state.steps;
+        $(k).value = state.steps;
+      } else if (['width', 'heads', 'srclen'].includes(k)) {
+        state[k] = Number($(k).value);
+      } else {
+        state[k] = $(k).value;
+      }
+      if (k === 'size') {
+        // a size is a preset of C and H too
+        state.width = SIZES[state.size].d_model;
+        state.heads = SIZES[state.size].heads;
+        $('width').value = state.width;
+        $('heads').value = state.heads;
+      }
+      if (k === 'model' && tasksOf(state.model) !== before) {
+        $('task').innerHTML = taskOptions(state.model);
+        applyI18n($('task'), { updateDocument: false });
+        state.task = Object.keys(tasksOf(state.model))[0];
+        $('task').value = state.task;
+      }
+      showModel();
+      run.steps = state.steps;
+      // C, H and the task default to the size's and model's own (what a link without them reads)
+      store.defaults({
+        width: SIZES[state.size].d_model,
+        heads: SIZES[state.size].heads,
+        task: Object.keys(tasksOf(state.model))[0],
+      });
+      store.set(state);
+      await run.reset();
+    });
+  $('longer').addEventListener('click', () =>
+    longer().catch((e) => {
+      $('longer-out').textContent = t('engine.error', { message: e.message });
+    })
+  );
   $('export').addEventListener('click', async () => {
     const bytes = await session.save();
     const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-    const a = Object.assign(document.createElement('a'), { href: url, download: `attnlab-${el.config?.model?.model ?? state.model}-${state.task}.safetensors` });
+    const a = Object.assign(document.createElement('a'), {
+      href: url,
+      download: `attnlab-${el.config?.model?.model ?? state.model}-${state.task}.safetensors`,
+    });
     a.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
     $('io').textContent = t('pg.exported', { kb: (bytes.length / 1024).toFixed(0) });
@@ -329,13 +464,21 @@ export async function mount(el, ctx) {
       if (isOwn() && !pointer) return await importOwn(f.name, bytes, client);
       // A pointer checkpoint keeps its own task and point counts; a seq2seq one is measured on
       // the selected task when that is a seq2seq task.
-      const s = await client.loadSession(bytes, pointer || isPointer() ? {} : { task: state.task, task_options: taskOptionsOf(state.task, state.srclen) });
+      const s = await client.loadSession(
+        bytes,
+        pointer || isPointer() ? {} : { task: state.task, task_options: taskOptionsOf(state.task, state.srclen) }
+      );
       try {
         const ev = await s.evaluate(EVAL.samples, EVAL.seed);
         el.imported = { info: s.info, metrics: ev };
         $('io').textContent = pointer
           ? `${t('pg.imported.pointer', { name: f.name, task: t(`pg.taskName.${s.info.task}`), params: s.info.params })} ${metricsText(ev, s.info.task, true)}`
-          : t('pg.imported', { name: f.name, params: s.info.params, loss: ev.loss.toFixed(3), acc: (100 * ev.sequenceAccuracy).toFixed(1) });
+          : t('pg.imported', {
+              name: f.name,
+              params: s.info.params,
+              loss: ev.loss.toFixed(3),
+              acc: (100 * ev.sequenceAccuracy).toFixed(1),
+            });
       } finally {
         await s.dispose();
       }
@@ -354,25 +497,40 @@ export async function mount(el, ctx) {
       const fits = own.parsed && s.info.srcVocab === own.parsed.vocabSize;
       const metrics = fits ? await ownMeasure(s, own.parsed) : null;
       el.imported = { info: s.info, metrics };
-      $('io').textContent = `${t('pg.imported.own', { name, model: s.info.model, params: s.info.params })} ${metrics ? ownMetrics(metrics) : ''}`.trim();
+      $('io').textContent =
+        `${t('pg.imported.own', { name, model: s.info.model, params: s.info.params })} ${metrics ? ownMetrics(metrics) : ''}`.trim();
     } finally {
       await s.dispose();
     }
   }
   showModel();
   return {
-    start: run.start, pause: run.pause, reset: run.reset,
+    start: run.start,
+    pause: run.pause,
+    reset: run.reset,
     relabel() {
-      run.render(); chart.relabel({ series: [t('bahdanau.loss')], xLabel: t('bahdanau.step') }); chart.set(points.map((q) => q[0]), [points.map((q) => q[1])]);
-      if (el.metrics) $('metrics').textContent = isOwn() ? own.metricsText() : metricsText(el.metrics, state.task, isPointer());
+      run.render();
+      chart.relabel({ series: [t('bahdanau.loss')], xLabel: t('bahdanau.step') });
+      chart.set(
+        points.map((q) => q[0]),
+        [points.map((q) => q[1])]
+      );
+      if (el.metrics)
+        $('metrics').textContent = isOwn() ? own.metricsText() : metricsText(el.metrics, state.task, isPointer());
       own.relabel();
       if (isOwn() && example && own.parsed) $('example').textContent = own.snapshot().example.text;
       if (el.longer) $('longer-out').textContent = longerText();
       $('dk').textContent = t('pg.dk', { dk: state.width / state.heads });
-      if (isPointer() && last) drawMap(last); else heat.draw();
-      if (!isPointer() && example) $('example').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText });
+      if (isPointer() && last) drawMap(last);
+      else heat.draw();
+      if (!isPointer() && example)
+        $('example').textContent = t('bahdanau.example', { src: example.srcText, tgt: example.tgtText });
       showSteps();
     },
-    unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
+    unmount() {
+      run.dispose();
+      chart.destroy();
+      el.innerHTML = '';
+    },
   };
 }

@@ -10,8 +10,20 @@ import { t } from '../../i18n/index.js';
 import { mulberry32 } from '../../core/random.js';
 import { trainDefaults } from './train.js';
 
-export const LIMITS = { bytes: 2 * 1024 * 1024, symbols: 64, vocab: 2000, pairs: 20, windows: 20, estimateMB: 256, heldOut: 300 };
-export const PAD = 0, BOS = 1, EOS = 2, UNK = 3, FIRST = 4;
+export const LIMITS = {
+  bytes: 2 * 1024 * 1024,
+  symbols: 64,
+  vocab: 2000,
+  pairs: 20,
+  windows: 20,
+  estimateMB: 256,
+  heldOut: 300,
+};
+export const PAD = 0,
+  BOS = 1,
+  EOS = 2,
+  UNK = 3,
+  FIRST = 4;
 export const WINDOW = { char: 32, word: 16 };
 export const BATCH = 32;
 const SPLIT_SEED = 7;
@@ -31,7 +43,11 @@ export function permutation(n, rand) {
 }
 
 export class Failure extends Error {
-  constructor(key, params = {}) { super(key); this.key = key; this.params = params; }
+  constructor(key, params = {}) {
+    super(key);
+    this.key = key;
+    this.params = params;
+  }
 }
 
 // Parses the reader's input into id rows, the vocabulary and the split. Throws a Failure (an
@@ -49,13 +65,19 @@ export async function parseOwn(text, { data = 'pairs', unit = 'char' } = {}) {
   await nextTurn();
   // every symbol of the input -> a provisional id (characters keyed by code point, so no
   // string is made per character)
-  const all = new Map(), names = [];
+  const all = new Map(),
+    names = [];
   const id = (key, name = key) => {
     let k = all.get(key);
-    if (k === undefined) { k = names.length; all.set(key, k); names.push(name); }
+    if (k === undefined) {
+      k = names.length;
+      all.set(key, k);
+      names.push(name);
+    }
     return k;
   };
-  const push = (out, line, from, to) => {  // the symbols of line[from, to) as ids onto out
+  const push = (out, line, from, to) => {
+    // the symbols of line[from, to) as ids onto out
     if (unit === 'word') {
       for (const w of tokenize(line.slice(from, to), unit)) out.push(id(w));
       return out;
@@ -67,7 +89,7 @@ export async function parseOwn(text, { data = 'pairs', unit = 'char' } = {}) {
     }
     return out;
   };
-  let rows;  // [{src, tgt}] arrays of provisional ids
+  let rows; // [{src, tgt}] arrays of provisional ids
   const lines = body.slice(0, end).split('\n');
   await nextTurn();
   if (data === 'text') {
@@ -81,18 +103,25 @@ export async function parseOwn(text, { data = 'pairs', unit = 'char' } = {}) {
     rows = [];
     for (let i = 0; i + W <= toks.length; i += W) rows.push({ src: [], tgt: toks.slice(i, i + W) });
     if (rows.length < LIMITS.windows)
-      throw new Failure('pg.own.err.short', { n: toks.length, min: LIMITS.windows * W, unit: t(`pg.own.unit.${unit}`) });
+      throw new Failure('pg.own.err.short', {
+        n: toks.length,
+        min: LIMITS.windows * W,
+        unit: t(`pg.own.unit.${unit}`),
+      });
   } else {
     rows = new Array(lines.length);
     for (let i = 0; i < lines.length; i++) {
       if ((i & 1023) === 1023) await nextTurn();
-      const line = lines[i], n = i + 1;
+      const line = lines[i],
+        n = i + 1;
       if (!line.trim()) throw new Failure('pg.own.err.blank', { line: n });
       const tab = line.indexOf('\t');
       if (tab < 0) throw new Failure('pg.own.err.tab', { line: n });
       if (line.indexOf('\t', tab + 1) >= 0) throw new Failure('pg.own.err.tabs', { line: n });
-      const src = push([], line, 0, tab), tgt = push([], line, tab + 1, line.length);
-      if (!src.length || !tgt.length) throw new Failure('pg.own.err.side', { line: n, side: t(src.length ? 'pg.own.target' : 'pg.own.source') });
+      const src = push([], line, 0, tab),
+        tgt = push([], line, tab + 1, line.length);
+      if (!src.length || !tgt.length)
+        throw new Failure('pg.own.err.side', { line: n, side: t(src.length ? 'pg.own.target' : 'pg.own.source') });
       const long = Math.max(src.length, tgt.length);
       if (long > LIMITS.symbols) throw new Failure('pg.own.err.long', { line: n, n: long, max: LIMITS.symbols });
       rows[i] = { src, tgt };
@@ -102,9 +131,11 @@ export async function parseOwn(text, { data = 'pairs', unit = 'char' } = {}) {
   // 90 / 10 with a fixed seed; at least two held out
   const order = permutation(rows.length, mulberry32(SPLIT_SEED));
   const nHeld = Math.max(2, Math.round(rows.length / 10));
-  const held = order.slice(0, nHeld).sort((a, b) => a - b), train = order.slice(nHeld).sort((a, b) => a - b);
+  const held = order.slice(0, nHeld).sort((a, b) => a - b),
+    train = order.slice(nHeld).sort((a, b) => a - b);
   // the vocabulary: the training split's symbols in order of first appearance
-  const final = new Int32Array(names.length).fill(UNK), symbols = [];
+  const final = new Int32Array(names.length).fill(UNK),
+    symbols = [];
   for (let j = 0; j < train.length; j++) {
     if ((j & 4095) === 4095) await nextTurn();
     const { src, tgt } = rows[train[j]];
@@ -117,7 +148,8 @@ export async function parseOwn(text, { data = 'pairs', unit = 'char' } = {}) {
     }
   }
   let unknown = 0;
-  const remap = (a, count) => {  // in place: the provisional ids become the vocabulary's
+  const remap = (a, count) => {
+    // in place: the provisional ids become the vocabulary's
     for (let i = 0; i < a.length; i++) {
       a[i] = final[a[i]];
       if (count && a[i] === UNK) unknown += 1;
@@ -134,27 +166,43 @@ export async function parseOwn(text, { data = 'pairs', unit = 'char' } = {}) {
     return out;
   };
   const longest = rows.reduce((m, r) => Math.max(m, r.src.length, r.tgt.length), 0);
-  return { data, unit, symbols, train: await enc(train, false), held: await enc(held, true), unknown, longest,
-    window: data === 'text' ? WINDOW[unit] : null, vocabSize: FIRST + symbols.length };
+  return {
+    data,
+    unit,
+    symbols,
+    train: await enc(train, false),
+    held: await enc(held, true),
+    unknown,
+    longest,
+    window: data === 'text' ? WINDOW[unit] : null,
+    vocabSize: FIRST + symbols.length,
+  };
 }
 
 // The session config of a model on these data (the playground's sizes and widths).
 export function ownConfig(parsed, { model, width, heads, layers, hidden, seed }) {
   const V = parsed.vocabSize;
   const transformer = { d_model: width, heads, d_ff: 2 * width, dropout: 0, src_vocab: V, tgt_vocab: V };
-  const m = parsed.data === 'text'
-    ? { model: 'lm', ...transformer, dec_layers: layers, max_len: 2 * parsed.window + 2 }
-    : model === 'transformer'
-      ? { model: 'transformer', ...transformer, enc_layers: layers, dec_layers: layers, max_len: parsed.longest + 2 }
-      : { model, emb: hidden / 2, hidden, src_vocab: V, tgt_vocab: V };  // a recurrent kind (RNNsearch: attn = hidden)
+  const m =
+    parsed.data === 'text'
+      ? { model: 'lm', ...transformer, dec_layers: layers, max_len: 2 * parsed.window + 2 }
+      : model === 'transformer'
+        ? { model: 'transformer', ...transformer, enc_layers: layers, dec_layers: layers, max_len: parsed.longest + 2 }
+        : { model, emb: hidden / 2, hidden, src_vocab: V, tgt_vocab: V }; // a recurrent kind (RNNsearch: attn = hidden)
   return { model: m, seed, train: trainDefaults(m.model, { batch: BATCH }) };
 }
 
 // The vocabulary file exported beside the weights.
 export function vocabularyJson(parsed, model) {
   return JSON.stringify({
-    format: 'attnlab-own-vocabulary', version: 1, model, data: parsed.data, unit: parsed.unit,
-    special: { pad: PAD, bos: BOS, eos: EOS, unk: UNK }, first: FIRST, window: parsed.window,
+    format: 'attnlab-own-vocabulary',
+    version: 1,
+    model,
+    data: parsed.data,
+    unit: parsed.unit,
+    special: { pad: PAD, bos: BOS, eos: EOS, unk: UNK },
+    first: FIRST,
+    window: parsed.window,
     symbols: parsed.symbols,
   });
 }

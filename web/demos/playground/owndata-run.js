@@ -23,7 +23,9 @@ export class BatchSession {
     this.handlers.get(type).add(fn);
     return () => this.handlers.get(type).delete(fn);
   }
-  emit(type, payload) { for (const fn of this.handlers.get(type) ?? []) fn(payload); }
+  emit(type, payload) {
+    for (const fn of this.handlers.get(type) ?? []) fn(payload);
+  }
   // Shuffled epochs over the training split, BATCH rows at a time.
   batch() {
     const rows = this.parsed.train;
@@ -33,19 +35,28 @@ export class BatchSession {
     // a text window: its first k symbols (0 to half the window) are the prompt, the rest the
     // target, so the model learns both to start and to continue a text
     const cut = pick.map((i) => Math.floor(this.rand() * (rows[i].tgt.length / 2 + 1)));
-    return { src: pick.map((i, j) => rows[i].tgt.slice(0, cut[j])), tgt: pick.map((i, j) => rows[i].tgt.slice(cut[j])) };
+    return {
+      src: pick.map((i, j) => rows[i].tgt.slice(0, cut[j])),
+      tgt: pick.map((i, j) => rows[i].tgt.slice(cut[j])),
+    };
   }
   async train(steps, { snapshot = null } = {}) {
-    const f = this.flags = { paused: false, cancelled: false, resume: null };
+    const f = (this.flags = { paused: false, cancelled: false, resume: null });
     const everyMs = snapshot?.everyMs ?? 300;
     const losses = [];
-    let done = 0, step = 0, pending = [], lastPost = performance.now(), lastSnap = -Infinity;
+    let done = 0,
+      step = 0,
+      pending = [],
+      lastPost = performance.now(),
+      lastSnap = -Infinity;
     this.emit('state', { state: 'training' });
     try {
       while (done < steps && !f.cancelled) {
         if (f.paused) {
           this.emit('state', { state: 'paused' });
-          await new Promise((r) => { f.resume = r; });
+          await new Promise((r) => {
+            f.resume = r;
+          });
           f.resume = null;
           if (f.cancelled) break;
           this.emit('state', { state: 'training' });
@@ -53,8 +64,10 @@ export class BatchSession {
         const b = this.batch();
         const r = await this.remote.trainBatch(b.src, b.tgt);
         const loss = r.losses[0];
-        losses.push(loss); pending.push(loss);
-        done += 1; step = r.step;
+        losses.push(loss);
+        pending.push(loss);
+        done += 1;
+        step = r.step;
         if (performance.now() - lastPost > 60 || done >= steps) {
           lastPost = performance.now();
           this.emit('progress', { step, loss, losses: pending, done, total: steps });
@@ -71,13 +84,33 @@ export class BatchSession {
     }
     return { steps: done, losses: Float32Array.from(losses), cancelled: f.cancelled, step };
   }
-  pause() { if (this.flags) this.flags.paused = true; }
-  resume() { if (this.flags) { this.flags.paused = false; this.flags.resume?.(); } }
-  cancel() { if (this.flags) { this.flags.cancelled = true; this.flags.resume?.(); } }
-  save() { return this.remote.save(); }
-  inspect(src, tgt, opts) { return this.remote.inspect(src, tgt, opts); }
-  decode(src, opts) { return this.remote.decode(src, opts); }
-  dispose() { return this.remote.dispose(); }
+  pause() {
+    if (this.flags) this.flags.paused = true;
+  }
+  resume() {
+    if (this.flags) {
+      this.flags.paused = false;
+      this.flags.resume?.();
+    }
+  }
+  cancel() {
+    if (this.flags) {
+      this.flags.cancelled = true;
+      this.flags.resume?.();
+    }
+  }
+  save() {
+    return this.remote.save();
+  }
+  inspect(src, tgt, opts) {
+    return this.remote.inspect(src, tgt, opts);
+  }
+  decode(src, opts) {
+    return this.remote.decode(src, opts);
+  }
+  dispose() {
+    return this.remote.dispose();
+  }
 }
 
 // Held-out metrics of a session (a BatchSession or one loaded from exported weights) on the
@@ -88,15 +121,22 @@ export async function measure(s, parsed) {
   const sym = (id) => (id >= FIRST ? shown(parsed.symbols[id - FIRST]) : id === UNK ? '<unk>' : '');
   const join = (ids) => ids.map(sym).join(parsed.unit === 'word' ? ' ' : '');
   if (parsed.data === 'text') {
-    let nll = 0, count = 0;
+    let nll = 0,
+      count = 0;
     for (let i = 0; i < held.length; i += 32) {
       const part = held.slice(i, i + 32);
-      const r = await s.inspect(part.map(() => []), part.map((x) => x.tgt));
+      const r = await s.inspect(
+        part.map(() => []),
+        part.map((x) => x.tgt)
+      );
       for (let b = 0; b < part.length; b++) {
         const gold = part[b].tgt;
-        for (let k = 0; k < gold.length; k++) {  // the model's own end mark after a window is not counted
-          const at = (b * r.T + k) * r.V, L = r.logits;
-          let mx = -Infinity, z = 0;
+        for (let k = 0; k < gold.length; k++) {
+          // the model's own end mark after a window is not counted
+          const at = (b * r.T + k) * r.V,
+            L = r.logits;
+          let mx = -Infinity,
+            z = 0;
           for (let j = 0; j < r.V; j++) mx = Math.max(mx, L[at + j]);
           for (let j = 0; j < r.V; j++) z += Math.exp(L[at + j] - mx);
           nll += Math.log(z) + mx - L[at + gold[k]];
@@ -108,15 +148,28 @@ export async function measure(s, parsed) {
     const prompt = held[0].tgt.slice(0, half);
     const [out] = await s.decode([prompt], { maxLen: parsed.window });
     const loss = nll / count;
-    return { kind: 'text', samples: held.length, tokens: count, loss, perplexity: Math.exp(loss),
-      examples: [{ src: join(prompt), out: join(Array.from(out).filter((x) => x > EOS)), gold: join(held[0].tgt.slice(half)) }] };
+    return {
+      kind: 'text',
+      samples: held.length,
+      tokens: count,
+      loss,
+      perplexity: Math.exp(loss),
+      examples: [
+        { src: join(prompt), out: join(Array.from(out).filter((x) => x > EOS)), gold: join(held[0].tgt.slice(half)) },
+      ],
+    };
   }
-  let exact = 0, right = 0, total = 0;
+  let exact = 0,
+    right = 0,
+    total = 0;
   const examples = [];
   for (let i = 0; i < held.length; i += 50) {
     const part = held.slice(i, i + 50);
     const maxLen = part.reduce((m, x) => Math.max(m, x.tgt.length), 0) + 4;
-    const outs = await s.decode(part.map((x) => x.src), { maxLen });
+    const outs = await s.decode(
+      part.map((x) => x.src),
+      { maxLen }
+    );
     part.forEach((x, b) => {
       const out = Array.from(outs[b]).filter((id) => id !== EOS);
       const ok = out.length === x.tgt.length && out.every((id, k) => id === x.tgt[k]);
@@ -131,8 +184,14 @@ export async function measure(s, parsed) {
 
 export function metricsText(m) {
   const pct = (x) => (100 * x).toFixed(1);
-  const head = m.kind === 'text'
-    ? t('pg.own.metrics.text', { n: m.samples, tokens: m.tokens, loss: m.loss.toFixed(3), ppl: m.perplexity.toFixed(2) })
-    : t('pg.own.metrics.pairs', { n: m.samples, acc: pct(m.exact), tok: pct(m.tokenAccuracy) });
+  const head =
+    m.kind === 'text'
+      ? t('pg.own.metrics.text', {
+          n: m.samples,
+          tokens: m.tokens,
+          loss: m.loss.toFixed(3),
+          ppl: m.perplexity.toFixed(2),
+        })
+      : t('pg.own.metrics.pairs', { n: m.samples, acc: pct(m.exact), tok: pct(m.tokenAccuracy) });
   return head;
 }

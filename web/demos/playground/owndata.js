@@ -41,20 +41,28 @@ export function ownData(host, ctx, state, results) {
     host.dataset.error = e ? e.key : '';
   }
   function note() {
-    $('own-note').textContent = [t('pg.own.note.ids'), state.data === 'text' ? t('pg.own.note.text', { w: WINDOW[state.vocab] }) : t('pg.own.note.pairs', { max: LIMITS.symbols })].join(' ');
+    $('own-note').textContent = [
+      t('pg.own.note.ids'),
+      state.data === 'text'
+        ? t('pg.own.note.text', { w: WINDOW[state.vocab] })
+        : t('pg.own.note.pairs', { max: LIMITS.symbols }),
+    ].join(' ');
   }
   function summaryText() {
     const p = own.parsed;
-    return p ? t('pg.own.summary', { train: p.train.length, held: p.held.length, v: p.symbols.length, unk: p.unknown }) : '';
+    return p
+      ? t('pg.own.summary', { train: p.train.length, held: p.held.length, v: p.symbols.length, unk: p.unknown })
+      : '';
   }
   function examplesHtml() {
     const ol = $('own-examples');
     ol.textContent = '';
     for (const x of own.metrics?.examples ?? []) {
       const li = document.createElement('li');
-      li.textContent = own.metrics.kind === 'text'
-        ? t('pg.own.example.text', { src: x.src, out: x.out, gold: x.gold })
-        : t(x.ok ? 'pg.own.example.ok' : 'pg.own.example.bad', { src: x.src, out: x.out || '∅', gold: x.gold });
+      li.textContent =
+        own.metrics.kind === 'text'
+          ? t('pg.own.example.text', { src: x.src, out: x.out, gold: x.gold })
+          : t(x.ok ? 'pg.own.example.ok' : 'pg.own.example.bad', { src: x.src, out: x.out || '∅', gold: x.gold });
       ol.append(li);
     }
   }
@@ -67,19 +75,32 @@ export function ownData(host, ctx, state, results) {
     showError(null);
     area.dispatchEvent(new Event('input'));
   }
-  $('own-file').addEventListener('change', () => readFile($('own-file').files[0]).finally(() => { $('own-file').value = ''; }));
-  area.addEventListener('dragover', (e) => { e.preventDefault(); });
+  $('own-file').addEventListener('change', () =>
+    readFile($('own-file').files[0]).finally(() => {
+      $('own-file').value = '';
+    })
+  );
+  area.addEventListener('dragover', (e) => {
+    e.preventDefault();
+  });
   area.addEventListener('drop', (e) => {
     const f = e.dataTransfer?.files?.[0];
     if (!f) return;
     e.preventDefault();
     readFile(f);
   });
-  area.addEventListener('input', () => { if (own.error) showError(null); });
+  area.addEventListener('input', () => {
+    if (own.error) showError(null);
+  });
   $('own-vocab').addEventListener('click', () => {
     if (!own.parsed) return;
-    const url = URL.createObjectURL(new Blob([vocabularyJson(own.parsed, own.config?.model?.model)], { type: 'application/json' }));
-    const a = Object.assign(document.createElement('a'), { href: url, download: `attnlab-${own.config?.model?.model ?? 'model'}-own.vocab.json` });
+    const url = URL.createObjectURL(
+      new Blob([vocabularyJson(own.parsed, own.config?.model?.model)], { type: 'application/json' })
+    );
+    const a = Object.assign(document.createElement('a'), {
+      href: url,
+      download: `attnlab-${own.config?.model?.model ?? 'model'}-own.vocab.json`,
+    });
     a.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
   });
@@ -88,7 +109,8 @@ export function ownData(host, ctx, state, results) {
     host,
     // Parses the box and checks the model fits; false (with the message shown) stops the run.
     async prepare(sizes) {
-      own.parsed = null; own.config = null;
+      own.parsed = null;
+      own.config = null;
       $('own-summary').textContent = '';
       try {
         if (state.data === 'text' && state.model !== 'transformer') throw new Failure('pg.own.err.lm');
@@ -96,8 +118,10 @@ export function ownData(host, ctx, state, results) {
         const config = ownConfig(parsed, { model: state.model, seed: state.seed, ...sizes });
         const client = await ctx.worker();
         const bytes = await client.estimateBytes(config);
-        if (bytes > LIMITS.estimateMB * 1048576) throw new Failure('pg.own.err.big', { mb: (bytes / 1048576).toFixed(0), max: LIMITS.estimateMB });
-        own.parsed = parsed; own.config = config;
+        if (bytes > LIMITS.estimateMB * 1048576)
+          throw new Failure('pg.own.err.big', { mb: (bytes / 1048576).toFixed(0), max: LIMITS.estimateMB });
+        own.parsed = parsed;
+        own.config = config;
         showError(null);
         own.summary = summaryText();
         $('own-summary').textContent = own.summary;
@@ -112,18 +136,24 @@ export function ownData(host, ctx, state, results) {
     },
     // One held-out example for the heatmap, with its axis labels.
     snapshot() {
-      const p = own.parsed, x = p.held[0];
+      const p = own.parsed,
+        x = p.held[0];
       const sym = (id) => (id >= FIRST ? shown(p.symbols[id - FIRST]) : id === UNK ? '<unk>' : '');
       const src = p.data === 'text' ? [] : x.src;
       const tgt = p.data === 'text' ? x.tgt.slice(0, 24) : x.tgt;
-      const text = p.data === 'text'
-        ? t('pg.own.snapshot.text', { text: tgt.map(sym).join(p.unit === 'word' ? ' ' : '') })
-        : t('bahdanau.example', { src: src.map(sym).join(p.unit === 'word' ? ' ' : ''), tgt: tgt.map(sym).join(p.unit === 'word' ? ' ' : '') });
+      const text =
+        p.data === 'text'
+          ? t('pg.own.snapshot.text', { text: tgt.map(sym).join(p.unit === 'word' ? ' ' : '') })
+          : t('bahdanau.example', {
+              src: src.map(sym).join(p.unit === 'word' ? ' ' : ''),
+              tgt: tgt.map(sym).join(p.unit === 'word' ? ' ' : ''),
+            });
       const labels = (m) => ({
         rowLabels: Array.from({ length: m.T }, (_, i) => (i < tgt.length ? sym(tgt[i]) : '</s>')),
-        colLabels: p.data === 'text'
-          ? Array.from({ length: m.S }, (_, i) => (i === 0 ? '<s>' : sym(tgt[i - 1]) || ''))
-          : Array.from({ length: m.S }, (_, i) => (i < src.length ? sym(src[i]) : '</s>')),
+        colLabels:
+          p.data === 'text'
+            ? Array.from({ length: m.S }, (_, i) => (i === 0 ? '<s>' : sym(tgt[i - 1]) || ''))
+            : Array.from({ length: m.S }, (_, i) => (i < src.length ? sym(src[i]) : '</s>')),
       });
       return { example: { src, tgt, text, labels }, feed: { src: [src], tgt: [tgt] } };
     },
@@ -133,8 +163,14 @@ export function ownData(host, ctx, state, results) {
       return own.metrics;
     },
     metricsText: () => (own.metrics ? metricsText(own.metrics) : ''),
-    ready(on) { $('own-vocab').disabled = !on || !own.parsed; },
-    reset() { own.metrics = null; examplesHtml(); $('own-vocab').disabled = true; },
+    ready(on) {
+      $('own-vocab').disabled = !on || !own.parsed;
+    },
+    reset() {
+      own.metrics = null;
+      examplesHtml();
+      $('own-vocab').disabled = true;
+    },
     relabel() {
       note();
       if (own.error) showError(own.error);

@@ -6,13 +6,25 @@ import { t } from '../../i18n/index.js';
 import { trainDefaults } from './train.js';
 
 // Point counts per task; tsp stays at 8 points so its exact optimal tours are cheap to score.
-export const POINTER_TASKS = { 'convex-hull': { n_min: 5, n_max: 10 }, tsp: { n_min: 5, n_max: 8 }, sort: { n_min: 5, n_max: 10 } };
-export const POINTER_SIZES = { small: { hidden: 32, embed: 32, lr: 0.005 }, medium: { hidden: 64, embed: 64, lr: 0.003 } };
+export const POINTER_TASKS = {
+  'convex-hull': { n_min: 5, n_max: 10 },
+  tsp: { n_min: 5, n_max: 8 },
+  sort: { n_min: 5, n_max: 10 },
+};
+export const POINTER_SIZES = {
+  small: { hidden: 32, embed: 32, lr: 0.005 },
+  medium: { hidden: 64, embed: 64, lr: 0.003 },
+};
 
 export function pointerConfig(task, size, seed) {
   const z = POINTER_SIZES[size];
-  return { model: { model: 'pointer', hidden: z.hidden, embed: z.embed, glimpse: true }, task,
-    task_options: POINTER_TASKS[task], seed, train: trainDefaults('pointer', { lr: z.lr }) };
+  return {
+    model: { model: 'pointer', hidden: z.hidden, embed: z.embed, glimpse: true },
+    task,
+    task_options: POINTER_TASKS[task],
+    seed,
+    train: trainDefaults('pointer', { lr: z.lr }),
+  };
 }
 
 // One held-out point set of the task's largest size: {n, dim, x: number[n*dim], target}.
@@ -34,17 +46,28 @@ const path = (order) => order.map((i) => i + 1).join(' → ');
 // row the distribution of one output step over the n points and the end mark.
 export function pointerMap(data, example) {
   if (!data?.probs || !example) return null;
-  const S = data.n + 1, T = data.probs.length / S;
+  const S = data.n + 1,
+    T = data.probs.length / S;
   const order = [...data.order];
   return {
-    T, S, order, weights: Float32Array.from(data.probs),
-    rowLabels: Array.from({ length: T }, (_, k) => (k < order.length ? `${k + 1}: ${order[k] + 1}` : `${k + 1}: ${t('pg.end')}`)),
+    T,
+    S,
+    order,
+    weights: Float32Array.from(data.probs),
+    rowLabels: Array.from({ length: T }, (_, k) =>
+      k < order.length ? `${k + 1}: ${order[k] + 1}` : `${k + 1}: ${t('pg.end')}`
+    ),
     colLabels: [...Array.from({ length: data.n }, (_, i) => String(i + 1)), t('pg.end')],
   };
 }
 
 export function exampleText(example, order, task) {
-  return t('pg.pointer.example', { n: example.n, task: t(`pg.taskName.${task}`), target: path(example.target), order: order ? path(order) : '…' });
+  return t('pg.pointer.example', {
+    n: example.n,
+    task: t(`pg.taskName.${task}`),
+    target: path(example.target),
+    order: order ? path(order) : '…',
+  });
 }
 
 const pct = (x) => (100 * x).toFixed(1);
@@ -53,13 +76,28 @@ const pct = (x) => (100 * x).toFixed(1);
 // pointer network's), or the seq2seq ones. Every model's evaluation has the same camelCase keys.
 export function metricsText(ev, task, pointer) {
   if (!pointer) {
-    return t('pg.metrics.seq', { n: ev.samples, loss: ev.loss.toFixed(3), tok: pct(ev.tokenAccuracy), acc: pct(ev.sequenceAccuracy) });
+    return t('pg.metrics.seq', {
+      n: ev.samples,
+      loss: ev.loss.toFixed(3),
+      tok: pct(ev.tokenAccuracy),
+      acc: pct(ev.sequenceAccuracy),
+    });
   }
   if (task === 'convex-hull') {
-    return t('pg.metrics.hull', { n: ev.samples, acc: pct(ev.sequenceAccuracy), cover: pct(ev.areaCoverage), invalid: pct(ev.invalidRate) });
+    return t('pg.metrics.hull', {
+      n: ev.samples,
+      acc: pct(ev.sequenceAccuracy),
+      cover: pct(ev.areaCoverage),
+      invalid: pct(ev.invalidRate),
+    });
   }
   if (task === 'tsp') {
-    return t('pg.metrics.tsp', { n: ev.samples, acc: pct(ev.sequenceAccuracy), tour: ev.tourLength.toFixed(3), opt: ev.optimalTourLength.toFixed(3) });
+    return t('pg.metrics.tsp', {
+      n: ev.samples,
+      acc: pct(ev.sequenceAccuracy),
+      tour: ev.tourLength.toFixed(3),
+      opt: ev.optimalTourLength.toFixed(3),
+    });
   }
   return t('pg.metrics.sort', { n: ev.samples, acc: pct(ev.sequenceAccuracy) });
 }

@@ -18,14 +18,20 @@ import { shippedIndex, pretrainedNote } from '../common/shipped.js';
 
 const CHUNK = 25;
 const SHIPPED = 'pointer-hull';
-export const LIVE = { model: { model: 'pointer', hidden: 64, embed: 64, glimpse: true }, task: 'convex-hull',
-  task_options: { n_min: 5, n_max: 10 }, seed: 1, train: { batch: 64, lr: 0.002 } };
+export const LIVE = {
+  model: { model: 'pointer', hidden: 64, embed: 64, glimpse: true },
+  task: 'convex-hull',
+  task_options: { n_min: 5, n_max: 10 },
+  seed: 1,
+  train: { batch: 64, lr: 0.002 },
+};
 // The pre-trained network's fine-tune on LIVE's point sets: it already solves the task, so
 // what Start shows is training resumed from a checkpoint, not learning from scratch.
 export const TUNE = { steps: 100, train: { batch: 32, lr: 0.0001 } };
 
 let shippedOnce = null;
-function shippedCheckpoint(ctx) {  // -> {meta, bytes} or null
+function shippedCheckpoint(ctx) {
+  // -> {meta, bytes} or null
   shippedOnce ??= (async () => {
     const meta = (await shippedIndex(ctx.base))[SHIPPED];
     if (!meta) return null;
@@ -61,7 +67,8 @@ export function isSimple(p, order) {
   for (let a = 0; a < m; a++) {
     for (let b = a + 2; b < m; b++) {
       if (a === 0 && b === m - 1) continue;
-      const [p1, p2] = e(a), [q1, q2] = e(b);
+      const [p1, p2] = e(a),
+        [q1, q2] = e(b);
       if (cross(p1, p2, q1) * cross(p1, p2, q2) < 0 && cross(q1, q2, p1) * cross(q1, q2, p2) < 0) return false;
     }
   }
@@ -70,27 +77,46 @@ export function isSimple(p, order) {
 // Shoelace area of the polygon through p in the given order.
 export function polygonArea(p, order) {
   let s = 0;
-  order.forEach((i, k) => { const j = order[(k + 1) % order.length]; s += p[i][0] * p[j][1] - p[j][0] * p[i][1]; });
+  order.forEach((i, k) => {
+    const j = order[(k + 1) % order.length];
+    s += p[i][0] * p[j][1] - p[j][0] * p[i][1];
+  });
   return Math.abs(s) / 2;
 }
 
 function polygonSvg(points, order, cls) {
   if (order.length < 2) return '';
-  const pts = order.map((i) => `${(points[i][0] * SIZE).toFixed(1)},${((1 - points[i][1]) * SIZE).toFixed(1)}`).join(' ');
-  const colour = cls === 'pointer-answer' ? '0,114,178' : '230,159,0';  // Okabe–Ito blue / orange
+  const pts = order
+    .map((i) => `${(points[i][0] * SIZE).toFixed(1)},${((1 - points[i][1]) * SIZE).toFixed(1)}`)
+    .join(' ');
+  const colour = cls === 'pointer-answer' ? '0,114,178' : '230,159,0'; // Okabe–Ito blue / orange
   return `<polygon class="${cls}" points="${pts}" fill="rgba(${colour},0.25)" stroke="rgb(${colour})" stroke-width="2" />`;
 }
 
 // input: the square that takes points (focusable, with the keyboard's cross-hair at `caret`).
 function panel(points, order, cls, label, input = null) {
-  const dots = points.map(([x, y], i) => `<circle cx="${(x * SIZE).toFixed(1)}" cy="${((1 - y) * SIZE).toFixed(1)}" r="4" fill="currentColor"></circle>` +
-    `<text font-size="10" fill="currentColor" x="${(x * SIZE + 6).toFixed(1)}" y="${((1 - y) * SIZE - 6).toFixed(1)}">${i + 1}</text>`).join('');
-  const attrs = input ? `tabindex="0" role="application" aria-label="${escapeHtml(`${label}. ${input.help}`)}"` : `role="img" aria-label="${escapeHtml(label)}"`;
-  const caret = input ? (([x, y]) => { const cx = x * SIZE, cy = (1 - y) * SIZE;
-    return `<path class="pointer-caret" d="M${cx - 8} ${cy}H${cx + 8}M${cx} ${cy - 8}V${cy + 8}" stroke="currentColor" stroke-width="1.5"></path>`; })(input.caret) : '';
-  return `<figure class="pointer-panel"><svg viewBox="0 0 ${SIZE} ${SIZE}" width="${SIZE}" height="${SIZE}" ${attrs}>` +
+  const dots = points
+    .map(
+      ([x, y], i) =>
+        `<circle cx="${(x * SIZE).toFixed(1)}" cy="${((1 - y) * SIZE).toFixed(1)}" r="4" fill="currentColor"></circle>` +
+        `<text font-size="10" fill="currentColor" x="${(x * SIZE + 6).toFixed(1)}" y="${((1 - y) * SIZE - 6).toFixed(1)}">${i + 1}</text>`
+    )
+    .join('');
+  const attrs = input
+    ? `tabindex="0" role="application" aria-label="${escapeHtml(`${label}. ${input.help}`)}"`
+    : `role="img" aria-label="${escapeHtml(label)}"`;
+  const caret = input
+    ? (([x, y]) => {
+        const cx = x * SIZE,
+          cy = (1 - y) * SIZE;
+        return `<path class="pointer-caret" d="M${cx - 8} ${cy}H${cx + 8}M${cx} ${cy - 8}V${cy + 8}" stroke="currentColor" stroke-width="1.5"></path>`;
+      })(input.caret)
+    : '';
+  return (
+    `<figure class="pointer-panel"><svg viewBox="0 0 ${SIZE} ${SIZE}" width="${SIZE}" height="${SIZE}" ${attrs}>` +
     `<rect class="pointer-frame" x="0" y="0" width="${SIZE}" height="${SIZE}" fill="none" stroke="currentColor"></rect>${polygonSvg(points, order, cls)}${dots}${caret}</svg>` +
-    `<figcaption>${escapeHtml(label)}</figcaption></figure>`;
+    `<figcaption>${escapeHtml(label)}</figcaption></figure>`
+  );
 }
 
 export async function mount(el, ctx) {
@@ -123,33 +149,58 @@ export async function mount(el, ctx) {
   const showNote = () => {
     el.querySelector('.pretrained-host').innerHTML = shipped && start === 'shipped' ? pretrainedNote(shipped.meta) : '';
     const o = LIVE.task_options;
-    el.querySelector('.pointer-howto').textContent = t(shipped && start === 'shipped' ? 'pointer.howto.shipped' : 'pointer.howto', {
-      steps: steps(), batch: start === 'shipped' ? TUNE.train.batch : LIVE.train.batch, nmin: o.n_min, nmax: o.n_max,
-      lr: start === 'shipped' ? TUNE.train.lr : LIVE.train.lr });
+    el.querySelector('.pointer-howto').textContent = t(
+      shipped && start === 'shipped' ? 'pointer.howto.shipped' : 'pointer.howto',
+      {
+        steps: steps(),
+        batch: start === 'shipped' ? TUNE.train.batch : LIVE.train.batch,
+        nmin: o.n_min,
+        nmax: o.n_max,
+        lr: start === 'shipped' ? TUNE.train.lr : LIVE.train.lr,
+      }
+    );
   };
   const row = el.querySelector('.pointer-row');
   const metrics = el.querySelector('.pointer-metrics');
   const caretAt = el.querySelector('.pointer-caret-at');
-  let session = null, points = [], answer = null, seed = 1, caret = [0.5, 0.5];
+  let session = null,
+    points = [],
+    answer = null,
+    seed = 1,
+    caret = [0.5, 0.5];
   el.points = points;
 
   function draw() {
-    el.answer = answer;  // the element's answer is always the one drawn (none once the points change)
+    el.answer = answer; // the element's answer is always the one drawn (none once the points change)
     const focused = row.querySelector('svg') === document.activeElement;
-    row.innerHTML = panel(points, answer ? answer.order : [], 'pointer-answer', t('pointer.model'), { caret, help: t('pointer.keys') }) +
-      panel(points, answer ? answer.exact : [], 'pointer-exact', t('pointer.exact'));
+    row.innerHTML =
+      panel(points, answer ? answer.order : [], 'pointer-answer', t('pointer.model'), {
+        caret,
+        help: t('pointer.keys'),
+      }) + panel(points, answer ? answer.exact : [], 'pointer-exact', t('pointer.exact'));
     const input = row.querySelector('svg');
     input.addEventListener('click', (e) => {
       const r = e.currentTarget.getBoundingClientRect();
       addPoint((e.clientX - r.left) / r.width, 1 - (e.clientY - r.top) / r.height);
     });
     input.addEventListener('keydown', key);
-    if (focused) input.focus({ preventScroll: true });  // the replaced square keeps the focus, in place
-    if (!answer) { metrics.textContent = t('pointer.waiting', { n: points.length }); return; }
+    if (focused) input.focus({ preventScroll: true }); // the replaced square keeps the focus, in place
+    if (!answer) {
+      metrics.textContent = t('pointer.waiting', { n: points.length });
+      return;
+    }
     const steps = answer.order.map((i, k) => `${i + 1} (${(100 * answer.probs[k][i]).toFixed(0)}%)`).join(' → ');
-    metrics.innerHTML = `${escapeHtml(t('pointer.order'))} ${escapeHtml(steps)}<br>` +
-      escapeHtml(t('pointer.metrics', { correct: t(answer.correct ? 'pointer.yes' : 'pointer.no'), cover: (100 * answer.areaCoverage).toFixed(1) })) +
-      (el.heldOut ? `<br>${escapeHtml(t('pointer.heldout', { acc: (100 * el.heldOut.sequenceAccuracy).toFixed(1), cover: (100 * el.heldOut.areaCoverage).toFixed(1), n: el.heldOut.samples }))}` : '');
+    metrics.innerHTML =
+      `${escapeHtml(t('pointer.order'))} ${escapeHtml(steps)}<br>` +
+      escapeHtml(
+        t('pointer.metrics', {
+          correct: t(answer.correct ? 'pointer.yes' : 'pointer.no'),
+          cover: (100 * answer.areaCoverage).toFixed(1),
+        })
+      ) +
+      (el.heldOut
+        ? `<br>${escapeHtml(t('pointer.heldout', { acc: (100 * el.heldOut.sequenceAccuracy).toFixed(1), cover: (100 * el.heldOut.areaCoverage).toFixed(1), n: el.heldOut.samples }))}`
+        : '');
   }
 
   // Arrow keys move the cross-hair by 5 % of the square (1 % with Shift); Enter or Space adds a point.
@@ -177,26 +228,37 @@ export async function mount(el, ctx) {
   async function ensureSession() {
     const client = await ctx.worker();
     if (!session) {
-      session = start === 'shipped' && shipped
-        ? await client.loadSession(shipped.bytes, { task_options: LIVE.task_options, train: TUNE.train })
-        : await client.createSession(LIVE);
+      session =
+        start === 'shipped' && shipped
+          ? await client.loadSession(shipped.bytes, { task_options: LIVE.task_options, train: TUNE.train })
+          : await client.createSession(LIVE);
     }
     return session;
   }
 
   // evaluate: also the held-out accuracy (200 point sets; once per trained state)
   async function point({ evaluate = true } = {}) {
-    if (points.length < 3) { metrics.textContent = t('pointer.waiting', { n: points.length }); return; }
+    if (points.length < 3) {
+      metrics.textContent = t('pointer.waiting', { n: points.length });
+      return;
+    }
     const s = await ensureSession();
     const asked = JSON.stringify(points);
     try {
       const a = await s.decode(points.flat(), points.length);
-      if (JSON.stringify(points) !== asked) return;  // the reader changed the points meanwhile: this answer is for another set
-      const order = [...a.order], exact = exactHull(points), n = points.length;
+      if (JSON.stringify(points) !== asked) return; // the reader changed the points meanwhile: this answer is for another set
+      const order = [...a.order],
+        exact = exactHull(points),
+        n = points.length;
       const probs = order.map((_, k) => [...a.probs.slice(k * (n + 1), (k + 1) * (n + 1))]);
       const simple = isSimple(points, order);
-      answer = { order, exact, probs, correct: order.length === exact.length && order.every((v, k) => v === exact[k]),
-        areaCoverage: simple ? polygonArea(points, order) / polygonArea(points, exact) : 0 };
+      answer = {
+        order,
+        exact,
+        probs,
+        correct: order.length === exact.length && order.every((v, k) => v === exact[k]),
+        areaCoverage: simple ? polygonArea(points, order) / polygonArea(points, exact) : 0,
+      };
       if (evaluate) el.heldOut ??= await s.evaluate(200, 1);
     } catch (e) {
       answer = null;
@@ -213,13 +275,21 @@ export async function mount(el, ctx) {
   function showPace(seconds, step) {
     if (seconds !== undefined) pace = { seconds, left: run.total - step - 1 };
     pacer.hidden = !pace;
-    if (pace) pacer.textContent = t('pointer.pace', { chunk: CHUNK, s: pace.seconds.toFixed(1), left: Math.round(pace.left * pace.seconds) });
+    if (pace)
+      pacer.textContent = t('pointer.pace', {
+        chunk: CHUNK,
+        s: pace.seconds.toFixed(1),
+        left: Math.round(pace.left * pace.seconds),
+      });
   }
 
   const randomPoints = () => {
     points.length = 0;
     let z = (seed++ * 2654435761) % 4294967296;
-    const next = () => { z = (z * 1664525 + 1013904223) % 4294967296; return 0.05 + 0.9 * (z / 4294967296); };
+    const next = () => {
+      z = (z * 1664525 + 1013904223) % 4294967296;
+      return 0.05 + 0.9 * (z / 4294967296);
+    };
     for (let i = 0; i < 8; i++) points.push([next(), next()]);
     answer = null;
     draw();
@@ -236,12 +306,14 @@ export async function mount(el, ctx) {
       showPace((performance.now() - t0) / 1000, step);
       el.heldOut = null;
       const last = step + 1 >= run.total;
-      await point({ evaluate: last });  // the squares follow the training; the held-out score at the end
+      await point({ evaluate: last }); // the squares follow the training; the held-out score at the end
       return { loss: r.losses.at(-1) };
     },
     async reset() {
       const s = session;
-      session = null; answer = null; pace = null;
+      session = null;
+      answer = null;
+      pace = null;
       showPace();
       draw();
       if (s) await s.dispose().catch(() => {});
@@ -257,13 +329,27 @@ export async function mount(el, ctx) {
     await run.reset();
   });
   el.querySelector('[name=point]').addEventListener('click', () => point());
-  el.querySelector('[name=clear]').addEventListener('click', () => { points.length = 0; answer = null; draw(); });
+  el.querySelector('[name=clear]').addEventListener('click', () => {
+    points.length = 0;
+    answer = null;
+    draw();
+  });
   el.querySelector('[name=random]').addEventListener('click', randomPoints);
   draw();
   showNote();
   return {
-    start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { run.render(); draw(); showNote(); showPace(); },
-    unmount() { run.dispose(); el.innerHTML = ''; },
+    start: run.start,
+    pause: run.pause,
+    reset: run.reset,
+    relabel() {
+      run.render();
+      draw();
+      showNote();
+      showPace();
+    },
+    unmount() {
+      run.dispose();
+      el.innerHTML = '';
+    },
   };
 }

@@ -10,7 +10,11 @@ export async function mount(el, ctx) {
   const { engine, read, store } = ctx;
   if (typeof engine.positionalEncoding !== 'function') {
     el.innerHTML = '<p class="note" data-i18n="positional.missing"></p>';
-    return { unmount() { el.innerHTML = ''; } };
+    return {
+      unmount() {
+        el.innerHTML = '';
+      },
+    };
   }
   const state = { L: read.num('L', 100, 8, 200), C: read.num('C', 64, 8, 128), dim: read.num('dim', 6, 0, 127) };
   el.innerHTML = `
@@ -22,17 +26,27 @@ export async function mount(el, ctx) {
     <div class="wave"></div>`;
   const heat = el.querySelector('al-heatmap');
   const dim = el.querySelector('[name=dim]');
-  const chart = lineChart(el.querySelector('.wave'), { series: [{ label: 'PE' }], xLabel: t('positional.pos'), yLabel: 'PE', height: 160 });
-  const pe = await engine.positionalEncoding(state.L, state.C);  // [L, C]
+  const chart = lineChart(el.querySelector('.wave'), {
+    series: [{ label: 'PE' }],
+    xLabel: t('positional.pos'),
+    yLabel: 'PE',
+    height: 160,
+  });
+  const pe = await engine.positionalEncoding(state.L, state.C); // [L, C]
   // heatmap rows = dimensions, columns = positions
   const tr = new Float32Array(state.L * state.C);
   for (let p = 0; p < state.L; p++) for (let c = 0; c < state.C; c++) tr[c * state.L + p] = pe[p * state.C + c];
   // cells of 3 px or more (5 px at desktop width): the map fits a phone with little shrinking
-  heat.set(tr, state.C, state.L, { palette: 'diverging', minCell: 3, maxWidth: 560,
+  heat.set(tr, state.C, state.L, {
+    palette: 'diverging',
+    minCell: 3,
+    maxWidth: 560,
     // rows are dimensions 2i (sin) and 2i+1 (cos): a labelled row (every 8th, even) is dimension 2i
     rowLabels: Array.from({ length: state.C }, (_, c) => (c % 8 === 0 ? `2i=${c}` : '')),
-    colLabels: Array.from({ length: state.L }, (_, p) => (p % 10 === 0 ? String(p) : '')) });
-  heat.describe = (i, j) => t('positional.cell', { pos: j, dim: i, i: Math.floor(i / 2), value: tr[i * state.L + j].toFixed(4) });
+    colLabels: Array.from({ length: state.L }, (_, p) => (p % 10 === 0 ? String(p) : '')),
+  });
+  heat.describe = (i, j) =>
+    t('positional.cell', { pos: j, dim: i, i: Math.floor(i / 2), value: tr[i * state.L + j].toFixed(4) });
   el.pe = { L: state.L, C: state.C, values: pe };
   dim.max = state.C - 1;
   dim.value = Math.min(state.dim, state.C - 1);
@@ -41,15 +55,29 @@ export async function mount(el, ctx) {
     const d = Number(dim.value);
     const xs = Array.from({ length: state.L }, (_, p) => p);
     chart.set(xs, [xs.map((p) => pe[p * state.C + d])]);
-    el.querySelector('[name=dimval]').textContent = t('positional.dimval', { dim: d, i: Math.floor(d / 2), kind: d % 2 ? 'cos' : 'sin',
-      period: (2 * Math.PI * 10000 ** ((d - (d % 2)) / state.C)).toFixed(1) });
+    el.querySelector('[name=dimval]').textContent = t('positional.dimval', {
+      dim: d,
+      i: Math.floor(d / 2),
+      kind: d % 2 ? 'cos' : 'sin',
+      period: (2 * Math.PI * 10000 ** ((d - (d % 2)) / state.C)).toFixed(1),
+    });
     store.set({ dim: d });
   }
   dim.addEventListener('input', wave);
-  heat.addEventListener('cell', (e) => { dim.value = e.detail.i; wave(); });
+  heat.addEventListener('cell', (e) => {
+    dim.value = e.detail.i;
+    wave();
+  });
   wave();
   return {
-    relabel() { chart.relabel({ xLabel: t('positional.pos') }); wave(); heat.draw(); },
-    unmount() { chart.destroy(); el.innerHTML = ''; },
+    relabel() {
+      chart.relabel({ xLabel: t('positional.pos') });
+      wave();
+      heat.draw();
+    },
+    unmount() {
+      chart.destroy();
+      el.innerHTML = '';
+    },
   };
 }

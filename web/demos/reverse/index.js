@@ -36,37 +36,77 @@ export async function mount(el, ctx) {
     el.querySelector('[name=path]').textContent = t('rev.path', el.path);
     ctx.store.set({ len });
   }
-  lenInput.addEventListener('input', () => { len = Number(lenInput.value); showPath(); });
+  lenInput.addEventListener('input', () => {
+    len = Number(lenInput.value);
+    showPath();
+  });
   showPath();
   let ev = null;
   const showSummary = () => {
-    el.querySelector('[name=summary]').textContent = !ev ? '' : t('rev.summary', {
-      plain: ev[0].loss.toFixed(3), reversed: ev[1].loss.toFixed(3),
-      plainAcc: (100 * ev[0].tokenAccuracy).toFixed(1), reversedAcc: (100 * ev[1].tokenAccuracy).toFixed(1),
-      plainSeq: (100 * ev[0].sequenceAccuracy).toFixed(1), reversedSeq: (100 * ev[1].sequenceAccuracy).toFixed(1) });
+    el.querySelector('[name=summary]').textContent = !ev
+      ? ''
+      : t('rev.summary', {
+          plain: ev[0].loss.toFixed(3),
+          reversed: ev[1].loss.toFixed(3),
+          plainAcc: (100 * ev[0].tokenAccuracy).toFixed(1),
+          reversedAcc: (100 * ev[1].tokenAccuracy).toFixed(1),
+          plainSeq: (100 * ev[0].sequenceAccuracy).toFixed(1),
+          reversedSeq: (100 * ev[1].sequenceAccuracy).toFixed(1),
+        });
   };
   const labels = () => [t('rev.plain'), t('rev.reversed')];
-  const chart = lineChart(el.querySelector('.chart-host'), { series: labels().map((label) => ({ label })), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss'), height: 220 });
+  const chart = lineChart(el.querySelector('.chart-host'), {
+    series: labels().map((label) => ({ label })),
+    xLabel: t('bahdanau.step'),
+    yLabel: t('bahdanau.loss'),
+    height: 220,
+  });
   const model = { model: 'rnnencdec', emb: 16, hidden: 32, encoder: 'gru' };
   const train = { batch: 16, schedule: 'constant', lr: 0.01, clip: 1 };
   const run = raceRun(el.querySelector('.run-host'), ctx, {
     steps,
-    configs: () => [{ model, task: 'copy', task_options: TASK_OPTIONS, seed: 1, train }, { model, task: 'reverse', task_options: TASK_OPTIONS, seed: 1, train }],
+    configs: () => [
+      { model, task: 'copy', task_options: TASK_OPTIONS, seed: 1, train },
+      { model, task: 'reverse', task_options: TASK_OPTIONS, seed: 1, train },
+    ],
     onChunk(curves) {
       el.curves = curves;
-      chart.set(curves[0].map((p) => p.step), curves.map((c) => c.map((p) => p.loss)));
+      chart.set(
+        curves[0].map((p) => p.step),
+        curves.map((c) => c.map((p) => p.loss))
+      );
     },
     async finish(sessions) {
       ev = await Promise.all(sessions.map((s) => s.evaluate(200, 99)));
       el.evaluation = ev;
       showSummary();
     },
-    onReset() { chart.set([], [[], []]); ev = null; showSummary(); },
+    onReset() {
+      chart.set([], [[], []]);
+      ev = null;
+      showSummary();
+    },
   });
   return {
-    start: run.start, pause: run.pause, reset: run.reset,
-    relabel() { showPath(); showSummary(); run.render(); chart.relabel({ series: labels(), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss') }); if (run.curves[0].length) chart.set(run.curves[0].map((p) => p.step), run.curves.map((c) => c.map((p) => p.loss))); },
-    unmount() { run.dispose(); chart.destroy(); el.innerHTML = ''; },
+    start: run.start,
+    pause: run.pause,
+    reset: run.reset,
+    relabel() {
+      showPath();
+      showSummary();
+      run.render();
+      chart.relabel({ series: labels(), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss') });
+      if (run.curves[0].length)
+        chart.set(
+          run.curves[0].map((p) => p.step),
+          run.curves.map((c) => c.map((p) => p.loss))
+        );
+    },
+    unmount() {
+      run.dispose();
+      chart.destroy();
+      el.innerHTML = '';
+    },
   };
 }
 
@@ -77,5 +117,12 @@ export function pathLengths(S) {
   const steps = (tj, j) => S - tj + j;
   let sum = 0;
   for (let j = 1; j <= S; j++) sum += steps(S - j + 1, j);
-  return { S, plain: steps(1, 1), reversed: steps(S, 1), plainLast: steps(S, S), reversedLast: steps(1, S), mean: sum / S };
+  return {
+    S,
+    plain: steps(1, 1),
+    reversed: steps(S, 1),
+    plainLast: steps(S, S),
+    reversedLast: steps(1, S),
+    mean: sum / S,
+  };
 }

@@ -11,11 +11,13 @@ import '../../viz/heatmap.js';
 import { latest } from '../common/latest.js';
 
 const SWEEP_DK = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
-const SWEEP_ROWS = 64, SWEEP_KEYS = 16;
+const SWEEP_ROWS = 64,
+  SWEEP_KEYS = 16;
 
 // mean over rows of the largest weight and of the entropy in bits; weights: [rows, cols]
 export function rowStats(w, rows, cols) {
-  let mx = 0, h = 0;
+  let mx = 0,
+    h = 0;
   for (let i = 0; i < rows; i++) {
     let m = 0;
     for (let j = 0; j < cols; j++) {
@@ -36,8 +38,11 @@ async function weightsFor(engine, q, k, T, S, dk, scaled, causal) {
 export async function mount(el, ctx) {
   const { engine, read, store } = ctx;
   const state = {
-    n: read.num('n', 8, 2, 32), dk: read.num('dk', 16, 1, 512), causal: read.bool('causal', false),
-    scale: read.bool('scale', true), seed: read.num('seed', 1, 1, 1e9),
+    n: read.num('n', 8, 2, 32),
+    dk: read.num('dk', 16, 1, 512),
+    causal: read.bool('causal', false),
+    scale: read.bool('scale', true),
+    seed: read.num('seed', 1, 1, 1e9),
   };
   el.innerHTML = `
     <div class="controls">
@@ -66,15 +71,37 @@ export async function mount(el, ctx) {
   $('scale').checked = state.scale;
 
   const seriesLabels = () => [t('sdpa.scaled'), t('sdpa.unscaled')];
-  const maxChart = lineChart(el.querySelector('.chart-max'), { series: seriesLabels().map((label) => ({ label })), xLabel: 'd_k', yLabel: t('sdpa.maxWeight'), logX: true, height: 180, points: true });
-  const entChart = lineChart(el.querySelector('.chart-ent'), { series: seriesLabels().map((label) => ({ label })), xLabel: 'd_k', yLabel: t('sdpa.entropy'), logX: true, height: 180, points: true });
+  const maxChart = lineChart(el.querySelector('.chart-max'), {
+    series: seriesLabels().map((label) => ({ label })),
+    xLabel: 'd_k',
+    yLabel: t('sdpa.maxWeight'),
+    logX: true,
+    height: 180,
+    points: true,
+  });
+  const entChart = lineChart(el.querySelector('.chart-ent'), {
+    series: seriesLabels().map((label) => ({ label })),
+    xLabel: 'd_k',
+    yLabel: t('sdpa.entropy'),
+    logX: true,
+    height: 180,
+    points: true,
+  });
 
   const sweep = latest(async (stale) => {
     const res = { dk: SWEEP_DK, max: [[], []], entropy: [[], []] };
     for (const dk of SWEEP_DK) {
-      const q = randn(SWEEP_ROWS * dk, state.seed * 31 + dk), k = randn(SWEEP_KEYS * dk, state.seed * 37 + dk);
-      for (const [s, scaled] of [[0, true], [1, false]]) {
-        const st = rowStats(await weightsFor(engine, q, k, SWEEP_ROWS, SWEEP_KEYS, dk, scaled, false), SWEEP_ROWS, SWEEP_KEYS);
+      const q = randn(SWEEP_ROWS * dk, state.seed * 31 + dk),
+        k = randn(SWEEP_KEYS * dk, state.seed * 37 + dk);
+      for (const [s, scaled] of [
+        [0, true],
+        [1, false],
+      ]) {
+        const st = rowStats(
+          await weightsFor(engine, q, k, SWEEP_ROWS, SWEEP_KEYS, dk, scaled, false),
+          SWEEP_ROWS,
+          SWEEP_KEYS
+        );
         res.max[s].push(st.max);
         res.entropy[s].push(st.entropy);
       }
@@ -88,12 +115,17 @@ export async function mount(el, ctx) {
 
   let stats = null;
   function showStats() {
-    $('stats').textContent = t('sdpa.stats', { max: stats.max.toFixed(3), entropy: stats.entropy.toFixed(2), uniform: Math.log2(state.n).toFixed(2) });
+    $('stats').textContent = t('sdpa.stats', {
+      max: stats.max.toFixed(3),
+      entropy: stats.entropy.toFixed(2),
+      uniform: Math.log2(state.n).toFixed(2),
+    });
   }
 
   const compute = latest(async (stale) => {
     const { n, dk, causal, seed, scale } = state;
-    const q = randn(n * dk, seed), k = randn(n * dk, seed + 7919);
+    const q = randn(n * dk, seed),
+      k = randn(n * dk, seed + 7919);
     const qq = scale ? q : q.map((x) => x * Math.sqrt(dk));
     const result = await engine.attention(qq, k, new Float32Array(n * dk), { T: n, S: n, Dk: dk, causal });
     if (stale()) return;
@@ -105,23 +137,44 @@ export async function mount(el, ctx) {
     showStats();
     $('nval').textContent = `n = ${n}`;
     $('dkval').textContent = `d_k = ${dk}`;
-    $('dk').setAttribute('aria-valuetext', `d_k = ${dk}`);  // the slider's value is log2 d_k
+    $('dk').setAttribute('aria-valuetext', `d_k = ${dk}`); // the slider's value is log2 d_k
     store.set(state);
     el.dispatchEvent(new CustomEvent('computed'));
   });
 
-  $('n').addEventListener('input', (e) => { state.n = Number(e.target.value); compute(); });
-  $('dk').addEventListener('input', (e) => { state.dk = 2 ** Number(e.target.value); compute(); });
-  $('causal').addEventListener('change', (e) => { state.causal = e.target.checked; compute(); });
-  $('scale').addEventListener('change', (e) => { state.scale = e.target.checked; compute(); });
-  $('reroll').addEventListener('click', () => { state.seed += 1; compute(); sweep(); });
+  $('n').addEventListener('input', (e) => {
+    state.n = Number(e.target.value);
+    compute();
+  });
+  $('dk').addEventListener('input', (e) => {
+    state.dk = 2 ** Number(e.target.value);
+    compute();
+  });
+  $('causal').addEventListener('change', (e) => {
+    state.causal = e.target.checked;
+    compute();
+  });
+  $('scale').addEventListener('change', (e) => {
+    state.scale = e.target.checked;
+    compute();
+  });
+  $('reroll').addEventListener('click', () => {
+    state.seed += 1;
+    compute();
+    sweep();
+  });
   await Promise.all([compute(), sweep()]);
   return {
     relabel() {
-      showStats(); heat.draw();
+      showStats();
+      heat.draw();
       maxChart.relabel({ series: seriesLabels(), yLabel: t('sdpa.maxWeight') });
       entChart.relabel({ series: seriesLabels(), yLabel: t('sdpa.entropy') });
     },
-    unmount() { maxChart.destroy(); entChart.destroy(); el.innerHTML = ''; },
+    unmount() {
+      maxChart.destroy();
+      entChart.destroy();
+      el.innerHTML = '';
+    },
   };
 }

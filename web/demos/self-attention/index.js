@@ -20,9 +20,15 @@ export async function mount(el, ctx) {
   const { session, meta } = shipped;
   const { read, store } = ctx;
   const cfg = modelConfig(session.info);
-  const H = cfg.heads ?? 1, layers = cfg.enc_layers ?? 1;
+  const H = cfg.heads ?? 1,
+    layers = cfg.enc_layers ?? 1;
   const ex = longest(await session.examples(24, { split: 'test', seed: 5 }), 4);
-  const state = { ex: read.num('ex', 0, 0, ex.src.length - 1), layer: read.num('layer', 0, 0, layers - 1), head: read.num('head', -1, -1, H - 1), token: read.num('token', 1, 0, 64) };
+  const state = {
+    ex: read.num('ex', 0, 0, ex.src.length - 1),
+    layer: read.num('layer', 0, 0, layers - 1),
+    head: read.num('head', -1, -1, H - 1),
+    token: read.num('token', 1, 0, 64),
+  };
   el.innerHTML = `
     <div class="controls">
       <label><span data-i18n="sa.example"></span> <select name="ex">${ex.srcText.map((s, i) => `<option value="${i}" lang="en">${escapeHtml(s)}</option>`).join('')}</select></label>
@@ -40,13 +46,23 @@ export async function mount(el, ctx) {
     <h4 data-i18n="sa.block"></h4>
     <ol class="block-diagram"></ol>
     <div class="pretrained-host"></div>`;
-  const note = () => { el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta); };
+  const note = () => {
+    el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta);
+  };
   note();
   const $ = (n) => el.querySelector(`[name=${n}]`);
   const heat = el.querySelector('al-heatmap');
-  $('ex').value = state.ex; $('layer').value = state.layer; $('head').value = state.head;
-  let data = null, labels = [];
-  const steps = stepThrough(el.querySelector('.stepthrough-host'), { engine: ctx.engine, onStep: (s) => { el.step = s; } });
+  $('ex').value = state.ex;
+  $('layer').value = state.layer;
+  $('head').value = state.head;
+  let data = null,
+    labels = [];
+  const steps = stepThrough(el.querySelector('.stepthrough-host'), {
+    engine: ctx.engine,
+    onStep: (s) => {
+      el.step = s;
+    },
+  });
 
   function block() {
     el.querySelector('.block-diagram').innerHTML = [
@@ -56,7 +72,9 @@ export async function mount(el, ctx) {
       t('sa.block.ffn', { C: cfg.d_model, F: cfg.d_ff, act: cfg.activation ?? 'relu' }),
       t('sa.block.norm'),
       t('sa.block.repeat', { N: layers }),
-    ].map((s) => `<li>${escapeHtml(s)}</li>`).join('');
+    ]
+      .map((s) => `<li>${escapeHtml(s)}</li>`)
+      .join('');
   }
 
   function show() {
@@ -64,11 +82,22 @@ export async function mount(el, ctx) {
     if (!m) return;
     const w = headMatrix(m, state.head);
     state.token = Math.min(state.token, m.T - 1);
-    el.querySelector('.tokens').innerHTML = labels.map((l, i) =>
-      `<button type="button" data-i="${i}" aria-pressed="${i === state.token}">${escapeHtml(l)}</button>`).join('');
-    el.querySelectorAll('.tokens button').forEach((b) => b.addEventListener('click', () => { state.token = Number(b.dataset.i); show(); }));
+    el.querySelector('.tokens').innerHTML = labels
+      .map(
+        (l, i) => `<button type="button" data-i="${i}" aria-pressed="${i === state.token}">${escapeHtml(l)}</button>`
+      )
+      .join('');
+    el.querySelectorAll('.tokens button').forEach((b) =>
+      b.addEventListener('click', () => {
+        state.token = Number(b.dataset.i);
+        show();
+      })
+    );
     const row = [...w.slice(state.token * m.S, (state.token + 1) * m.S)];
-    drawBars(el.querySelector('.bars-host'), row.map((v, j) => ({ label: labels[j], value: v, color: 1 })));
+    drawBars(
+      el.querySelector('.bars-host'),
+      row.map((v, j) => ({ label: labels[j], value: v, color: 1 }))
+    );
     heat.set(w, m.T, m.S, { rowLabels: labels, colLabels: labels });
     el.selected = { layer: state.layer, head: state.head, token: state.token, row, T: m.T, S: m.S, H: m.H };
     showSteps(m);
@@ -80,24 +109,55 @@ export async function mount(el, ctx) {
   function showSteps(m) {
     const h = Math.max(0, state.head);
     const parts = headParts(m, h, state.token);
-    el.querySelector('[name=stepnote]').textContent = !parts ? t('sa.stepMissing') : state.head < 0 ? t('sa.stepMean') : '';
+    el.querySelector('[name=stepnote]').textContent = !parts
+      ? t('sa.stepMissing')
+      : state.head < 0
+        ? t('sa.stepMean')
+        : '';
     el.querySelector('[name=stepnote]').hidden = !!parts && state.head >= 0;
-    steps.set(parts, { labels, heading: t('sa.stepTitle', { layer: state.layer + 1, h: h + 1, tok: labels[state.token] ?? '', hs: m.hs ?? '' }),
-      key: `${state.ex}/${state.layer}/${h}/${state.token}` });
+    steps.set(parts, {
+      labels,
+      heading: t('sa.stepTitle', { layer: state.layer + 1, h: h + 1, tok: labels[state.token] ?? '', hs: m.hs ?? '' }),
+      key: `${state.ex}/${state.layer}/${h}/${state.token}`,
+    });
   }
 
   async function load() {
-    const src = ex.src[state.ex], tgt = ex.tgt[state.ex];
+    const src = ex.src[state.ex],
+      tgt = ex.tgt[state.ex];
     data = await session.inspect([src], [tgt], { parts: true });
     const m = findMap(data, 'encoder.layers.0.self_attn');
     labels = tokenLabels(ex.srcText[state.ex], m?.S ?? src.length, src);
     show();
   }
-  $('ex').addEventListener('change', () => { state.ex = Number($('ex').value); load(); });
-  $('layer').addEventListener('change', () => { state.layer = Number($('layer').value); show(); });
-  $('head').addEventListener('change', () => { state.head = Number($('head').value); show(); });
-  heat.addEventListener('cell', (e) => { if (state.token !== e.detail.i) { state.token = e.detail.i; show(); } });
+  $('ex').addEventListener('change', () => {
+    state.ex = Number($('ex').value);
+    load();
+  });
+  $('layer').addEventListener('change', () => {
+    state.layer = Number($('layer').value);
+    show();
+  });
+  $('head').addEventListener('change', () => {
+    state.head = Number($('head').value);
+    show();
+  });
+  heat.addEventListener('cell', (e) => {
+    if (state.token !== e.detail.i) {
+      state.token = e.detail.i;
+      show();
+    }
+  });
   block();
   await load();
-  return { relabel() { block(); show(); note(); }, unmount() { el.innerHTML = ''; } };
+  return {
+    relabel() {
+      block();
+      show();
+      note();
+    },
+    unmount() {
+      el.innerHTML = '';
+    },
+  };
 }

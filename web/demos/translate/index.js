@@ -34,11 +34,15 @@ export async function mount(el, ctx) {
     <button type="button" name="open"></button>
     <p class="readout" name="status" aria-live="polite"></p>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
-  const threads = meta.threads ?? 2;  // models exported before index.json recorded it: 2
+  const threads = meta.threads ?? 2; // models exported before index.json recorded it: 2
   const about = () => {
     $('about').textContent = t('tr.about', {
-      pairs: meta.trainPairs.toLocaleString(), bleu: meta.bleu.toFixed(1), test: meta.testPairs,
-      params: compactCount(meta.params), mb, minutes: Math.round(meta.seconds / 60),
+      pairs: meta.trainPairs.toLocaleString(),
+      bleu: meta.bleu.toFixed(1),
+      test: meta.testPairs,
+      params: compactCount(meta.params),
+      mb,
+      minutes: Math.round(meta.seconds / 60),
       threads: threads === 1 ? t('tr.threads1') : t('tr.threadsN', { n: threads }),
     });
     const open = $('open');
@@ -46,21 +50,31 @@ export async function mount(el, ctx) {
   };
   about();
 
-  let session = null, examples = [], result = null, known = null;
+  let session = null,
+    examples = [],
+    result = null,
+    known = null;
   // the status line: its string key and values, so a language switch rewrites it
   let status = null;
-  const say = (key, vars = {}) => { status = { key, vars }; $('status').textContent = t(key, vars); };
+  const say = (key, vars = {}) => {
+    status = { key, vars };
+    $('status').textContent = t(key, vars);
+  };
 
   async function open() {
     $('open').disabled = true;
     say('tr.loading', { mb });
     try {
-      const json = (file) => fetch(new URL(file, ctx.base)).then((r) => {
-        if (!r.ok) throw new Error(`${file}: HTTP ${r.status}`);
-        return r.json();
-      });
+      const json = (file) =>
+        fetch(new URL(file, ctx.base)).then((r) => {
+          if (!r.ok) throw new Error(`${file}: HTTP ${r.status}`);
+          return r.json();
+        });
       const [shipped, ex, words] = await Promise.all([
-        loadShipped(ctx, NAME), json(meta.examples), meta.words ? json(meta.words).catch(() => null) : null]);  // no words file: no marks
+        loadShipped(ctx, NAME),
+        json(meta.examples),
+        meta.words ? json(meta.words).catch(() => null) : null,
+      ]); // no words file: no marks
       if (!shipped) throw new Error(t('tr.missing', { file: meta.file }));
       if (unmounted) return;
       session = shipped.session;
@@ -80,10 +94,14 @@ export async function mount(el, ctx) {
     el.innerHTML = `
       <p class="note" name="about"></p>
       <div class="controls">
-        <label><span data-i18n="tr.example"></span> <select name="sentence">${[false, true].map((typed) => {
-          const opts = examples.map((p, i) => (!!p.typed === typed ? `<option value="${i}" lang="de">${escapeHtml(p.de)}</option>` : '')).join('');
-          return opts ? `<optgroup data-group="${typed ? 'tr.groupTyped' : 'tr.groupTest'}">${opts}</optgroup>` : '';
-        }).join('')}</select></label>
+        <label><span data-i18n="tr.example"></span> <select name="sentence">${[false, true]
+          .map((typed) => {
+            const opts = examples
+              .map((p, i) => (!!p.typed === typed ? `<option value="${i}" lang="de">${escapeHtml(p.de)}</option>` : ''))
+              .join('');
+            return opts ? `<optgroup data-group="${typed ? 'tr.groupTyped' : 'tr.groupTest'}">${opts}</optgroup>` : '';
+          })
+          .join('')}</select></label>
         <label class="wide"><span data-i18n="tr.input"></span>
           <textarea name="text" rows="2" maxlength="${MAX_CHARS}" lang="de" spellcheck="false"></textarea></label>
         <label><span data-i18n="tr.beam"></span> <input type="range" name="beam" min="1" max="8" step="1">
@@ -115,18 +133,38 @@ export async function mount(el, ctx) {
       $('text').value = examples[state.sentence].de;
       translate();
     });
-    $('beam').addEventListener('input', () => { state.beam = Number($('beam').value); $('beam-value').textContent = String(state.beam); });
+    $('beam').addEventListener('input', () => {
+      state.beam = Number($('beam').value);
+      $('beam-value').textContent = String(state.beam);
+    });
     $('beam').addEventListener('change', () => translate());
-    $('maps').addEventListener('change', () => { state.maps = $('maps').value; if (result) { result.step = lastStep(); draw(); } });
+    $('maps').addEventListener('change', () => {
+      state.maps = $('maps').value;
+      if (result) {
+        result.step = lastStep();
+        draw();
+      }
+    });
     $('go').addEventListener('click', () => translate());
     $('text').addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); translate(); }
+      if (e.key === 'Enter' && !e.shiftKey) {
+        e.preventDefault();
+        translate();
+      }
     });
-    $('step').addEventListener('input', () => { if (result) { result.step = Number($('step').value); draw(); } });
+    $('step').addEventListener('input', () => {
+      if (result) {
+        result.step = Number($('step').value);
+        draw();
+      }
+    });
   }
 
   // the example list's two groups are named in the page's language
-  const groups = () => el.querySelectorAll('optgroup[data-group]').forEach((g) => { g.label = t(g.dataset.group); });
+  const groups = () =>
+    el.querySelectorAll('optgroup[data-group]').forEach((g) => {
+      g.label = t(g.dataset.group);
+    });
 
   const shown = () => (result ? result[state.maps] : null);
   const lastStep = () => (shown() ? shown().cross[0].T - 1 : 0);
@@ -136,7 +174,10 @@ export async function mount(el, ctx) {
   async function translate() {
     const text = $('text').value.trim();
     const reference = examples[state.sentence]?.de === text ? examples[state.sentence].en : '';
-    if (!text) { say('tr.empty'); return; }
+    if (!text) {
+      say('tr.empty');
+      return;
+    }
     const mine = ++asked;
     say('tr.working');
     $('go').disabled = true;
@@ -164,20 +205,35 @@ export async function mount(el, ctx) {
     $('reference').textContent = r.reference || t('tr.noReference');
     $('beam-title').textContent = t('tr.beamOut', { k: r.beamWidth });
     const out = shown();
-    const T = out.cross[0].T, S = out.cross[0].S;
+    const T = out.cross[0].T,
+      S = out.cross[0].S;
     const outLabels = [...out.out.pieces, '</s>'];
     const srcLabels = out.src.pieces;
     r.step = Math.min(Math.max(0, r.step), T - 1);
     $('step').max = String(T - 1);
     $('step').value = String(r.step);
-    $('replay').innerHTML = `${t('tr.replay', { step: r.step + 1, total: T })} <span lang="en">${outLabels.map((l, i) =>
-      i === r.step ? `<mark>${escapeHtml(l)}</mark>` : i < r.step ? escapeHtml(l) : `<span class="future">${escapeHtml(l)}</span>`).join(' ')}</span>`;
+    $('replay').innerHTML = `${t('tr.replay', { step: r.step + 1, total: T })} <span lang="en">${outLabels
+      .map((l, i) =>
+        i === r.step
+          ? `<mark>${escapeHtml(l)}</mark>`
+          : i < r.step
+            ? escapeHtml(l)
+            : `<span class="future">${escapeHtml(l)}</span>`
+      )
+      .join(' ')}</span>`;
     // one small map per layer and head, rows 0..step: what the decoder had read up to this step
     const grid = $('heads');
     const want = out.cross.length * out.cross[0].H;
     if (grid.children.length !== want) {
-      grid.innerHTML = out.cross.map((m, l) => Array.from({ length: m.H }, (_, h) =>
-        `<figure><figcaption>${escapeHtml(t('tr.head', { layer: l + 1, head: h + 1 }))}</figcaption><al-heatmap data-layer="${l}" data-head="${h}"></al-heatmap></figure>`).join('')).join('');
+      grid.innerHTML = out.cross
+        .map((m, l) =>
+          Array.from(
+            { length: m.H },
+            (_, h) =>
+              `<figure><figcaption>${escapeHtml(t('tr.head', { layer: l + 1, head: h + 1 }))}</figcaption><al-heatmap data-layer="${l}" data-head="${h}"></al-heatmap></figure>`
+          ).join('')
+        )
+        .join('');
     } else {
       grid.querySelectorAll('figcaption').forEach((c, k) => {
         c.textContent = t('tr.head', { layer: Math.floor(k / out.cross[0].H) + 1, head: (k % out.cross[0].H) + 1 });
@@ -188,20 +244,33 @@ export async function mount(el, ctx) {
     const unknown = words.filter((w) => !w.known);
     $('unknown').hidden = !known;
     if (known) {
-      $('unknown').innerHTML = `${escapeHtml(t(unknown.length ? 'tr.unknown' : 'tr.allKnown', { n: unknown.length, total: words.length }))} ` +
+      $('unknown').innerHTML =
+        `${escapeHtml(t(unknown.length ? 'tr.unknown' : 'tr.allKnown', { n: unknown.length, total: words.length }))} ` +
         `<span lang="de">${words.map((w) => (w.known ? escapeHtml(w.text) : `<mark class="unknown-word">${escapeHtml(w.text)}</mark>`)).join(' ')}</span>`;
     }
     const rows = r.step + 1;
     grid.querySelectorAll('al-heatmap').forEach((hm) => {
-      const m = out.cross[Number(hm.dataset.layer)], h = Number(hm.dataset.head);
+      const m = out.cross[Number(hm.dataset.layer)],
+        h = Number(hm.dataset.head);
       const w = m.weights.subarray(h * T * S, h * T * S + rows * S);
       hm.setAttribute('aria-label', t('tr.head', { layer: Number(hm.dataset.layer) + 1, head: h + 1 }));
       hm.set(w, rows, S, { rowLabels: outLabels.slice(0, rows), colLabels: srcLabels, minCell: 6, maxWidth: 260 });
     });
     el.translation = {
-      text: r.text, greedy: r.greedy.text, beam: r.beam.text, beamWidth: r.beamWidth, reference: r.reference,
-      maps: state.maps, step: r.step, T, S, layers: out.cross.length, heads: out.cross[0].H,
-      srcPieces: srcLabels, outPieces: outLabels, tokens: Array.from(out.out.ids),
+      text: r.text,
+      greedy: r.greedy.text,
+      beam: r.beam.text,
+      beamWidth: r.beamWidth,
+      reference: r.reference,
+      maps: state.maps,
+      step: r.step,
+      T,
+      S,
+      layers: out.cross.length,
+      heads: out.cross[0].H,
+      srcPieces: srcLabels,
+      outPieces: outLabels,
+      tokens: Array.from(out.out.ids),
       unknownWords: known ? unknown.map((w) => w.text) : null,
     };
     store.set({ sentence: state.sentence, beam: state.beam, maps: state.maps });
@@ -210,7 +279,15 @@ export async function mount(el, ctx) {
 
   $('open').addEventListener('click', open);
   return {
-    relabel() { about(); groups(); if (status) $('status').textContent = t(status.key, status.vars); if (result) draw(); },
-    unmount() { unmounted = true; el.innerHTML = ''; },
+    relabel() {
+      about();
+      groups();
+      if (status) $('status').textContent = t(status.key, status.vars);
+      if (result) draw();
+    },
+    unmount() {
+      unmounted = true;
+      el.innerHTML = '';
+    },
   };
 }

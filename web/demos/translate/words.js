@@ -28,7 +28,10 @@ export function markUnknown(pieces, known) {
   const words = [];
   pieces.forEach((p, i) => {
     if (p.startsWith('▁') || !words.length) words.push({ text: p.replace(/^▁/, ''), pieces: [i] });
-    else { words.at(-1).text += p; words.at(-1).pieces.push(i); }
+    else {
+      words.at(-1).text += p;
+      words.at(-1).pieces.push(i);
+    }
   });
   for (const w of words) {
     const k = wordKey(w.text);

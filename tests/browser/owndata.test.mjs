@@ -224,8 +224,10 @@ test('playground, your data: a text trains the decoder-only Transformer and repo
   await page.close();
 });
 
-test('playground, your data: the Transformer trains on pairs too; its cross-attention on a held-out pair is drawn', async (t) => {
-  const { page, demo, pending } = await open('playground.model=transformer&playground.task=own&playground.steps=100');
+test('playground, your data: the Transformer trains on pairs too, with word dropout; its cross-attention on a held-out pair is drawn', async (t) => {
+  const { page, demo, pending } = await open(
+    'playground.model=transformer&playground.task=own&playground.steps=100&playground.wdrop=0.2'
+  );
   if (pending) {
     await page.close();
     return unavailable(t, 'engine build without model sessions');
@@ -248,6 +250,10 @@ test('playground, your data: the Transformer trains on pairs too; its cross-atte
   });
   assert.equal(config.model.model, 'transformer');
   assert.equal(config.model.src_vocab, 20);
+  // the panel's word dropout (from the link) reaches the engine's session with the page's <unk>
+  assert.equal(await demo.locator('select[name=wdrop]').inputValue(), '0.2');
+  assert.equal(config.train.word_dropout, 0.2);
+  assert.equal(config.train.unk, 3);
   assert.deepEqual([heat.rows, heat.cols], [example.tgt.length + 1, example.src.length]);
   assert.ok(metrics.samples === 30 && metrics.tokenAccuracy > 0.2, JSON.stringify(metrics));
   assert.deepEqual(page.errors, []);

@@ -279,6 +279,9 @@ export default {
   'pg.own.data': 'data',
   'pg.own.data.pairs': 'source→target pairs (TSV)',
   'pg.own.data.text': 'a text (language model)',
+  'pg.own.wdrop': 'word dropout',
+  'pg.own.note.wdrop':
+    'Word dropout replaces that share of the input symbols with <unk> at each training step, so the model learns to carry on past symbols it has not seen (held-out pairs are measured without it).',
   'pg.own.unit': 'vocabulary',
   'pg.own.unit.char': 'characters',
   'pg.own.unit.word': 'words',

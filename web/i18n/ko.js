@@ -269,6 +269,9 @@ export default {
   'pg.own.data': '데이터',
   'pg.own.data.pairs': '소스→타깃 쌍 (TSV)',
   'pg.own.data.text': '텍스트 (언어 모델)',
+  'pg.own.wdrop': '단어 드롭아웃',
+  'pg.own.note.wdrop':
+    '단어 드롭아웃은 학습 단계마다 입력 기호의 그만큼을 <unk>로 바꿉니다. 그래서 모델은 처음 보는 기호가 나와도 이어서 처리하는 법을 배웁니다(떼어 둔 쌍은 드롭아웃 없이 측정합니다).',
   'pg.own.unit': '어휘',
   'pg.own.unit.char': '문자',
   'pg.own.unit.word': '단어',

@@ -22,7 +22,7 @@ import { checkpointModel } from '../../core/api.js';
 import { sessionRun } from '../common/session.js';
 import { tokenLabels } from '../common/maps.js';
 import { headMatrix, vocabFrom, findMap } from '../common/heads.js';
-import { ownData, measure as ownMeasure, metricsText as ownMetrics } from './owndata.js';
+import { ownData, measure as ownMeasure, metricsText as ownMetrics, WORD_DROPOUT } from './owndata.js';
 import { stepThrough, headParts } from '../common/stepthrough.js';
 import { trainDefaults } from './train.js';
 import {
@@ -131,6 +131,7 @@ export async function mount(el, ctx) {
     seed: read.num('seed', 1, 0, 1e9),
     data: read.str('data', 'pairs', ['pairs', 'text']),
     vocab: read.str('vocab', 'char', ['char', 'word']),
+    wdrop: oneOf(read.num('wdrop', 0, 0, 0.5), 0, WORD_DROPOUT),
   };
   if (store.get('task') !== null && store.get('task') !== state.task) store.set({ task: state.task });
   el.innerHTML = `
@@ -170,7 +171,7 @@ export async function mount(el, ctx) {
   const $ = (n) => el.querySelector(`[name=${n}]`);
   const own = ownData(el.querySelector('.own-host'), ctx, state, el.querySelector('.own-results'));
   const isOwn = () => state.task === 'own';
-  const FIELDS = ['model', 'task', 'size', 'width', 'heads', 'srclen', 'steps', 'data', 'vocab'];
+  const FIELDS = ['model', 'task', 'size', 'width', 'heads', 'srclen', 'steps', 'data', 'vocab', 'wdrop'];
   for (const k of FIELDS) $(k).value = state[k];
   const heat = el.querySelector('al-heatmap');
   const chart = lineChart(el.querySelector('.chart-host'), {
@@ -409,7 +410,7 @@ export async function mount(el, ctx) {
             ? Math.min(20000, Math.max(50, Math.round(n / 50) * 50))
             : state.steps;
         $(k).value = state.steps;
-      } else if (['width', 'heads', 'srclen'].includes(k)) {
+      } else if (['width', 'heads', 'srclen', 'wdrop'].includes(k)) {
         state[k] = Number($(k).value);
       } else {
         state[k] = $(k).value;

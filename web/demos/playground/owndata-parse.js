@@ -26,6 +26,9 @@ export const PAD = 0,
   FIRST = 4;
 export const WINDOW = { char: 32, word: 16 };
 export const BATCH = 32;
+// The word dropout rates the panel offers (Sennrich & Zhang 2019): each training step replaces
+// that share of the source symbols and of the decoder's input symbols with <unk>.
+export const WORD_DROPOUT = [0, 0.1, 0.2, 0.3];
 const SPLIT_SEED = 7;
 const nextTurn = () => new Promise((r) => setTimeout(r, 0));
 
@@ -180,7 +183,7 @@ export async function parseOwn(text, { data = 'pairs', unit = 'char' } = {}) {
 }
 
 // The session config of a model on these data (the playground's sizes and widths).
-export function ownConfig(parsed, { model, width, heads, layers, hidden, seed }) {
+export function ownConfig(parsed, { model, width, heads, layers, hidden, seed, wordDropout = 0 }) {
   const V = parsed.vocabSize;
   const transformer = { d_model: width, heads, d_ff: 2 * width, dropout: 0, src_vocab: V, tgt_vocab: V };
   const m =
@@ -189,7 +192,8 @@ export function ownConfig(parsed, { model, width, heads, layers, hidden, seed })
       : model === 'transformer'
         ? { model: 'transformer', ...transformer, enc_layers: layers, dec_layers: layers, max_len: parsed.longest + 2 }
         : { model, emb: hidden / 2, hidden, src_vocab: V, tgt_vocab: V }; // a recurrent kind (RNNsearch: attn = hidden)
-  return { model: m, seed, train: trainDefaults(m.model, { batch: BATCH }) };
+  const train = trainDefaults(m.model, { batch: BATCH });
+  return { model: m, seed, train: wordDropout > 0 ? { ...train, word_dropout: wordDropout, unk: UNK } : train };
 }
 
 // The vocabulary file exported beside the weights.

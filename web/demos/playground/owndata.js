@@ -8,10 +8,32 @@
 // config(), create() (a session whose train() runs trainBatch in the Worker step by step, with
 // pause, resume, cancel and the usual progress and snapshot events), snapshot(), evaluate().
 import { t } from '../../i18n/index.js';
-import { FIRST, Failure, LIMITS, UNK, WINDOW, ownConfig, parseOwn, shown, vocabularyJson } from './owndata-parse.js';
+import {
+  FIRST,
+  Failure,
+  LIMITS,
+  UNK,
+  WINDOW,
+  WORD_DROPOUT,
+  ownConfig,
+  parseOwn,
+  shown,
+  vocabularyJson,
+} from './owndata-parse.js';
 import { BatchSession, measure, metricsText } from './owndata-run.js';
 
-export { LIMITS, PAD, BOS, EOS, UNK, FIRST, parseOwn, ownConfig, vocabularyJson } from './owndata-parse.js';
+export {
+  LIMITS,
+  PAD,
+  BOS,
+  EOS,
+  UNK,
+  FIRST,
+  WORD_DROPOUT,
+  parseOwn,
+  ownConfig,
+  vocabularyJson,
+} from './owndata-parse.js';
 export { BatchSession, measure, metricsText };
 
 // host: the input panel; results: where the held-out examples and the vocabulary export go.
@@ -20,6 +42,7 @@ export function ownData(host, ctx, state, results) {
     <div class="controls">
       <label><span data-i18n="pg.own.data"></span> <select name="data"><option value="pairs" data-i18n="pg.own.data.pairs"></option><option value="text" data-i18n="pg.own.data.text"></option></select></label>
       <label><span data-i18n="pg.own.unit"></span> <select name="vocab"><option value="char" data-i18n="pg.own.unit.char"></option><option value="word" data-i18n="pg.own.unit.word"></option></select></label>
+      <label><span data-i18n="pg.own.wdrop"></span> <select name="wdrop">${WORD_DROPOUT.map((p) => `<option value="${p}">${p}</option>`).join('')}</select></label>
       <label class="file"><span data-i18n="pg.own.file"></span> <input type="file" name="own-file" accept=".tsv,.txt,text/plain,text/tab-separated-values"></label>
     </div>
     <div class="controls"><label class="wide"><span data-i18n="pg.own.paste"></span> <textarea name="own-text" rows="6" spellcheck="false" autocomplete="off"></textarea></label></div>
@@ -43,6 +66,7 @@ export function ownData(host, ctx, state, results) {
   function note() {
     $('own-note').textContent = [
       t('pg.own.note.ids'),
+      t('pg.own.note.wdrop'),
       state.data === 'text'
         ? t('pg.own.note.text', { w: WINDOW[state.vocab] })
         : t('pg.own.note.pairs', { max: LIMITS.symbols }),
@@ -115,7 +139,7 @@ export function ownData(host, ctx, state, results) {
       try {
         if (state.data === 'text' && state.model !== 'transformer') throw new Failure('pg.own.err.lm');
         const parsed = await parseOwn(area.value, { data: state.data, unit: state.vocab });
-        const config = ownConfig(parsed, { model: state.model, seed: state.seed, ...sizes });
+        const config = ownConfig(parsed, { model: state.model, seed: state.seed, wordDropout: state.wdrop, ...sizes });
         const client = await ctx.worker();
         const bytes = await client.estimateBytes(config);
         if (bytes > LIMITS.estimateMB * 1048576)

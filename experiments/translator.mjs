@@ -21,7 +21,8 @@
 // --corpus v1|v2|v2-ablation (v1, the sentences: the shipped recipe; v2, the sentences
 // --sentence-copies K times (default 4) and the dictionary's 350,177 items, with the v2 recipe;
 // v2-ablation, without the items of the held-out sentences' entries), --ranks N (mpirun -np N,
-// one thread a rank), --save-every N, --limit N (score only the first N test pairs: a quick check).
+// one thread a rank), --save-every N, --limit N (score only the first N test pairs: a quick check),
+// --curve (score every kept checkpoint on the validation split: report.json's curve).
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -173,8 +174,12 @@ must(attn, ['average', '--out', avg, '--dir', `${RUN}.ckpt`, '--last', String(AV
 
 // The best single checkpoint among the averaged ones, by greedy BLEU on the whole validation
 // split (decoding steps the decoder with a key/value cache: about a second per checkpoint).
+// --curve: every kept checkpoint (up to KEEP) is scored the same way, for the learning curve of
+// report.json; the best is still chosen among the averaged ones.
 let best = null;
-for (const c of all.slice(-AVERAGE)) {
+const curve = [];
+const averaged = new Set(all.slice(-AVERAGE));
+for (const c of has('curve') ? all : all.slice(-AVERAGE)) {
   const v = json(
     must(attn, [
       'eval',
@@ -190,7 +195,8 @@ for (const c of all.slice(-AVERAGE)) {
     ])
   );
   console.error(`valid BLEU (greedy) at step ${stepOf(c)}: ${v.bleu.toFixed(2)}`);
-  if (!best || v.bleu > best.valid) best = { ckpt: c, step: stepOf(c), valid: v.bleu };
+  curve.push({ step: stepOf(c), validBleu: Number(v.bleu.toFixed(2)) });
+  if (averaged.has(c) && (!best || v.bleu > best.valid)) best = { ckpt: c, step: stepOf(c), valid: v.bleu };
 }
 // The file the page ships: the average in float16. Its BLEU is the shipped model's.
 const shipped = path.join(OUT, 'average-f16.safetensors');

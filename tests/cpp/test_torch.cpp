@@ -12,6 +12,8 @@
 #include "train/optim.hpp"
 
 using namespace attnlab;
+using attnlab::test::kTorchAbs;
+using attnlab::test::kTorchRel;
 
 namespace {
 

@@ -146,6 +146,12 @@ export class GpuTable {
     return new Float32Array(b.buffer, 0, n);
   }
 
+  // An element kernel over n elements in blocks of 256: its words, then gridX.
+  elements(name, words, n) {
+    const [gx, gy] = grid(Math.ceil(n / 256));
+    this.run(name, [...words, gx], [gx, gy]);
+  }
+
   // --- GEMM (strides and leading dimensions in elements, as the C++ table) ---
   gemm(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) {
     this.gemm_batched(transA, transB, M, N, K, alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
@@ -210,13 +216,11 @@ export class GpuTable {
   }
 
   bias_act_forward(y, pre, x, bias, act, R, C) {
-    const [gx, gy] = grid(Math.ceil((R * C) / 256));
-    this.run('bias_act_forward', [y / 4, pre / 4, x / 4, bias / 4, actCode(act), R, C, gx], [gx, gy]);
+    this.elements('bias_act_forward', [y / 4, pre / 4, x / 4, bias / 4, actCode(act), R, C], R * C);
   }
 
   bias_act_backward(dx, dbias, dy, pre, act, R, C) {
-    const [gx, gy] = grid(Math.ceil((R * C) / 256));
-    this.run('bias_act_backward_dx', [dx / 4, dy / 4, pre / 4, actCode(act), R, C, gx], [gx, gy]);
+    this.elements('bias_act_backward_dx', [dx / 4, dy / 4, pre / 4, actCode(act), R, C], R * C);
     if (dbias) this.run('column_sum', [dbias / 4, dx / 4, R, C], [Math.ceil(C / 64)]);
   }
 
@@ -259,8 +263,7 @@ export class GpuTable {
     this.axpby(y, x, n, alpha, 0);
   }
   axpby(y, x, n, a, b) {
-    const [gx, gy] = grid(Math.ceil(n / 256));
-    this.run('axpby', [y / 4, x / 4, n, bits(a), bits(b), gx], [gx, gy]);
+    this.elements('axpby', [y / 4, x / 4, n, bits(a), bits(b)], n);
   }
 
   // The sum of squares of x[0, n) into the float at `out` (an arena address: it stays on the
@@ -279,8 +282,7 @@ export class GpuTable {
   }
 
   embedding_forward(out, W, ids, R, C, scale) {
-    const [gx, gy] = grid(Math.ceil((R * C) / 256));
-    this.run('embedding_forward', [out / 4, W / 4, ids / 4, R, C, bits(scale), gx], [gx, gy]);
+    this.elements('embedding_forward', [out / 4, W / 4, ids / 4, R, C, bits(scale)], R * C);
   }
 
   embedding_backward(dW, dout, ids, R, C, scale) {
@@ -302,15 +304,10 @@ export class GpuTable {
   }
 
   dropout_backward(dx, mask, dy, n) {
-    const [gx, gy] = grid(Math.ceil(n / 256));
-    this.run('multiply', [dx / 4, mask / 4, dy / 4, n, gx], [gx, gy]);
+    this.elements('multiply', [dx / 4, mask / 4, dy / 4, n], n);
   }
 
   // --- recurrent layers, additive attention, the pointer loss (kernels/recurrent.hpp) ---
-  elements(name, words, n) {
-    const [gx, gy] = grid(Math.ceil(n / 256));
-    this.run(name, [...words, gx], [gx, gy]);
-  }
 
   tanh_bias_forward(y, x, bias, R, C) {
     this.elements('tanh_bias_forward', [y / 4, x / 4, bias / 4, R, C], R * C);

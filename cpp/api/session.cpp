@@ -88,6 +88,23 @@ SizeEstimate estimate_for(const json& model_cfg, const Task* task, int B) {
   return estimate_size(model_cfg, B, std::max(1, S), std::max(1, T));
 }
 
+// The kernel table of a session's "backend" ("cpu": the SIMD kernels, natively or in wasm).
+const KernelTable& table_for(const std::string& backend) {
+  if (backend == "cpu") return cpu_kernels();
+  AL_CHECK(backend == "webgpu",
+           "session config: unknown backend \"" << backend << "\" (cpu, webgpu)");
+  const KernelTable* t = webgpu_kernels();
+  AL_CHECK(t,
+           "backend \"webgpu\": this engine has no WebGPU table attached (WebGPU is not "
+           "available here, or the page did not start it)");
+  return *t;
+}
+
+std::string backend_of(const json& j) {
+  const std::string b = string_or_empty(j, "backend");
+  return b.empty() || b == "wasm" ? "cpu" : b;
+}
+
 }  // namespace
 
 SizeEstimate Session::estimate(const json& config) {
@@ -113,7 +130,8 @@ std::unique_ptr<Session> Session::create(const json& config) {
   const json train = object_or_empty(config, "train");
   check_fits(estimate_for(model_cfg, s->task_.get(), batch_of(train, reads_points(s->task_.get()))),
              "this model");
-  s->model_ = make_model(model_cfg, cpu_kernels(), s->seed_);
+  s->backend_ = backend_of(config);
+  s->model_ = make_model(model_cfg, table_for(s->backend_), s->seed_);
   if (s->task_)
     AL_CHECK(s->task_->input_dim() == s->model_->input_dim(),
              "a " << s->model_->kind() << " model does not train on task " << task
@@ -128,7 +146,8 @@ std::unique_ptr<Session> Session::load(const std::vector<uint8_t>& bytes, const 
   const SafeTensors st = parse_safetensors(bytes.data(), bytes.size());
   std::unique_ptr<Session> s(new Session());
   json state;  // model_from_safetensors checks the config and the size budget before allocating
-  s->model_ = model_from_safetensors(st, cpu_kernels(), &state);
+  s->backend_ = backend_of(overrides);
+  s->model_ = model_from_safetensors(st, table_for(s->backend_), &state);
   s->steps_ = state.value("step", 0);
   s->seed_ = state.value("seed", uint64_t(1));
   std::string task = string_or_empty(overrides, "task");
@@ -254,6 +273,7 @@ json Session::info() const {
           {"autoregressive", model_->autoregressive()},
           {"dim", model_->input_dim()},
           {"vocabulary", bpe_ ? json({{"kind", "bpe"}, {"size", bpe_->size()}}) : json(nullptr)},
+          {"backend", backend_},
           {"estimateBytes", estimate_for(c, task_.get(), opts_.batch).total()}};
 }
 
@@ -263,6 +283,7 @@ TrainChunk Session::train(int steps) {
   AL_CHECK(!batch_adam_,
            "this session trains on given batches (trainBatch); create another "
            "session to train on its task");
+  begin_steps(steps);
   if (!trainer_) {
     trainer_ = std::make_unique<Trainer>(*model_, task, opts_);
     if (resume_ && resume_state_.contains("data_rng"))
@@ -279,7 +300,75 @@ TrainChunk Session::train(int steps) {
     ++steps_;
   }
   r.step = steps_;
+  if (opts_.device) {
+    r.records = reinterpret_cast<uintptr_t>(device_.records);
+    r.pending = device_.used;
+  }
   return r;
+}
+
+void Session::begin_steps(int steps) {
+  const KernelTable& kt = model_->params().kernels();
+  if (!kt.deferred) return;
+  if (!device_.records) {
+    device_.records = static_cast<float*>(kt.alloc(2 * size_t(kMaxPending) * sizeof(float)));
+    device_.state = static_cast<float*>(kt.alloc(4 * sizeof(float)));
+    device_.capacity = kMaxPending;
+  }
+  AL_CHECK(device_.used + steps <= kMaxPending,
+           "train: " << device_.used << " steps wait to be settled; settle them before more than "
+                     << kMaxPending << " are pending");
+  if (device_.used == 0) kt.zero(device_.state, 4 * sizeof(float));
+  opts_.device = &device_;
+}
+
+void Session::settle(const std::vector<float>& records) {
+  AL_CHECK(model_->params().kernels().deferred,
+           "settle: the " << backend_ << " backend has nothing to settle");
+  AL_CHECK(records.size() == 2 * size_t(device_.used),
+           "settle: expected " << 2 * device_.used << " floats (loss and norm of " << device_.used
+                               << " steps), got " << records.size());
+  const int first = steps_ - device_.used + 1;  // the step of records[0]
+  device_.used = 0;
+  for (size_t k = 0; 2 * k < records.size(); ++k) {
+    const float loss = records[2 * k], norm = records[2 * k + 1];
+    if (std::isfinite(loss) && std::isfinite(norm)) continue;
+    const int bad = first + int(k);  // nothing changed from this step on
+    if (trainer_) trainer_->rewind_to(bad);
+    if (batch_adam_) batch_adam_->set_steps(batch_adam_->steps() - (steps_ - bad + 1));
+    steps_ = bad - 1;
+    check_step_finite(bad, loss, norm, opts_.schedule.at(bad));
+  }
+}
+
+json Session::device_ranges(bool optimizer) const {
+  json out = json::array();
+  const ParamArena& P = model_->params();
+  if (!P.kernels().deferred) return out;
+  const auto range = [&](const float* p) {
+    out.push_back({reinterpret_cast<uintptr_t>(p), size_t(P.total()) * sizeof(float)});
+  };
+  range(P.values());
+  const Adam* adam = trainer_ ? &trainer_->adam() : batch_adam_.get();
+  if (optimizer && adam) {
+    range(adam->first_moments());
+    range(adam->second_moments());
+  }
+  return out;
+}
+
+Model& Session::reader() {
+  if (!model_->params().kernels().deferred) return *model_;
+  if (!host_) {
+    host_ = make_model(model_->config(), cpu_kernels(), seed_);
+    host_step_ = -1;
+  }
+  if (host_step_ != steps_) {
+    const ParamArena& P = model_->params();
+    P.kernels().download(host_->params().values(), P.values(), size_t(P.total()) * sizeof(float));
+    host_step_ = steps_;
+  }
+  return *host_;
 }
 
 TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
@@ -309,15 +398,21 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
     resume_.reset();
   }
   const int step = steps_ + 1;
-  const StepInfo s = train_step(*model_, *batch_adam_, b,
-                                {step, opts_.schedule.at(step), opts_.clip, opts_.label_smoothing},
-                                &batch_dropout_);
+  begin_steps(1);
+  const StepInfo s =
+      train_step(*model_, *batch_adam_, b,
+                 {step, opts_.schedule.at(step), opts_.clip, opts_.label_smoothing, opts_.device},
+                 &batch_dropout_);
   TrainChunk r;
   r.losses.push_back(float(s.loss));
   r.tokens = s.tokens;
   r.grad_norm = s.grad_norm;
   r.lr = s.lr;
   r.step = ++steps_;
+  if (opts_.device) {
+    r.records = reinterpret_cast<uintptr_t>(device_.records);
+    r.pending = device_.used;
+  }
   return r;
 }
 
@@ -327,9 +422,9 @@ EvalResult Session::evaluate(int samples, uint64_t seed) {
   // The recurrent models on tasks with gold alignments add the alignment error rate and
   // per-length accuracy, from the same pass.
   const auto* seq = dynamic_cast<const SeqTask*>(&task);
-  if (decodes_stepwise(*model_) && seq)
-    return evaluate_with_alignment(*model_, *seq, samples, seed);
-  return attnlab::evaluate(*model_, task, samples, seed);
+  Model& m = reader();
+  if (decodes_stepwise(m) && seq) return evaluate_with_alignment(m, *seq, samples, seed);
+  return attnlab::evaluate(m, task, samples, seed);
 }
 
 int Session::decode_limit(size_t src_len, int max_len) const {
@@ -355,9 +450,10 @@ Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {
                                           << longest << " is longer than the model's max_len "
                                           << model_max);
   const int limit = decode_limit(longest, max_len);
-  if (beam == 1) return greedy_decode(*model_, src, limit);
+  Model& m = reader();
+  if (beam == 1) return greedy_decode(m, src, limit);
   Rows out;
-  for (const auto& r : src) out.push_back(beam_decode(*model_, r, beam, limit, alpha));
+  for (const auto& r : src) out.push_back(beam_decode(m, r, beam, limit, alpha));
   return out;
 }
 

@@ -30,10 +30,14 @@ namespace attnlab::api {
 using Rows = std::vector<std::vector<int32_t>>;
 
 struct TrainChunk {
-  std::vector<float> losses;  // one per step
+  std::vector<float> losses;  // one per step (NaN on a deferred backend: see records)
   long tokens = 0;            // non-pad target tokens
   int step = 0;               // optimizer steps taken after this call
   float lr = 0, grad_norm = 0;
+  // A deferred backend (WebGPU): the [loss, gradient norm] pairs of the steps not yet settled
+  // are `pending` pairs of floats at backend address `records`; read them, then settle().
+  uintptr_t records = 0;
+  int pending = 0;
 };
 
 struct Inspection {
@@ -117,6 +121,23 @@ class Session {
   std::vector<uint8_t> save(bool optimizer = false);
   Model& model() { return *model_; }
 
+  // The backend the model trains on: "cpu" (also the WebAssembly engine's SIMD kernels) or
+  // "webgpu" (config "backend": "webgpu"; the module needs a GpuTable attached). A deferred
+  // backend never reads its memory inside a step: train() and trainBatch() return the address of
+  // the steps' [loss, norm] records, which the caller reads asynchronously and passes to
+  // settle(); until then further steps append to them (up to kMaxPending). Reads of the model
+  // (evaluate, decode, inspect, save) run on a host copy of the weights: before one, fetch
+  // device_ranges(optimizer) (what the call will read) so the table can serve it.
+  const std::string& backend() const { return backend_; }
+  // Checks the pending records (2 floats per step) and clears them. The first step whose loss
+  // or norm was not finite changed nothing (nor did the steps after it): the step count goes
+  // back to the one before it and the error is check_step_finite's.
+  void settle(const std::vector<float>& records);
+  // [[address, bytes]] of the backend memory that reading the model will download (the weights;
+  // with optimizer also Adam's moments); empty on the CPU backend.
+  nlohmann::json device_ranges(bool optimizer) const;
+  static constexpr int kMaxPending = 4096;
+
  private:
   Session() = default;
   void set_task(const std::string& name, const nlohmann::json& options,
@@ -128,6 +149,15 @@ class Session {
 
   std::unique_ptr<Model> model_;
   const Bpe& need_bpe(const char* what) const;
+  // The model that answers reads: model_ itself, or on a deferred backend its host copy, brought
+  // up to date first (from the prefetched weights).
+  Model& reader();
+  void begin_steps(int steps);
+
+  std::string backend_ = "cpu";
+  DeviceSteps device_;
+  std::unique_ptr<Model> host_;  // deferred backend: the weights on the host, for reads
+  int host_step_ = -1;           // steps_ when host_ was last brought up to date
 
   std::unique_ptr<Task> task_;
   std::unique_ptr<Bpe> bpe_;     // text models: the shared source/target vocabulary

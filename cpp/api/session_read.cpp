@@ -63,16 +63,17 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptio
   const bool causal = options.causal;
   AL_CHECK(!src.empty(), "inspect: no source rows");
   AL_CHECK(model_->input_dim() == 0, "inspect: this model reads point sets (decodePoints)");
+  Model& m = reader();
   Model* unmask = nullptr;
   if (!causal) {
-    unmask = model_.get();
+    unmask = &m;
     const std::string kind = model_->kind();
-    AL_CHECK(has_causal_mask(*model_),
+    AL_CHECK(has_causal_mask(m),
              "inspect: causal = false applies to a Transformer decoder (\"transformer\" or "
              "\"lm\"), not to a \""
                  << kind << "\" model");
   }
-  const MutedHeads muted(*model_, options.mute);
+  const MutedHeads muted(m, options.mute);
   Inspection r;
   r.tgt = tgt.empty() ? decode(src, 1, 0, 0.6f) : tgt;
   AL_CHECK(r.tgt.size() == src.size(), "inspect: need as many target rows as source rows");
@@ -83,14 +84,14 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptio
   const Batch b = make_batch(ex);
   {
     const Unmasked lifted(unmask);
-    model_->forward(b, false, nullptr, 0.f);
+    m.forward(b, false, nullptr, 0.f);
   }
   r.B = b.B;
   r.T = b.T;
   r.V = model_->out_vocab();
-  r.logits = model_->logits();
-  r.maps = model_->attention();
-  if (options.parts) r.parts = attention_parts(*model_);
+  r.logits = m.logits();
+  r.maps = m.attention();
+  if (options.parts) r.parts = attention_parts(m);
   return r;
 }
 
@@ -117,7 +118,7 @@ PointDecode Session::decode_points(const std::vector<float>& x, int n) {
   AL_CHECK(n >= 1 && n <= 1000, "decode: n must be in [1, 1000], got " << n);
   AL_CHECK(x.size() == size_t(n) * D,
            "decode: got " << x.size() << " values, expected n*dim = " << size_t(n) * D);
-  const PointDecoded d = attnlab::decode_points(*model_, x, 1, n, 1, true);
+  const PointDecoded d = attnlab::decode_points(reader(), x, 1, n, 1, true);
   PointDecode r;
   r.n = n;
   r.order = d.order[0];

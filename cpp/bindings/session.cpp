@@ -26,6 +26,10 @@ val chunk_to_js(const attnlab::api::TrainChunk& c) {
   o.set("step", c.step);
   o.set("lr", c.lr);
   o.set("gradNorm", c.grad_norm);
+  if (c.pending) {  // a deferred backend: the records to read, then settle()
+    o.set("records", double(c.records));
+    o.set("pending", c.pending);
+  }
   return o;
 }
 
@@ -213,6 +217,18 @@ class JsSession {
   val save() {
     return guarded([&] { return to_u8(s_->save()); });
   }
+  // A deferred backend: the pending steps' [loss, norm] records, read by the page
+  void settle(val records) {
+    guarded([&] {  // NaN and infinities are what settle() looks for: no finiteness check here
+      if (!records.instanceof (val::global("Float32Array")))
+        type_error("settle: records must be the Float32Array read from the GPU");
+      s_->settle(emscripten::convertJSArrayToNumberVector<float>(records));
+    });
+  }
+  // [[address, bytes]] that reading the model (evaluate, decode, inspect, save) downloads
+  std::string device_ranges(bool optimizer) {
+    return guarded([&] { return s_->device_ranges(optimizer).dump(); });
+  }
   // The weights plus Adam's moments and step: what a stored run needs to continue as the same run.
   val save_training() {
     return guarded([&] { return to_u8(s_->save(true)); });
@@ -272,7 +288,9 @@ EMSCRIPTEN_BINDINGS(attnlab_session) {
       .function("saveTraining", &JsSession::save_training)
       .function("encodeText", &JsSession::encode_text)
       .function("decodeText", &JsSession::decode_text)
-      .function("pieces", &JsSession::pieces);
+      .function("pieces", &JsSession::pieces)
+      .function("settle", &JsSession::settle)
+      .function("deviceRanges", &JsSession::device_ranges);
   emscripten::function("estimateBytes", &estimate_bytes);
   emscripten::function("registry", &registry);
 }

@@ -13,10 +13,13 @@
 #include "cuda/recurrent.cuh"
 #include "cuda/softmax.cuh"
 #include "kernels/kernels.hpp"
+#include "kernels/readback_free.hpp"
 
 namespace attnlab {
 
 namespace {
+
+const KernelTable& cuda_table();
 
 KernelTable make_cuda_table() {
   KernelTable t{};
@@ -56,7 +59,14 @@ KernelTable make_cuda_table() {
   t.additive_score_forward = cuda::additive_score_forward;
   t.additive_score_backward = cuda::additive_score_backward;
   t.probs_xent = cuda::probs_xent;
+  t.deferred = false;
+  readback_free_entries<cuda_table>(t);
   return t;
+}
+
+const KernelTable& cuda_table() {
+  static const KernelTable table = make_cuda_table();
+  return table;
 }
 
 bool device_present() {
@@ -74,8 +84,7 @@ bool device_present() {
 const KernelTable* cuda_kernels() {
   static const bool present = device_present();
   if (!present) return nullptr;
-  static const KernelTable table = make_cuda_table();
-  return &table;
+  return &cuda_table();
 }
 
 }  // namespace attnlab

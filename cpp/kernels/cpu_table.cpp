@@ -6,6 +6,7 @@
 #include "core/check.hpp"
 #include "kernels/cpu.hpp"
 #include "kernels/kernels.hpp"
+#include "kernels/readback_free.hpp"
 #include "kernels/recurrent.hpp"
 
 namespace attnlab {
@@ -21,6 +22,8 @@ void host_release(void* p) { std::free(p); }
 void host_zero(void* p, size_t bytes) { std::memset(p, 0, bytes); }
 void host_copy(void* dst, const void* src, size_t bytes) { std::memmove(dst, src, bytes); }
 void host_sync() {}
+
+const KernelTable& cpu_table();
 
 KernelTable make_cpu_table() {
   namespace r = kernels::cpu;
@@ -62,18 +65,26 @@ KernelTable make_cpu_table() {
   t.additive_score_forward = rr::additive_score_forward;
   t.additive_score_backward = rr::additive_score_backward;
   t.probs_xent = rr::probs_xent;
+  t.deferred = false;
+  readback_free_entries<cpu_table>(t);
   return t;
 }
 
-}  // namespace
-
-const KernelTable& cpu_kernels() {
+const KernelTable& cpu_table() {
   static const KernelTable table = make_cpu_table();
   return table;
 }
 
+}  // namespace
+
+const KernelTable& cpu_kernels() { return cpu_table(); }
+
 #ifndef ATTNLAB_WITH_CUDA
 const KernelTable* cuda_kernels() { return nullptr; }
+#endif
+
+#ifndef __EMSCRIPTEN__
+const KernelTable* webgpu_kernels() { return nullptr; }
 #endif
 
 }  // namespace attnlab

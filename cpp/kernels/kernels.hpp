@@ -13,7 +13,11 @@ namespace attnlab {
 enum class Act : int { None = 0, ReLU = 1, GELU = 2 };  // GELU: tanh approximation
 
 struct KernelTable {
-  const char* name;  // "cpu" or "cuda"
+  const char* name;  // "cpu", "cuda" or "webgpu"
+  // A deferred table (WebGPU) cannot read its memory synchronously: a training step there keeps
+  // its loss and gradient norm in backend memory (the readback-free entries below) and the host
+  // reads them later, asynchronously. Its `download` serves only ranges fetched beforehand.
+  bool deferred;
 
   // --- memory (device memory for CUDA, the heap for CPU) ---
   void* (*alloc)(size_t bytes);  // zero-filled
@@ -75,6 +79,22 @@ struct KernelTable {
   // sum of squares of x[0..n) written to host *out (for gradient-norm clipping)
   void (*sumsq)(float* out_host, const float* x, long n);
 
+  // --- the readback-free step (every table has them; deferred ones must use them) ---
+  // out[0] = float(sum of x[0..n) / divisor), in backend memory (a step's mean loss).
+  void (*sum_to)(float* out, const float* x, long n, double divisor);
+  // out[0] = the sum of squares of x[0..n), in backend memory (the global gradient norm²).
+  void (*sumsq_to)(float* out, const float* x, long n);
+  // The clip and the non-finite check of one step, on backend floats. record = [loss, norm]:
+  // record[0] holds the step's loss already; norm = sqrt(sumsq[0]) is written to record[1].
+  // state = [stopped, factor]: stopped becomes 1 (and stays, for every later step) when the loss
+  // or the norm is not finite; factor = max_norm / (norm + 1e-6) when max_norm > 0 and
+  // norm > max_norm, else 1.
+  void (*step_guard)(float* record, float* state, const float* sumsq, float max_norm);
+  // adam on gradients g * state[1], nothing at all (weights and moments untouched) when
+  // state[0] != 0. g may be scaled in place.
+  void (*adam_guarded)(float* p, float* m, float* v, float* g, long n, float lr, float beta1,
+                       float beta2, float eps, float wd, int t, const float* state);
+
   // --- embeddings and dropout (token ids and masks in backend memory) ---
   // out[r,:] = scale * W[ids[r],:] over rows [R,C]; ids [R] index rows of W (callers validate).
   void (*embedding_forward)(float* out, const float* W, const int32_t* ids, int R, int C,
@@ -119,6 +139,9 @@ struct KernelTable {
 const KernelTable& cpu_kernels();
 // The CUDA table, or nullptr when the engine was built without CUDA or no GPU is present.
 const KernelTable* cuda_kernels();
+// The WebGPU table (WebAssembly builds, deferred): every entry calls the JS GpuTable of
+// web/gpu/table.js that the page attached to the module (Module.gpuTable); nullptr natively.
+const KernelTable* webgpu_kernels();
 
 // Threads used by CPU kernels (natively; 1 in single-thread WebAssembly). n <= 0: all cores.
 void set_num_threads(int n);

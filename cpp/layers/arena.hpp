@@ -67,7 +67,14 @@ class ParamArena {
   // after each, so the reports of every parameter cover [0, total()) once.
   void grads_ready(int first, int last) const;
 
+  // A readback-free step (train/step.hpp) points this at the backend float that receives the
+  // step's mean loss: the loss layers then reduce on the backend (KernelTable::sum_to) and hand
+  // back NaN instead of reading the per-row losses. nullptr (the default): the host reads them.
+  void set_loss_slot(float* at) { loss_slot_ = at; }
+  float* loss_slot() const { return loss_slot_; }
+
  private:
+  float* loss_slot_ = nullptr;
   const KernelTable* kt_;
   std::vector<ParamInfo> params_;
   size_t total_ = 0;

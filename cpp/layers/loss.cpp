@@ -1,6 +1,7 @@
 // Cross-entropy with label smoothing and an ignored id (see loss.hpp).
 #include "layers/loss.hpp"
 
+#include <cmath>
 #include <vector>
 
 #include "core/check.hpp"
@@ -22,12 +23,20 @@ LossResult cross_entropy_loss(const Ctx& c, const float* logits, const int32_t* 
   res.dlogits = c.ws.floats(size_t(R) * V);
   const float scale = res.count ? 1.f / float(res.count) : 0.f;
   c.kt.cross_entropy(loss, res.dlogits, logits, t, smoothing, ignore_index, scale, R, V);
+  res.loss = mean_loss(c.kt, c.P, loss, R, res.count);
+  return res;
+}
+
+double mean_loss(const KernelTable& kt, const ParamArena& P, const float* loss, int R, long count) {
+  if (float* slot = P.loss_slot()) {
+    kt.sum_to(slot, loss, R, double(count));
+    return std::nan("");
+  }
   std::vector<float> h(static_cast<size_t>(R));
-  c.kt.download(h.data(), loss, size_t(R) * sizeof(float));
+  kt.download(h.data(), loss, size_t(R) * sizeof(float));
   double sum = 0;
   for (float l : h) sum += l;
-  res.loss = res.count ? sum / double(res.count) : 0.0;
-  return res;
+  return count ? sum / double(count) : 0.0;
 }
 
 }  // namespace attnlab

@@ -7,6 +7,7 @@
 
 #include "core/check.hpp"
 #include "layers/linear.hpp"
+#include "layers/loss.hpp"
 #include "models/config.hpp"
 
 namespace attnlab {
@@ -231,11 +232,7 @@ double PointerNet::forward(const Batch& b, bool, Rng*, float label_smoothing) {
   float* loss = ws_.floats(R);
   dlogits_ = ws_.floats(R * S);
   kt_.probs_xent(loss, dlogits_, probs_, tg, 1.f / float(std::max(1L, count_)), int(R), S);
-  std::vector<float> h(R);
-  kt_.download(h.data(), loss, R * sizeof(float));
-  double sum = 0;
-  for (float l : h) sum += l;
-  return sum / double(std::max(1L, count_));
+  return mean_loss(kt_, params_, loss, int(R), std::max(1L, count_));
 }
 
 // log p [B,T,V] from probs_ [T,B,S] (S = n + 1, position 0 the end): id eos <- position 0,

@@ -25,6 +25,12 @@ void Adam::step(float lr) {
                     o_.weight_decay, t_);
 }
 
+void Adam::step_guarded(float lr, const float* state) {
+  ++t_;
+  P_.kernels().adam_guarded(P_.values(), m_, v_, P_.grads(), P_.total(), lr, o_.beta1, o_.beta2,
+                            o_.eps, o_.weight_decay, t_, state);
+}
+
 void Schedule::validate() const {
   AL_CHECK(kind == "noam" || kind == "constant",
            "unknown schedule \"" << kind << "\" (noam, constant)");

@@ -20,6 +20,9 @@ class Adam {
   Adam(const Adam&) = delete;
   Adam& operator=(const Adam&) = delete;
   void step(float lr);  // one update from the current gradients
+  // The readback-free step's update (KernelTable::adam_guarded): the gradients scaled by
+  // state[1], nothing when state[0] != 0 (backend floats written by step_guard).
+  void step_guarded(float lr, const float* state);
   int steps() const { return t_; }
   // The moment buffers [total] and step count, for checkpoints that resume exactly.
   float* first_moments() const { return m_; }

@@ -1,6 +1,10 @@
 // The one training step (see step.hpp).
 #include "train/step.hpp"
 
+#include <cmath>
+
+#include "core/check.hpp"
+
 namespace attnlab {
 
 namespace {
@@ -24,6 +28,26 @@ StepInfo train_step(ParamArena& P, Adam& adam, const std::function<double()>& fo
   s.step = o.step;
   s.tokens = tokens;
   P.zero_grad();
+  if (DeviceSteps* d = o.device) {
+    AL_CHECK(!sync, "a readback-free step does not run data-parallel");
+    AL_CHECK(d->used < d->capacity, "the step log holds " << d->capacity << " steps");
+    const KernelTable& kt = P.kernels();
+    float* record = d->records + 2 * size_t(d->used);
+    P.set_loss_slot(record);
+    struct Unset {
+      ParamArena& P;
+      ~Unset() { P.set_loss_slot(nullptr); }
+    } unset{P};
+    forward_backward();
+    kt.sumsq_to(d->state + 2, P.grads(), P.total());
+    kt.step_guard(record, d->state, d->state + 2, o.clip);
+    adam.step_guarded(o.lr, d->state);
+    ++d->used;
+    s.loss = std::nan("");
+    s.grad_norm = std::nanf("");
+    s.lr = o.lr;
+    return s;
+  }
   if (sync) {
     sync->begin(P, int64_t(tokens));
     {

@@ -15,11 +15,23 @@
 
 namespace attnlab {
 
+// Readback-free steps (a deferred kernel table, or a test of the path on the CPU): each step's
+// [loss, gradient norm] stays in backend memory at records + 2 * used, and the clip factor and
+// the sticky "stopped" flag in state [stopped, factor, sumsq]. Nothing is read on the host; the
+// owner reads the records after a chunk of steps (api::Session::settle) and finds there the
+// first step that was not finite, after which no weight changed.
+struct DeviceSteps {
+  float* records = nullptr;  // [2 * capacity] backend floats
+  float* state = nullptr;    // [3] backend floats, zeroed when a chunk starts
+  int capacity = 0, used = 0;
+};
+
 struct StepOptions {
-  int step = 1;                 // 1-based step number (error messages)
-  float lr = 0.f;               // this step's learning rate
-  float clip = 1.f;             // global gradient-norm bound (<= 0: none)
-  float label_smoothing = 0.f;  // token batches only
+  int step = 1;                   // 1-based step number (error messages)
+  float lr = 0.f;                 // this step's learning rate
+  float clip = 1.f;               // global gradient-norm bound (<= 0: none)
+  float label_smoothing = 0.f;    // token batches only
+  DeviceSteps* device = nullptr;  // readback-free: loss and norm stay on the backend (NaN here)
 };
 
 struct StepInfo {

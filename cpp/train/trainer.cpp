@@ -62,10 +62,16 @@ StepInfo Trainer::step() {
     Rng words = word_dropout_rng(o_.seed, step_, o_.dp.rank);
     drop_words(b, o_.word_dropout, o_.word_dropout, o_.unk, words);
   }
-  const StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing};
+  const StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing, o_.device};
   const StepInfo s = train_step(m_, adam_, b, so, &dropout_, o_.dp.sync);
   ++step_;
   return s;
+}
+
+void Trainer::rewind_to(int step) {
+  AL_CHECK(step >= 1 && step <= step_, "rewind_to: step " << step << " was not taken");
+  adam_.set_steps(adam_.steps() - (step_ - step));
+  step_ = step;
 }
 
 void Trainer::save_state(SafeTensors& st, nlohmann::json& state) const {

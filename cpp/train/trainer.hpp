@@ -38,6 +38,7 @@ struct TrainOptions {
   // this probability, from word_dropout_rng(seed, step, rank); token tasks only
   float word_dropout = 0.f;
   int32_t unk = -1;
+  DeviceSteps* device = nullptr;  // readback-free steps (train/step.hpp), owned by the caller
 };
 
 // The pointer network's settings (as `attn train --model pointer` has always trained it):
@@ -50,6 +51,10 @@ class Trainer {
   Trainer(Model& m, const Task& task, TrainOptions o);
   StepInfo step();
   int next_step() const { return step_; }
+  // Takes back the steps from `step` on (a readback-free chunk whose step `step` was not
+  // finite: the weights and Adam's moments are those of step - 1, so its count is too).
+  void rewind_to(int step);
+  const Adam& adam() const { return adam_; }
   // Adds Adam's moments to st (train_state.hpp) and "step" (the last step taken),
   // "adam_steps", "data_rng" and "dropout_rng" to state.
   void save_state(SafeTensors& st, nlohmann::json& state) const;

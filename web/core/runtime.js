@@ -9,6 +9,7 @@
 // instead of queueing behind it (keeping its evaluation).
 // Independent of Worker globals: `post(msg, transfer)` sends, `load(init)` returns the engine.
 import { CALLS, SESSION_METHODS, errorPayload, transferables } from './protocol.js';
+import { createSession, loadSession } from '../gpu/session.js';
 
 const now = () => performance.now();
 const READ_ONLY = ['info', 'save'];
@@ -60,15 +61,15 @@ export class Runtime {
       case 'call':
         if (!CALLS.includes(msg.fn)) throw new Error(`unknown engine function '${msg.fn}'`);
         return this.engine[msg.fn](...(msg.args ?? []));
-      case 'create':
-        return this.register(this.engine.createSession(msg.config));
+      case 'create': // "backend": "webgpu" trains on the GPU (web/gpu/session.js)
+        return this.register(await createSession(this.engine, msg.config));
       case 'load':
-        return this.register(this.engine.loadSession(msg.bytes, msg.overrides));
+        return this.register(await loadSession(this.engine, msg.bytes, msg.overrides));
       case 'session': {
         if (!SESSION_METHODS.includes(msg.method)) throw new Error(`unknown session method '${msg.method}'`);
         // info and save read the weights between two chunks of a training: always allowed
         if (!READ_ONLY.includes(msg.method)) this.ensureIdle(msg.session, msg.method);
-        return this.session(msg.session)[msg.method](...(msg.args ?? []));
+        return await this.session(msg.session)[msg.method](...(msg.args ?? []));
       }
       case 'train':
         return this.train(msg);
@@ -172,7 +173,7 @@ export class Runtime {
           this.post({ event: 'state', session: id, state: 'training' });
         }
         const t0 = now();
-        const r = s.train(Math.min(chunk, steps - done));
+        const r = await s.train(Math.min(chunk, steps - done)); // WebGPU: read after the chunk
         const ms = Math.max(now() - t0, 1e-3);
         const chunkLosses = Array.from(r.losses);
         losses.push(...chunkLosses);
@@ -192,11 +193,11 @@ export class Runtime {
         chunk = Math.max(1, Math.min(1000, Math.round(chunk * (chunkMs / ms)) || 1));
         if (snapshot && (now() - lastSnap >= (snapshot.everyMs ?? 250) || done >= steps)) {
           lastSnap = now();
-          const msg = { event: 'snapshot', session: id, step, data: s.inspect(snapshot.src, snapshot.tgt) };
+          const msg = { event: 'snapshot', session: id, step, data: await s.inspect(snapshot.src, snapshot.tgt) };
           const ev = snapshot.evaluate;
           if (ev && (now() - lastEval >= (ev.everyMs ?? 0) || done >= steps)) {
             lastEval = now();
-            msg.evaluation = { ...s.evaluate(ev.samples, ev.seed), step };
+            msg.evaluation = { ...(await s.evaluate(ev.samples, ev.seed)), step };
           }
           this.offerSnapshot(msg);
         }

@@ -71,6 +71,7 @@ export class GpuTable {
     this.reads = 0; // readbacks (read() calls): a training step makes none
     this.scratch = 0;
     this.scratchBytes = 0;
+    this.cached = null; // [[at, bytes, Uint8Array]] of the last prefetch()
   }
 
   pipeline(name) {
@@ -90,6 +91,7 @@ export class GpuTable {
   // One dispatch of kernel `name` with parameter words (numbers: integers as u32, floats given
   // through bits()), over workgroups [x, y, z].
   run(name, words, [x, y = 1, z = 1]) {
+    this.cached = null;
     if (this.slot === SLOTS) this.flush();
     const view = new Uint32Array(this.params, this.slot * SLOT, 16);
     for (let i = 0; i < words.length; ++i) view[i] = words[i] >>> 0;
@@ -134,7 +136,50 @@ export class GpuTable {
     this.arena.release(at);
   }
   upload(at, data) {
+    this.drop();
     this.arena.upload(at, data);
+  }
+  // Byte ranges of floats and ids (4-byte aligned) are zeroed and copied by a kernel, in the
+  // pass (no submit); other ranges by a queue write.
+  zero(at, bytes) {
+    if (at % 4 === 0 && bytes % 4 === 0) this.fill(at, 0, bytes / 4, 0);
+    else {
+      this.drop();
+      this.arena.zero(at, bytes);
+    }
+  }
+  copy(dst, src, bytes) {
+    if (bytes === 0) return;
+    if (dst % 4 || src % 4 || bytes % 4)
+      throw new RangeError(`WebGPU copy: ${bytes} bytes at ${src} are not whole floats`);
+    this.fill(dst, src, bytes / 4, 1);
+  }
+  fill(y, x, n, copy) {
+    const [gx, gy] = grid(Math.ceil(n / 256));
+    this.run('fill', [y / 4, x / 4, n, gx, copy], [gx, gy]);
+  }
+  synchronize() {
+    this.flush();
+  }
+
+  // Synchronous reads for C++ (the `download` entry): only of ranges fetched beforehand with
+  // prefetch(), while nothing has been encoded or written since (any dispatch or write drops
+  // them). A C++ call that reads (save, the host copy of the weights for decoding) is preceded
+  // by an awaited prefetch of exactly what it reads (api::Session::device_ranges).
+  async prefetch(ranges) {
+    const got = [];
+    for (const [at, bytes] of ranges) got.push([at, bytes, await this.read(at, bytes)]);
+    this.cached = got;
+  }
+  drop() {
+    this.cached = null;
+  }
+  download(at, bytes) {
+    for (const [a, b, data] of this.cached ?? [])
+      if (at >= a && at + bytes <= a + b) return data.subarray(at - a, at - a + bytes);
+    throw new Error(
+      `WebGPU: ${bytes} bytes at ${at} were read without a prefetch (the WebGPU backend reads its memory asynchronously)`
+    );
   }
   async read(at, bytes) {
     this.reads += 1;
@@ -269,6 +314,17 @@ export class GpuTable {
   // The sum of squares of x[0, n) into the float at `out` (an arena address: it stays on the
   // GPU, where the gradient clip reads it).
   sumsq(out, x, n) {
+    this.reduce(out, x, n, 1, 0);
+  }
+  sumsq_to(out, x, n) {
+    this.reduce(out, x, n, 1, 0);
+  }
+  // out = sum of x[0, n) / divisor (a step's mean loss; divisor 0: 0, as the C++ table)
+  sum_to(out, x, n, divisor) {
+    if (!divisor) return this.fill(out, 0, 1, 0);
+    this.reduce(out, x, n, 0, divisor);
+  }
+  reduce(out, x, n, square, divisor) {
     const CHUNK = 4096;
     const parts = Math.max(1, Math.ceil(n / CHUNK));
     if (this.scratchBytes < parts * 4) {
@@ -277,8 +333,37 @@ export class GpuTable {
       this.scratch = this.alloc(this.scratchBytes);
     }
     const [gx, gy] = grid(parts);
-    this.run('sumsq', [this.scratch / 4, x / 4, n, CHUNK, gx, 1], [gx, gy]);
-    this.run('sumsq', [out / 4, this.scratch / 4, parts, parts, 1, 0], [1]);
+    this.run('sumsq', [this.scratch / 4, x / 4, n, CHUNK, gx, square, 0], [gx, gy]);
+    this.run('sumsq', [out / 4, this.scratch / 4, parts, parts, 1, 0, divisor ? bits(divisor) : 0], [1]);
+  }
+
+  // --- the readback-free step (kernels.hpp step_guard, adam_guarded) ---
+  step_guard(record, state, sumsq, maxNorm) {
+    this.run('step_guard', [record / 4, state / 4, sumsq / 4, bits(maxNorm)], [1]);
+  }
+
+  adam_guarded(p, m, v, g, n, lr, beta1, beta2, eps, wd, t, state) {
+    const [gx, gy] = grid(Math.ceil(n / 256));
+    this.run(
+      'adam_guarded',
+      [
+        p / 4,
+        m / 4,
+        v / 4,
+        g / 4,
+        n,
+        bits(lr),
+        bits(beta1),
+        bits(beta2),
+        bits(eps),
+        bits(wd),
+        bits(1 - Math.fround(beta1) ** t),
+        bits(1 - Math.fround(beta2) ** t),
+        gx,
+        state / 4,
+      ],
+      [gx, gy]
+    );
   }
 
   embedding_forward(out, W, ids, R, C, scale) {

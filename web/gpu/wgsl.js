@@ -301,6 +301,50 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   mem[pu(0u) + i] = p - pf(5u) * ((m / pf(10u)) / (sqrt(v / pf(11u)) + pf(8u)) + pf(9u) * p);
 }`,
 
+  // The readback-free step's update: adam on g * state[1], nothing when state[0] != 0 (a step
+  // that was not finite, or one after it); words as adam's, 13 state
+  adam_guarded: /* wgsl */ `
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let i = (wg.x + wg.y * pu(12u)) * 256u + l.x;
+  if (i >= pu(4u) || mem[pu(13u)] != 0.0) { return; }
+  let b1 = pf(6u); let b2 = pf(7u);
+  var g = mem[pu(3u) + i];
+  let f = mem[pu(13u) + 1u];
+  if (f != 1.0) { g = g * f; mem[pu(3u) + i] = g; }
+  let m = b1 * mem[pu(1u) + i] + (1.0 - b1) * g;
+  let v = b2 * mem[pu(2u) + i] + (1.0 - b2) * g * g;
+  mem[pu(1u) + i] = m;
+  mem[pu(2u) + i] = v;
+  let p = mem[pu(0u) + i];
+  mem[pu(0u) + i] = p - pf(5u) * ((m / pf(10u)) / (sqrt(v / pf(11u)) + pf(8u)) + pf(9u) * p);
+}`,
+
+  // One step's clip and non-finite check (kernels.hpp step_guard): record = [loss, norm],
+  // state = [stopped, factor]; words: 0 record 1 state 2 sumsq 3 max_norm
+  step_guard: /* wgsl */ `
+fn finite(x: f32) -> bool { return x == x && abs(x) <= 3.4028234663852886e38; }
+@compute @workgroup_size(1)
+fn main() {
+  let loss = mem[pu(0u)];
+  let norm = sqrt(mem[pu(2u)]);
+  mem[pu(0u) + 1u] = norm;
+  if (!finite(loss) || !finite(norm)) { mem[pu(1u)] = 1.0; }
+  var f = 1.0;
+  let mx = pf(3u);
+  if (mx > 0.0 && norm > mx) { f = mx / (norm + 1e-6); }
+  mem[pu(1u) + 1u] = f;
+}`,
+
+  // y[0, n) = 0 (zero) or = x[0, n) (copy, regions disjoint); words: 0 y 1 x 2 n 3 gridX 4 copy
+  fill: /* wgsl */ `
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let i = (wg.x + wg.y * pu(3u)) * 256u + l.x;
+  if (i >= pu(2u)) { return; }
+  mem[pu(0u) + i] = select(0.0, mem[pu(1u) + i], pu(4u) != 0u);
+}`,
+
   // y = a x + b y (axpy: a, 1; scale: a, 0); words: 0 y 1 x 2 n 3 a 4 b 5 gridX (256s)
   axpby: /* wgsl */ `
 @compute @workgroup_size(256)
@@ -313,7 +357,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 }`,
 
   // out[wg] = the sum of squares of x[wg*chunk, (wg+1)*chunk) (square 1), or the plain sum
-  // (square 0: the second stage, over the partials); words: 0 out 1 x 2 n 3 chunk 4 gridX 5 square
+  // (square 0: the second stage, over the partials), divided by word 6 when it is not 0 (a
+  // mean loss); words: 0 out 1 x 2 n 3 chunk 4 gridX 5 square 6 divisor
   sumsq:
     ROWS +
     /* wgsl */ `
@@ -327,6 +372,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   let sq = pu(5u) != 0u;
   for (var i = lo + l.x; i < hi; i = i + WG) { let v = mem[pu(1u) + i]; s = s + select(v, v * v, sq); }
   s = red_sum(s, l.x);
+  if (pu(6u) != 0u) { s = s / pf(6u); }
   if (l.x == 0u) { mem[pu(0u) + w] = s; }
 }`,
 

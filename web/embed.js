@@ -120,13 +120,16 @@ async function checkModels(name, text) {
   }
 }
 
-// The Worker that trains, one per page and threads setting, started when a demo first needs it.
+// The Worker that trains, one per page and threads and backend setting, started when a demo
+// first needs it.
 const workerClients = new Map();
-const workerFor = (threads) => {
-  if (!workerClients.has(threads))
-    workerClients.set(threads, createEngine({ base, threads, worker: () => new EngineWorker() }));
-  return workerClients.get(threads);
+const workerFor = (threads, backend) => {
+  const key = `${threads} ${backend}`;
+  if (!workerClients.has(key))
+    workerClients.set(key, createEngine({ base, threads, backend, worker: () => new EngineWorker() }));
+  return workerClients.get(key);
 };
+const BACKENDS = ['auto', 'webgpu', 'wasm'];
 
 class AttnlabDemo extends HTMLElement {
   static get observedAttributes() {
@@ -169,11 +172,18 @@ class AttnlabDemo extends HTMLElement {
       console.info(
         'attnlab-demo: threads asked for, but this page is not cross-origin isolated (no COOP/COEP headers): one thread'
       );
+    // backend="webgpu" | "wasm" | "auto" (the default: the faster, timed per model)
+    let backend = (this.getAttribute('backend') ?? 'auto').trim().toLowerCase() || 'auto';
+    if (!BACKENDS.includes(backend)) {
+      console.warn(`attnlab-demo: backend "${backend}" is not one of ${BACKENDS.join(', ')}: auto`);
+      backend = 'auto';
+    }
     // The Worker starts when a demo first needs it (training); it then labels us.
     const worker = () => {
-      const p = workerFor(threads);
+      const p = workerFor(threads, backend);
       p.then(
         (w) => {
+          if (!this.backendLabel) this.backendLabel = w.on('engine', (ev) => (this.dataset.backend = ev.backend));
           this.dataset.engine = w.info.build;
           this.dataset.threads = String(w.info.build === 'wasm-mt' ? (w.info.poolSize ?? w.info.kernelThreads) : 1);
         },

@@ -29,11 +29,72 @@ let workerClient = null;
 // The Worker's engine (the one that trains): threaded when the page is cross-origin isolated.
 // The engine line names it once it runs.
 const startWorker = () => new Worker(new URL('./core/worker.js', import.meta.url), { type: 'module' });
+// Where models train: the reader's choice in the engine line's menu (kept in localStorage):
+// 'auto' times a step on WebGPU and WebAssembly per model and takes the faster (web/gpu/choose.js).
+const BACKEND_KEY = 'attnlab:backend';
+const BACKENDS = ['auto', 'webgpu', 'wasm'];
+const storedBackend = () => {
+  try {
+    const v = localStorage.getItem(BACKEND_KEY);
+    return BACKENDS.includes(v) ? v : 'auto';
+  } catch {
+    return 'auto';
+  }
+};
 const worker = () =>
-  (workerClient ??= createEngine({ base: document.baseURI, worker: startWorker }).then((w) => {
-    showEngine({ ...w.info, poolSize: w.info.poolSize });
-    return w;
-  }));
+  (workerClient ??= createEngine({ base: document.baseURI, worker: startWorker, backend: storedBackend() }).then(
+    (w) => {
+      showEngine({ ...w.info, poolSize: w.info.poolSize });
+      w.on('engine', showBackend);
+      return w;
+    }
+  ));
+
+// The page's engine client for the browser console and tests: `await attnlab.engine()`
+// (e.g. `.loseGpu()` shows the fall back from a lost GPU to WebAssembly).
+window.attnlab = { engine: () => worker() };
+
+// What the last model got: WebGPU and its adapter, or why WebAssembly runs.
+let shownBackend = null;
+function showBackend(ev) {
+  shownBackend = ev;
+  const el = document.getElementById('engine-gpu');
+  if (!el) return;
+  el.dataset.backend = ev.backend;
+  el.dataset.reason = ev.reason ?? '';
+  if (ev.backend === 'webgpu') {
+    const name = Object.assign(document.createElement('span'), { lang: 'en', textContent: `WebGPU · ${ev.adapter}` });
+    el.replaceChildren(`— ${t('engine.gpu.on')} `, name);
+    return;
+  }
+  const round = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : '?');
+  const vars = { detail: ev.detail ?? '', step: ev.step ?? 0, gpu: round(ev.ms?.webgpu), wasm: round(ev.ms?.wasm) };
+  el.textContent = ev.reason ? `— ${t(`engine.gpu.${ev.reason}`, vars)}` : '';
+}
+
+function backendMenu() {
+  const label = document.createElement('label');
+  label.className = 'engine-backend';
+  const select = Object.assign(document.createElement('select'), { id: 'engine-backend' });
+  for (const b of BACKENDS) {
+    const o = Object.assign(document.createElement('option'), { value: b });
+    o.dataset.i18n = `engine.backend.${b}`;
+    select.append(o);
+  }
+  select.value = storedBackend();
+  select.addEventListener('change', async () => {
+    try {
+      localStorage.setItem(BACKEND_KEY, select.value);
+    } catch {
+      // private mode: the choice lasts for this page
+    }
+    if (workerClient) await (await workerClient).setBackend(select.value);
+  });
+  const text = document.createElement('span');
+  text.dataset.i18n = 'engine.backend';
+  label.append(text, ' ', select);
+  return label;
+}
 
 // Static hosts: our service worker (web/public/coi-sw.js) makes the page cross-origin isolated
 // after one reload; where it cannot, `isolation.reason` says why and one thread runs.
@@ -363,6 +424,7 @@ onLangChange(async () => {
   for (const h of handles.values()) h.relabel?.();
   applyI18n();
   if (shownEngine) showEngine(shownEngine);
+  if (shownBackend) showBackend(shownBackend);
   holdPlace(place);
   if (seq === switches) document.body.dataset.lang = getLang();
 });
@@ -380,9 +442,12 @@ try {
   const line = document.getElementById('engine-line');
   const expected = expectedEngine();
   delete line.dataset.i18n;
-  line.innerHTML = '<span data-i18n="engine.ready"></span> <span id="engine-build" class="engine-build"></span>';
+  line.innerHTML =
+    '<span data-i18n="engine.ready"></span> <span id="engine-build" class="engine-build"></span> <span id="engine-gpu" class="engine-gpu"></span> ';
+  line.append(backendMenu());
   applyI18n(line, { updateDocument: false });
   showEngine(expected);
+  if (shownBackend) showBackend(shownBackend);
 } catch (e) {
   engineError = e;
   console.error(e);

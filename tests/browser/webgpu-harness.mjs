@@ -9,7 +9,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { root, serveDir } from './harness.mjs';
 
-const ARGS = [
+export const GPU_ARGS = [
   '--headless',
   '--no-sandbox',
   '--no-first-run',
@@ -31,7 +31,7 @@ export function gpuPage() {
     context = await chromium.launchPersistentContext(dir, {
       executablePath: '/usr/bin/chromium',
       headless: true,
-      args: ARGS,
+      args: GPU_ARGS,
     });
     page = await context.newPage();
     page.errors = [];

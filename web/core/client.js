@@ -126,9 +126,18 @@ export class EngineClient extends Emitter {
     else p.reject(toError(msg.error));
   }
 
-  async init({ base, threads = 'auto', files = null } = {}) {
-    this.info = await this.request({ type: 'init', base, threads, files });
+  async init({ base, threads = 'auto', files = null, backend = 'auto' } = {}) {
+    this.info = await this.request({ type: 'init', base, threads, files, backend });
     return this.info;
+  }
+  // The backend of models created from now on: 'auto' (timed per model), 'webgpu' or 'wasm';
+  // 'engine' events say what each model got.
+  setBackend(choice) {
+    return this.request({ type: 'backend', choice });
+  }
+  // Destroys the Worker's WebGPU device: its runs go on in wasm (an 'engine' event, reason 'lost').
+  loseGpu() {
+    return this.request({ type: 'gpu-lose' });
   }
 
   call(fn, ...args) {
@@ -219,6 +228,7 @@ export async function createEngine({
   base = globalThis.document?.baseURI ?? globalThis.location?.href,
   threads = 'auto',
   files = null,
+  backend = 'auto',
   worker,
 } = {}) {
   if (typeof worker !== 'function')
@@ -230,6 +240,6 @@ export async function createEngine({
     for (const p of client.pending.values()) p.reject(reason);
     client.pending.clear();
   });
-  await client.init({ base, threads, files });
+  await client.init({ base, threads, files, backend });
   return client;
 }

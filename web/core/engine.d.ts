@@ -196,6 +196,8 @@ export declare class EngineClient {
   info: EngineInfo;
   on(type: 'progress' | 'snapshot' | 'state', fn: (e: ProgressEvent | SnapshotEvent | StateEvent) => void): () => void;
   setThreads(n: number): Promise<number>;  // kernel threads in the pthread build (n <= 0: all cores)
+  setBackend(choice: 'auto' | 'webgpu' | 'wasm'): Promise<{ choice: string }>;  // for models created next
+  loseGpu(): Promise<boolean>;           // destroys the Worker's GPU device: its runs go on in wasm
   attention(q: Float32Array, k: Float32Array, v: Float32Array, opts: AttentionOptions): Promise<AttentionResult>;
   timeAttention(opts: AttentionTimingOptions): Promise<number>;  // ms per call, timed in the engine
   softmax(scores: Float32Array | number[], opts?: SoftmaxOptions): Promise<Float32Array>;
@@ -218,6 +220,8 @@ export interface CreateEngineOptions {
   base?: string;                  // the folder holding engine/ (default: the page's base URL)
   threads?: 'auto' | boolean;
   files?: EngineFiles | null;
+  // where new models train: 'auto' (each model timed on both, the faster), 'webgpu', 'wasm'
+  backend?: 'auto' | 'webgpu' | 'wasm';
   worker?: () => Worker;          // starts a Worker running the package's worker module
 }
 export declare function createEngine(opts?: CreateEngineOptions): Promise<EngineClient>;

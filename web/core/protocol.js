@@ -2,13 +2,16 @@
 // runtime.js). Requests carry an `id` and get exactly one reply; events carry no id.
 //
 // page -> worker
-//   {id, type: 'init', base, threads}                     -> reply: engine info
+//   {id, type: 'init', base, threads, backend}            -> reply: engine info
+//                          (backend: 'auto' | 'webgpu' | 'wasm', see web/gpu/choose.js)
 //   {id, type: 'call', fn, args}                          -> reply: result of engine[fn](...args)
 //   {id, type: 'create', config}                          -> reply: {session, info}
 //   {id, type: 'load', bytes, overrides}                  -> reply: {session, info}
 //   {id, type: 'session', session, method, args}          -> reply: result of session[method](...args)
 //   {id, type: 'train', session, steps, chunkMs, snapshot} -> reply: {steps, losses, cancelled, step}
 //   {id, type: 'dispose', session}                        -> reply: true
+//   {id, type: 'backend', choice}                         -> reply: {choice} (for models created next)
+//   {id, type: 'gpu-lose'}                                -> reply: whether a WebGPU device was destroyed
 //   {type: 'pause' | 'resume' | 'cancel', session}        (no reply; state events follow)
 //   {type: 'snapshot-ack', session}                       (the page drew the session's last snapshot)
 // worker -> page
@@ -16,9 +19,11 @@
 //   {event: 'progress', session, step, loss, losses, tokensPerSec, lr, done, total}
 //   {event: 'snapshot', session, step, data}   latest-wins: at most one unacknowledged
 //   {event: 'state', session, state: 'training' | 'paused' | 'idle'}
-export const REQUESTS = ['init', 'call', 'create', 'load', 'session', 'train', 'dispose'];
+//   {event: 'engine', backend: 'webgpu' | 'wasm', adapter?, reason?, detail?, ms?, session?, step?}
+//                          the backend a new model got, or a WebGPU run's fall back to wasm
+export const REQUESTS = ['init', 'call', 'create', 'load', 'session', 'train', 'dispose', 'backend', 'gpu-lose'];
 export const CONTROLS = ['pause', 'resume', 'cancel', 'snapshot-ack'];
-export const EVENTS = ['progress', 'snapshot', 'state'];
+export const EVENTS = ['progress', 'snapshot', 'state', 'engine'];
 
 // Engine functions callable through {type: 'call'}.
 export const CALLS = [

@@ -10,6 +10,11 @@
 // Independent of Worker globals: `post(msg, transfer)` sends, `load(init)` returns the engine.
 import { CALLS, SESSION_METHODS, errorPayload, transferables } from './protocol.js';
 import { createSession, loadSession } from '../gpu/session.js';
+import { BackendChooser, gpuFailure } from '../gpu/choose.js';
+
+const SAVE_EVERY_MS = 2000; // a WebGPU run's weights and Adam state are read back this often
+
+const configObject = (c) => (typeof c === 'string' ? JSON.parse(c) : (c ?? {}));
 
 const now = () => performance.now();
 const READ_ONLY = ['info', 'save'];
@@ -54,6 +59,7 @@ export class Runtime {
   async request(msg) {
     if (msg.type === 'init') {
       if (!this.engine) this.engine = await this.load(msg);
+      this.chooser ??= new BackendChooser(this.engine, (m) => this.post(m), msg.backend ?? 'auto');
       return this.engine.info();
     }
     if (!this.engine) throw new Error('engine not initialised: send init first');
@@ -61,10 +67,26 @@ export class Runtime {
       case 'call':
         if (!CALLS.includes(msg.fn)) throw new Error(`unknown engine function '${msg.fn}'`);
         return this.engine[msg.fn](...(msg.args ?? []));
-      case 'create': // "backend": "webgpu" trains on the GPU (web/gpu/session.js)
-        return this.register(await createSession(this.engine, msg.config));
-      case 'load':
-        return this.register(await loadSession(this.engine, msg.bytes, msg.overrides));
+      case 'create': {
+        // the backend: the config's, else the chooser's (web/gpu/choose.js)
+        const config = configObject(msg.config);
+        const backend = await this.chooser.forCreate(config);
+        return this.register(await createSession(this.engine, { ...config, backend }));
+      }
+      case 'load': {
+        const overrides = configObject(msg.overrides);
+        const backend = overrides.backend ?? (await this.chooser.forLoad());
+        return this.register(await loadSession(this.engine, msg.bytes, { ...overrides, backend }));
+      }
+      case 'backend': // the reader's choice for models created from now on
+        this.chooser.setChoice(msg.choice);
+        return { choice: msg.choice };
+      case 'gpu-lose': {
+        // destroys the GPU device under every WebGPU session (the fallback, made visible)
+        let lost = 0;
+        for (const s of this.sessions.values()) if (s.backend === 'webgpu' && !lost++) s.lose();
+        return lost > 0;
+      }
       case 'session': {
         if (!SESSION_METHODS.includes(msg.method)) throw new Error(`unknown session method '${msg.method}'`);
         // info and save read the weights between two chunks of a training: always allowed
@@ -147,8 +169,31 @@ export class Runtime {
     }
   }
 
+  // A WebGPU session that failed (lost device, out of GPU memory) goes on in wasm from its last
+  // read-back state (weights, Adam, generators; at most SAVE_EVERY_MS of training behind), under
+  // the same id; the page hears it as an 'engine' event.
+  fallback(id, s, e) {
+    if (!s.saved) throw e; // nothing was read back yet: the run cannot go on
+    const cpu = this.engine.loadSession(s.saved, { backend: 'cpu' });
+    try {
+      s.dispose();
+    } catch {
+      // the GPU objects are gone with the device
+    }
+    this.sessions.set(id, cpu);
+    this.post({
+      event: 'engine',
+      backend: 'wasm',
+      reason: 'lost',
+      detail: e.message,
+      session: id,
+      step: cpu.info().step,
+    });
+    return cpu;
+  }
+
   async train({ session: id, steps, chunkMs = 50, snapshot = null }) {
-    const s = this.session(id);
+    let s = this.session(id);
     if (this.trainings.has(id)) throw new Error(`session ${id} is already training`);
     if (!(Number.isInteger(steps) && steps > 0))
       throw new Error(`train: steps must be a positive integer, got ${steps}`);
@@ -173,7 +218,18 @@ export class Runtime {
           this.post({ event: 'state', session: id, state: 'training' });
         }
         const t0 = now();
-        const r = await s.train(Math.min(chunk, steps - done)); // WebGPU: read after the chunk
+        let r;
+        try {
+          r = await s.train(Math.min(chunk, steps - done)); // WebGPU: read after the chunk
+          if (s.backend === 'webgpu' && !(now() - (s.savedAt ?? -Infinity) < SAVE_EVERY_MS)) {
+            s.saved = await s.save({ optimizer: true });
+            s.savedAt = now();
+          }
+        } catch (e) {
+          if (s.backend !== 'webgpu' || !gpuFailure(e)) throw e;
+          s = this.fallback(id, s, e);
+          continue;
+        }
         const ms = Math.max(now() - t0, 1e-3);
         const chunkLosses = Array.from(r.losses);
         losses.push(...chunkLosses);

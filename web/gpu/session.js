@@ -12,7 +12,9 @@ const gpus = new WeakMap(); // engine module -> Promise<{table, name, lost}>
 
 // The module's GpuTable, opened once (rejects with the reason WebGPU is not usable here).
 export function attachGpu(engine, { arenaBytes } = {}) {
-  const mod = engine.module;
+  const mod = engine?.module;
+  if (!mod || typeof mod !== 'object')
+    return Promise.reject(new Error('WebGPU: this engine has no module to attach to'));
   if (!gpus.has(mod)) {
     const p = openGpu().then(({ device, name }) => {
       const table = new GpuTable(device, { arenaBytes });
@@ -28,6 +30,16 @@ export function attachGpu(engine, { arenaBytes } = {}) {
     gpus.set(mod, p);
   }
   return gpus.get(mod);
+}
+
+// A failed GPU read (a lost device rejects mapAsync) as an error that names WebGPU.
+async function gpuCall(f) {
+  try {
+    return await f();
+  } catch (e) {
+    if (/^WebGPU/.test(e?.message ?? '')) throw e;
+    throw new Error(`WebGPU: ${e?.message ?? e}`);
+  }
 }
 
 const wantsGpu = (x) => {
@@ -54,7 +66,7 @@ export class GpuSession {
   // The pending steps' records, read and settled: {losses, gradNorm} of those steps.
   async settle(r) {
     if (!r.pending) return r;
-    const rec = await this.table.readFloats(r.records, 2 * r.pending);
+    const rec = await gpuCall(() => this.table.readFloats(r.records, 2 * r.pending));
     this.handle.settle(rec);
     const losses = new Float32Array(r.pending);
     for (let i = 0; i < r.pending; ++i) losses[i] = rec[2 * i];
@@ -63,13 +75,19 @@ export class GpuSession {
   }
 
   async read(optimizer = false) {
-    await this.table.prefetch(JSON.parse(this.handle.deviceRanges(optimizer)));
+    await gpuCall(() => this.table.prefetch(JSON.parse(this.handle.deviceRanges(optimizer))));
+  }
+
+  // The device, destroyed: what a lost GPU looks like to the page (the fallback's tests).
+  lose() {
+    this.gpu.table.device.destroy();
   }
 
   info() {
     return this.inner.info();
   }
   async train(steps) {
+    this.table; // throws once the device is lost
     const r = this.inner.train(steps); // encodes `steps` steps; nothing is read
     return this.settle(r);
   }

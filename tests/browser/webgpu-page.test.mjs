@@ -1,0 +1,120 @@
+// The page and a widget on the WebGPU backend (web/gpu/choose.js, web/gpu/session.js), in
+// headless Chromium with WebGPU on SwiftShader: with WebGPU chosen in the engine line's menu the
+// playground's Transformer trains on the GPU and the line names the adapter; when the device is
+// lost mid-run the run goes on in WebAssembly from its last read-back state and reaches its last
+// step, and the line says so; with "auto" each model is timed on both and (SwiftShader being a
+// CPU implementation of Vulkan) WebAssembly wins, with both times shown; a widget with
+// backend="webgpu" trains on the GPU and says so in data-backend.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { startServer } from './harness.mjs';
+import { GPU_ARGS } from './webgpu-harness.mjs';
+
+let server, context, dir;
+before(async () => {
+  server = await startServer();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-webgpu-page-'));
+  context = await chromium.launchPersistentContext(dir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: GPU_ARGS,
+  });
+});
+after(async () => {
+  await context?.close();
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function open(choice, hash) {
+  const page = await context.newPage();
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(String(e)));
+  await page.addInitScript((c) => {
+    localStorage.setItem('attnlab:backend', c);
+    indexedDB.deleteDatabase('attnlab');
+  }, choice);
+  await page.goto(`${server.url}?lang=en#${hash}`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await page.locator('[data-demo=playground]').scrollIntoViewIfNeeded();
+  await page.waitForSelector('[data-demo=playground][data-ready="1"]', { timeout: 60000 });
+  return page;
+}
+
+const stepOf = (page) =>
+  page.evaluate(() => Number(document.querySelector('[data-demo=playground] .run progress').value));
+
+test('WebGPU chosen: the playground trains on the GPU; a lost device falls back to wasm and the run finishes', async () => {
+  const page = await open(
+    'webgpu',
+    'playground.model=transformer&playground.task=reverse&playground.size=small&playground.steps=60'
+  );
+  assert.equal(await page.locator('#engine-backend').inputValue(), 'webgpu');
+  await page.locator('[data-demo=playground] [name=run-toggle]').click();
+  await page.waitForSelector('#engine-gpu[data-backend=webgpu]', { timeout: 60000 });
+  assert.match(await page.locator('#engine-gpu').textContent(), /WebGPU · .*swiftshader/i);
+  await page.waitForFunction(
+    () => Number(document.querySelector('[data-demo=playground] .run progress').value) >= 15,
+    null,
+    { timeout: 120000 }
+  );
+  // the run has been read back at least once (every 2 s): lose the device under it
+  await page.waitForTimeout(2500);
+  const lostAt = await stepOf(page);
+  assert.equal(await page.evaluate(async () => (await window.attnlab.engine()).loseGpu()), true);
+  await page.waitForSelector('#engine-gpu[data-reason=lost]', { timeout: 60000 });
+  assert.match(await page.locator('#engine-gpu').textContent(), /GPU was lost.*WebAssembly from step \d+/);
+  const from = Number((await page.locator('#engine-gpu').textContent()).match(/from step (\d+)/)[1]);
+  assert.ok(from >= 1 && from <= lostAt + 60, `went on from step ${from} (lost at ${lostAt})`);
+  await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 120000 });
+  assert.equal(await stepOf(page), 60);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('auto: each model is timed on both backends; on SwiftShader WebAssembly wins, both times shown', async () => {
+  const page = await open(
+    'auto',
+    'playground.model=transformer&playground.task=reverse&playground.size=small&playground.steps=50'
+  );
+  await page.locator('[data-demo=playground] [name=run-toggle]').click();
+  await page.waitForSelector('#engine-gpu[data-backend]', { timeout: 120000 });
+  const text = await page.locator('#engine-gpu').textContent();
+  const backend = await page.locator('#engine-gpu').getAttribute('data-backend');
+  if (backend === 'wasm') assert.match(text, /WebGPU timed slower here \([\d.]+ ms a step, WebAssembly [\d.]+ ms\)/);
+  else assert.match(text, /WebGPU · /);
+  await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 120000 });
+  assert.equal(await stepOf(page), 50);
+  // the menu changes what the next model gets
+  await page.locator('#engine-backend').selectOption('wasm');
+  assert.equal(await page.evaluate(() => localStorage.getItem('attnlab:backend')), 'wasm');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a widget with backend="webgpu" trains on the GPU', async () => {
+  const page = await context.newPage();
+  await page.addInitScript(() => indexedDB.deleteDatabase('attnlab')); // no run of the tests above
+  await page.goto(`${server.url}examples/embed/index.html`);
+  await page.evaluate(() => {
+    const el = document.createElement('attnlab-demo');
+    el.setAttribute('name', 'playground');
+    el.setAttribute('backend', 'webgpu');
+    el.setAttribute('lang', 'en');
+    el.setAttribute('steps', '50');
+    el.setAttribute('size', 'small');
+    el.id = 'gpu-widget';
+    document.body.append(el);
+  });
+  await page.waitForSelector('#gpu-widget[data-ready="1"]', { timeout: 60000 });
+  await page.locator('#gpu-widget [name=run-toggle]').click();
+  await page.waitForSelector('#gpu-widget[data-backend=webgpu]', { timeout: 60000 });
+  await page.waitForFunction(() => Number(document.querySelector('#gpu-widget .run progress')?.value) >= 3, null, {
+    timeout: 120000,
+  });
+  await page.close();
+});

@@ -4,21 +4,29 @@
 #   2. runs the [cuda] tests (CUDA kernel table vs. CPU table) and fails if they skipped,
 #   3. times the CUDA kernel table at base-model shapes (attnlab_cuda_bench),
 #   4. times a base-model training step: attnlab's own (attnlab_model_bench) and PyTorch's
-#      nn.Transformer under bf16 autocast on the same batch, when torch+CUDA exist.
-# Everything goes to one log (default build/gpu-check.log). Each stage is capped so the whole
-# run stays under 8 minutes. Usage: scripts/gpu-check.sh [log] ; exit status 1 if a stage failed.
+#      nn.Transformer under bf16 autocast on the same batch, when torch+CUDA exist,
+#   5. runs bench/rows/webgpu.mjs in headless Chromium with the hardware flags (Vulkan through
+#      ANGLE, no SwiftShader): the WebGPU backend against the wasm engine on this machine's GPU
+#      when Chromium's Vulkan driver works, and says which adapter it found (none found, or only
+#      SwiftShader, is reported, not a failure; its rows print the goals: config M step >= 5x
+#      wasm, GEMM 1024^3 >= 1 TFLOP/s, not asserted).
+# Everything goes to one log (default build/gpu-check.log). Each stage is capped: stages 1-4
+# share TOTAL - WEBGPU seconds, stage 5 has the last WEBGPU, so the whole run stays under 10
+# minutes. Usage: scripts/gpu-check.sh [log] ; exit status 1 if a stage failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOG=${1:-build/gpu-check.log}
 mkdir -p "$(dirname "$LOG")"
 exec > >(tee "$LOG") 2>&1
-TOTAL=470  # seconds for all stages together
+TOTAL=590  # seconds for all stages together
+WEBGPU=120 # the last of them, kept for the WebGPU stage
+budget=$((TOTAL - WEBGPU)) # what the stages before it share
 BATCH=128 LEN=96
 start=$SECONDS
 failed=()
 section() { echo; echo "== $* (t=$((SECONDS - start))s)"; }
-cap() {  # cap N: N seconds or what is left of TOTAL, whichever is less (at least 5)
-  local left=$((TOTAL - (SECONDS - start)))
+cap() {  # cap N: N seconds or what is left of $budget, whichever is less (at least 5)
+  local left=$((budget - (SECONDS - start)))
   ((left < $1)) && echo $((left > 5 ? left : 5)) || echo "$1"
 }
 stage() {  # stage NAME SECONDS CMD...: runs CMD with a time cap, records a failure
@@ -77,6 +85,27 @@ if [[ -n $torch_py ]]; then
     --batch $BATCH --len $LEN --steps 20
 else
   echo "no PyTorch with CUDA on this machine: no peer timing"
+fi
+
+section "WebGPU in headless Chromium: hardware adapter through Vulkan (bench/rows/webgpu.mjs)"
+budget=$TOTAL
+chromium_bin=${ATTNLAB_CHROMIUM:-/usr/bin/chromium}
+missing=()
+command -v node >/dev/null || missing+=(node)
+[[ -x $chromium_bin ]] || missing+=("$chromium_bin")
+command -v node >/dev/null && ! node -e 'require.resolve("playwright-core")' 2>/dev/null &&
+  missing+=("playwright-core (npm ci)")
+[[ -f web/public/engine/attnlab.mjs ]] || missing+=("web/public/engine/attnlab.mjs (the wasm engine)")
+if ((${#missing[@]})); then
+  echo "WebGPU stage not run: missing ${missing[*]}"
+else
+  mkdir -p build/gpu
+  wlog=build/gpu/webgpu-bench.txt
+  # no adapter (or only SwiftShader) gives skipped rows and exit status 0: reported, not failed
+  stage webgpu-bench "$WEBGPU" env ATTNLAB_WEBGPU_ADAPTER=hardware ATTNLAB_CHROMIUM="$chromium_bin" \
+    node bench/rows/webgpu.mjs >"$wlog" 2>&1
+  grep -v '^{' "$wlog" | tail -40
+  echo "WebGPU adapter: $(grep -m1 -o 'webgpu: Chromium .*' "$wlog" || echo 'not reported (the run stopped before opening WebGPU)')"
 fi
 
 section "done"

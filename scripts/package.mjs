@@ -5,6 +5,7 @@
 //   pkg/node.js, node-worker.js  the Node.js entry (web/package/)
 //   pkg/lib/                     the engine client, loader, Worker runtime and persistence
 //                                (web/core/ modules, plain ES modules)
+//   pkg/gpu/                     the WebGPU backend the runtime imports (web/gpu/)
 //   pkg/embed.js                 the widget script (dist/embed.js)
 //   pkg/engine/                  the browser engines (dist/engine/: attnlab, -relaxed, -mt) and
 //                                the node one (build/wasm/attnlab-node.{cjs,wasm})
@@ -59,6 +60,10 @@ export function stage({ quiet = false } = {}) {
 
   for (const f of coreClosure(['client.js', 'engine.js', 'worker.js', 'runtime.js', 'coi.js', 'persist.js', 'api.js']))
     cpSync(path.join(root, 'web', 'core', f), path.join(pkgDir, 'lib', f));
+  // the WebGPU backend the Worker runtime imports (lib/runtime.js -> ../gpu/)
+  mkdirSync(path.join(pkgDir, 'gpu'), { recursive: true });
+  for (const f of readdirSync(path.join(root, 'web', 'gpu')).filter((f) => f.endsWith('.js')))
+    cpSync(path.join(root, 'web', 'gpu', f), path.join(pkgDir, 'gpu', f));
   for (const f of ['index.js', 'node.js', 'node-worker.js'])
     writeFileSync(path.join(pkgDir, f), withVersion(readFileSync(path.join(root, 'web', 'package', f), 'utf8')));
   writeFileSync(

@@ -68,8 +68,11 @@ function showBackend(ev) {
     return;
   }
   const round = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : '?');
-  const vars = { detail: ev.detail ?? '', step: ev.step ?? 0, gpu: round(ev.ms?.webgpu), wasm: round(ev.ms?.wasm) };
+  const vars = { step: ev.step ?? 0, gpu: round(ev.ms?.webgpu), wasm: round(ev.ms?.wasm) };
   el.textContent = ev.reason ? `— ${t(`engine.gpu.${ev.reason}`, vars)}` : '';
+  // the browser's own words (English), marked as such
+  if (ev.detail && ev.reason !== 'chosen' && ev.reason !== 'slower')
+    el.append(' (', Object.assign(document.createElement('span'), { lang: 'en', textContent: ev.detail }), ')');
 }
 
 function backendMenu() {

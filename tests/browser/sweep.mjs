@@ -21,7 +21,7 @@ export async function mountAll(page) {
 export const LATIN_TERMS = new Set(
   `
 attnlab transformer transformers rnnsearch rnnencdec bahdanau vaswani luong graves vinyals ptr net ntm lstm gru rnn seq2seq
-bleu wmt gpu gpus cpu cpus simd simd128 webassembly wasm fma worker bpe relu gelu softmax argmax beam greedy
+bleu wmt gpu gpus cpu cpus simd simd128 webassembly webgpu wasm fma worker bpe relu gelu softmax argmax beam greedy
 png csv tsv txt json safetensors kib mib mb kb ms tsp ding moby dick gpl layernorm layer norm embed embedding pe sin cos
 query key value dk dv model ffn mask causal d_model d_k d_v d_ff log exp max min sum mean top top-k github arxiv html url
 attention all you need tab dropout adam warmup search npm stdlib datasets-moby-dick apache mit attn phrases iso ptr-net

@@ -225,7 +225,7 @@ export class GpuTable {
         bits(alpha),
         bits(beta),
       ],
-      [Math.ceil(N / 16), Math.ceil(M / 16), batch]
+      [Math.ceil(N / 32), Math.ceil(M / 32), batch]
     );
   }
 

@@ -49,40 +49,49 @@ fn red_max(v: f32, t: u32) -> f32 {
 const NEG_INF = '-3.4028234663852886e38';
 
 export const KERNELS = {
-  // C[M,N] = alpha op(A) op(B) + beta C, `batch` along z with element strides.
-  // words: 0 M 1 N 2 K 3 lda 4 ldb 5 ldc 6 A 7 B 8 C 9 sA 10 sB 11 sC 12 transA 13 transB
-  //        14 alpha 15 beta
+  // C = alpha op(A) op(B) + beta C, batched over wg.z. Each invocation computes a 4×4 block of C
+  // in registers (a workgroup of 8×8 invocations: a 32×32 tile), reading A and B straight from
+  // the arena: no workgroup memory and no barriers, which keeps it fast on software Vulkan
+  // (SwiftShader) too. words: 0 M 1 N 2 K 3 lda 4 ldb 5 ldc 6 A 7 B 8 C 9 sA 10 sB 11 sC 12 tA
+  // 13 tB 14 alpha 15 beta
   gemm: /* wgsl */ `
-const TS: u32 = 16u;
-var<workgroup> As: array<array<f32, 16>, 16>;
-var<workgroup> Bs: array<array<f32, 16>, 16>;
-@compute @workgroup_size(16, 16)
+@compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let M = pu(0u); let N = pu(1u); let K = pu(2u);
   let lda = pu(3u); let ldb = pu(4u); let ldc = pu(5u);
   let A = pu(6u) + wg.z * pu(9u); let B = pu(7u) + wg.z * pu(10u); let C = pu(8u) + wg.z * pu(11u);
   let ta = pu(12u) != 0u; let tb = pu(13u) != 0u;
-  let i = wg.y * TS + l.y; let j = wg.x * TS + l.x;
-  var acc = 0.0;
-  for (var k0 = 0u; k0 < K; k0 = k0 + TS) {
-    let ka = k0 + l.x;  // A tile: row i, column ka
-    var a = 0.0;
-    if (i < M && ka < K) { a = select(mem[A + i * lda + ka], mem[A + ka * lda + i], ta); }
-    As[l.y][l.x] = a;
-    let kb = k0 + l.y;  // B tile: row kb, column j
-    var b = 0.0;
-    if (kb < K && j < N) { b = select(mem[B + kb * ldb + j], mem[B + j * ldb + kb], tb); }
-    Bs[l.y][l.x] = b;
-    workgroupBarrier();
-    for (var k = 0u; k < TS; k = k + 1u) { acc = fma(As[l.y][k], Bs[k][l.x], acc); }
-    workgroupBarrier();
+  let i0 = (wg.y * 8u + l.y) * 4u; let j0 = (wg.x * 8u + l.x) * 4u;
+  if (i0 >= M || j0 >= N) { return; }
+  // op(A)[i, k] = A[i*lda + k] (or A[k*lda + i]); rows past M and columns past N read row/column
+  // i0 or j0 again (their sums are never stored)
+  var ai: array<u32, 4>; var bj: array<u32, 4>;
+  for (var r = 0u; r < 4u; r = r + 1u) {
+    let i = select(i0, i0 + r, i0 + r < M);
+    let j = select(j0, j0 + r, j0 + r < N);
+    ai[r] = A + select(i * lda, i, ta);
+    bj[r] = B + select(j, j * ldb, tb);
   }
-  if (i < M && j < N) {
-    let at = C + i * ldc + j;
-    let beta = pf(15u);
-    var c = pf(14u) * acc;
-    if (beta != 0.0) { c = c + beta * mem[at]; }
-    mem[at] = c;
+  let astep = select(1u, lda, ta); let bstep = select(ldb, 1u, tb);
+  var acc: array<vec4<f32>, 4>;
+  for (var k = 0u; k < K; k = k + 1u) {
+    let av = vec4<f32>(mem[ai[0] + k * astep], mem[ai[1] + k * astep], mem[ai[2] + k * astep], mem[ai[3] + k * astep]);
+    let bv = vec4<f32>(mem[bj[0] + k * bstep], mem[bj[1] + k * bstep], mem[bj[2] + k * bstep], mem[bj[3] + k * bstep]);
+    acc[0] = fma(vec4<f32>(av.x), bv, acc[0]);
+    acc[1] = fma(vec4<f32>(av.y), bv, acc[1]);
+    acc[2] = fma(vec4<f32>(av.z), bv, acc[2]);
+    acc[3] = fma(vec4<f32>(av.w), bv, acc[3]);
+  }
+  let alpha = pf(14u); let beta = pf(15u);
+  for (var r = 0u; r < 4u; r = r + 1u) {
+    if (i0 + r >= M) { break; }
+    for (var c = 0u; c < 4u; c = c + 1u) {
+      if (j0 + c >= N) { break; }
+      let at = C + (i0 + r) * ldc + j0 + c;
+      var v = alpha * acc[r][c];
+      if (beta != 0.0) { v = v + beta * mem[at]; }
+      mem[at] = v;
+    }
   }
 }`,
 

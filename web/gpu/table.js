@@ -278,27 +278,11 @@ export class GpuTable {
     );
   }
 
-  adam(p, m, v, g, n, lr, beta1, beta2, eps, wd, t) {
+  adam(p, m, v, g, n, lr, beta1, beta2, eps, wd, t, state = 0) {
     const [gx, gy] = grid(Math.ceil(n / 256));
-    this.run(
-      'adam',
-      [
-        p / 4,
-        m / 4,
-        v / 4,
-        g / 4,
-        n,
-        bits(lr),
-        bits(beta1),
-        bits(beta2),
-        bits(eps),
-        bits(wd),
-        bits(1 - Math.fround(beta1) ** t),
-        bits(1 - Math.fround(beta2) ** t),
-        gx,
-      ],
-      [gx, gy]
-    );
+    const bc = (beta) => bits(1 - Math.fround(beta) ** t);
+    const f = [lr, beta1, beta2, eps, wd].map(bits);
+    this.run('adam', [p / 4, m / 4, v / 4, g / 4, n, ...f, bc(beta1), bc(beta2), gx, state / 4], [gx, gy]);
   }
 
   axpy(y, alpha, x, n) {
@@ -343,27 +327,7 @@ export class GpuTable {
   }
 
   adam_guarded(p, m, v, g, n, lr, beta1, beta2, eps, wd, t, state) {
-    const [gx, gy] = grid(Math.ceil(n / 256));
-    this.run(
-      'adam_guarded',
-      [
-        p / 4,
-        m / 4,
-        v / 4,
-        g / 4,
-        n,
-        bits(lr),
-        bits(beta1),
-        bits(beta2),
-        bits(eps),
-        bits(wd),
-        bits(1 - Math.fround(beta1) ** t),
-        bits(1 - Math.fround(beta2) ** t),
-        gx,
-        state / 4,
-      ],
-      [gx, gy]
-    );
+    this.adam(p, m, v, g, n, lr, beta1, beta2, eps, wd, t, state);
   }
 
   embedding_forward(out, W, ids, R, C, scale) {

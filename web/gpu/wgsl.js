@@ -295,32 +295,23 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   if (l.x == 0u) { mem[pu(0u) + r] = -(off * (all - f32(V) * lse) + (on - off) * logp_t); }
 }`,
 
-  // words: 0 p 1 m 2 v 3 g 4 n 5 lr 6 beta1 7 beta2 8 eps 9 wd 10 bc1 11 bc2 12 gridX (256s)
+  // Adam; with a state address in word 13 (not 0) the readback-free step's guarded update:
+  // gradients scaled by state[1] (in place), nothing at all when state[0] != 0 (a step that was
+  // not finite, or one after it). words: 0 p 1 m 2 v 3 g 4 n 5 lr 6 beta1 7 beta2 8 eps 9 wd
+  // 10 bc1 11 bc2 12 gridX (256s) 13 state
   adam: /* wgsl */ `
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let i = (wg.x + wg.y * pu(12u)) * 256u + l.x;
   if (i >= pu(4u)) { return; }
-  let b1 = pf(6u); let b2 = pf(7u); let g = mem[pu(3u) + i];
-  let m = b1 * mem[pu(1u) + i] + (1.0 - b1) * g;
-  let v = b2 * mem[pu(2u) + i] + (1.0 - b2) * g * g;
-  mem[pu(1u) + i] = m;
-  mem[pu(2u) + i] = v;
-  let p = mem[pu(0u) + i];
-  mem[pu(0u) + i] = p - pf(5u) * ((m / pf(10u)) / (sqrt(v / pf(11u)) + pf(8u)) + pf(9u) * p);
-}`,
-
-  // The readback-free step's update: adam on g * state[1], nothing when state[0] != 0 (a step
-  // that was not finite, or one after it); words as adam's, 13 state
-  adam_guarded: /* wgsl */ `
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
-  let i = (wg.x + wg.y * pu(12u)) * 256u + l.x;
-  if (i >= pu(4u) || mem[pu(13u)] != 0.0) { return; }
-  let b1 = pf(6u); let b2 = pf(7u);
+  let st = pu(13u);
   var g = mem[pu(3u) + i];
-  let f = mem[pu(13u) + 1u];
-  if (f != 1.0) { g = g * f; mem[pu(3u) + i] = g; }
+  if (st != 0u) {
+    if (mem[st] != 0.0) { return; }
+    let f = mem[st + 1u];
+    if (f != 1.0) { g = g * f; mem[pu(3u) + i] = g; }
+  }
+  let b1 = pf(6u); let b2 = pf(7u);
   let m = b1 * mem[pu(1u) + i] + (1.0 - b1) * g;
   let v = b2 * mem[pu(2u) + i] + (1.0 - b2) * g * g;
   mem[pu(1u) + i] = m;

@@ -18,11 +18,10 @@
 // engine, GEMM 1024³ >= 1 TFLOP/s. Without an adapter the rows say so (skipped, with the reason);
 // no figure is reported that was not measured. With the hardware flags, an adapter that is
 // SwiftShader counts as none (every row skipped; what chrome://gpu says is printed).
-// SwiftShader is slow (a 2-core machine: ~0.1 GFLOP/s GEMM; ~9-17 s a config S step, ~74 s
-// config M, ~32 s the playground's model): there the steps are 2 after 2, and with --quick only
-// config S is timed (M and the playground's model are skipped rows saying so) and config M's
-// counters are taken while its steps are encoded, never waited for (--quick: ~1.5 min here;
-// without --quick ~10 min).
+// SwiftShader is slow (a 2-core machine: GEMM 1.3-2.2 GFLOP/s; ~2.6 s a config S step): there
+// the steps are 2 after 2, and with --quick only config S is timed (M and the playground's
+// model are skipped rows saying so) and config M's counters are taken while its steps are
+// encoded, never waited for (--quick: ~20 s here).
 // ATTNLAB_WEBGPU_ADAPTER=swiftshader (default: Chromium's SwiftShader, as the browser tests) or
 // hardware (Vulkan through ANGLE: the machine's GPU when Chromium's Vulkan driver works);
 // ATTNLAB_CHROMIUM: the Chromium binary (default /usr/bin/chromium).

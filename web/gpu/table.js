@@ -72,6 +72,7 @@ export class GpuTable {
     this.scratch = 0;
     this.scratchBytes = 0;
     this.cached = null; // [[at, bytes, Uint8Array]] of the last prefetch()
+    this.generation = 0; // bumped by every dispatch and write (prefetch checks it)
   }
 
   pipeline(name) {
@@ -91,7 +92,7 @@ export class GpuTable {
   // One dispatch of kernel `name` with parameter words (numbers: integers as u32, floats given
   // through bits()), over workgroups [x, y, z].
   run(name, words, [x, y = 1, z = 1]) {
-    this.cached = null;
+    this.drop();
     if (this.slot === SLOTS) this.flush();
     const view = new Uint32Array(this.params, this.slot * SLOT, 16);
     for (let i = 0; i < words.length; ++i) view[i] = words[i] >>> 0;
@@ -166,13 +167,21 @@ export class GpuTable {
   // prefetch(), while nothing has been encoded or written since (any dispatch or write drops
   // them). A C++ call that reads (save, the host copy of the weights for decoding) is preceded
   // by an awaited prefetch of exactly what it reads (api::Session::device_ranges).
+  // All ranges are copied at one point of the queue; if work was encoded or written while they
+  // were read (another session's chunk between two awaits), they are read again.
   async prefetch(ranges) {
-    const got = [];
-    for (const [at, bytes] of ranges) got.push([at, bytes, await this.read(at, bytes)]);
-    this.cached = got;
+    for (;;) {
+      const generation = this.generation;
+      const got = await Promise.all(ranges.map(([at, bytes]) => this.read(at, bytes).then((d) => [at, bytes, d])));
+      if (generation === this.generation) {
+        this.cached = got;
+        return;
+      }
+    }
   }
   drop() {
     this.cached = null;
+    this.generation += 1;
   }
   download(at, bytes) {
     for (const [a, b, data] of this.cached ?? [])

@@ -32,8 +32,17 @@ const BUDGET_S = 25 * 60;
 // Browser test files whose assertions depend on the page getting the machine to itself (the
 // cost demo's n² growth, the page's longest task while it parses 2 MB): they run one at a time
 // after the others, which run two files at a time (each file launches its own Chromium).
+// The WebGPU suites run there too: SwiftShader is Vulkan on the CPU and takes both cores, which
+// starved the lane beside it (a 150-s wait in named-controls ran out once).
 // ATTNLAB_BROWSER_JOBS=1 runs every file one at a time.
-const SERIAL_BROWSER = ['demos.test.mjs', 'owndata.test.mjs'];
+const SERIAL_BROWSER = [
+  'demos.test.mjs',
+  'owndata.test.mjs',
+  'webgpu-kernels.test.mjs',
+  'webgpu-recurrent.test.mjs',
+  'webgpu-session.test.mjs',
+  'webgpu-page.test.mjs',
+];
 const browserJobs = Math.max(1, Number(process.env.ATTNLAB_BROWSER_JOBS) || 2);
 
 // counts: { passed, failed, skipped }

@@ -50,27 +50,28 @@ test('Bahdanau widget: RNNsearch trains live and the mass on the gold alignment 
   const first = await page.evaluate(() =>
     document.querySelector('[data-demo=bahdanau]').curve.find((p) => p.gold !== null)
   );
-  // within 30 s of training the alignment must be recognisable
-  await page
-    .waitForFunction(
-      () => {
-        const c = document.querySelector('[data-demo=bahdanau]').curve ?? [];
-        const g = c.filter((p) => p.gold !== null);
-        return g.length > 1 && g.at(-1).gold > 0.6;
-      },
-      null,
-      { timeout: 30000 }
-    )
-    .catch(() => {});
-  await demo.locator('[name=run-toggle]').click(); // pause
+  // the alignment is recognisable before the run's 1500 steps end (the bound is a hang bound: a
+  // loaded machine only takes longer to get there)
+  await page.waitForFunction(
+    () => {
+      const el = document.querySelector('[data-demo=bahdanau]');
+      const g = (el.curve ?? []).filter((p) => p.gold !== null);
+      return (g.length > 1 && g.at(-1).gold > 0.6) || el.querySelector('.run').dataset.state === 'done';
+    },
+    null,
+    { timeout: 180000 }
+  );
+  // pause, unless the run has just ended (its toggle is then disabled)
+  await page.evaluate(() => {
+    const run = document.querySelector('[data-demo=bahdanau] .run');
+    if (['running', 'training'].includes(run.dataset.state)) run.querySelector('[name=run-toggle]').click();
+  });
   const curve = await page.evaluate(() => document.querySelector('[data-demo=bahdanau]').curve);
   const golds = curve.filter((p) => p.gold !== null);
   const a = await page.evaluate(() => document.querySelector('[data-demo=bahdanau]').alignment);
-  assert.ok(
-    golds.at(-1).gold > first.gold + 0.2,
-    `gold mass ${first.gold.toFixed(3)} -> ${golds.at(-1).gold.toFixed(3)}`
-  );
-  assert.ok(golds.at(-1).gold > 3 / a.S, `above chance: ${golds.at(-1).gold} vs ${1 / a.S}`);
+  const trace = golds.map((p) => `${p.step}:${p.gold.toFixed(3)}`).join(' ');
+  assert.ok(golds.at(-1).gold > first.gold + 0.2, `gold mass by step: ${trace}`);
+  assert.ok(golds.at(-1).gold > 3 / a.S, `above chance (${1 / a.S}): gold by step ${trace}`);
   for (let i = 0; i < a.T; i++) {
     const s = a.weights.slice(i * a.S, (i + 1) * a.S).reduce((x, y) => x + y, 0);
     assert.ok(Math.abs(s - 1) < 1e-3, `row ${i} sums to ${s}`);

@@ -11,9 +11,32 @@ export async function mountAll(page) {
     await page.locator(`[data-demo="${name}"]`).scrollIntoViewIfNeeded();
     // a hang bound, not a speed check: §1's sampler loads its model in the shared Worker, which
     // may still be busy with another demo's work on a loaded machine
-    await page.waitForSelector(`[data-demo="${name}"][data-ready="1"]`, { timeout: 150000 });
+    await page
+      .waitForSelector(`[data-demo="${name}"][data-ready="1"]`, { timeout: Number(process.env.MOUNT_MS) || 150000 })
+      .catch(async (e) => {
+        throw new Error(`${e.message}\n${await demoState(page, name)}`);
+      });
   }
   return names;
+}
+
+// What a demo that never got ready shows, for the failure's message: its attributes, its text,
+// the page's errors and the demos' ready marks so far.
+export async function demoState(page, name) {
+  const st = await page
+    .evaluate((name) => {
+      const el = document.querySelector(`[data-demo="${name}"]`);
+      const r = el?.getBoundingClientRect();
+      return {
+        attrs: el ? Object.fromEntries([...el.attributes].map((a) => [a.name, a.value])) : null,
+        text: el?.textContent.trim().slice(0, 300),
+        rect: r && [r.top, r.bottom].map(Math.round),
+        scrollY,
+        marks: performance.getEntriesByType('mark').map((m) => `${m.name}@${Math.round(m.startTime)}`),
+      };
+    }, name)
+    .catch((e) => ({ unreadable: e.message }));
+  return `demo ${name}: ${JSON.stringify(st)}\npage errors: ${JSON.stringify(page.errors ?? [])}`;
 }
 
 // Names and terms the Korean page writes in Latin letters on purpose: model and paper names,

@@ -11,18 +11,16 @@ export async function mountAll(page) {
     await page.locator(`[data-demo="${name}"]`).scrollIntoViewIfNeeded();
     // a hang bound, not a speed check: §1's sampler loads its model in the shared Worker, which
     // may still be busy with another demo's work on a loaded machine
-    await page
-      .waitForSelector(`[data-demo="${name}"][data-ready="1"]`, { timeout: Number(process.env.MOUNT_MS) || 150000 })
-      .catch(async (e) => {
-        throw new Error(`${e.message}\n${await demoState(page, name)}`);
-      });
+    await page.waitForSelector(`[data-demo="${name}"][data-ready="1"]`, { timeout: 150000 }).catch(async (e) => {
+      throw new Error(`${e.message}\n${await demoState(page, name)}`);
+    });
   }
   return names;
 }
 
 // What a demo that never got ready shows, for the failure's message: its attributes, its text,
 // the page's errors and the demos' ready marks so far.
-export async function demoState(page, name) {
+async function demoState(page, name) {
   const st = await page
     .evaluate((name) => {
       const el = document.querySelector(`[data-demo="${name}"]`);

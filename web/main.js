@@ -160,7 +160,9 @@ function renderNav() {
 
 // Demos mount as they come near the viewport and push the sections below them down while the
 // page scrolls: a table-of-contents jump keeps its section at the top until the layout has been
-// still for a moment, the reader scrolls on their own, or 10 s have passed.
+// still for a moment, the reader scrolls on their own, or 10 s have passed. Anything that takes
+// the page elsewhere once the section has arrived (find in page, a focused control, a script)
+// also ends the hold: the section's top then lies more than a window's height away.
 let anchoring = null;
 function scrollToSection(id, behavior = 'smooth') {
   const target = document.getElementById(id);
@@ -184,14 +186,23 @@ function scrollToSection(id, behavior = 'smooth') {
   });
   const quit = ['wheel', 'touchstart', 'keydown', 'mousedown'];
   const hard = setTimeout(stop, 10000);
+  let arrived = false; // a smooth jump passes through far-away positions on its way
+  const onScroll = () => {
+    const away = Math.abs(target.getBoundingClientRect().top) > innerHeight;
+    if (!away) arrived = true;
+    else if (arrived) stop();
+  };
   function stop() {
     ro.disconnect();
     clearTimeout(still);
     clearTimeout(hard);
     quit.forEach((ev) => removeEventListener(ev, stop, true));
+    removeEventListener('scroll', onScroll);
     if (anchoring?.stop === stop) anchoring = null;
   }
   quit.forEach((ev) => addEventListener(ev, stop, { capture: true, passive: true }));
+  addEventListener('scroll', onScroll, { passive: true });
+  onScroll();
   ro.observe(main);
   settle();
   anchoring = { stop, id };

@@ -7,7 +7,8 @@
 //   native Catch2 via CTest, Release build             (everything, incl. [model] training)
 //   the CUDA build, compiled wherever nvcc is present  ([cuda] tests, registered only there;
 //                                                      skipped, not passed, without a GPU)
-//   the same Catch2 sources as WebAssembly under node  (all but [model]; single-thread and pthreads)
+//   the same Catch2 sources as WebAssembly under node  (all but [model]; single-thread and pthreads;
+//                                                      a few processes, each case counted)
 //   the C++ package: cmake --install + examples/cpp    (tests/package/cpp.test.mjs)
 //   node tests of the JS package and the wasm module   (tests/node, node --test)
 //   browser tests in headless Chromium                 (tests/browser, playwright-core: two files
@@ -21,6 +22,7 @@ import { readdirSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { run, must } from './lib/run.mjs';
 import { ctestCounts, tapCounts } from './lib/counts.mjs';
+import { catchShards } from './lib/catch-shards.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const jobs = String(process.env.ATTNLAB_JOBS || 2);
@@ -89,6 +91,15 @@ async function ctest(dir, extra = []) {
   return ctestCounts(r.out, r.code, `ctest in build/${dir}`);
 }
 
+// The wasm builds' Catch2 cases: a few node processes each, every case counted on its own
+// (scripts/lib/catch-shards.mjs); CTest's one process per case spent most of the time starting.
+function wasmTests(dir) {
+  return catchShards(path.join(root, 'build', dir), {
+    jobs: Number(jobs),
+    env: { ...process.env, NODE_PATH: '/usr/share/nodejs' },
+  });
+}
+
 // Each test has 10 minutes, each file's process is made to exit when its tests end (a handle
 // left open by a failing test must not keep it alive), and the whole suite has 30 minutes.
 // dir: every *.test.mjs in it, or a list of test files.
@@ -150,9 +161,9 @@ if (setupOk) {
   if (cudaBuilt && existsSync(path.join(root, 'build', 'cuda', 'CTestTestfile.cmake')))
     await stage('CUDA tests (skipped without a GPU)', () => ctest('cuda', ['-R', '^cuda:']));
   if (await buildStage('build: WebAssembly', build.buildWasm)) {
-    await stage('wasm tests (Catch2 under node)', () => ctest('wasm'));
+    await stage('wasm tests (Catch2 under node)', () => wasmTests('wasm'));
     if (await buildStage('build: WebAssembly threads', build.buildWasmMt))
-      await stage('wasm-mt tests (Catch2 under node)', () => ctest('wasm-mt'));
+      await stage('wasm-mt tests (Catch2 under node)', () => wasmTests('wasm-mt'));
     // Its two modules only; tests/node/wasm-relaxed.test.mjs compares them with the plain build.
     await buildStage('build: WebAssembly relaxed SIMD', build.buildWasmRelaxed);
     await stage('node tests', () => nodeTests('tests/node'));

@@ -25,15 +25,25 @@ CATCH_REGISTER_LISTENER(CaseCounter)
 
 void attnlab::test::skip(const char* reason) {
   const std::string name = Catch::getResultCapture().getCurrentTestName();
-  if (g_skipped.insert(name).second)
+  if (g_skipped.insert(name).second) {
     std::printf("attnlab: skipped \"%s\": %s\n", name.c_str(), reason);
+    // also in the report (a <Warning> of the case in XML), which a runner reads from a file
+    WARN("attnlab: skipped: " << reason);
+  }
 }
 
 int main(int argc, char* argv[]) {
   Catch::Session session;
   if (const int rc = session.applyCommandLine(argc, argv)) return rc;
   const int failed = session.run();
-  if (g_started == 0) return failed;  // a listing, or a spec that matched nothing
+  const Catch::ConfigData& cfg = session.configData();
+  if (cfg.listTests || cfg.listTestNamesOnly || cfg.listTags || cfg.listReporters)
+    return failed;  // a listing: Catch2 exits with the number listed
+  // A spec that names no case is a registration defect (CTest splits a name at ';'), not a pass.
+  if (g_started == 0) {
+    std::printf("attnlab: no test case matches this run's test spec\n");
+    return 1;
+  }
   if (failed == 0 && int(g_skipped.size()) == g_started) {
     std::printf("attnlab: all %d test case(s) skipped\n", g_started);
     return attnlab::test::kSkipExitCode;

@@ -55,7 +55,7 @@ TEST_CASE("session: training on the task matches the Trainer step for step", "[a
   CHECK(s->info()["params"] == m->params().total());
 }
 
-TEST_CASE("session: trainBatch fits a repeated batch; rnnsearch gives Bahdanau alignments",
+TEST_CASE("session: trainBatch fits a repeated batch, and rnnsearch gives Bahdanau alignments",
           "[api]") {
   for (const std::string kind : {"transformer", "rnnsearch"}) {
     json c = small_config(kind);

@@ -1,0 +1,191 @@
+// The WebAssembly Catch2 suites, run in shards: a few node processes, each running a share of the
+// test cases, instead of CTest's one process per case. Starting node and instantiating the
+// 3 MB test module (and, in the pthread build, its pool of workers) costs about a quarter of a
+// second per process, which was most of these stages' time. Every case is still counted on its
+// own, from Catch2's XML report:
+//   passed   its OverallResult succeeded and it did not skip
+//   skipped  it called ATTNLAB_SKIP (main.cpp adds a warning "attnlab: skipped: <reason>")
+//   failed   its OverallResult failed, or it started and its process died or hung in it
+// A process that dies in a case (an abort, a trap) takes only that case with it: the cases of
+// its share that had not started run again in a new process. A case that fails is then run
+// again alone with Catch2's console reporter, so the log shows its expressions; if it passes
+// alone it still counts as failed, and the log says that the cases before it in its share
+// changed its outcome.
+// Shares are balanced by the cases' durations in the previous run (build/<dir>/catch-times.json).
+import { mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { run } from './run.mjs';
+
+// Catch2 v2 reads each line of an --input-file as one quoted test name, in which `,`, `[`, `]`
+// and `\` must be escaped.
+export const escapeName = (name) => name.replace(/[\\,[\]]/g, (c) => `\\${c}`);
+
+const unxml = (s) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&#(\d+);/g, (_, n) => String.fromCodePoint(Number(n)))
+    .replace(/&amp;/g, '&');
+
+// Catch2's XML report (possibly cut short) -> {started: [names in order], results: Map(name ->
+// {success, seconds, skipped})}. A case skipped with ATTNLAB_SKIP carries a <Warning> that
+// starts "attnlab: skipped" (main.cpp).
+export function parseXmlReport(xml) {
+  const started = [];
+  const results = new Map();
+  const re =
+    /<TestCase name="([^"]*)"|<Warning>\s*attnlab: skipped|<OverallResult success="(true|false)"(?: durationInSeconds="([\d.e+-]+)")?/g;
+  let current = null,
+    skipped = false;
+  for (let m; (m = re.exec(xml));) {
+    if (m[1] !== undefined) {
+      current = unxml(m[1]);
+      started.push(current);
+      skipped = false;
+    } else if (m[2] === undefined) {
+      skipped = current !== null;
+    } else if (current !== null) {
+      results.set(current, { success: m[2] === 'true', seconds: Number(m[3] ?? 0), skipped });
+      current = null;
+    }
+  }
+  return { started, results };
+}
+
+// Longest-first assignment of cases to `n` shares by expected seconds.
+export function balance(names, seconds, n) {
+  const shares = Array.from({ length: Math.max(1, Math.min(n, names.length)) }, () => ({ names: [], load: 0 }));
+  const order = [...names].sort((a, b) => (seconds[b] ?? 1) - (seconds[a] ?? 1));
+  for (const name of order) {
+    const s = shares.reduce((a, b) => (b.load < a.load ? b : a));
+    s.names.push(name);
+    s.load += seconds[name] ?? 1;
+  }
+  return shares.filter((s) => s.names.length);
+}
+
+// dir: the build folder (build/wasm, build/wasm-mt). Returns {passed, failed, skipped}.
+// spec: a Catch2 test spec (default: the build's ATTNLAB_TEST_SPEC, the cases CTest registers).
+export async function catchShards(
+  dir,
+  { jobs = 2, shares = 3 * jobs, timeoutMs = 900_000, env = process.env, spec = null } = {}
+) {
+  const cache = readFileSync(path.join(dir, 'CMakeCache.txt'), 'utf8');
+  if (spec === null) {
+    // as tests/cpp/catch.cmake registers them: the hidden [.] cases stay out
+    const own = cache.match(/^ATTNLAB_TEST_SPEC:STRING=(.*)$/m)?.[1] ?? '';
+    spec = own ? `${own}~[.]` : '';
+  }
+  const emulator = (cache.match(/^CMAKE_CROSSCOMPILING_EMULATOR:[A-Z]+=(.*)$/m)?.[1] ?? 'node').split(';');
+  const exe = path.join(dir, 'attnlab_tests.cjs');
+  if (!existsSync(exe)) throw new Error(`${exe} is missing: build it first`);
+  const [cmd, ...pre] = emulator;
+  const exec = (args, opts = {}) =>
+    run(cmd, [...pre, exe, ...args], { capture: true, cwd: dir, env, timeoutMs, ...opts });
+
+  // Catch2 v2 exits with the number of cases it listed. The pthread build's runtime can exit
+  // before all of its stdout has reached a pipe: a listing shorter than that number is read again.
+  let names = [],
+    listing = null;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    listing = await exec(['--list-test-names-only', ...(spec ? [spec] : [])]);
+    names = listing.out.split('\n').filter((l) => l.trim());
+    if (names.length && listing.code === names.length % 256) break;
+  }
+  if (!names.length || listing.code !== names.length % 256)
+    throw new Error(`${exe} --list-test-names-only: ${names.length} case(s) read, exit ${listing.code}`);
+
+  const timesFile = path.join(dir, 'catch-times.json');
+  let seconds = {};
+  try {
+    seconds = JSON.parse(readFileSync(timesFile, 'utf8'));
+  } catch {
+    /* first run: every case counts as a second */
+  }
+  const work = path.join(dir, 'catch-shards');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+
+  const passed = new Set(),
+    failed = new Map(), // name -> why
+    skipped = new Set(),
+    took = {};
+  let serial = 0;
+  // Runs one share; returns the names it never started (its process died or hung before them).
+  async function runShare(share) {
+    const k = ++serial;
+    const list = path.join(work, `share-${k}.txt`);
+    const report = path.join(work, `share-${k}.xml`);
+    writeFileSync(list, share.map(escapeName).join('\n') + '\n');
+    const t0 = Date.now();
+    const r = await exec(['-f', list, '-r', 'xml', '-d', 'yes', '-o', report]);
+    const xml = existsSync(report) ? readFileSync(report, 'utf8') : '';
+    const { started, results } = parseXmlReport(xml);
+    for (const name of started) {
+      const res = results.get(name);
+      if (!res) {
+        failed.set(
+          name,
+          r.timedOut
+            ? `did not finish within ${timeoutMs / 1000} s`
+            : `its process ended inside it (exit ${r.code}):\n${r.out.slice(-4000)}`
+        );
+        continue;
+      }
+      took[name] = res.seconds;
+      if (!res.success) failed.set(name, 'failed in its share');
+      else if (res.skipped) skipped.add(name);
+      else passed.add(name);
+    }
+    const done = new Set(started);
+    const left = share.filter((n) => !done.has(n));
+    const unknown = started.filter((n) => !share.includes(n));
+    if (unknown.length) throw new Error(`share ${k} ran cases it was not given: ${unknown.join('; ')}`);
+    if (left.length && r.code === 0 && !r.timedOut)
+      throw new Error(`share ${k} ended cleanly without running ${left.length} case(s): ${left[0]} ...`);
+    if (left.length && !started.length) {
+      // the process ended before its first case: nothing would run in a new share either
+      for (const name of left)
+        failed.set(name, `its process ended before any case ran (exit ${r.code}):\n${r.out.slice(-4000)}`);
+      console.log(`attnlab: ${path.basename(dir)} share ${k}: its process ended before any case ran (exit ${r.code})`);
+      return [];
+    }
+    console.log(
+      `attnlab: ${path.basename(dir)} share ${k}: ${started.length}/${share.length} case(s) run in ${((Date.now() - t0) / 1000).toFixed(1)} s` +
+        (left.length ? `; its process ended (exit ${r.code}), ${left.length} case(s) go to a new share` : '')
+    );
+    return left;
+  }
+
+  const queue = balance(names, seconds, shares).map((s) => s.names);
+  async function lane() {
+    for (let share; (share = queue.shift());) {
+      const left = await runShare(share);
+      if (left.length) queue.push(left);
+    }
+  }
+  await Promise.all(Array.from({ length: jobs }, lane));
+
+  // each failure again, alone, with the console reporter: its expressions in the log
+  for (const [name, why] of failed) {
+    if (why.startsWith('did not finish') || why.startsWith('its process ended before')) {
+      console.log(`attnlab: FAILED "${name}": ${why}`);
+      continue;
+    }
+    const list = path.join(work, 'failed.txt');
+    writeFileSync(list, `${escapeName(name)}\n`);
+    const r = await exec(['-f', list]);
+    const alone = r.code === 0 ? 'it PASSES when run alone: a case before it in its share changed its outcome' : '';
+    console.log(`attnlab: FAILED "${name}": ${why}${alone ? `; ${alone}` : ''}\n${r.out}`);
+  }
+  writeFileSync(timesFile, JSON.stringify({ ...seconds, ...took }, null, 1));
+  const missing = names.filter((n) => !passed.has(n) && !failed.has(n) && !skipped.has(n));
+  for (const n of missing) failed.set(n, 'never reported');
+  console.log(
+    `attnlab: ${path.basename(dir)}: ${names.length} test cases, ${passed.size} passed, ${failed.size} failed, ${skipped.size} skipped` +
+      (skipped.size ? ` (${[...skipped].join('; ')})` : '')
+  );
+  return { passed: passed.size, failed: failed.size, skipped: skipped.size };
+}

@@ -131,11 +131,12 @@ const ctx = {
       ],
       `wasm_runner ${engine}`
     ),
-  // The one-core SIMD peak as an upper bound, with its parts: natively the larger of FMA and
-  // mul+add chains (attnlab_bench peak); in wasm the larger of the plain build's SIMD128
-  // mul+add chains and the relaxed build's chains (relaxed_madd, i.e. FMA, and mul+add), since
-  // an engine may run a SIMD128 GEMM's mul and add faster than separate chains (measured on an
-  // AVX-512 machine: GEMM 116-131% of the mul+add figure, under the FMA one).
+  // The one-core SIMD peak as an upper bound, with its parts: natively the largest of FMA and
+  // mul+add chains and the GEMM's register tile on L1 data (attnlab_bench peak); in wasm the
+  // same for the plain build (SIMD128 mul+add chains, tile) and the relaxed build (relaxed_madd,
+  // i.e. FMA, and mul+add chains, tile), since an engine may run a SIMD128 GEMM faster than
+  // separate chains (node on an AVX-512 EPYC: GEMM 55.9 GFLOP/s, mul+add chains 37.6, relaxed
+  // chains 52.6: V8 spills a dozen chain accumulators), never faster than its own inner loop.
   // Resolves to {gflops, parts: {label: GFLOP/s or null}}.
   peakDetail(kind) {
     if (!peaks.has(kind)) {
@@ -145,26 +146,34 @@ const ctx = {
         kind === 'native'
           ? ctx.native(['peak', String(seconds)]).then((r) => ({
               gflops: r.peak_gflops,
-              parts: { 'FMA chains': r.fma_gflops || null, 'mul+add chains': r.mul_add_gflops ?? r.peak_gflops },
+              parts: {
+                'FMA chains': r.fma_gflops || null,
+                'mul+add chains': r.mul_add_gflops ?? r.peak_gflops,
+                'GEMM tile on L1 data': r.tile_gflops ?? null,
+              },
             }))
           : (async () => {
               const [plain] = await ctx.wasm('attnlab', [{ kind: 'peak', seconds }]);
               let fma = null;
               if (existsSync(path.join(root, 'build', 'wasm-relaxed', 'attnlab-relaxed-node.cjs'))) {
                 try {
-                  fma = (await ctx.wasm('attnlab-relaxed', [{ kind: 'peak', seconds }]))[0].gflops;
+                  fma = (await ctx.wasm('attnlab-relaxed', [{ kind: 'peak', seconds }]))[0];
                 } catch (e) {
                   ctx.log(`relaxed-SIMD peak not measured: ${e.message.split('\n')[0]}`);
                 }
               } else
                 ctx.log(
-                  'relaxed-SIMD peak not measured: no build/wasm-relaxed node module (the wasm peak is the mul+add figure alone)'
+                  'relaxed-SIMD peak not measured: no build/wasm-relaxed node module (the wasm peak is the plain build: chains and tile alone)'
                 );
               return {
-                gflops: Math.max(plain.gflops, fma ?? 0),
+                gflops: Math.max(plain.gflops, fma?.gflops ?? 0),
                 parts: {
-                  'SIMD128 mul+add chains': plain.gflops,
-                  'relaxed build, larger of relaxed_madd and mul+add chains': fma,
+                  'SIMD128 mul+add chains': plain.mulAdd,
+                  'GEMM tile on L1 data': plain.tile,
+                  'relaxed build, larger of relaxed_madd and mul+add chains': fma
+                    ? Math.max(fma.fma, fma.mulAdd)
+                    : null,
+                  'relaxed build, GEMM tile': fma?.tile ?? null,
                 },
               };
             })()

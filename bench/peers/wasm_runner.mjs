@@ -43,7 +43,7 @@ async function attnlab(relaxed) {
     wasmBinary: readFileSync(path.join(dir, `${name}.wasm`)),
   });
   return cases.map((c) => {
-    if (c.kind === 'peak') return { gflops: mod.benchSimdPeak(c.seconds) };
+    if (c.kind === 'peak') return mod.benchSimdPeakParts(c.seconds);
     if (c.percall) {
       const flops = mod.benchGemmPrepare(c.M, c.N, c.K, !!c.ta, !!c.tb, c.batch);
       return { gflops: (flops / bestPerCall(() => mod.benchGemmRun(), c.seconds)) * 1e-9 };

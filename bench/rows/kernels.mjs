@@ -1,4 +1,4 @@
-// Bench rows for the kernels: measured SIMD peaks (the larger of FMA and mul+add chains), the
+// Bench rows for the kernels: measured SIMD peaks (FMA and mul+add chains, the GEMM tile), the
 // attention slice (wasm vs. native, ms per call), and GEMM GFLOP/s side by side with peers:
 // attnlab-wasm vs. TF.js's wasm backend (XNNPACK, 1 thread), attnlab-native vs. PyTorch CPU on
 // OpenBLAS at 1 and 2 threads (when /usr/bin/python3 has torch and OpenBLAS is what it loads;
@@ -57,14 +57,15 @@ export async function rows(ctx) {
   const out = [];
   const seconds = ctx.quick ? 0.1 : 0.4;
 
-  // Peaks: the larger of FMA and mul+add chains, each the best of 8..24 chains (cpp/bench/
-  // bench.cpp; in wasm the plain and the relaxed build, bench/bench.mjs peakDetail), so that
-  // latency x pipes is covered; every row's % of peak must stay <= 100 (flagged otherwise).
+  // Peaks: the largest of FMA and mul+add chains, each the best of 8..24 chains, and the GEMM's
+  // register tile on L1-resident panels (cpp/bench/bench.cpp; in wasm the plain and the relaxed
+  // build, bench/bench.mjs peakDetail), so that latency x pipes is covered and no engine's
+  // scheduling of a kernel beats its bound; every row's % of peak must stay <= 100 (flagged).
   const native = await ctx.peakDetail('native');
   const nativePeak = native.gflops;
   out.push({
     ...row(
-      'SIMD peak, native: larger of FMA and mul+add chains (1 core)',
+      'SIMD peak, native: largest of FMA chains, mul+add chains and the GEMM tile on L1 data (1 core)',
       'GFLOP/s',
       nativePeak,
       null,
@@ -84,10 +85,10 @@ export async function rows(ctx) {
 
 async function wasmRows(ctx, out, cases, seconds) {
   const wasm = await ctx.peakDetail('wasm');
-  const wasmPeak = wasm.gflops;
-  out.push({
+  let wasmPeak = wasm.gflops;
+  const peakRow = {
     ...row(
-      'SIMD peak, wasm: larger of SIMD128 mul+add and relaxed_madd chains (1 core)',
+      'SIMD peak, wasm: largest of SIMD128 mul+add chains, relaxed_madd chains and the GEMM tiles on L1 data (1 core)',
       'GFLOP/s',
       wasmPeak,
       null,
@@ -96,7 +97,8 @@ async function wasmRows(ctx, out, cases, seconds) {
       100
     ),
     note: peakNote(wasm),
-  });
+  };
+  out.push(peakRow);
 
   for (const [B, H, T, D] of [
     [1, 4, 64, 32],
@@ -121,11 +123,21 @@ async function wasmRows(ctx, out, cases, seconds) {
 
   // wasm GEMM: timed inside wasm (benchGemm) and, by the rule TF.js is timed with, one JS call
   // per product (percall); the ratio and the goal use the per-call figure.
-  const inner = await ctx.wasm('attnlab', cases);
-  const perCall = await ctx.wasm(
-    'attnlab',
-    cases.map((c) => ({ ...c, percall: true }))
-  );
+  // Each of the two runs measures the peak again before and after its rows, in the same process
+  // (the same compiled code and clock speed as the rows): the bound is the largest figure seen.
+  const peakCase = { kind: 'peak', seconds: ctx.quick ? 0.4 : 1.5 };
+  const around = (list) => [peakCase, ...list, peakCase];
+  const innerRun = await ctx.wasm('attnlab', around(cases));
+  const perCallRun = await ctx.wasm('attnlab', around(cases.map((c) => ({ ...c, percall: true }))));
+  const inner = innerRun.slice(1, -1),
+    perCall = perCallRun.slice(1, -1);
+  const again = [innerRun, perCallRun].flatMap((r) => [r[0], r.at(-1)]);
+  const tileAgain = Math.max(...again.map((p) => p.tile));
+  if (tileAgain > wasmPeak) {
+    wasmPeak = tileAgain;
+    peakRow.attnlab = round(wasmPeak);
+    peakRow.note += `; GEMM tile again beside the GEMM rows ${round(tileAgain)} (the bound)`;
+  }
   let tf = null;
   try {
     tf = await ctx.wasm('tfjs', cases);

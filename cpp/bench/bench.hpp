@@ -30,7 +30,11 @@ class GemmProblem {
 // this build sees it, the larger of separate mul and add chains and (where the build has a
 // fused multiply-add: natively, and the relaxed-SIMD wasm build) FMA chains, each the best of a
 // sweep over the number of chains (8..24), so that latency x pipes is covered whatever the
-// CPU. `gflops`/`chains` name the winner; fma_gflops is 0 in a build without FMA.
+// CPU. The GEMM's own register tile on L1-resident panels (kernels::cpu::gemm_tile_run) is
+// measured too and the bound is the largest of the three: a compiler may schedule a kernel better
+// than separate chains (V8 spills chain accumulators that a GEMM tile keeps in registers), and
+// no GEMM runs faster than its inner loop without memory traffic. `gflops` is that bound,
+// `chains` the winning chain count (0 when the tile won); fma_gflops is 0 without FMA.
 struct PeakResult {
   double gflops;
   int chains;
@@ -38,6 +42,7 @@ struct PeakResult {
   int mul_add_chains;
   double fma_gflops;
   int fma_chains;
+  double tile_gflops;
 };
 PeakResult bench_simd_peak_sweep(double min_seconds);
 double bench_simd_peak(double min_seconds);  // bench_simd_peak_sweep(...).gflops

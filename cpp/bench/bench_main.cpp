@@ -36,8 +36,9 @@ int main(int argc, char** argv) {
       std::printf(
           "{\"peak_gflops\": %.3f, \"chains\": %d, \"mul_add_gflops\": %.3f, \"mul_add_chains\": "
           "%d, "
-          "\"fma_gflops\": %.3f, \"fma_chains\": %d, \"threads\": 1}\n",
-          p.gflops, p.chains, p.mul_add_gflops, p.mul_add_chains, p.fma_gflops, p.fma_chains);
+          "\"fma_gflops\": %.3f, \"fma_chains\": %d, \"tile_gflops\": %.3f, \"threads\": 1}\n",
+          p.gflops, p.chains, p.mul_add_gflops, p.mul_add_chains, p.fma_gflops, p.fma_chains,
+          p.tile_gflops);
     } else if (what == "gemm" && argc >= 9) {
       attnlab::set_num_threads(arg(argv, 8));
       const double g =

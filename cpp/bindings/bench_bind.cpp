@@ -1,6 +1,7 @@
 // Embind registration of the wasm benchmarks (cpp/bench/bench.hpp), timed inside WebAssembly:
 //   benchGemm(M, N, K, transA, transB, batch, minSeconds) -> GFLOP/s
-//   benchSimdPeak(minSeconds) -> GFLOP/s of SIMD128 mul+add chains
+//   benchSimdPeak(minSeconds) -> GFLOP/s, the one-core bound (api::bench_simd_peak_sweep)
+//   benchSimdPeakParts(minSeconds) -> {gflops, mulAdd, fma, tile}: the bound and its parts
 //   benchAttention(B, H, T, S, D, causal, minSeconds) -> ms per call
 //   benchGemmPrepare(M, N, K, transA, transB, batch) -> flops of one product; then
 //   benchGemmRun() computes that product once per call (timed from JS, per call, the layer a
@@ -69,6 +70,20 @@ double bench_simd_peak(val min_seconds) {
   });
 }
 
+// {gflops, mulAdd, fma, tile}: the bound and its parts (fma 0 without a fused multiply-add).
+val bench_simd_peak_parts(val min_seconds) {
+  return guarded([&] {
+    const auto p = attnlab::api::bench_simd_peak_sweep(
+        seconds_arg(min_seconds, "benchSimdPeakParts: minSeconds"));
+    val r = val::object();
+    r.set("gflops", p.gflops);
+    r.set("mulAdd", p.mul_add_gflops);
+    r.set("fma", p.fma_gflops);
+    r.set("tile", p.tile_gflops);
+    return r;
+  });
+}
+
 double bench_attention(val B, val H, val T, val S, val D, val causal, val min_seconds) {
   return guarded([&] {
     const int b = int_arg(B, "benchAttention: B", 1, kMaxDim),
@@ -91,5 +106,6 @@ EMSCRIPTEN_BINDINGS(attnlab_bench) {
   emscripten::function("benchGemmPrepare", &bench_gemm_prepare);
   emscripten::function("benchGemmRun", &bench_gemm_run);
   emscripten::function("benchSimdPeak", &bench_simd_peak);
+  emscripten::function("benchSimdPeakParts", &bench_simd_peak_parts);
   emscripten::function("benchAttention", &bench_attention);
 }

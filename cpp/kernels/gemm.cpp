@@ -333,6 +333,23 @@ void gemm_split(bool transA, bool transB, int M, int N, int K, float alpha, cons
 
 }  // namespace
 
+double gemm_tile_run(long calls) {
+  // One packed A panel (MR x kc) and one B micro-panel (kc x NR), zero (nothing grows or turns
+  // subnormal), and a C tile written with beta = 0: the inner loop with its operands in L1. The
+  // panels are as deep as 24 KiB allows (at least KC), so that the C tile's store and the call
+  // weigh less than in any GEMM (SIMD128's 4 x 8 tile: 512 deep).
+  constexpr int MR = Wide::MR, NR = Wide::NR;
+  constexpr int kc = std::max(KC, 24 * 1024 / int(sizeof(float) * (MR + NR)) / W * W);
+  thread_local std::vector<fbatch> a(size_t(MR) * kc / W + 1), b(size_t(kc) * NR / W),
+      c(size_t(MR) * NR / W);
+  float* pa = reinterpret_cast<float*>(a.data());
+  float* pb = reinterpret_cast<float*>(b.data());
+  float* pc = reinterpret_cast<float*>(c.data());
+  for (long i = 0; i < calls; ++i)
+    micro_kernel<Wide, true>(kc, pa, 0, pb, pc, NR, 1.f, 0.f, MR, NR);
+  return 2.0 * MR * NR * kc * double(calls);
+}
+
 void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
           const float* B, int ldb, float beta, float* C, int ldc) {
   if (M <= 0 || N <= 0) return;

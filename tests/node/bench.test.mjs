@@ -29,6 +29,15 @@ test('wasm bench: SIMD peak and attention timing', () => {
   positive(mod.benchAttention(1, 2, 5, 7, 3, true, 0.005), 'benchAttention');
 });
 
+test('wasm bench: the SIMD peak is the largest of its parts, the GEMM tile among them', () => {
+  const p = mod.benchSimdPeakParts(0.01);
+  positive(p.mulAdd, 'mul+add chains');
+  positive(p.tile, 'GEMM tile on L1 data');
+  assert.equal(p.fma, 0, 'the plain SIMD128 build has no fused multiply-add chains');
+  assert.equal(p.gflops, Math.max(p.mulAdd, p.fma, p.tile));
+  assert.throws(() => mod.benchSimdPeakParts(-1), /minSeconds/);
+});
+
 test('wasm bench: bad sizes are rejected', () => {
   assert.throws(() => mod.benchGemm(0, 4, 4, false, false, 1, 0.005));
 });

@@ -14,8 +14,8 @@ void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const floa
 void gemm_batched(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
                   int lda, long strideA, const float* B, int ldb, long strideB, float beta,
                   float* C, int ldc, long strideC, int batch);
-// Runs the GEMM's wide register tile `calls` times over one KC-deep pair of packed panels
-// (L1-resident, no packing, no C read) and returns the flops done: the rate of the inner loop
+// Runs the GEMM's wide register tile `calls` times over one pair of packed panels, at least KC
+// deep (L1-resident, no packing, no C read) and returns the flops done: the rate of the inner loop
 // alone, which bounds every GEMM built on it (the benchmark's peak, api::bench_simd_peak_sweep).
 double gemm_tile_run(long calls);
 void softmax_forward(float* y, const float* x, float scale, const uint8_t* key_pad, bool causal,

@@ -340,7 +340,7 @@ double gemm_tile_run(long calls) {
   // weigh less than in any GEMM (SIMD128's 4 x 8 tile: 512 deep).
   constexpr int MR = Wide::MR, NR = Wide::NR;
   constexpr int kc = std::max(KC, 24 * 1024 / int(sizeof(float) * (MR + NR)) / W * W);
-  thread_local std::vector<fbatch> a(size_t(MR) * kc / W + 1), b(size_t(kc) * NR / W),
+  thread_local std::vector<fbatch> a(size_t(MR) * kc / W), b(size_t(kc) * NR / W),
       c(size_t(MR) * NR / W);
   float* pa = reinterpret_cast<float*>(a.data());
   float* pb = reinterpret_cast<float*>(b.data());

@@ -15,7 +15,15 @@
 //    training time)
 // 7. fixture: the native translations (beam 4) of the first 100 test sentences, which the wasm
 //    engine must reproduce token for token (tests/node/translate.test.mjs)
-// Options: --steps N (default the recipe's), --out DIR (default build/translate), --fresh
+// The run lives under the user's cache folder (experiments/lib/run-store.mjs:
+// $ATTNLAB_RUNS/NAME, else $XDG_CACHE_HOME/attnlab/runs/NAME, else ~/.cache/attnlab/runs/NAME)
+// with its own copy of the attn binary; build/translate links to it, so a new checkout continues
+// the same run. --background starts the same command detached at nice 19 (output in the run's
+// log.txt) and returns; run it again at any time: a sitting in progress is left alone, an
+// interrupted one continues from the newest checkpoint. A background run trains and scores but
+// ships nothing (as --no-export): the same command with --skip-train exports its model.
+// Options: --steps N (default the recipe's), --name NAME (the run's folder; default
+// translate-de-en-CORPUS), --out DIR (a plain folder instead of the cache's), --fresh
 // (start over), --skip-train (evaluate and export an existing run), --threads N,
 // --set k=v,... (recipe flags, for a sweep), --no-export (evaluate only: leave the page's model),
 // --corpus v1|v2|v2-ablation (v1, the sentences: the shipped recipe; v2, the sentences
@@ -27,6 +35,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, wr
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuName, detach, lockRun, openRun, runningPid } from './lib/run-store.mjs';
 import {
   RECIPE_FLAGS as SHIPPED_RECIPE,
   RECIPE_V2_FLAGS,
@@ -38,8 +47,13 @@ import {
 } from './lib/translate-run.mjs';
 import { trainingWords } from '../web/demos/translate/words.js';
 
+// A failure is one line on stderr and exit 1 (an interrupted sitting: exit 130, run again).
+process.on('uncaughtException', (e) => {
+  console.error(`translator: ${e.message}`);
+  process.exit(/interrupted/.test(e.message) ? 130 : 1);
+});
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const attn = path.join(root, 'build', 'native', 'attn');
+const built = path.join(root, 'build', 'native', 'attn');
 const args = process.argv.slice(2);
 const opt = (name, def) => {
   const i = args.indexOf(`--${name}`);
@@ -49,8 +63,6 @@ const has = (name) => args.includes(`--${name}`);
 
 const NAME = 'translate-de-en';
 const DATA = path.join(root, 'build', 'data', 'de-en');
-const OUT = path.resolve(opt('out', path.join(root, 'build', 'translate')));
-const RUN = path.join(OUT, 'de-en.safetensors');
 const STEPS = Number(opt('steps', 20488)); // 110 minutes of the sweep's run on 1 thread
 // One thread, as the shipped run trained (the other core free for a second run; --threads 2
 // trains faster, with float sums in another order).
@@ -58,6 +70,30 @@ const RANKS = Number(opt('ranks', 1));
 const THREADS = RANKS > 1 ? '1' : String(opt('threads', 1));
 const CORPUS = opt('corpus', 'v1');
 const COPIES = Number(opt('sentence-copies', 4));
+if (has('fresh') && has('background')) throw new Error('--fresh with --background: start over in the foreground first');
+if (!existsSync(built)) must('node', [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+// The run's folder: --out, or the named run in the user's cache (build/translate links to it).
+const RUN_NAME = opt('name', `${NAME}-${CORPUS}`);
+let store = opt('out', null)
+  ? { dir: path.resolve(opt('out')), attn: built, binarySha256: null }
+  : openRun({ name: RUN_NAME, binary: built, link: path.join(root, 'build', 'translate'), replace: has('fresh') });
+const OUT = store.dir;
+const RUN = path.join(OUT, 'de-en.safetensors');
+let attn = store.attn;
+if (has('background')) {
+  const pid = runningPid(OUT);
+  if (pid) console.log(`run ${OUT} is already training (process ${pid}); log: ${path.join(OUT, 'log.txt')}`);
+  else {
+    // the background trains and scores (report.json in the run's folder); shipping the model
+    // into the checkout is a step of its own: the same command with --skip-train
+    const again = [...args.filter((a) => a !== '--background'), ...(has('no-export') ? [] : ['--no-export'])];
+    const child = detach({ dir: OUT, script: fileURLToPath(import.meta.url), args: again, cwd: root });
+    console.log(
+      `run ${OUT}: training in the background at nice 19 (process ${child}); log: ${path.join(OUT, 'log.txt')}`
+    );
+  }
+  process.exit(0);
+}
 const SAVE_EVERY = Number(opt('save-every', 250)),
   KEEP = 12,
   AVERAGE = 5,
@@ -113,10 +149,12 @@ function must(cmd, argv, opts = {}) {
 const json = (out) => JSON.parse(out.trim().split('\n').pop());
 const ckpts = () => checkpoints(RUN);
 
-if (!existsSync(attn)) must('node', [path.join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
 if (!existsSync(path.join(DATA, 'test.tsv')))
   must('bash', [path.join(root, 'scripts', 'data.sh')], { stdio: 'inherit' });
-if (has('fresh')) rmSync(OUT, { recursive: true, force: true });
+if (has('fresh')) {
+  for (const f of ['de-en.safetensors', 'de-en.safetensors.ckpt', 'wall.json', 'report.json', 'report.md'])
+    rmSync(path.join(OUT, f), { recursive: true, force: true });
+}
 mkdirSync(OUT, { recursive: true });
 
 async function train() {
@@ -132,6 +170,9 @@ async function train() {
     String(SAVE_EVERY),
     '--keep',
     String(KEEP),
+    // the newest checkpoint keeps Adam's moments (a resume reads it), the older ones weights only
+    '--keep-optimizer',
+    '1',
     '--log-every',
     '50',
     '--threads',
@@ -141,9 +182,29 @@ async function train() {
   ];
   if (last) argv.push('--resume', last);
   else argv.push('--train', trainFile(), '--valid', path.join(DATA, 'valid.tsv'), ...RECIPE);
-  console.error(`== ${RANKS > 1 ? `mpirun -np ${RANKS} ` : ''}attn ${argv.join(' ')}`);
-  // wall time summed over sittings in OUT/wall.json; Ctrl-C saves a checkpoint and stops
-  const code = await trainSitting({ attn, cwd: root, argv, run: RUN, dir: OUT, threads: THREADS, ranks: RANKS });
+  console.error(`== ${RANKS > 1 ? `mpirun -np ${RANKS} ` : ''}${attn} ${argv.join(' ')}`);
+  // wall time summed over sittings in OUT/wall.json (with the CPU and the binary of each); Ctrl-C
+  // saves a checkpoint and stops
+  const sitting = () =>
+    trainSitting({
+      attn,
+      cwd: root,
+      argv,
+      run: RUN,
+      dir: OUT,
+      threads: THREADS,
+      ranks: RANKS,
+      meta: { cpu: cpuName(), binary: store.binarySha256?.slice(0, 12) ?? null },
+    });
+  let code = await sitting();
+  if (code === 132 && store.binarySha256) {
+    // SIGILL: the run's copy was built for another CPU (-march=native); this checkout's binary
+    // takes over from the same checkpoint (float sums may then differ in the last bits)
+    console.error(`${attn} cannot run on this CPU (${cpuName()}): continuing with ${built}`);
+    store = openRun({ name: RUN_NAME, binary: built, link: path.join(root, 'build', 'translate'), replace: true });
+    attn = store.attn;
+    code = await sitting();
+  }
   if (code !== 0)
     throw new Error(`attn train exited ${code}${code === 130 ? ' (interrupted; run again to continue)' : ''}`);
 }
@@ -164,7 +225,11 @@ const evalTest = (ckpt, extra = []) =>
     ])
   );
 
-if (!has('skip-train')) await train();
+if (!has('skip-train')) {
+  const release = lockRun(OUT);
+  await train();
+  release();
+}
 const all = ckpts();
 const TRAINED = all.length ? stepOf(all.at(-1)) : 0; // the steps taken (a run stopped early: fewer than --steps)
 const wall = readWall(OUT);

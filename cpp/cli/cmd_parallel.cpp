@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 
 #include "cli/commands.hpp"
 #include "cli/data_parallel.hpp"
@@ -166,6 +167,8 @@ int cmd_train_parallel(Args& a) {
   const int last = train_int(a, "steps", 1000);  // train until this step
   const int save_every = train_int(a, "save-every", 1000);
   const int keep = train_int(a, "keep", 5);
+  // the newest checkpoints keep Adam's moments (the one a resume reads); older ones only weights
+  const int keep_optimizer = train_int(a, "keep-optimizer", keep);
   const int every = train_int(a, "log-every", 100);
   const int eval_sentences = train_int(a, "eval-sentences", 0);
   set_num_threads(train_int(a, "threads", 1));
@@ -178,6 +181,10 @@ int cmd_train_parallel(Args& a) {
   const bool resume = a.has("resume");
   if (resume) {
     resume_from = read_safetensors(a.str("resume"));
+    // before any output: an older checkpoint of a --keep-optimizer run keeps only weights
+    AL_CHECK(resume_from.find("optimizer.m") != nullptr,
+             a.str("resume") << " has no optimizer state (optimizer.m): resume from the run's "
+                                "newest checkpoint, or average/export/eval this one");
     opts = train_state_of(resume_from).at("options");
     bpe = Bpe::from_json(train_state_of(resume_from).at("vocab").get<std::string>());
     model = model_from_safetensors(resume_from, kt);
@@ -254,11 +261,15 @@ int cmd_train_parallel(Args& a) {
   const nlohmann::json extra = {{"options", opts}, {"task", "parallel"}};
 
   if (dist.root()) std::filesystem::create_directories(ckpt_dir(out));
+  std::set<std::string> stripped;
   auto checkpoint = [&] {
     if (!dist.root()) return;
     tr.save(ckpt_path(out, tr.next_step() - 1), extra);
     auto all = list_checkpoints(ckpt_dir(out));
     for (size_t i = 0; i + size_t(keep) < all.size(); ++i) std::filesystem::remove(all[i]);
+    for (size_t i = all.size() > size_t(keep) ? all.size() - size_t(keep) : 0;
+         i + size_t(keep_optimizer) < all.size(); ++i)
+      if (stripped.insert(all[i]).second) strip_optimizer(all[i]);  // each file read once a sitting
   };
   auto sigint = std::make_unique<SigintGuard>();
   const bool tty = stderr_is_tty();

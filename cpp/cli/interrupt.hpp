@@ -1,6 +1,8 @@
 // Ctrl-C during `attn train`: while a SigintGuard lives, SIGINT only raises a flag; the training
 // loop checks it after each step, saves what it has trained and exits with 130 (the shell's
-// code for an interrupted command). The previous handler is restored when the guard ends.
+// code for an interrupted command). SIGTERM, the signal a shutting-down machine or a job
+// scheduler sends before it kills, does the same. The previous handlers are restored when the
+// guard ends.
 #pragma once
 #include <csignal>
 
@@ -11,8 +13,12 @@ class SigintGuard {
   SigintGuard() {
     flag() = 0;
     previous_ = std::signal(SIGINT, on_sigint);
+    previous_term_ = std::signal(SIGTERM, on_sigint);
   }
-  ~SigintGuard() { std::signal(SIGINT, previous_); }
+  ~SigintGuard() {
+    std::signal(SIGINT, previous_);
+    std::signal(SIGTERM, previous_term_);
+  }
   SigintGuard(const SigintGuard&) = delete;
   SigintGuard& operator=(const SigintGuard&) = delete;
 
@@ -26,6 +32,7 @@ class SigintGuard {
   static void on_sigint(int) { flag() = 1; }
 
   void (*previous_)(int) = SIG_DFL;
+  void (*previous_term_)(int) = SIG_DFL;
 };
 
 // Exit code of a training command that saved its work after SIGINT.

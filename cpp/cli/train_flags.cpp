@@ -73,6 +73,9 @@ const std::vector<TrainFlag> kTrainFlags = {
      "--task parallel: steps between checkpoints"},
     {"keep", FlagType::Int, nullptr, nullptr, 1, 1000,
      "--task parallel: periodic checkpoints kept"},
+    {"keep-optimizer", FlagType::Int, nullptr, nullptr, 1, 1000,
+     "--task parallel: the newest checkpoints that keep Adam's moments (default: all kept; older "
+     "ones keep the weights, a third of the size)"},
     {"eval-sentences", FlagType::Int, nullptr, nullptr, 0, 1 << 24,
      "--task parallel: validation sentences scored after training"},
     {"lr-final", FlagType::Number, nullptr, nullptr, 0, 10,

@@ -128,13 +128,24 @@ BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, in
   return score;
 }
 
+namespace {
+bool is_optimizer_tensor(const StTensor& t) { return t.name.rfind("optimizer.", 0) == 0; }
+}  // namespace
+
+bool strip_optimizer(const std::string& path) {
+  SafeTensors st = read_safetensors(path);
+  const auto end = std::remove_if(st.tensors.begin(), st.tensors.end(), is_optimizer_tensor);
+  if (end == st.tensors.end()) return false;
+  st.tensors.erase(end, st.tensors.end());
+  write_safetensors_atomic(path, st);
+  return true;
+}
+
 SafeTensors average_checkpoints(const std::vector<std::string>& paths) {
   AL_CHECK(!paths.empty(), "nothing to average");
   SafeTensors avg = read_safetensors(paths.back());
-  avg.tensors.erase(
-      std::remove_if(avg.tensors.begin(), avg.tensors.end(),
-                     [](const StTensor& t) { return t.name.rfind("optimizer.", 0) == 0; }),
-      avg.tensors.end());
+  avg.tensors.erase(std::remove_if(avg.tensors.begin(), avg.tensors.end(), is_optimizer_tensor),
+                    avg.tensors.end());
   std::vector<std::vector<double>> sum;
   for (const StTensor& t : avg.tensors) sum.emplace_back(size_t(t.numel()), 0.0);
   for (const std::string& p : paths) {

@@ -77,4 +77,9 @@ BleuScore evaluate_bleu(Model& m, const ParallelCorpus& test, const Bpe& bpe, in
 // tensors dropped); metadata from the last one.
 SafeTensors average_checkpoints(const std::vector<std::string>& paths);
 
+// Rewrites the checkpoint at `path` without its optimizer tensors ("optimizer.*"), atomically: the
+// weights and the training state stay (eval, average and export read it as before), a resume from
+// it is refused by name. Returns false when it held none.
+bool strip_optimizer(const std::string& path);
+
 }  // namespace attnlab

@@ -2,6 +2,7 @@
 // run's checkpoints, and training in sittings whose wall time adds up in DIR/wall.json.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 
 // The shipped recipe, the best of the equal-time sweep: a 2+2-layer Transformer (d_model 256,
@@ -37,15 +38,22 @@ export const RECIPE_V2_FLAGS = Object.freeze({
 // The training file of a corpus: v1, the example sentences (DATA/train.tsv); v2, the sentences
 // `copies` times over and the dictionary's items (lexicon.tsv); v2-ablation, the same with the
 // items of the held-out sentences' entries left out (lexicon-ablation.tsv). Written to OUT.
+// The file stays in OUT (a resumed run reads the path its checkpoint names).
 export function trainingFile(corpus, data, out, copies) {
   const sentences = path.join(data, 'train.tsv');
-  if (corpus === 'v1') return sentences;
+  if (corpus === 'v1') {
+    const file = path.join(out, 'train-v1.tsv');
+    const text = readFileSync(sentences, 'utf8');
+    if (!existsSync(file) || readFileSync(file, 'utf8') !== text) writeFileSync(file, text);
+    return file;
+  }
   const lexicon = path.join(data, { v2: 'lexicon.tsv', 'v2-ablation': 'lexicon-ablation.tsv' }[corpus] ?? '');
   if (!existsSync(lexicon))
     throw new Error(`--corpus ${corpus}: ${lexicon} is missing (corpora: v1, v2, v2-ablation; run npm run data)`);
   const file = path.join(out, `train-${corpus}-x${copies}.tsv`);
   const text = readFileSync(sentences, 'utf8');
-  writeFileSync(file, text.repeat(copies) + readFileSync(lexicon, 'utf8'));
+  const composed = text.repeat(copies) + readFileSync(lexicon, 'utf8');
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== composed) writeFileSync(file, composed);
   return file;
 }
 
@@ -69,8 +77,9 @@ export function readWall(dir) {
 // argv). Ctrl-C, or `seconds` running out, sends attn SIGINT: it saves its step and exits 130.
 // ranks > 1: the sitting runs under `mpirun -np ranks` (data-parallel, one thread per rank), and
 // SIGINT goes to the ranks, not to mpirun (which would end them without a save).
-// The sitting's wall time and steps are added to DIR/wall.json. Resolves with the exit code.
-export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, seconds = Infinity, stderr }) {
+// The sitting's wall time, steps, start date and `meta` (the CPU, the binary) are added to
+// DIR/wall.json. Resolves with the exit code (128 + the signal's number when killed by one).
+export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, seconds = Infinity, stderr, meta = {} }) {
   const wall = readWall(dir);
   const from = checkpoints(run).at(-1);
   const t0 = Date.now();
@@ -94,10 +103,13 @@ export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, se
     const stop = () => (ranks > 1 ? spawnSync('pkill', ['-INT', '-P', String(p.pid)]) : p.kill('SIGINT'));
     const timer = Number.isFinite(seconds) ? setTimeout(stop, seconds * 1000) : null;
     process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
     p.on('error', reject);
-    p.on('close', (code) => {
+    p.on('close', (exitCode, signal) => {
+      const code = exitCode ?? 128 + (os.constants.signals[signal] ?? 0);
       clearTimeout(timer);
       process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
       const took = (Date.now() - t0) / 1000;
       const to = checkpoints(run).at(-1);
       wall.seconds += took;
@@ -107,6 +119,9 @@ export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, se
         seconds: took,
         threads: Number(threads),
         ranks,
+        date: new Date(t0).toISOString(),
+        code,
+        ...meta,
       });
       writeFileSync(path.join(dir, 'wall.json'), `${JSON.stringify(wall, null, 2)}\n`);
       resolve(code);

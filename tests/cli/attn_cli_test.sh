@@ -101,6 +101,20 @@ n=$(sed -n 's/^interrupted: saved step \([0-9]*\).*/\1/p' "$DIR/int.err")
 ok interrupt-parallel-resume "$ATTN" train --task parallel --resume "$(printf '%s.ckpt/step-%09d.safetensors' "$PI" "${n:-0}")" \
   --steps $((${n:-0} + 2)) --out "$DIR/par2.safetensors"
 
+# SIGTERM (a machine shutting down, a scheduler's preemption) saves the step as Ctrl-C does, and
+# the older periodic checkpoints keep only weights under --keep-optimizer 1
+PT="$DIR/term.safetensors"
+SIG=TERM interrupted interrupt-term "$PT" "$ATTN" train --task parallel --train "$DIR/pairs.tsv" --vocab-size 300 \
+  --d-model 16 --heads 2 --d-ff 32 --layers 1 --max-tokens 64 --steps 1000000 --save-every 1 --keep 3 \
+  --keep-optimizer 1 --out "$PT"
+n=$(sed -n 's/^interrupted: saved step \([0-9]*\).*/\1/p' "$DIR/int.err")
+ok interrupt-term-resume "$ATTN" train --task parallel --resume "$(printf '%s.ckpt/step-%09d.safetensors' "$PT" "${n:-0}")" \
+  --steps $((${n:-0} + 1)) --out "$DIR/term2.safetensors"
+older=$(printf '%s.ckpt/step-%09d.safetensors' "$PT" $((${n:-0} - 1)))
+bad interrupt-term-older-no-optimizer "$ATTN" train --task parallel --resume "$older" --steps $((${n:-0} + 1)) \
+  --out "$DIR/term3.safetensors"
+grep -q "optimizer" "$DIR/err" || { echo "FAIL interrupt-term-older-no-optimizer: $(head -c 300 "$DIR/err")"; fails=$((fails + 1)); }
+
 # Text in, text out on a corpus-trained model (its BPE vocabulary travels in the checkpoint)
 P="$DIR/par3.safetensors"
 ok parallel-train "$ATTN" train --task parallel --train "$DIR/pairs.tsv" --vocab-size 300 \

@@ -19,17 +19,17 @@ has() {  # has NAME PATTERN: stdout of the last command matches
   grep -q "$2" "$DIR/out" || { echo "FAIL $1: stdout lacks $2: $(head -c 200 "$DIR/out")"; fails=$((fails + 1)); }
 }
 
-interrupted() {  # interrupted NAME OUT CMD...: SIGINT after step 3 must save OUT and exit 130
-  local name="$1" out="$2"; shift 2
+interrupted() {  # interrupted NAME OUT CMD...: SIGINT (or $SIG) after step 3 must save OUT and exit 130
+  local name="$1" out="$2" sig="${SIG:-INT}"; shift 2
   # a fresh log: a stale "step 3/" from an earlier call would send SIGINT before the run has
   # installed its handler (a background job starts with SIGINT ignored)
   rm -f "$DIR/int.err"
   "$@" --log-every 1 >"$DIR/out" 2>"$DIR/int.err" &
   local pid=$! i rc
   for i in $(seq 300); do grep -q "^step 3/" "$DIR/int.err" 2>/dev/null && break; sleep 0.1; done
-  kill -INT $pid
+  kill -"$sig" $pid
   for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
-  kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo "no exit 60 s after SIGINT" >>"$DIR/int.err"; }
+  kill -0 $pid 2>/dev/null && { kill -KILL $pid; echo "no exit 60 s after SIG$sig" >>"$DIR/int.err"; }
   wait $pid; rc=$?
   if [ $rc -ne 130 ] || ! grep -q "^interrupted: saved step [0-9]" "$DIR/int.err" || [ ! -s "$out" ] || ls "$out".tmp* >/dev/null 2>&1; then
     echo "FAIL $name: exit $rc: $(tail -n 2 "$DIR/int.err")"; fails=$((fails + 1))

@@ -150,6 +150,36 @@ TEST_CASE("parallel trainer: resume continues exactly", "[train][data]") {
   std::remove(corpus.c_str());
 }
 
+TEST_CASE(
+    "parallel trainer: a checkpoint stripped of Adam's moments keeps its weights, not a resume",
+    "[train][data]") {
+  const std::string corpus = write_reverse_corpus("attnlab_strip.tsv", 120);
+  const std::string ckpt = temp_path("attnlab_strip_step2.safetensors");
+  Run r;
+  start(r, corpus);
+  for (int i = 0; i < 2; ++i) r.trainer->step();
+  r.trainer->save(ckpt, {{"note", "strip"}});
+  const auto before = std::filesystem::file_size(ckpt);
+  REQUIRE(read_safetensors(ckpt).find("optimizer.m") != nullptr);
+
+  CHECK(strip_optimizer(ckpt));
+  const SafeTensors st = read_safetensors(ckpt);
+  CHECK(st.find("optimizer.m") == nullptr);
+  CHECK(st.find("optimizer.v") == nullptr);
+  // Adam's two moments are each as large as the weights: the file shrinks to about a third.
+  CHECK(std::filesystem::file_size(ckpt) < before / 2);
+  CHECK(train_state_of(st).at("note") == "strip");
+  CHECK(train_state_of(st).at("step") == 2);
+  auto weights = model_from_safetensors(st, cpu_kernels());
+  CHECK(params_of(*weights) == params_of(*r.model));
+  // a second strip finds nothing to do; a resume from it is refused by name
+  CHECK_FALSE(strip_optimizer(ckpt));
+  Run resumed;
+  CHECK_THROWS_WITH(resume(resumed, corpus, st), Catch::Contains("optimizer"));
+  std::remove(ckpt.c_str());
+  std::remove(corpus.c_str());
+}
+
 TEST_CASE("word dropout replaces the share asked for, only in the inputs", "[train][data]") {
   std::vector<Example> ex;
   Rng draw(9);

@@ -124,13 +124,17 @@ export async function buildWasmRelaxed({ pageOnly = false } = {}) {
 // [cuda] tests (registered only there) are reported as skipped without a GPU. Returns false when
 // there is no toolkit.
 export const NVCC = '/usr/local/cuda/bin/nvcc';
+// Its headers come from third_party/include (scripts/third-party.sh), the copy that travels to a
+// GPU machine without the -dev packages, so this build is the one scripts/gpu-check.sh makes there.
 export async function buildCuda() {
   if (!existsSync(NVCC)) return false;
+  await must('bash', [path.join(root, 'scripts', 'third-party.sh')], { cwd: root });
   await cmakeBuild('cuda', [
     '-DCMAKE_BUILD_TYPE=Release',
     '-DATTNLAB_CUDA=ON',
     `-DCMAKE_CUDA_COMPILER=${NVCC}`,
     '-DATTNLAB_TEST_SPEC=[cuda]',
+    `-DATTNLAB_THIRD_PARTY_DIR=${path.join(root, 'third_party', 'include')}`,
   ]);
   return true;
 }

@@ -2,9 +2,12 @@
 // the fused kernels of this folder behind the KernelTable contract of kernels/kernels.hpp.
 // cuda_kernels() hands it out only when a CUDA device answers; otherwise it returns nullptr
 // and callers stay on the CPU table.
+#include <string>
+
 #include "cuda/activation.cuh"
 #include "cuda/common.cuh"
 #include "cuda/cross_entropy.cuh"
+#include "cuda/device.hpp"
 #include "cuda/embedding_dropout.cuh"
 #include "cuda/gemm.cuh"
 #include "cuda/layernorm.cuh"
@@ -12,6 +15,7 @@
 #include "cuda/optimizer.cuh"
 #include "cuda/recurrent.cuh"
 #include "cuda/softmax.cuh"
+#include "kernels/gemm_grid.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/readback_free.hpp"
 
@@ -69,13 +73,23 @@ const KernelTable& cuda_table() {
   return table;
 }
 
+// Why no device answered ("" when one did): cudaGetDeviceCount's error text, kept for the skip
+// messages of the [cuda] tests and scripts/gpu-check.sh.
+std::string& device_status_text() {
+  static std::string text;
+  return text;
+}
+
 bool device_present() {
   int n = 0;
   const cudaError_t err = cudaGetDeviceCount(&n);
   if (err != cudaSuccess) {
+    device_status_text() = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(err) + ": " +
+                           cudaGetErrorString(err);
     cudaGetLastError();  // clear "no driver"/"no device" so later checks start clean
     return false;
   }
+  if (n == 0) device_status_text() = "cudaGetDeviceCount: 0 devices";
   return n > 0;
 }
 
@@ -86,5 +100,20 @@ const KernelTable* cuda_kernels() {
   if (!present) return nullptr;
   return &cuda_table();
 }
+
+// The table whose batched GEMM is cuBLAS's (the CUDA table, or a copy of it) has the grid; a
+// copy that replaced gemm_batched (a wrapper counting calls, say) gets the loop over it.
+GemmGridFn gemm_grid_entry(const KernelTable& kt) {
+  return kt.gemm_batched == &cuda::gemm_batched ? &cuda::gemm_grid : nullptr;
+}
+
+namespace cuda {
+
+const char* device_status() {
+  cuda_kernels();
+  return device_status_text().c_str();
+}
+
+}  // namespace cuda
 
 }  // namespace attnlab

@@ -11,5 +11,9 @@ void gemm(bool transA, bool transB, int M, int N, int K, float alpha, const floa
 void gemm_batched(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
                   int lda, long strideA, const float* B, int ldb, long strideB, float beta,
                   float* C, int ldc, long strideC, int batch);
+// The grid of kernels/gemm_grid.hpp (GemmGridFn) in one cuBLAS call.
+void gemm_grid(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
+               long outerA, long innerA, const float* B, int ldb, long outerB, long innerB,
+               float beta, float* C, int ldc, long outerC, long innerC, int outer, int inner);
 
 }  // namespace attnlab::cuda

@@ -1,4 +1,6 @@
 // Device memory: cudaMalloc/cudaMemset/cudaMemcpy behind the kernel table's memory entries.
+#include <cstdio>
+
 #include "cuda/common.cuh"
 #include "cuda/memory.cuh"
 
@@ -11,8 +13,16 @@ void* alloc(size_t bytes) {
   return p;
 }
 
-void release(void* p) {
-  if (p) AL_CUDA_CHECK(cudaFree(p));
+// Called from destructors (DevBuf, Buffer, ParamArena, Adam): a failed free is reported on
+// stderr and cleared, never thrown, so one device fault does not end the process at the next
+// scope exit (its own call still throws where it happened).
+void release(void* p) noexcept {
+  if (!p) return;
+  const cudaError_t err = cudaFree(p);
+  if (err == cudaSuccess) return;
+  std::fprintf(stderr, "attnlab: cudaFree(%p) failed: %s (%s); going on\n", p,
+               cudaGetErrorName(err), cudaGetErrorString(err));
+  cudaGetLastError();  // a non-sticky error must not be read as the next launch's
 }
 
 void zero(void* p, size_t bytes) { AL_CUDA_CHECK(cudaMemset(p, 0, bytes)); }

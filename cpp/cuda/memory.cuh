@@ -5,8 +5,8 @@
 
 namespace attnlab::cuda {
 
-void* alloc(size_t bytes);  // zero-filled device memory
-void release(void* p);
+void* alloc(size_t bytes);       // zero-filled device memory
+void release(void* p) noexcept;  // a failed free is logged to stderr, never thrown
 void zero(void* p, size_t bytes);
 void upload(void* dst, const void* host_src, size_t bytes);
 void download(void* host_dst, const void* src, size_t bytes);

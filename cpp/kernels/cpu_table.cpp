@@ -5,6 +5,7 @@
 
 #include "core/check.hpp"
 #include "kernels/cpu.hpp"
+#include "kernels/gemm_grid.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/readback_free.hpp"
 #include "kernels/recurrent.hpp"
@@ -81,6 +82,7 @@ const KernelTable& cpu_kernels() { return cpu_table(); }
 
 #ifndef ATTNLAB_WITH_CUDA
 const KernelTable* cuda_kernels() { return nullptr; }
+GemmGridFn gemm_grid_entry(const KernelTable&) { return nullptr; }
 #endif
 
 #ifndef __EMSCRIPTEN__

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/check.hpp"
+#include "kernels/gemm_grid.hpp"
 
 namespace attnlab {
 
@@ -58,9 +59,9 @@ void MultiHeadAttention::forward(const Ctx& c, MhaCache& m, float* out, const fl
   const QkvView v = view(m, m.qkv, m.kv, C);
   const long TS = long(T) * S;
   m.att = c.ws.floats(size_t(B) * H * TS);  // [B,H,T,S]
-  for (int b = 0; b < B; ++b)               // scores[b,h] = Q_h K_hᵀ
-    kt.gemm_batched(false, true, T, S, hs, 1.f, v.q + size_t(b) * T * v.ldq, v.ldq, hs,
-                    v.k + size_t(b) * S * v.ldkv, v.ldkv, hs, 0.f, m.att + b * H * TS, S, TS, H);
+  // scores[b,h] = Q_h K_hᵀ, over batch x heads (one call on the GPU: kernels/gemm_grid.hpp)
+  gemm_batched_grid(kt, false, true, T, S, hs, 1.f, v.q, v.ldq, long(T) * v.ldq, hs, v.k, v.ldkv,
+                    long(S) * v.ldkv, hs, 0.f, m.att, S, H * TS, TS, B, H);
   kt.softmax_forward(m.att, m.att, 1.f / std::sqrt(float(hs)), key_pad, causal, B, H, T, S);
   m.attd = m.att;
   if (c.train && p_drop > 0.f) {
@@ -68,13 +69,10 @@ void MultiHeadAttention::forward(const Ctx& c, MhaCache& m, float* out, const fl
     dropout_forward(c, m.drop, m.attd, m.att, size_t(B) * H * TS, p_drop);
   }
   m.ctx = c.ws.floats(size_t(B) * T * C);  // [B*T,C], head h in columns h*hs..
-  for (int b = 0; b < B; ++b) {            // ctx[b,:,h] = A_h V_h
-    if (!m.mute) {
-      kt.gemm_batched(false, false, T, hs, S, 1.f, m.attd + b * H * TS, S, TS,
-                      v.v + size_t(b) * S * v.ldkv, v.ldkv, hs, 0.f, m.ctx + size_t(b) * T * C, C,
-                      hs, H);
-      continue;
-    }
+  if (!m.mute)                             // ctx[b,:,h] = A_h V_h
+    gemm_batched_grid(kt, false, false, T, hs, S, 1.f, m.attd, S, H * TS, TS, v.v, v.ldkv,
+                      long(S) * v.ldkv, hs, 0.f, m.ctx, C, long(T) * C, hs, B, H);
+  for (int b = 0; m.mute && b < B; ++b) {
     for (int h = 0; h < H; ++h)  // a muted head contributes 0 · A_h V_h (alpha 0, beta 0: zeros)
       kt.gemm_batched(false, false, T, hs, S, m.mute[h] ? 0.f : 1.f, m.attd + (b * H + h) * TS, S,
                       TS, v.v + size_t(b) * S * v.ldkv + size_t(h) * hs, v.ldkv, hs, 0.f,
@@ -102,24 +100,18 @@ void MultiHeadAttention::backward(const Ctx& c, const MhaCache& m, float* dxq, f
   const QkvView v = view(m, m.qkv, m.kv, C);
   const QkvView d = view(m, dqkv, dkv, C);
   float* datt = c.ws.floats(size_t(B) * H * TS);  // [B,H,T,S]
-  for (int b = 0; b < B; ++b) {
-    const float* dctx_b = dctx + size_t(b) * T * C;
-    // dA_h = dCtx_h V_hᵀ ; dV_h = A_hᵀ dCtx_h
-    kt.gemm_batched(false, true, T, S, hs, 1.f, dctx_b, C, hs, v.v + size_t(b) * S * v.ldkv, v.ldkv,
-                    hs, 0.f, datt + b * H * TS, S, TS, H);
-    kt.gemm_batched(true, false, S, hs, T, 1.f, m.attd + b * H * TS, S, TS, dctx_b, C, hs, 0.f,
-                    d.v + size_t(b) * S * d.ldkv, d.ldkv, hs, H);
-  }
+  // dA_h = dCtx_h V_hᵀ ; dV_h = A_hᵀ dCtx_h, over batch x heads
+  gemm_batched_grid(kt, false, true, T, S, hs, 1.f, dctx, C, long(T) * C, hs, v.v, v.ldkv,
+                    long(S) * v.ldkv, hs, 0.f, datt, S, H * TS, TS, B, H);
+  gemm_batched_grid(kt, true, false, S, hs, T, 1.f, m.attd, S, H * TS, TS, dctx, C, long(T) * C, hs,
+                    0.f, d.v, d.ldkv, long(S) * d.ldkv, hs, B, H);
   dropout_backward(c, m.drop, datt, size_t(B) * H * TS);
   kt.softmax_backward(datt, m.att, datt, 1.f / std::sqrt(float(hs)), B * H * T, S);
-  for (int b = 0; b < B; ++b) {
-    const float* ds_b = datt + b * H * TS;
-    // dQ_h = dS_h K_h ; dK_h = dS_hᵀ Q_h
-    kt.gemm_batched(false, false, T, hs, S, 1.f, ds_b, S, TS, v.k + size_t(b) * S * v.ldkv, v.ldkv,
-                    hs, 0.f, d.q + size_t(b) * T * d.ldq, d.ldq, hs, H);
-    kt.gemm_batched(true, false, S, hs, T, 1.f, ds_b, S, TS, v.q + size_t(b) * T * v.ldq, v.ldq, hs,
-                    0.f, d.k + size_t(b) * S * d.ldkv, d.ldkv, hs, H);
-  }
+  // dQ_h = dS_h K_h ; dK_h = dS_hᵀ Q_h, over batch x heads
+  gemm_batched_grid(kt, false, false, T, hs, S, 1.f, datt, S, H * TS, TS, v.k, v.ldkv,
+                    long(S) * v.ldkv, hs, 0.f, d.q, d.ldq, long(T) * d.ldq, hs, B, H);
+  gemm_batched_grid(kt, true, false, S, hs, T, 1.f, datt, S, H * TS, TS, v.q, v.ldq,
+                    long(T) * v.ldq, hs, 0.f, d.k, d.ldkv, long(S) * d.ldkv, hs, B, H);
   const float* W = c.P.val(in_w);
   float* dW = c.P.grad(in_w);
   float* db = c.P.grad(in_b);

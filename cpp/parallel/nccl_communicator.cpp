@@ -4,11 +4,13 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
 
 #include "attnlab/error.hpp"
+#include "parallel/gpu_choice.hpp"
 #include "parallel/world.hpp"
 
 #ifdef ATTNLAB_WITH_NCCL
@@ -18,6 +20,24 @@
 #endif
 
 namespace attnlab {
+
+int choose_gpu(int local_rank, int local_size, int visible, const char* cuda_visible_devices) {
+  const std::string env = cuda_visible_devices
+                              ? std::string(" (CUDA_VISIBLE_DEVICES=") + cuda_visible_devices + ")"
+                              : std::string(" (CUDA_VISIBLE_DEVICES unset)");
+  if (local_rank < 0 || local_size < 1 || local_rank >= local_size)
+    throw Error("local rank " + std::to_string(local_rank) + " of " + std::to_string(local_size) +
+                " ranks on this host is not a rank");
+  if (visible < 1)
+    throw Error("local rank " + std::to_string(local_rank) + " sees no CUDA device" + env);
+  if (local_rank < visible && visible >= local_size) return local_rank;
+  if (cuda_visible_devices && *cuda_visible_devices) return 0;
+  throw Error("local rank " + std::to_string(local_rank) + " of " + std::to_string(local_size) +
+              " takes a GPU of its own, but this host shows " + std::to_string(visible) +
+              " GPU(s)" + env +
+              ": launch at most one rank per GPU, or let the launcher set CUDA_VISIBLE_DEVICES "
+              "per rank");
+}
 
 #ifdef ATTNLAB_WITH_NCCL
 
@@ -145,11 +165,9 @@ NcclCommunicator::NcclCommunicator(const WorldInfo& world, std::unique_ptr<Commu
         "rank sees, to share NCCL's id");
   int count = 0;
   cuda_check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-  if (world.local_rank >= count)
-    throw Error("local rank " + std::to_string(world.local_rank) + " takes GPU " +
-                std::to_string(world.local_rank) + ", but this host has " + std::to_string(count) +
-                " GPU(s): launch at most one rank per GPU");
-  cuda_check(cudaSetDevice(world.local_rank), "cudaSetDevice");
+  const int device =
+      choose_gpu(world.local_rank, world.local_size, count, std::getenv("CUDA_VISIBLE_DEVICES"));
+  cuda_check(cudaSetDevice(device), "cudaSetDevice");
 
   ncclUniqueId id;
   if (rank_ == 0) nccl_check(ncclGetUniqueId(&id), "ncclGetUniqueId");

@@ -1,4 +1,5 @@
-// The NCCL backend of Communicator: GPU ranks, one GPU per rank (the GPU of the local rank),
+// The NCCL backend of Communicator: GPU ranks, one GPU per rank (the local rank's, or the one
+// GPU a launcher's CUDA_VISIBLE_DEVICES leaves each rank: parallel/gpu_choice.hpp),
 // float buffers in device memory. Collectives run on a side stream that first waits for the work
 // already queued on the legacy default stream (where every kernel of the CUDA table runs); waits
 // poll ncclCommGetAsyncError, so a broken peer becomes an attnlab::Error, not a hang in a wait.
@@ -19,7 +20,7 @@ bool built_with_nccl();
 
 class NcclCommunicator : public Communicator {
  public:
-  // Selects the GPU of world.local_rank (before the first CUDA allocation of the process).
+  // Selects the rank's GPU (choose_gpu, before the first CUDA allocation of the process).
   NcclCommunicator(const WorldInfo& world, std::unique_ptr<Communicator> bootstrap,
                    const std::string& id_file);
   ~NcclCommunicator() override;

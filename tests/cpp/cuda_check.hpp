@@ -5,17 +5,26 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/rng.hpp"
+#include "cuda/device.hpp"
 #include "kernels/kernels.hpp"
 #include "skip.hpp"
 #include "tolerances.hpp"
 
+// The skip message starts "no CUDA device" and carries the runtime's error text, which
+// scripts/gpu-check.sh reports (a skip for another reason, such as no NCCL, says so instead).
 #define REQUIRE_GPU_OR_SKIP() \
-  if (!attnlab::cuda_kernels()) ATTNLAB_SKIP("no CUDA device")
+  if (!attnlab::cuda_kernels()) ATTNLAB_SKIP(::attnlab::test::no_gpu_reason())
 
 namespace attnlab::test {
+
+inline const char* no_gpu_reason() {
+  static const std::string reason = std::string("no CUDA device (") + cuda::device_status() + ")";
+  return reason.c_str();
+}
 
 // A device copy of a host vector, released on scope exit.
 template <class T>

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "cuda/device.hpp"
 #include "cuda_check.hpp"
+#include "kernels/gemm_grid.hpp"
 
 using namespace attnlab;
 using namespace attnlab::test;
@@ -274,4 +276,50 @@ TEST_CASE("cuda: dropout masks equal the CPU's bit for bit", "[cuda]") {
       CHECK(dDy.get() == dx);
     }
   }
+}
+
+// Attention's batch x heads grid (kernels/gemm_grid.hpp): heads side by side in a row, batch
+// elements one below the other, so no single stride reaches every matrix. The CUDA table does
+// the whole grid in one cuBLAS call; the CPU loops over the batch.
+TEST_CASE("cuda: the batch x heads GEMM grid is one call and matches the CPU", "[cuda]") {
+  REQUIRE_GPU_OR_SKIP();
+  const KernelTable& g = *cuda_kernels();
+  const KernelTable& c = cpu_kernels();
+  REQUIRE(gemm_grid_entry(g) != nullptr);
+  REQUIRE(gemm_grid_entry(c) == nullptr);
+  Rng rng(12);
+  const int M = 9, N = 7, K = 8, outer = 3, inner = 4;
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      // each operand: `rows` rows of `inner` matrices side by side (plus padding), per outer
+      const int rA = ta ? K : M, cA = ta ? M : K, rB = tb ? N : K, cB = tb ? K : N;
+      const int lda = inner * cA + 3, ldb = inner * cB + 1, ldc = inner * N + 2;
+      const long oA = long(rA) * lda, oB = long(rB) * ldb, oC = long(M) * ldc;
+      const auto A = randv(oA * outer, rng), B = randv(oB * outer, rng);
+      const auto C0 = randv(oC * outer, rng);
+      std::vector<float> want = C0;
+      gemm_batched_grid(c, ta, tb, M, N, K, 0.5f, A.data(), lda, oA, cA, B.data(), ldb, oB, cB,
+                        0.3f, want.data(), ldc, oC, N, outer, inner);
+      DevBuf<float> dA(g, A), dB(g, B), dC(g, C0);
+      const long calls = cuda::gemm_calls();
+      gemm_batched_grid(g, ta, tb, M, N, K, 0.5f, dA.p, lda, oA, cA, dB.p, ldb, oB, cB, 0.3f, dC.p,
+                        ldc, oC, N, outer, inner);
+      CHECK(cuda::gemm_calls() - calls == 1);
+      const auto got = dC.get();
+      INFO("transA " << ta << " transB " << tb);
+      for (int o = 0; o < outer; ++o)
+        for (int i = 0; i < inner; ++i)
+          for (int m = 0; m < M; ++m)
+            for (int n = 0; n < N; ++n) {
+              double mag = 0;
+              for (int k = 0; k < K; ++k)
+                mag += std::abs(double(at(A, ta, lda, m, k, o * oA + i * cA)) *
+                                at(B, tb, ldb, k, n, o * oB + i * cB));
+              const size_t at_c = o * oC + size_t(m) * ldc + size_t(i) * N + n;
+              REQUIRE(std::abs(got[at_c] - want[at_c]) <=
+                      kBf16Gemm * 0.5 * mag + 1e-5 + 1e-6 * std::abs(want[at_c]));
+            }
+      // the padding columns after the last matrix of a row are never written
+      REQUIRE(got[size_t(inner) * N] == C0[size_t(inner) * N]);
+    }
 }

@@ -14,11 +14,13 @@
 #include <vector>
 
 #include "attnlab/error.hpp"
+#include "bucket_replay.hpp"
 #include "core/rng.hpp"
 #include "kernels/kernels.hpp"
 #include "layers/arena.hpp"
 #include "parallel/bucketed_sync.hpp"
 #include "parallel/communicator.hpp"
+#include "parallel/gpu_choice.hpp"
 #include "parallel/nccl_communicator.hpp"
 #include "parallel/world.hpp"
 #include "skip.hpp"
@@ -303,4 +305,29 @@ TEST_CASE("dist: ranks that disagree on a fingerprint get one clear error", "[di
   CHECK_THROWS_WITH(
       require_same_on_all_ranks(fake, mine, "the model config"),
       Catch::Contains("the ranks disagree on the model config") && Catch::Contains("rank 0 of 2"));
+}
+
+// The NCCL case's bucket bookkeeping (test_cuda_nccl.cpp) replayed with the CPU table and the
+// world of one: a 3000-float parameter padded to 3008 gradient floats completes its last bucket
+// only when the padding is reported too.
+TEST_CASE("dist: the NCCL case's buckets, replayed on the CPU", "[dist]") {
+  LocalCommunicator one;
+  test::replay_nccl_buckets(one, cpu_kernels());
+}
+
+TEST_CASE("dist: each GPU rank takes its own device, also when the launcher hides the others",
+          "[dist]") {
+  // A host that shows all its GPUs to all its ranks: local rank r takes device r.
+  CHECK(choose_gpu(0, 1, 1, nullptr) == 0);
+  CHECK(choose_gpu(1, 2, 2, nullptr) == 1);
+  CHECK(choose_gpu(3, 4, 8, nullptr) == 3);
+  CHECK(choose_gpu(1, 2, 2, "0,1") == 1);
+  // A launcher that sets CUDA_VISIBLE_DEVICES per rank: every rank sees one device, number 0.
+  for (int r = 0; r < 4; ++r) CHECK(choose_gpu(r, 4, 1, std::to_string(r).c_str()) == 0);
+  CHECK(choose_gpu(3, 4, 2, "6,7") == 0);
+  // Fewer devices than ranks and no launcher's choice: two ranks would share a GPU.
+  CHECK_THROWS_WITH(choose_gpu(1, 2, 1, nullptr), Catch::Contains("one rank per GPU"));
+  CHECK_THROWS_WITH(choose_gpu(1, 2, 1, ""), Catch::Contains("one rank per GPU"));
+  CHECK_THROWS_WITH(choose_gpu(0, 1, 0, "7"), Catch::Contains("sees no CUDA device"));
+  CHECK_THROWS_WITH(choose_gpu(2, 2, 4, nullptr), Catch::Contains("is not a rank"));
 }

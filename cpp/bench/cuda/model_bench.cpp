@@ -2,8 +2,11 @@
 // (or big), the counterpart of bench/peers/torch_transformer_gpu.py: same batch (B
 // sentences of `len` tokens each side), shared 37k vocabulary, label smoothing 0.1, Adam; prints
 // target tokens/s and model FLOP utilisation with the same FLOP count as the PyTorch script. Usage:
-// attnlab_model_bench [--device cuda|cpu] [--preset base|big] [--batch 128] [--len 96]
+// attnlab_model_bench [--device cuda|cpu] [--preset base|big|translator] [--batch 128] [--len 96]
 //                            [--steps 20] [--warmup 3] [--threads N] [--peak-tflops 989]
+// translator: the page's translator recipe (experiments/lib/translate-run.mjs: 2+2 layers,
+// d_model 256, 4 heads, d_ff 512, 3,000-token vocabulary, dropout 0.3), run at 64 x 32 tokens
+// (its 2,048-token batches) by scripts/gpu-check.sh.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +14,7 @@
 #include <string>
 
 #include "core/check.hpp"
+#include "cuda/device.hpp"
 #include "models/model.hpp"
 #include "train/optim.hpp"
 
@@ -18,7 +22,7 @@ using namespace attnlab;
 
 int main(int argc, char** argv) {
   std::string device = "cuda", preset = "base";
-  int B = 128, L = 96, steps = 20, warmup = 3, threads = 1, V = 37000;
+  int B = 128, L = 96, steps = 20, warmup = 3, threads = 1, V = 0;
   double peak = 989.0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
@@ -51,8 +55,22 @@ int main(int argc, char** argv) {
     return 0;
   }
   set_num_threads(threads);
-  const bool big = preset == "big";
-  const int C = big ? 1024 : 512, F = big ? 4096 : 2048, H = big ? 16 : 8, N = 6;
+  const bool big = preset == "big", translator = preset == "translator";
+  if (!big && !translator && preset != "base") {
+    std::fprintf(stderr, "unknown preset %s (base, big, translator)\n", preset.c_str());
+    return 2;
+  }
+  const int C = big          ? 1024
+                : translator ? 256
+                             : 512,
+            F = big          ? 4096
+                : translator ? 512
+                             : 2048,
+            H = big          ? 16
+                : translator ? 4
+                             : 8,
+            N = translator ? 2 : 6;
+  if (V <= 0) V = translator ? 3000 : 37000;
   const nlohmann::json cfg = {{"model", "transformer"},
                               {"src_vocab", V},
                               {"tgt_vocab", V},
@@ -61,7 +79,7 @@ int main(int argc, char** argv) {
                               {"d_ff", F},
                               {"enc_layers", N},
                               {"dec_layers", N},
-                              {"dropout", big ? 0.3 : 0.1},
+                              {"dropout", big || translator ? 0.3 : 0.1},
                               {"max_len", L + 2},
                               {"tie_embeddings", true}};
   try {
@@ -86,11 +104,14 @@ int main(int argc, char** argv) {
     };
     for (int i = 0; i < warmup; ++i) step();
     kt->synchronize();
+    const long calls0 = cuda::gemm_calls();
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < steps; ++i) step();
     kt->synchronize();
     const double dt =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
+    // cuBLAS calls per step (attention's batch x heads products are one call each); 0 on the CPU
+    const long gemm_calls = (cuda::gemm_calls() - calls0) / (steps > 0 ? steps : 1);
     // Same count as the PyTorch script: 3 x forward matmul FLOPs (dense layers, tied output
     // projection, attention products).
     const double enc = N * (4.0 * C * C + 2.0 * C * F), dec = N * (8.0 * C * C + 2.0 * C * F);
@@ -100,9 +121,9 @@ int main(int argc, char** argv) {
     const double tflops = 3 * (dense + attn) / dt / 1e12;
     std::printf(
         "attnlab device=%s preset=%s batch=%d len=%d step_ms=%.1f tgt_tokens_per_s=%.0f "
-        "tflops=%.2f mfu=%.1f%% loss=%.3f params=%ld\n",
+        "tflops=%.2f mfu=%.1f%% loss=%.3f params=%ld gemm_calls_per_step=%ld\n",
         kt->name, preset.c_str(), B, L, dt * 1e3, tok / dt, tflops, 100 * tflops / peak, loss,
-        model->params().total());
+        model->params().total(), gemm_calls);
   } catch (const Error& e) {
     std::fprintf(stderr, "attnlab_model_bench: %s\n", e.what());
     return 1;

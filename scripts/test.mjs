@@ -7,6 +7,9 @@
 //   native Catch2 via CTest, Release build             (everything, incl. [model] training)
 //   the CUDA build, compiled wherever nvcc is present  ([cuda] tests, registered only there;
 //                                                      skipped, not passed, without a GPU)
+//   the GPU check's dry run                            (scripts/gpu-check.sh --dry: the CUDA
+//                                                      build from third_party alone, the CPU
+//                                                      stages, the script's bookkeeping)
 //   the same Catch2 sources as WebAssembly under node  (all but [model]; single-thread and pthreads;
 //                                                      a few processes, each case counted)
 //   the C++ package: cmake --install + examples/cpp    (tests/package/cpp.test.mjs)
@@ -18,7 +21,7 @@
 //                                                      project, node + Vite + Chromium)
 // Skips are counted from CTest's "(Skipped)" lines and node's "# skipped" / "# todo" lines.
 import path from 'node:path';
-import { readdirSync, existsSync } from 'node:fs';
+import { readdirSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { run, must } from './lib/run.mjs';
 import { ctestCounts, tapCounts } from './lib/counts.mjs';
@@ -100,6 +103,27 @@ function wasmTests(dir) {
   });
 }
 
+// The GPU check rehearsed without a GPU (scripts/gpu-check.sh --dry, docs/gpu.md), in build/cuda
+// as built just before: each of its checks counts, and each stage that passed; a stage that
+// cannot run without a GPU (the [cuda] cases, skipped for "no CUDA device") is a skip.
+async function gpuCheckDry() {
+  const out = path.join(root, 'build', 'gpu-check-dry');
+  rmSync(out, { recursive: true, force: true });
+  const r = await run('bash', [path.join(root, 'scripts', 'gpu-check.sh'), '--dry', out], {
+    cwd: root,
+    env: { ...process.env, ATTNLAB_JOBS: jobs },
+    timeoutMs: 15 * 60 * 1000,
+  });
+  const file = path.join(out, 'summary.json');
+  if (!existsSync(file)) throw new Error(`gpu-check.sh --dry wrote no ${file} (exit ${r.code})`);
+  const sum = JSON.parse(readFileSync(file, 'utf8'));
+  const stages = sum.stages.filter((s) => s.status !== 'not-run');
+  const passed = sum.checks.passed + stages.filter((s) => s.status === 'passed').length;
+  const skipped = stages.filter((s) => s.status === 'skipped').length;
+  const failed = sum.failed.length || (r.code === 0 ? 0 : 1);
+  return { passed, failed, skipped };
+}
+
 // Each test has 10 minutes, each file's process is made to exit when its tests end (a handle
 // left open by a failing test must not keep it alive), and the whole suite has 30 minutes.
 // dir: every *.test.mjs in it, or a list of test files.
@@ -160,6 +184,8 @@ if (setupOk) {
   });
   if (cudaBuilt && existsSync(path.join(root, 'build', 'cuda', 'CTestTestfile.cmake')))
     await stage('CUDA tests (skipped without a GPU)', () => ctest('cuda', ['-R', '^cuda:']));
+  if (cudaBuilt && existsSync(path.join(root, 'build', 'cuda', 'CTestTestfile.cmake')))
+    await stage('GPU check, dry run (no GPU)', gpuCheckDry);
   if (await buildStage('build: WebAssembly', build.buildWasm)) {
     await stage('wasm tests (Catch2 under node)', () => wasmTests('wasm'));
     if (await buildStage('build: WebAssembly threads', build.buildWasmMt))

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/check.hpp"
 #include "data/text_task.hpp"
@@ -11,13 +12,13 @@
 namespace attnlab::api {
 
 SentenceScore score_sentence(Model& m, const std::vector<std::string>& vocab,
-                             const std::string& text) {
+                             const std::string& text, const Bpe* bpe) {
   AL_CHECK(m.packs_source(), "scoring needs a language model (kind \"lm\")");
   AL_CHECK(
       int(vocab.size()) == m.out_vocab(),
       "vocabulary of " << vocab.size() << " tokens does not match the model's " << m.out_vocab());
   SentenceScore r;
-  r.ids = text_ids(text_words(text), vocab);
+  r.ids = bpe ? bpe->encode(text) : text_ids(text_words(text), vocab);
   const int max_len = m.position_limit();
   AL_CHECK(!r.ids.empty(), "nothing to score: the text has no words");
   AL_CHECK(
@@ -57,8 +58,17 @@ std::vector<SentenceScore> score_sentences(const std::vector<uint8_t>& checkpoin
   AL_CHECK(state.is_object() && state.contains("vocab") && state["vocab"].is_array(),
            "the checkpoint has no vocabulary (train it with --task text)");
   const auto vocab = state["vocab"].get<std::vector<std::string>>();
+  std::optional<Bpe> bpe;
+  if (state.contains("bpe")) {
+    AL_CHECK(state["bpe"].is_string(), "the checkpoint's \"bpe\" is not a JSON string");
+    bpe = Bpe::from_json(state["bpe"].get<std::string>());
+    AL_CHECK(bpe->size() == int(vocab.size()), "the checkpoint's BPE vocabulary has "
+                                                   << bpe->size() << " tokens, its \"vocab\" "
+                                                   << vocab.size());
+  }
   std::vector<SentenceScore> out;
-  for (const std::string& s : sentences) out.push_back(score_sentence(*m, vocab, s));
+  for (const std::string& s : sentences)
+    out.push_back(score_sentence(*m, vocab, s, bpe ? &*bpe : nullptr));
   return out;
 }
 

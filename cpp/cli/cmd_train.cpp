@@ -210,7 +210,10 @@ int cmd_train(Args& a) {
                           {"seed", seed},
                           {"train_flags", train_flags}};
   if (examples >= 0) state["examples"] = examples + long(done) * batch * dist.size();
-  if (const auto* text = dynamic_cast<const TextTask*>(task.get())) state["vocab"] = text->tokens();
+  if (const auto* text = dynamic_cast<const TextTask*>(task.get())) {
+    state["vocab"] = text->tokens();
+    if (text->bpe()) state["bpe"] = text->bpe()->to_json();  // what decoding and lmScore read
+  }
   SafeTensors st = model_tensors(*model, false);
   if (!weights_only) tr.save_state(st, state);
   st.metadata["attnlab_train"] = state.dump();

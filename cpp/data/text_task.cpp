@@ -1,4 +1,4 @@
-// Word-level text corpus task (see text_task.hpp).
+// Text corpus task, word-level or BPE subwords (see text_task.hpp).
 #include "data/text_task.hpp"
 
 #include <algorithm>
@@ -67,8 +67,63 @@ std::vector<int32_t> text_ids(const std::vector<std::string>& words,
   return out;
 }
 
-TextTask::TextTask(const std::string& text, int vocab_size, int max_len, int min_len)
+std::vector<std::string> text_sentences(const std::string& text) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  auto closing = [&](size_t i) {  // length of a closing quote/bracket at i, 0 if none
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\'' || c == ')' || c == ']') return size_t(1);
+    if (c == 0xE2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80) {
+      const unsigned char e = static_cast<unsigned char>(text[i + 2]);
+      if (e == 0x99 || e == 0x9D) return size_t(3);  // ’ ”
+    }
+    return size_t(0);
+  };
+  std::vector<std::string> out;
+  std::string cur;
+  auto flush = [&] {
+    while (!cur.empty() && cur.back() == ' ') cur.pop_back();
+    if (!cur.empty()) out.push_back(cur);
+    cur.clear();
+  };
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    const char c = text[i];
+    if (c == '\n') {
+      flush();
+      ++i;
+    } else if (space(c)) {
+      if (!cur.empty() && cur.back() != ' ') cur += ' ';
+      ++i;
+    } else if (c == '.' || c == '!' || c == '?') {
+      size_t j = i + 1;
+      while (j < n && (text[j] == '.' || text[j] == '!' || text[j] == '?')) ++j;
+      for (size_t k; j < n && (k = closing(j)) > 0;) j += k;
+      cur.append(text, i, j - i);
+      i = j;
+      if (i >= n || space(text[i])) flush();
+    } else {
+      cur += c;
+      ++i;
+    }
+  }
+  flush();
+  return out;
+}
+
+TextTask::TextTask(const std::string& text, int vocab_size, int max_len, int min_len, bool bpe)
     : max_len_(max_len) {
+  auto keep = [&](const std::vector<int32_t>& ids) {
+    if (int(ids.size()) >= min_len && int(ids.size()) <= max_len_)
+      (source_hash(ids) % 10 == 0 ? test_ : train_).push_back(ids);
+  };
+  if (bpe) {
+    const std::vector<std::string> sentences = text_sentences(text);
+    bpe_ = Bpe::train(sentences, vocab_size);
+    for (const std::string& s : sentences) keep(bpe_->encode(s));
+    AL_CHECK(!train_.empty() && !test_.empty(), "text task: the corpus has too few sentences of "
+                                                    << min_len << " to " << max_len_ << " tokens");
+    return;
+  }
   const std::vector<std::string> words = text_words(text);
   std::unordered_map<std::string, long> count;
   for (const std::string& w : words) ++count[w];
@@ -83,8 +138,7 @@ TextTask::TextTask(const std::string& text, int vocab_size, int max_len, int min
   for (size_t i = 0; i < ids.size(); ++i) {
     cur.push_back(ids[i]);
     if (!sentence_end(words[i]) && i + 1 < ids.size()) continue;
-    if (int(cur.size()) >= min_len && int(cur.size()) <= max_len_)
-      (source_hash(cur) % 10 == 0 ? test_ : train_).push_back(cur);
+    keep(cur);
     cur.clear();
   }
   AL_CHECK(!train_.empty() && !test_.empty(), "text task: the corpus has too few sentences of "
@@ -93,7 +147,7 @@ TextTask::TextTask(const std::string& text, int vocab_size, int max_len, int min
 
 std::vector<std::string> TextTask::tokens() const {
   std::vector<std::string> out;
-  for (int i = 0; i < vocab_.size(); ++i) out.push_back(vocab_.token(i));
+  for (int i = 0; i < src_vocab(); ++i) out.push_back(src_token(i));
   return out;
 }
 
@@ -113,10 +167,13 @@ std::unique_ptr<Task> make_text_task(const nlohmann::json& o) {
   ss << f.rdbuf();
   const int vocab = o.value("vocab", 2000), max_len = o.value("max_len", 40),
             min_len = o.value("min_len", 3);
+  const std::string tokenizer = o.value("tokenizer", std::string("word"));
+  AL_CHECK(tokenizer == "word" || tokenizer == "bpe",
+           "text task: tokenizer must be \"word\" or \"bpe\", got \"" << tokenizer << "\"");
   AL_CHECK(vocab >= 5 && vocab <= 100000, "text task: vocab must be in [5, 100000], got " << vocab);
   AL_CHECK(min_len >= 1 && max_len >= min_len && max_len <= 1000,
            "text task: need 1 <= min_len <= max_len <= 1000");
-  return std::make_unique<TextTask>(ss.str(), vocab, max_len, min_len);
+  return std::make_unique<TextTask>(ss.str(), vocab, max_len, min_len, tokenizer == "bpe");
 }
 
 }  // namespace attnlab

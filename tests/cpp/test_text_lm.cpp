@@ -2,6 +2,7 @@
 // held-out sentences; scores are causal (a prefix's token log-probs do not change when words
 // are appended), agree between a model and its checkpoint bytes, and after training on a small
 // grammar the grammatical sentence outscores its shuffled version.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <set>
@@ -128,4 +129,80 @@ TEST_CASE("lm on the text task: held-out loss falls and word order matters", "[m
   const auto good = api::score_sentence(*m, vocab, "the whale follows the ship .");
   const auto shuffled = api::score_sentence(*m, vocab, "ship the . whale the follows");
   CHECK(good.total > shuffled.total + 5);
+}
+
+TEST_CASE("text task with the bpe tokenizer: sentences, subwords without <unk>, round trip",
+          "[train]") {
+  // sentences end after . ! ? (with any closing quotes) where whitespace follows; a line break
+  // ends one too; whitespace runs become one space
+  CHECK(text_sentences("Call me Ishmael.  Some years ago\n\"Is it?\" he said. Mr.X stays!") ==
+        std::vector<std::string>{"Call me Ishmael.", "Some years ago", "\"Is it?\"", "he said.",
+                                 "Mr.X stays!"});
+  CHECK(text_sentences("God said, \xE2\x80\x9CLet there be light.\xE2\x80\x9D And there was.") ==
+        std::vector<std::string>{"God said, \xE2\x80\x9CLet there be light.\xE2\x80\x9D",
+                                 "And there was."});
+
+  std::string corpus = grammar_corpus(400);
+  corpus += "\nThe \xC3\xA9quipage sails.";  // é: a character of its own
+  const TextTask task(corpus, 400, 16, 3, true);
+  REQUIRE(task.bpe() != nullptr);
+  const Bpe& bpe = *task.bpe();
+  CHECK(task.tgt_vocab() == bpe.size());
+  CHECK(task.tgt_vocab() <= 400);
+  const auto toks = task.tokens();
+  CHECK(toks[Bpe::kEos] == "</s>");
+  CHECK(toks[Bpe::kUnk] == "<unk>");
+  // frequent words become single pieces with the word-start mark; case and punctuation stay
+  const auto ids = bpe.encode("The whale follows the ship.");
+  CHECK(bpe.decode(ids) == "The whale follows the ship.");
+  CHECK(std::find(ids.begin(), ids.end(), Bpe::kUnk) == ids.end());
+  CHECK(toks[size_t(ids[0])] == "\xE2\x96\x81The");
+  // a word never seen is spelled in pieces (bytes for unseen characters), never <unk>
+  const auto odd = bpe.encode("Zebra \xE2\x98\x83");
+  CHECK(bpe.decode(odd) == "Zebra \xE2\x98\x83");
+  CHECK(std::find(odd.begin(), odd.end(), Bpe::kUnk) == odd.end());
+  // every example is one whole sentence in 3..16 pieces; held-out sentences are not trained on
+  Rng rng(5);
+  std::set<std::vector<int32_t>> train, test;
+  for (int i = 0; i < 300; ++i) train.insert(task.sample(rng, Split::Train).tgt);
+  for (int i = 0; i < 100; ++i) test.insert(task.sample(rng, Split::Test).tgt);
+  REQUIRE(!test.empty());
+  for (const auto& s : test) {
+    CHECK(train.count(s) == 0);
+    CHECK(s.size() >= 3);
+    CHECK(s.size() <= 16);
+    const std::string text = bpe.decode(s);
+    CHECK(text.substr(0, 4) == "The ");
+    CHECK(text.back() == '.');
+  }
+  // the same corpus gives the same vocabulary (a resumed run rebuilds its task)
+  const TextTask again(corpus, 400, 16, 3, true);
+  CHECK(again.bpe()->to_json() == bpe.to_json());
+  CHECK_THROWS_AS(make_task("text", {{"file", "/dev/null"}, {"tokenizer", "chars"}}), Error);
+}
+
+TEST_CASE("lm scoring with a bpe checkpoint: the text is split into the model's pieces", "[api]") {
+  const TextTask task(grammar_corpus(200), 400, 16, 3, true);
+  const auto vocab = task.tokens();
+  auto m = make_model(lm_config(int(vocab.size())), cpu_kernels(), 5);
+  const std::vector<uint8_t> bytes = serialize_safetensors(
+      model_tensors(*m, false, {{"vocab", vocab}, {"bpe", task.bpe()->to_json()}}));
+  const auto r = api::score_sentences(bytes, {"The cat sees the dog."});
+  REQUIRE(r.size() == 1);
+  std::vector<int32_t> want = task.bpe()->encode("The cat sees the dog.");
+  want.push_back(Bpe::kEos);
+  CHECK(r[0].ids == want);
+  CHECK(r[0].tokens.front() == "\xE2\x96\x81The");
+  CHECK(r[0].tokens.back() == "</s>");
+  CHECK(r[0].total ==
+        Approx(api::score_sentence(*m, vocab, "The cat sees the dog.", task.bpe()).total)
+            .epsilon(1e-6));
+  // a vocabulary that does not match its BPE is refused
+  auto short_vocab = vocab;
+  short_vocab.pop_back();
+  CHECK_THROWS_AS(api::score_sentences(
+                      serialize_safetensors(model_tensors(
+                          *m, false, {{"vocab", short_vocab}, {"bpe", task.bpe()->to_json()}})),
+                      {"The cat."}),
+                  Error);
 }

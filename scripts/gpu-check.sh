@@ -57,6 +57,7 @@ LOG=$OUTDIR/gpu-check.log
 exec > >(tee "$LOG") 2>&1
 tee_pid=$!
 TOTAL=${ATTNLAB_GPU_CHECK_SECONDS:-570}  # all stages together (the machine gives 600 s)
+BUILD_CAP=${ATTNLAB_GPU_CHECK_BUILD_SECONDS:-300} # the build's share (a cold build on 2 cores needs more)
 WEBGPU=100                               # kept for the WebGPU stage, the last, when it can run
 chromium_bin=${ATTNLAB_CHROMIUM:-/usr/bin/chromium}
 missing=()
@@ -303,7 +304,7 @@ run_stage configure 90 "$OUTDIR/configure.txt" "${bare[@]}" \
 section "build"
 TARGETS=(attnlab_tests attnlab_cuda_bench attnlab_model_bench)
 if [[ ${ST[configure]} == passed ]]; then
-  run_stage build 300 "$OUTDIR/build.txt" "${bare[@]}" cmake --build "$BUILD" -j "$JOBS" --target "${TARGETS[@]}"
+  run_stage build "$BUILD_CAP" "$OUTDIR/build.txt" "${bare[@]}" cmake --build "$BUILD" -j "$JOBS" --target "${TARGETS[@]}"
 else
   note build not-run "configure failed"
 fi

@@ -354,11 +354,17 @@ export default {
   'lm.sample.generate': 'Ten words',
   'lm.sample.restart': 'Start over',
   'lm.sample.before': 'before: softmax(z), T = 1',
-  'lm.sample.after': 'after: temperature and top-k',
+  'lm.sample.after': 'after: temperature, top-k and top-p',
   'lm.sample.legend':
-    'Blue: the model’s own probabilities softmax(z). Orange: softmax(z / T) at T = {T}, kept to the {k} likeliest words ({kept} kept) and renormalised; the next word is drawn from the orange bars.',
+    'Blue: the model’s own probabilities softmax(z). Orange: softmax(z / T) at T = {T}, {cut}, renormalised; the next word is drawn from the orange bars.',
+  'lm.sample.cutAll': 'all {n} words kept',
+  'lm.sample.cutK': 'kept to the {k} likeliest words',
+  'lm.sample.cutP': 'kept to the fewest likeliest words whose probabilities add up to p = {p} ({kept} kept)',
+  'lm.sample.cutKP':
+    'kept to the {k} likeliest words, then to the fewest of them whose probabilities add up to p = {p} ({kept} kept)',
   'lm.sample.legendGreedy':
-    'Blue: the model’s own probabilities softmax(z). Orange: at T = 0 all probability goes to the likeliest word (greedy decoding), whatever k is.',
+  'lm.sample.topp': 'top-p (1 = all)',
+    'Blue: the model’s own probabilities softmax(z). Orange: at T = 0 all probability goes to the likeliest word (greedy decoding), whatever k and p are.',
   'lm.sample.all': 'all',
   'lm.sample.drawn': 'drawn',
   'lm.sample.none': 'this build cannot load the language model in its Worker',
@@ -370,6 +376,7 @@ export default {
   'tr.beam': 'beam width',
   'tr.maps': 'maps of',
   'tr.mapsBeam': 'the beam output',
+  'lm.sample.ended': 'The model drew </s>, the end of its text: start over, or change the prompt or the seed.',
   'tr.mapsGreedy': 'the greedy output',
   'tr.groupTest': 'held-out test pairs (with their reference)',
   'tr.groupTyped': 'sentences written for this page (no reference)',

@@ -344,11 +344,17 @@ export default {
   'lm.sample.generate': '열 단어',
   'lm.sample.restart': '처음부터',
   'lm.sample.before': '전: softmax(z), T = 1',
-  'lm.sample.after': '후: 온도와 top-k 적용',
+  'lm.sample.after': '후: 온도, top-k, top-p 적용',
   'lm.sample.legend':
-    '파란 막대: 모델 자체의 확률 softmax(z). 주황 막대: T = {T}에서 softmax(z / T)를 구해 가장 그럴듯한 {k}개 단어만 남기고({kept}개) 다시 정규화한 확률. 다음 단어는 주황 막대에서 뽑습니다.',
+    '파란 막대: 모델 자체의 확률 softmax(z). 주황 막대: T = {T}에서 softmax(z / T)를 구해 {cut} 다시 정규화한 확률. 다음 단어는 주황 막대에서 뽑습니다.',
+  'lm.sample.cutAll': '단어 {n}개를 모두 남긴 채',
+  'lm.sample.cutK': '가장 그럴듯한 단어 {k}개만 남기고',
+  'lm.sample.cutP': '가장 그럴듯한 단어부터 확률의 합이 p = {p}에 이를 때까지만 남기고({kept}개)',
+  'lm.sample.cutKP':
+    '가장 그럴듯한 단어 {k}개 가운데 확률이 큰 것부터 합이 p = {p}에 이를 때까지만 남기고({kept}개)',
   'lm.sample.legendGreedy':
-    '파란 막대: 모델 자체의 확률 softmax(z). 주황 막대: T = 0이면 k와 상관없이 가장 그럴듯한 단어가 확률을 모두 가져갑니다(greedy 디코딩).',
+  'lm.sample.topp': 'top-p (1 = 전부)',
+    '파란 막대: 모델 자체의 확률 softmax(z). 주황 막대: T = 0이면 k와 p에 상관없이 가장 그럴듯한 단어가 확률을 모두 가져갑니다(greedy 디코딩).',
   'lm.sample.all': '전부',
   'lm.sample.drawn': '뽑힘',
   'lm.sample.none': '이 빌드는 Worker에서 언어 모델을 불러올 수 없습니다',
@@ -360,6 +366,7 @@ export default {
   'tr.beam': 'beam 너비',
   'tr.maps': '히트맵 대상',
   'tr.mapsBeam': 'beam 출력',
+  'lm.sample.ended': '모델이 글의 끝을 뜻하는 </s>를 뽑았습니다. 처음부터 다시 하거나 시작 문구나 시드를 바꿔 보세요.',
   'tr.mapsGreedy': 'greedy 출력',
   'tr.groupTest': '떼어 둔 테스트 쌍(정답 번역 있음)',
   'tr.groupTyped': '이 페이지를 위해 쓴 문장(정답 번역 없음)',

@@ -1,14 +1,16 @@
 // §1's text generator: the shipped LM, loaded into the engine's Worker, gives the logits z of the
 // next word after the prompt and the words drawn so far (session.inspect, last row); the page
-// reshapes them with a temperature T and a top-k cut (sample.js) and draws one word with a
-// seeded uniform number. The bars show the top words' probabilities before (softmax(z), T = 1)
-// and after the reshaping, and mark the word drawn. Changing T or k reshapes the last step's
-// logits and draws again with that step's number. State: lm.prompt, lm.temp, lm.topk, lm.seed.
-// For tests, el.sampling = {T, k, seed, logits, shown: [{id, token, before, after}], sampled}.
+// reshapes them with a temperature T, a top-k cut and a top-p (nucleus) cut (sample.js) and draws
+// one word with a seeded uniform number. The bars show the top words' probabilities before
+// (softmax(z), T = 1) and after the reshaping, and mark the word drawn. Drawing </s> ends the
+// text. Changing T, k or p reshapes the last step's logits and draws again with that step's
+// number. A subword (BPE) model's pieces are joined into words at "▁". State: lm.prompt,
+// lm.temp, lm.topk, lm.topp, lm.seed. For tests, el.sampling = {T, k, p, seed, logits,
+// shown: [{id, token, before, after}], sampled, kept, ended, text}.
 import { t } from '../../i18n/index.js';
 import { escapeHtml } from '../../viz/bars.js';
 import { mulberry32 } from '../../core/random.js';
-import { reshape, pick, softmax, ranked } from './sample.js';
+import { reshape, pick, softmax, ranked, decodePieces, isSubword } from './sample.js';
 
 // The checkpoint names its training task, "text", which reads its corpus from a file the page
 // does not have; the session is only inspected here, so it is opened with a small generated
@@ -28,13 +30,16 @@ function lmSession(ctx, bytes) {
 }
 const SHOWN = 10; // bars drawn per step (the sampled word is added when it is not among them)
 const BATCH = 10; // words per "generate" press
-const MAX_WORDS = 40; // the model reads at most max_len words; the generator stops before
+const EOS = 2; // </s>: the model ends its text
+// the model reads at most max_len tokens (40 words; 64 subword pieces); the generator stops before
+const maxTokens = (subword) => (subword ? 60 : 40);
 
 export function mountGenerator(el, ctx, { bytes, vocab }) {
   const { read, store } = ctx;
   const state = {
     prompt: read.str('prompt', 'the whale'),
     temp: read.num('temp', 0.8, 0, 2),
+    topp: Math.round(read.num('topp', 1, 0.05, 1) * 100) / 100,
     topk: Math.round(read.num('topk', 10, 0, vocab.length)),
     seed: Math.round(read.num('seed', 1, 0, 2 ** 31)),
   };
@@ -45,22 +50,30 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
       <label class="wide"><span data-i18n="lm.sample.prompt"></span> <input type="text" name="prompt" maxlength="120" spellcheck="false"></label>
       <label><span data-i18n="lm.sample.temp"></span> <input type="range" name="temp" min="0" max="2" step="0.05"> <output name="temp-value"></output></label>
       <label><span data-i18n="lm.sample.topk"></span> <input type="number" name="topk" min="0" max="${vocab.length}" step="1"></label>
+      <label><span data-i18n="lm.sample.topp"></span> <input type="number" name="topp" min="0.05" max="1" step="0.05"></label>
       <label><span data-i18n="lm.sample.seed"></span> <input type="number" name="seed" min="0" step="1"></label>
       <button type="button" name="next" data-i18n="lm.sample.next"></button>
       <button type="button" name="generate" data-i18n="lm.sample.generate"></button>
       <button type="button" name="restart" data-i18n="lm.sample.restart"></button>
     </div>
     <p class="readout lm-text" lang="en" aria-live="polite"></p>
+    <p class="note lm-ended" hidden></p>
     <p class="note lm-legend"></p>
     <div class="lm-dist" role="list"></div>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
   $('prompt').value = state.prompt;
   $('temp').value = String(state.temp);
   $('topk').value = String(state.topk);
+  $('topp').value = String(state.topp);
   $('seed').value = String(state.seed);
   const textHost = el.querySelector('.lm-text');
   const legend = el.querySelector('.lm-legend');
   const dist = el.querySelector('.lm-dist');
+  const endedNote = el.querySelector('.lm-ended');
+  const subword = isSubword(vocab);
+  const MAX_WORDS = maxTokens(subword);
+  // a token as text: a piece's "▁" is the space before its word
+  const shownToken = (id) => (subword ? vocab[id].replaceAll('\u2581', ' ') : vocab[id]);
 
   let promptIds = []; // the prompt's word ids
   let steps = []; // [{logits, u, id}] one per drawn word
@@ -70,7 +83,8 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     busy = false,
     error = '';
   const words = () => [...promptIds, ...steps.map((s) => s.id)];
-  const opts = () => ({ T: state.temp, k: state.topk });
+  const opts = () => ({ T: state.temp, k: state.topk, p: state.topp });
+  const ended = () => steps.length > 0 && steps[steps.length - 1].id === EOS;
 
   async function nextLogits(ids) {
     const session = await lmSession(ctx, bytes);
@@ -105,7 +119,7 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     busy = true;
     const mine = seq;
     try {
-      for (let i = 0; i < n && words().length < MAX_WORDS; ++i) {
+      for (let i = 0; i < n && words().length < MAX_WORDS && !ended(); ++i) {
         const logits = pending ?? (await nextLogits(words()));
         if (mine !== seq) return;
         pending = null;
@@ -138,11 +152,13 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
       : ws
           .map((id, i) =>
             i < promptIds.length
-              ? escapeHtml(vocab[id])
-              : `<mark class="lm-gen${i === ws.length - 1 ? ' last' : ''}">${escapeHtml(vocab[id])}</mark>`
+              ? escapeHtml(shownToken(id))
+              : `<mark class="lm-gen${i === ws.length - 1 ? ' last' : ''}">${escapeHtml(shownToken(id))}</mark>`
           )
-          .join(' ');
-    $('next').disabled = $('generate').disabled = (!pending && !steps.length) || ws.length >= MAX_WORDS;
+          .join(subword ? '' : ' ');
+    $('next').disabled = $('generate').disabled = (!pending && !steps.length) || ws.length >= MAX_WORDS || ended();
+    endedNote.hidden = !ended();
+    endedNote.textContent = ended() ? t('lm.sample.ended') : '';
     const cur = current();
     if (!cur) {
       dist.innerHTML = '';
@@ -157,10 +173,20 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     const shown = ids.map((id) => ({ id, token: vocab[id], before: before[id], after: p[id] }));
     const max = Math.max(...shown.map((s) => Math.max(s.before, s.after)));
     const pct = (x) => `${(100 * x).toFixed(1)}%`;
+    // what the cuts keep: all V words, the top k, the nucleus of mass p (of the top k)
+    const cut =
+      state.topp < 1
+        ? t(state.topk === 0 ? 'lm.sample.cutP' : 'lm.sample.cutKP', {
+            k: state.topk,
+            p: state.topp.toFixed(2),
+            kept: keep.length,
+          })
+        : state.topk === 0 || state.topk >= vocab.length
+          ? t('lm.sample.cutAll', { n: vocab.length })
+          : t('lm.sample.cutK', { k: state.topk });
     legend.textContent = t(state.temp === 0 ? 'lm.sample.legendGreedy' : 'lm.sample.legend', {
       T: state.temp.toFixed(2),
-      k: state.topk === 0 ? t('lm.sample.all') : state.topk,
-      kept: keep.length,
+      cut,
     });
     dist.innerHTML = shown
       .map(
@@ -176,21 +202,24 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     el.sampling = {
       T: state.temp,
       k: state.topk,
+      p: state.topp,
+      kept: keep.length,
+      ended: ended(),
       seed: state.seed,
       logits: Array.from(cur.logits),
       shown,
       sampled: cur.sampled === null ? null : { id: cur.sampled, token: vocab[cur.sampled] },
-      text: ws.map((id) => vocab[id]).join(' '),
+      text: subword ? decodePieces(vocab, ws) : ws.map((id) => vocab[id]).join(' '),
     };
     el.dispatchEvent(new CustomEvent('sampled'));
   }
 
-  // T or k changed: the last drawn word is drawn again from the reshaped distribution with the
+  // T, k or p changed: the last drawn word is drawn again from the reshaped distribution with the
   // same uniform number, so the bars and the mark move together.
   function reshapeLast() {
     const last = steps[steps.length - 1];
     if (last) last.id = pick(reshape(last.logits, opts()), last.u);
-    store.set({ temp: state.temp, topk: state.topk });
+    store.set({ temp: state.temp, topk: state.topk, topp: state.topp });
     draw();
   }
 
@@ -209,6 +238,16 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     const k = Number($('topk').value);
     state.topk = Number.isInteger(k) ? Math.min(vocab.length, Math.max(0, k)) : state.topk;
     $('topk').value = String(state.topk);
+    $('topp').value = String(state.topp);
+    reshapeLast();
+  });
+  $('topp').addEventListener('change', () => {
+    const p = Number($('topp').value);
+    state.topp =
+      Number.isFinite(p) && $('topp').value !== ''
+        ? Math.min(1, Math.max(0.05, Math.round(p * 100) / 100))
+        : state.topp;
+    $('topp').value = String(state.topp);
     reshapeLast();
   });
   $('seed').addEventListener('change', () => {

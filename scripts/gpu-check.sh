@@ -236,6 +236,7 @@ bf16_peak() {
   case $1 in
     *H200*) echo 989 ;;
     *H100*PCIe*) echo 756 ;;
+    *H100*NVL*) echo 835 ;;
     *H100*) echo 989 ;;
     *H800*) echo 989 ;;
     *GH200*) echo 989 ;;

@@ -6,8 +6,9 @@
 # builds from that folder when the repository travels with it:
 #   cmake -S . -B build/gpu -DATTNLAB_THIRD_PARTY_DIR=$PWD/third_party/include ...
 # (CMakeLists.txt also takes it on its own when /usr/include lacks the libraries.)
-# Usage: scripts/third-party.sh [dest] ; dest defaults to third_party. Copies afresh only what
-# changed (cp -u), so a second run is quick.
+# Usage: scripts/third-party.sh [dest] ; dest defaults to third_party. The copies keep the
+# packages' timestamps (cp -p), so a build folder that switches from /usr/include to the copy
+# finds nothing newer to rebuild.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEST=${1:-third_party}
@@ -25,14 +26,14 @@ for e in "${ENTRIES[@]}"; do
   fi
   if [[ -d $SRC/$name ]]; then
     mkdir -p "$DEST/include/$name"
-    cp -RLu "$SRC/$name/." "$DEST/include/$name/"
+    cp -RLp "$SRC/$name/." "$DEST/include/$name/"
   else
-    cp -Lu "$SRC/$name" "$DEST/include/$name"
+    cp -Lp "$SRC/$name" "$DEST/include/$name"
   fi
   ver=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null || echo unknown)
   echo "$pkg $ver" >"$DEST/licenses/$pkg.version"
   for c in /usr/share/doc/$pkg/copyright /usr/share/doc/${pkg%-dev}/copyright; do
-    [[ -f $c ]] && { cp -u "$c" "$DEST/licenses/$pkg.copyright"; break; }
+    [[ -f $c ]] && { cp -p "$c" "$DEST/licenses/$pkg.copyright"; break; }
   done
 done
 if ((${#missing[@]})); then

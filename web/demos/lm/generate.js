@@ -36,8 +36,9 @@ const maxTokens = (subword) => (subword ? 60 : 40);
 
 export function mountGenerator(el, ctx, { bytes, vocab }) {
   const { read, store } = ctx;
+  const subword = isSubword(vocab);
   const state = {
-    prompt: read.str('prompt', 'the whale'),
+    prompt: read.str('prompt', subword ? 'The whale' : 'the whale'),
     temp: read.num('temp', 0.8, 0, 2),
     topp: Math.round(read.num('topp', 1, 0.05, 1) * 100) / 100,
     topk: Math.round(read.num('topk', 10, 0, vocab.length)),
@@ -70,7 +71,6 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
   const legend = el.querySelector('.lm-legend');
   const dist = el.querySelector('.lm-dist');
   const endedNote = el.querySelector('.lm-ended');
-  const subword = isSubword(vocab);
   const MAX_WORDS = maxTokens(subword);
   // a token as text: a piece's "▁" is the space before its word
   const shownToken = (id) => (subword ? vocab[id].replaceAll('\u2581', ' ') : vocab[id]);

@@ -1,5 +1,6 @@
-// `language-model` section demo: sentence probabilities under the shipped word-level language model (a decoder-only
-// Transformer trained natively on Moby-Dick). The engine (lmScore, a few milliseconds per
+// `language-model` section demo: sentence probabilities under the shipped language model (a decoder-only
+// Transformer trained natively: lm-prose, BPE subwords of Moby-Dick and the World English Bible,
+// when index.json lists it; else lm-moby-dick, a word-level model of Moby-Dick). The engine (lmScore, a few milliseconds per
 // sentence, so on the page's own module like the other small computations) scores each one,
 // log p(w_1..w_n </s>) = Σ_t log p(w_t | w_<t); the bars show that total (their labels also the
 // mean per token, the fair measure between sentences of different lengths), hovering or focusing
@@ -9,13 +10,20 @@ import { t } from '../../i18n/index.js';
 import { drawBars, escapeHtml } from '../../viz/bars.js';
 import { shippedIndex, pretrainedNote } from '../common/shipped.js';
 import { mountGenerator } from './generate.js';
-import { checkpointVocab } from './sample.js';
+import { checkpointVocab, isSubword, decodePieces } from './sample.js';
 
-const NAME = 'lm-moby-dick';
+// the models §1 can show, the first that index.json lists
+const NAMES = ['lm-prose', 'lm-moby-dick'];
+// the built-in sentences: a word-level model reads lower-cased words and separate marks
 export const FIXED = [
   { key: 'lm.grammatical', text: 'i saw the whale in the sea .' },
   { key: 'lm.shuffled', text: 'sea the whale . in i saw the' },
   { key: 'lm.nonsense', text: 'the sea saw the whale in me .' },
+];
+export const FIXED_CASED = [
+  { key: 'lm.grammatical', text: 'I saw the whale in the sea.' },
+  { key: 'lm.shuffled', text: 'Sea the whale. in I saw the' },
+  { key: 'lm.nonsense', text: 'The sea saw the whale in me.' },
 ];
 
 let bytesOnce = null;
@@ -24,8 +32,10 @@ async function checkpoint(ctx) {
     bytesOnce = (async () => {
       const info = await ctx.engine.info();
       if (!info.sessions) return null;
-      const meta = (await shippedIndex(ctx.base))[NAME];
-      if (!meta) return null;
+      const index = await shippedIndex(ctx.base);
+      const name = NAMES.find((n) => index[n]);
+      if (!name) return null;
+      const meta = index[name];
       const r = await fetch(new URL(meta.file, ctx.base));
       return r.ok ? { meta, bytes: new Uint8Array(await r.arrayBuffer()) } : null;
     })();
@@ -38,8 +48,12 @@ export async function mount(el, ctx) {
   if (!shipped) return (await import('../pending/index.js')).mount(el, ctx);
   const { meta, bytes } = shipped;
   const vocab = checkpointVocab(bytes);
+  const subword = !!vocab && isSubword(vocab);
+  const fixed = subword ? FIXED_CASED : FIXED;
   const { read, store } = ctx;
-  const state = { text: read.str('text', 'the captain looked at the sea .') };
+  const state = {
+    text: read.str('text', subword ? 'The captain looked at the sea.' : 'the captain looked at the sea .'),
+  };
   el.innerHTML = `
     <label class="lm-own"><span data-i18n="lm.yours"></span>
       <input type="text" name="text" maxlength="200" spellcheck="false"></label>
@@ -63,6 +77,7 @@ export async function mount(el, ctx) {
     tokensHost.innerHTML = s.tokens
       .map((tok, j) => {
         const lp = s.logprobs[j];
+        // a subword piece shows its word-start mark ▁ (the pieces of one word sit side by side)
         return `<span class="lm-token" tabindex="0" title="log p = ${lp.toFixed(2)}">${escapeHtml(tok)}<sub>${lp.toFixed(1)}</sub></span>`;
       })
       .join(' ');
@@ -70,7 +85,7 @@ export async function mount(el, ctx) {
 
   function draw() {
     // the vocabulary size from the checkpoint's own word list
-    el.querySelector('.lm-howto').textContent = t('lm.howto', {
+    el.querySelector('.lm-howto').textContent = t(subword ? 'lm.howtoBpe' : 'lm.howto', {
       vocab: (vocab?.length ?? meta.vocab ?? '?').toLocaleString('en-US'),
     });
     // the mean per token goes with the sentence (the label line spans the row); the value column
@@ -78,8 +93,8 @@ export async function mount(el, ctx) {
     const mean = (i) =>
       scores[i] ? ` (${t('lm.mean', { mean: (scores[i].total / scores[i].logprobs.length).toFixed(2) })})` : '';
     const labels = [
-      ...FIXED.map((f, i) => `${t(f.key)}: ${f.text}${mean(i)}`),
-      `${t('lm.yours')}: ${state.text}${mean(FIXED.length)}`,
+      ...fixed.map((f, i) => `${t(f.key)}: ${f.text}${mean(i)}`),
+      `${t('lm.yours')}: ${state.text}${mean(fixed.length)}`,
     ];
     const max = Math.max(1, ...scores.map((s) => (s ? -s.total : 0)));
     drawBars(
@@ -87,7 +102,7 @@ export async function mount(el, ctx) {
       labels.map((label, i) => ({
         label,
         value: scores[i] ? scores[i].total : 0,
-        color: i < FIXED.length ? i : 3,
+        color: i < fixed.length ? i : 3,
         text: scores[i] ? t('lm.logp', { v: scores[i].total.toFixed(1) }) : t('lm.empty'),
       })),
       { max }
@@ -103,7 +118,7 @@ export async function mount(el, ctx) {
 
   async function score() {
     const mine = ++seq;
-    const sentences = FIXED.map((f) => f.text);
+    const sentences = fixed.map((f) => f.text);
     const own = state.text.trim();
     let result;
     try {
@@ -114,7 +129,12 @@ export async function mount(el, ctx) {
     }
     if (mine !== seq) return;
     scores = result;
-    el.scores = scores.map((s) => ({ tokens: [...s.tokens], logprobs: [...s.logprobs], total: s.total }));
+    el.scores = scores.map((s) => ({
+      tokens: [...s.tokens],
+      logprobs: [...s.logprobs],
+      total: s.total,
+      text: decodePieces(vocab ?? [], [...s.ids]),
+    }));
     el.sentences = own ? [...sentences, own] : sentences;
     draw();
     store.set(state);

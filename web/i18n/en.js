@@ -341,6 +341,8 @@ export default {
   'lm.empty': 'type a sentence',
   'lm.howto':
     'Each bar is the total log-probability (natural log) the model gives a sentence and its end mark: shorter bars are likelier sentences. Hover or focus a bar to see every token’s log-probability; words outside the {vocab} most frequent become <unk>.',
+  'lm.howtoBpe':
+    'Each bar is the total log-probability (natural log) the model gives a sentence and its end mark: shorter bars are likelier sentences. Hover or focus a bar to see every token’s log-probability. The model reads {vocab} subword pieces (one starting with ▁ begins a word), so no word is unknown to it: a rare word is spelled in several pieces.',
   'lm.logp': 'log p = {v}',
   'lm.mean': 'mean {mean} per token',
   'tr.about':
@@ -349,9 +351,8 @@ export default {
   'lm.sample.prompt': 'start with',
   'lm.sample.temp': 'temperature T',
   'lm.sample.topk': 'top-k (0 = all)',
+  'lm.sample.topp': 'top-p (1 = all)',
   'lm.sample.seed': 'seed',
-  'lm.howtoBpe':
-    'Each bar is the total log-probability (natural log) the model gives a sentence and its end mark: shorter bars are likelier sentences. Hover or focus a bar to see every token’s log-probability. The model reads {vocab} subword pieces (one starting with ▁ begins a word), so no word is unknown to it: a rare word is spelled in several pieces.',
   'lm.sample.next': 'Next word',
   'lm.sample.generate': 'Ten words',
   'lm.sample.restart': 'Start over',
@@ -365,10 +366,10 @@ export default {
   'lm.sample.cutKP':
     'kept to the {k} likeliest words, then to the fewest of them whose probabilities add up to p = {p} ({kept} kept)',
   'lm.sample.legendGreedy':
-  'lm.sample.topp': 'top-p (1 = all)',
     'Blue: the model’s own probabilities softmax(z). Orange: at T = 0 all probability goes to the likeliest word (greedy decoding), whatever k and p are.',
   'lm.sample.all': 'all',
   'lm.sample.drawn': 'drawn',
+  'lm.sample.ended': 'The model drew </s>, the end of its text: start over, or change the prompt or the seed.',
   'lm.sample.none': 'this build cannot load the language model in its Worker',
   'tr.open': 'Open the translator (loads {mb} MB)',
   'tr.loading': 'Loading the model ({mb} MB)…',
@@ -378,7 +379,6 @@ export default {
   'tr.beam': 'beam width',
   'tr.maps': 'maps of',
   'tr.mapsBeam': 'the beam output',
-  'lm.sample.ended': 'The model drew </s>, the end of its text: start over, or change the prompt or the seed.',
   'tr.mapsGreedy': 'the greedy output',
   'tr.groupTest': 'held-out test pairs (with their reference)',
   'tr.groupTyped': 'sentences written for this page (no reference)',

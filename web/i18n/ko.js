@@ -331,6 +331,8 @@ export default {
   'lm.empty': '문장을 입력하세요',
   'lm.howto':
     '막대는 모델이 문장과 끝 표시에 주는 로그 확률(자연로그)의 합입니다. 막대가 짧을수록 모델이 더 그럴듯하다고 보는 문장입니다. 막대에 마우스를 올리거나 포커스를 두면 토큰마다의 로그 확률이 보입니다. 가장 자주 나오는 {vocab}개 밖의 단어는 <unk>가 됩니다.',
+  'lm.howtoBpe':
+    '막대는 모델이 문장과 끝 표시에 주는 로그 확률(자연로그)의 합입니다. 막대가 짧을수록 모델이 더 그럴듯하다고 보는 문장입니다. 막대에 마우스를 올리거나 포커스를 두면 토큰마다의 로그 확률이 보입니다. 모델은 서브워드 조각 {vocab}개로 글을 읽으므로(▁로 시작하는 조각이 단어의 첫 조각) 모르는 단어가 없습니다. 드문 단어는 여러 조각으로 나뉩니다.',
   'lm.logp': 'log p = {v}',
   'lm.mean': '토큰당 평균 {mean}',
   'tr.about':
@@ -339,9 +341,8 @@ export default {
   'lm.sample.prompt': '시작 문구',
   'lm.sample.temp': '온도 T',
   'lm.sample.topk': 'top-k (0 = 전부)',
+  'lm.sample.topp': 'top-p (1 = 전부)',
   'lm.sample.seed': '시드',
-  'lm.howtoBpe':
-    '막대는 모델이 문장과 끝 표시에 주는 로그 확률(자연로그)의 합입니다. 막대가 짧을수록 모델이 더 그럴듯하다고 보는 문장입니다. 막대에 마우스를 올리거나 포커스를 두면 토큰마다의 로그 확률이 보입니다. 모델은 서브워드 조각 {vocab}개로 글을 읽으므로(▁로 시작하는 조각이 단어의 첫 조각) 모르는 단어가 없습니다. 드문 단어는 여러 조각으로 나뉩니다.',
   'lm.sample.next': '다음 단어',
   'lm.sample.generate': '열 단어',
   'lm.sample.restart': '처음부터',
@@ -355,10 +356,10 @@ export default {
   'lm.sample.cutKP':
     '가장 그럴듯한 단어 {k}개 가운데 확률이 큰 것부터 합이 p = {p}에 이를 때까지만 남기고({kept}개)',
   'lm.sample.legendGreedy':
-  'lm.sample.topp': 'top-p (1 = 전부)',
     '파란 막대: 모델 자체의 확률 softmax(z). 주황 막대: T = 0이면 k와 p에 상관없이 가장 그럴듯한 단어가 확률을 모두 가져갑니다(greedy 디코딩).',
   'lm.sample.all': '전부',
   'lm.sample.drawn': '뽑힘',
+  'lm.sample.ended': '모델이 글의 끝을 뜻하는 </s>를 뽑았습니다. 처음부터 다시 하거나 시작 문구나 시드를 바꿔 보세요.',
   'lm.sample.none': '이 빌드는 Worker에서 언어 모델을 불러올 수 없습니다',
   'tr.open': '번역기 열기 ({mb} MB 내려받음)',
   'tr.loading': '모델을 불러오는 중 ({mb} MB)…',
@@ -368,7 +369,6 @@ export default {
   'tr.beam': 'beam 너비',
   'tr.maps': '히트맵 대상',
   'tr.mapsBeam': 'beam 출력',
-  'lm.sample.ended': '모델이 글의 끝을 뜻하는 </s>를 뽑았습니다. 처음부터 다시 하거나 시작 문구나 시드를 바꿔 보세요.',
   'tr.mapsGreedy': 'greedy 출력',
   'tr.groupTest': '떼어 둔 테스트 쌍(정답 번역 있음)',
   'tr.groupTyped': '이 페이지를 위해 쓴 문장(정답 번역 없음)',

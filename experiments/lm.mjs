@@ -12,14 +12,25 @@
 //    RUN/curve.json) and SAMPLES sentences drawn at T 0.8 from <s> (the page's arithmetic,
 //    web/demos/lm/sample.js, on logits from attn forward), each ending at </s>: RUN/report.json.
 // 4. --skip-train: the report also goes to docs/lm/NAME.report.json; without --no-export the
-//    newest checkpoint in float16 (attn export --half) becomes web/public/models/NAME.safetensors
+//    newest checkpoint in float16 (RUN/export-f16.safetensors, attn export --half, written by every
+//    report) becomes web/public/models/NAME.safetensors
 //    with index.json's entry and the attribution beside it.
 // The run lives under the user's cache (experiments/lib/run-store.mjs: ~/.cache/attnlab/runs/NAME)
 // with its own copy of attn; build/lm links to it. --background trains detached at nice 19 (its
 // output in RUN/log.txt); a sitting in progress is left alone. Options: --name NAME (default
 // lm-prose), --steps N (where the run ends, default 60000), --save-every N (default 1000),
 // --threads N (default 2), --fresh (start over), --skip-train, --no-export, --samples N.
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { spawn, spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -210,6 +221,8 @@ function report() {
   }
   const samples = Array.from({ length: SAMPLES }, (_, i) => sample(newest, state, i + 1));
   const wall = readJson(path.join(DIR, 'wall.json'), { seconds: 0, runs: [] });
+  // the file the page would ship: the newest checkpoint in float16
+  must(store.attn, ['export', '--checkpoint', newest, '--out', path.join(DIR, 'export-f16.safetensors'), '--half']);
   const r = {
     run: NAME,
     folder: DIR.startsWith(os.homedir()) ? `~${DIR.slice(os.homedir().length)}` : DIR,
@@ -221,6 +234,7 @@ function report() {
     samples: { temperature: TEMPERATURE, topK: 0, topP: 1, seeds: samples.map((_, i) => i + 1), text: samples },
     vocab: state.vocab.length,
     params: paramCount(newest),
+    exportBytes: statSync(path.join(DIR, 'export-f16.safetensors')).size,
     taskOptions: { ...state.task_options, file: path.basename(state.task_options.file) },
     trainFlags: state.train_flags,
     hours: Number((wall.seconds / 3600).toFixed(2)),
@@ -257,8 +271,7 @@ if (has('skip-train')) {
 if (has('skip-train') && !has('no-export')) {
   const models = path.join(root, 'web', 'public', 'models');
   const dest = path.join(models, `${NAME}.safetensors`);
-  const newest = checkpoints().at(-1);
-  must(store.attn, ['export', '--checkpoint', newest, '--out', dest, '--half']);
+  copyFileSync(path.join(DIR, 'export-f16.safetensors'), dest);
   const bytes = statSync(dest).size;
   if (bytes > 16 * 1024 * 1024) throw new Error(`${dest} is ${bytes} bytes, over 16 MiB`);
   writeFileSync(path.join(models, `${NAME}.ATTRIBUTION.txt`), readFileSync(path.join(DIR, 'ATTRIBUTION.txt')));

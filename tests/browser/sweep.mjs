@@ -44,7 +44,7 @@ export const LATIN_TERMS = new Set(
 attnlab transformer transformers rnnsearch rnnencdec bahdanau vaswani luong graves vinyals ptr net ntm lstm gru rnn seq2seq
 bleu wmt gpu gpus cpu cpus simd simd128 webassembly webgpu wasm fma worker bpe relu gelu softmax argmax beam greedy
 png csv tsv txt json safetensors kib mib mb kb ms tsp ding moby dick gpl layernorm layer norm embed embedding pe sin cos
-query key value dk dv model ffn mask causal d_model d_k d_v d_ff log exp max min sum mean top top-k github arxiv html url
+query key value dk dv model ffn mask causal d_model d_k d_v d_ff log exp max min sum mean top top-k top-p github arxiv html url
 attention all you need tab dropout adam warmup search npm stdlib datasets-moby-dick apache mit attn phrases iso ptr-net
 enter shift space esc home end
 dot general concat tanh h_j e_ij h_t c_t w_a v_a w_c

@@ -28,6 +28,7 @@ import EngineWorker from './core/worker.js?worker&inline';
 import { loadEngine, threadsAvailable } from './core/engine.js';
 import { createEngine } from './core/client.js';
 import { ensureWidgetStyles } from './viz/styles.js';
+import { persistenceNote } from './core/storage.js';
 import { WIDGET_MODELS } from 'virtual:attnlab-widgets';
 
 /* global __ATTNLAB_VERSION__ */
@@ -53,6 +54,8 @@ const MESSAGES = {
     missing: 'missing (HTTP {status})',
     blocked: 'blocked or unreachable (a server on another origin must send Access-Control-Allow-Origin)',
     failed: 'This widget could not start: {message}',
+    storage:
+      'This browser does not let the page keep anything (storage is blocked here): models trained in these widgets last only until the page closes.',
   },
   ko: {
     loading: 'attnlab 위젯을 불러오는 중…',
@@ -64,6 +67,8 @@ const MESSAGES = {
     missing: '없습니다 (HTTP {status})',
     blocked: '차단되었거나 닿지 않습니다 (다른 출처의 서버는 Access-Control-Allow-Origin 헤더를 보내야 합니다)',
     failed: '이 위젯을 시작하지 못했습니다: {message}',
+    storage:
+      '이 브라우저에서는 페이지가 아무것도 저장할 수 없습니다(저장소 차단). 이 위젯들에서 학습한 모델은 페이지를 닫을 때까지만 유지됩니다.',
   },
 };
 const fill = (s, vars) => s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
@@ -120,13 +125,26 @@ async function checkModels(name, text) {
   }
 }
 
+// The inline engine Worker. Its module is a Blob; a sandboxed frame (an opaque origin, self.origin
+// 'null') cannot start a Blob module Worker, so there the inline Worker takes the data: URL that
+// it falls back to when no Blob URL is made.
+function startWorker() {
+  if (globalThis.origin !== 'null') return new EngineWorker();
+  const make = URL.createObjectURL;
+  URL.createObjectURL = () => '';
+  try {
+    return new EngineWorker();
+  } finally {
+    URL.createObjectURL = make;
+  }
+}
+
 // The Worker that trains, one per page and threads and backend setting, started when a demo
 // first needs it.
 const workerClients = new Map();
 const workerFor = (threads, backend) => {
   const key = `${threads} ${backend}`;
-  if (!workerClients.has(key))
-    workerClients.set(key, createEngine({ base, threads, backend, worker: () => new EngineWorker() }));
+  if (!workerClients.has(key)) workerClients.set(key, createEngine({ base, threads, backend, worker: startWorker }));
   return workerClients.get(key);
 };
 const BACKENDS = ['auto', 'webgpu', 'wasm'];
@@ -198,17 +216,26 @@ class AttnlabDemo extends HTMLElement {
       const [engine] = await Promise.all([engineFor(text), checkModels(name, text)]);
       if (this.token !== token) return null; // renamed or removed meanwhile
       this.textContent = '';
-      const handle = await widgets.mountDemo(
-        name,
-        this,
-        widgets.makeContext({ name, host: this, engine, worker, base, embedded: true })
-      );
+      const ctx = widgets.makeContext({ name, host: this, engine, worker, base, embedded: true });
+      const handle = await widgets.mountDemo(name, this, ctx);
+      ctx.showAdjusted(); // an attribute the demo could not use, and what it used instead
+      this.adjustments = ctx.adjustments;
       if (this.token !== token) {
         handle.unmount?.();
         return null;
       }
       widgets.applyI18n(this, { updateDocument: false });
       this.handle = handle;
+      // where the browser refuses storage, the first widget to mount says so (once per page)
+      if (await persistenceNote()) {
+        const note = Object.assign(document.createElement('p'), {
+          className: 'storage-note note',
+          textContent: text.storage,
+        });
+        note.setAttribute('role', 'status');
+        this.prepend(note);
+      }
+      if (this.token !== token) return null;
       this.dataset.ready = '1';
       this.dispatchEvent(new CustomEvent('ready'));
       return handle;
@@ -239,8 +266,19 @@ class AttnlabDemo extends HTMLElement {
     this.dispatchEvent(new CustomEvent('error', { detail: { message: e.message, url: e.url ?? null } }));
   }
 
+  // Rejects with an Error naming the attributes the widget could not use as given (the box says
+  // which value it uses instead; the reader's Start button trains with it), or why the run could
+  // not start.
   async start() {
-    (await this.mounted)?.start?.();
+    const handle = await this.mounted;
+    if (!handle) throw new Error(`attnlab-demo ${this.getAttribute('name')}: not mounted`);
+    const adjusted = this.adjustments?.() ?? [];
+    if (adjusted.length)
+      throw new Error(`attnlab-demo ${this.getAttribute('name')}: ${adjusted.map((a) => a.text).join(' ')}`);
+    // resolves once training runs (its first progress event), or when there is nothing to start
+    const run = handle.start?.();
+    const progress = new Promise((resolve) => this.addEventListener('progress', resolve, { once: true }));
+    await Promise.race([run, progress]);
   }
   async pause() {
     (await this.mounted)?.pause?.();

@@ -11,13 +11,15 @@ import { SECTIONS, sectionKey, sectionLabel } from './sections.js';
 import { applyI18n, getLang, setLang, t, onLangChange } from './i18n/index.js';
 import { loadEngine, expectedEngine, engineLabel } from './core/engine.js';
 import { crossOriginIsolate } from './core/coi.js';
-import { createEngine } from './core/client.js';
+import { createEngine, moduleWorker } from './core/client.js';
+import workerUrl from './core/worker.js?worker&url';
 import { mountDemo, demoNames } from './demos/registry.js';
 import { makeContext } from './demos/common/context.js';
 import { hashParams, writeHash } from './demos/common/store.js';
 import { typeset, focusScrollers } from './viz/tex.js';
 import { fillFacts } from './demos/common/facts.js';
 import { initTheme } from './theme.js';
+import { local, persistenceNote } from './core/storage.js';
 import { ensureWidgetStyles } from './viz/styles.js';
 
 const fragments = import.meta.glob('./i18n/content/*/*.html', { query: '?raw', import: 'default' });
@@ -28,18 +30,15 @@ let engineError = null;
 let workerClient = null;
 // The Worker's engine (the one that trains): threaded when the page is cross-origin isolated.
 // The engine line names it once it runs.
-const startWorker = () => new Worker(new URL('./core/worker.js', import.meta.url), { type: 'module' });
+// (moduleWorker: in a sandboxed frame the script is imported by a Blob Worker of the frame's own.)
+const startWorker = () => moduleWorker(new URL(workerUrl, import.meta.url));
 // Where models train: the reader's choice in the engine line's menu (kept in localStorage):
 // 'auto' times a step on WebGPU and WebAssembly per model and takes the faster (web/gpu/choose.js).
 const BACKEND_KEY = 'attnlab:backend';
 const BACKENDS = ['auto', 'webgpu', 'wasm'];
 const storedBackend = () => {
-  try {
-    const v = localStorage.getItem(BACKEND_KEY);
-    return BACKENDS.includes(v) ? v : 'auto';
-  } catch {
-    return 'auto';
-  }
+  const v = local.get(BACKEND_KEY);
+  return BACKENDS.includes(v) ? v : 'auto';
 };
 const worker = () =>
   (workerClient ??= createEngine({ base: document.baseURI, worker: startWorker, backend: storedBackend() }).then(
@@ -86,11 +85,7 @@ function backendMenu() {
   }
   select.value = storedBackend();
   select.addEventListener('change', async () => {
-    try {
-      localStorage.setItem(BACKEND_KEY, select.value);
-    } catch {
-      // private mode: the choice lasts for this page
-    }
+    local.set(BACKEND_KEY, select.value); // where storage is refused the choice lasts for this page
     if (workerClient) await (await workerClient).setBackend(select.value);
   });
   const text = document.createElement('span');
@@ -292,7 +287,9 @@ async function mountHost(host) {
     return;
   }
   try {
-    const handle = await mountDemo(name, host, makeContext({ name, host, engine, worker, base: document.baseURI }));
+    const ctx = makeContext({ name, host, engine, worker, base: document.baseURI });
+    const handle = await mountDemo(name, host, ctx);
+    ctx.showAdjusted(); // a link's value the demo could not use, and what it used instead
     handles.set(name, handle);
     applyI18n(host);
     host.dataset.ready = '1';
@@ -444,6 +441,15 @@ onLangChange(async () => {
 });
 ensureWidgetStyles();
 initTheme(document.getElementById('theme-toggle'));
+// Where the browser refuses storage, one note under the engine line says that nothing is kept.
+persistenceNote().then((show) => {
+  if (!show) return;
+  const note = Object.assign(document.createElement('p'), { id: 'storage-note', className: 'storage-note note' });
+  note.dataset.i18n = 'storage.none';
+  note.setAttribute('role', 'status');
+  note.textContent = t('storage.none');
+  document.getElementById('engine-line')?.after(note);
+});
 const enginePromise = loadEngine();
 enginePromise.catch(() => {});
 applyI18n();

@@ -1,10 +1,13 @@
-// Light / dark / follow-the-system colour scheme, remembered in localStorage.
+// Light / dark / follow-the-system colour scheme, remembered in localStorage (where the browser
+// allows it: web/core/storage.js; elsewhere the choice lasts for the page).
 import { t, onLangChange } from './i18n/index.js';
+import { local } from './core/storage.js';
 
 const ORDER = ['auto', 'dark', 'light'];
 
 export function initTheme(button) {
-  let mode = ORDER.includes(localStorage.getItem('attnlab.theme')) ? localStorage.getItem('attnlab.theme') : 'auto';
+  const stored = local.get('attnlab.theme');
+  let mode = ORDER.includes(stored) ? stored : 'auto';
   const apply = () => {
     if (mode === 'auto') delete document.documentElement.dataset.theme;
     else document.documentElement.dataset.theme = mode;
@@ -13,7 +16,7 @@ export function initTheme(button) {
   };
   button.addEventListener('click', () => {
     mode = ORDER[(ORDER.indexOf(mode) + 1) % ORDER.length];
-    localStorage.setItem('attnlab.theme', mode);
+    local.set('attnlab.theme', mode);
     apply();
     window.dispatchEvent(new Event('attnlab-theme'));
   });

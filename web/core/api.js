@@ -120,13 +120,18 @@ export class Session {
   }
 }
 
+// The largest .safetensors header the engine reads (its checkpoint reader refuses a longer one).
+export const HEADER_MAX_BYTES = 1 << 24;
+
 // The model kind stored in a .safetensors checkpoint's "attnlab" metadata (null if unreadable).
+// A header over the engine's limit is not parsed here (on the page's thread): null, and the
+// Worker's engine says why it refuses the file.
 export function checkpointModel(bytes) {
   try {
     if (!(bytes instanceof Uint8Array || bytes instanceof ArrayBuffer || Array.isArray(bytes))) return null;
     const b = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
     const n = Number(new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(0, true));
-    if (n <= 0 || 8 + n > b.length) return null;
+    if (n <= 0 || n > HEADER_MAX_BYTES || 8 + n > b.length) return null;
     const header = JSON.parse(new TextDecoder().decode(b.subarray(8, 8 + n)));
     return JSON.parse(header.__metadata__?.attnlab ?? 'null')?.model ?? null;
   } catch {

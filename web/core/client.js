@@ -209,11 +209,18 @@ export async function connectEngine(port, opts = {}) {
 }
 
 // A module Worker running `url`. From another origin (a CDN, a course platform's file store) a
-// Worker script is refused, so the Worker is a same-origin Blob that imports it (CORS applies).
+// Worker script is refused, so the Worker is a same-origin Blob that imports it (CORS applies);
+// in a sandboxed frame (an opaque origin, 'null', matching no script's) a data: URL one.
 export function moduleWorker(url) {
   const href = new URL(url, globalThis.location?.href).href;
-  const here = globalThis.location?.origin;
-  if (!here || here === 'null' || new URL(href).origin === here) return new Worker(href, { type: 'module' });
+  // self.origin: 'null' in a sandboxed frame (where location.origin still names the server)
+  const here = globalThis.origin ?? globalThis.location?.origin;
+  if (!here || (here !== 'null' && new URL(href).origin === here)) return new Worker(href, { type: 'module' });
+  // an opaque origin starts no Blob module Worker (it fails to load); a data: URL one it does
+  if (here === 'null')
+    return new Worker(`data:text/javascript,${encodeURIComponent(`import ${JSON.stringify(href)};`)}`, {
+      type: 'module',
+    });
   const blob = URL.createObjectURL(new Blob([`import ${JSON.stringify(href)};`], { type: 'text/javascript' }));
   const w = new Worker(blob, { type: 'module' });
   setTimeout(() => URL.revokeObjectURL(blob), 60000);

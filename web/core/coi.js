@@ -9,6 +9,8 @@
 //   'insecure'   not a secure context (plain http on a host other than localhost)
 //   'no-sw'      the browser offers no service workers (or they are disabled, e.g. private mode)
 //   'iframe'     the page is inside another page's frame: the top-level page decides isolation
+//   'sandbox'    the page runs in a sandboxed frame (an opaque origin): even asking for service
+//                workers throws a SecurityError there
 //   'no-effect'  the worker controls the page, a reload happened, yet the page is not isolated
 //   'error'      registering the worker failed (message in `error`)
 // Resolves {isolated: true, via: 'headers'|'service-worker'} or {isolated: false, reason, error?};
@@ -39,15 +41,26 @@ const flag = {
   },
 };
 
+// navigator.serviceWorker, or null where there is none or reading it throws (a sandboxed frame).
+function serviceWorkers() {
+  try {
+    return globalThis.navigator?.serviceWorker ?? null;
+  } catch {
+    return null;
+  }
+}
+const opaqueOrigin = () => globalThis.origin === 'null' || globalThis.location?.origin === 'null';
+
 export async function crossOriginIsolate({ base = globalThis.document?.baseURI, script = 'coi-sw.js' } = {}) {
-  const nav = globalThis.navigator;
+  const sw = serviceWorkers();
   if (globalThis.crossOriginIsolated) {
     flag.clear();
-    return { isolated: true, via: nav?.serviceWorker?.controller ? 'service-worker' : 'headers' };
+    return { isolated: true, via: sw?.controller ? 'service-worker' : 'headers' };
   }
   if (globalThis.location?.protocol === 'file:') return { isolated: false, reason: 'file' };
+  if (opaqueOrigin()) return { isolated: false, reason: 'sandbox' };
   if (!globalThis.isSecureContext) return { isolated: false, reason: 'insecure' };
-  if (!nav?.serviceWorker) return { isolated: false, reason: 'no-sw' };
+  if (!sw) return { isolated: false, reason: 'no-sw' };
   let framed = true;
   try {
     framed = globalThis.top !== globalThis.self;
@@ -55,13 +68,13 @@ export async function crossOriginIsolate({ base = globalThis.document?.baseURI, 
     /* cross-origin parent */
   }
   if (framed) return { isolated: false, reason: 'iframe' };
-  if (nav.serviceWorker.controller && flag.get()) return { isolated: false, reason: 'no-effect' };
+  if (sw.controller && flag.get()) return { isolated: false, reason: 'no-effect' };
   try {
     const url = new URL(script, base);
-    await nav.serviceWorker.register(url.href, { scope: new URL('./', url).href });
+    await sw.register(url.href, { scope: new URL('./', url).href });
     // `ready` never settles for a page outside the worker's scope: give up after 5 s.
     await Promise.race([
-      nav.serviceWorker.ready,
+      sw.ready,
       new Promise((_, reject) => setTimeout(() => reject(new Error('service worker not ready after 5 s')), 5000)),
     ]);
   } catch (e) {
@@ -71,9 +84,9 @@ export async function crossOriginIsolate({ base = globalThis.document?.baseURI, 
   flag.set();
   // The worker claims this page on activation; reload once it controls it (or at once if it
   // already does: a worker of an earlier visit that served this page before it was updated).
-  if (!nav.serviceWorker.controller) {
+  if (!sw.controller) {
     await new Promise((resolve) => {
-      nav.serviceWorker.addEventListener('controllerchange', resolve, { once: true });
+      sw.addEventListener('controllerchange', resolve, { once: true });
       setTimeout(resolve, 3000);
     });
   }

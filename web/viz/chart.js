@@ -6,6 +6,7 @@
 // data}), and the PNG is the plot with its legend drawn under it.
 // Its text alternative is a visually hidden summary kept current (`.chart-summary`: per series,
 // how many points and the first, last, smallest and largest value), in the page's language.
+import '../core/locale.js'; // first: uPlot reads navigator.language as it loads
 import uPlot from 'uplot';
 import { OKABE_ITO, watchScheme } from './palette.js';
 import { exportBar, chartTable } from './export.js';

@@ -33,8 +33,8 @@ export async function mount(el, ctx) {
   const state = {
     task: read.str('task', 'reverse', Object.keys(TASKS)),
     score: read.str('score', 'additive', SCORES),
-    steps: read.num('steps', 400, 100, 20000),
-    seed: read.num('seed', 1, 0, 1e9),
+    steps: read.int('steps', 400, 100, 20000),
+    seed: read.int('seed', 1, 0, 1e9),
   };
   el.innerHTML = `
     <div class="controls">

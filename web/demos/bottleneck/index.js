@@ -39,8 +39,8 @@ function wrongCount(out, tgt) {
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
-  const steps = ctx.read.num('steps', 2000, 50, 20000);
-  let len = ctx.read.num('len', 8, TASK_OPTIONS.min_len, TASK_OPTIONS.max_len);
+  const steps = ctx.read.int('steps', 2000, 50, 20000);
+  let len = ctx.read.int('len', 8, TASK_OPTIONS.min_len, TASK_OPTIONS.max_len);
   el.innerHTML = `
     <div class="run-host"></div>
     <div class="demo-row"><div class="loss-host"></div><div class="acc-host"></div></div>

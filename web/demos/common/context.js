@@ -3,7 +3,27 @@
 // which the page's status line and embedded widgets' listeners both read.
 // The store is wrapped so that the keys a demo reads or writes are remembered: `settings()`
 // returns their current values (those set), the attributes of an equivalent <attnlab-demo>.
-import { hashStore, attributeStore, reader } from './store.js';
+// A value from the link or the attributes that the demo cannot use as given (store.js's reader)
+// is named in a note at the top of the host, with what is used instead; `adjustments()` lists
+// them (an embedded widget's start() rejects with them).
+import { hashStore, attributeStore, reader, adjustedText } from './store.js';
+import { t, onLangChange } from '../../i18n/index.js';
+
+function adjustmentNote(host, list) {
+  let note = null;
+  const render = () => {
+    if (!list.length) return;
+    if (!note || !host.contains(note)) {
+      note = document.createElement('p');
+      note.className = 'settings-note note';
+      note.setAttribute('role', 'status');
+      host.prepend(note);
+    }
+    note.replaceChildren(...list.flatMap((a, i) => [...(i ? [document.createElement('br')] : []), adjustedText(t, a)]));
+  };
+  onLangChange(render);
+  return render;
+}
 
 // `worker()` starts (once) and returns the Worker-backed engine client for model sessions.
 // `base` is the URL the page's static files (engine/, models/) are served under.
@@ -21,6 +41,8 @@ export function makeContext({ name, host, engine, worker, base, embedded = false
       return inner.set(values, ...rest);
     },
   };
+  const adjusted = [];
+  const showAdjusted = adjustmentNote(host, adjusted);
   return {
     name,
     host,
@@ -29,7 +51,12 @@ export function makeContext({ name, host, engine, worker, base, embedded = false
     base,
     embedded,
     store,
-    read: reader(store),
+    read: reader(store, (a) => {
+      adjusted.push(a);
+      showAdjusted();
+    }),
+    adjustments: () => adjusted.map((a) => ({ ...a, text: adjustedText(t, a) })),
+    showAdjusted,
     settings() {
       const out = {};
       for (const k of keys) {

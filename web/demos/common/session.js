@@ -20,19 +20,57 @@
 // `onSnapshot` (its map on the held-out example), and `onPreview({step: 0, loss})` gets the loss
 // of that model on its first training batch; a note says it is untrained. Nothing is trained.
 import { t } from '../../i18n/index.js';
-import { ModelStore } from '../../core/persist.js';
+import { modelStore } from '../../core/storage.js';
 
 const SAVE_EVERY_MS = 3000;
-let sharedStore = null;
-function modelStore() {
-  if (sharedStore === null) {
-    try {
-      sharedStore = new ModelStore();
-    } catch {
-      sharedStore = false;
-    } // no IndexedDB: nothing persists
+// The most a stored record's `kept` history may hold (its JSON), so a record cannot grow the tab.
+const KEPT_MAX_CHARS = 4 << 20;
+// ... and no list in it longer than one entry per step (and the untrained model's).
+const longest = (v, depth = 0) =>
+  !v || typeof v !== 'object' || depth > 4
+    ? 0
+    : Math.max(Array.isArray(v) ? v.length : 0, ...Object.values(v).map((x) => longest(x, depth + 1)));
+
+// `want` (the demo's config) agrees with `got` (what the stored checkpoint says): every key both
+// name holds the same value (nested objects key by key; the engine fills in keys a demo leaves out).
+function agrees(want, got) {
+  if (want && typeof want === 'object' && !Array.isArray(want)) {
+    if (!got || typeof got !== 'object' || Array.isArray(got)) return false;
+    return Object.keys(want).every((k) => !(k in got) || agrees(want[k], got[k]));
   }
-  return sharedStore || null;
+  if (Array.isArray(want))
+    return Array.isArray(got) && got.length === want.length && want.every((w, i) => agrees(w, got[i]));
+  return Object.is(want, got) || (typeof want === 'number' && typeof got === 'number' && want === got);
+}
+
+// Why a stored record cannot be this run's (null when it can): its step and history must be those
+// of a run of `steps` steps, and the checkpoint's model, task, training settings and step those of
+// the demo's config.
+export function recordProblem(rec, steps, config, info = null) {
+  const meta = rec?.meta;
+  if (!meta || typeof meta !== 'object') return 'no metadata';
+  const { step, loss = null, done = false, kept = null } = meta;
+  if (!Number.isInteger(step) || step < 1 || step > steps) return `step ${step} is not one of 1–${steps}`;
+  if (meta.steps !== undefined && meta.steps !== steps) return `${meta.steps} steps stored, ${steps} in this run`;
+  if (loss !== null && typeof loss !== 'number') return `loss ${loss}`;
+  if (typeof done !== 'boolean' || (done && step !== steps)) return `finished at step ${step} of ${steps}`;
+  if (kept !== null) {
+    let chars = Infinity;
+    try {
+      chars = JSON.stringify(kept).length;
+    } catch {
+      /* not JSON */
+    }
+    if (typeof kept !== 'object' || chars > KEPT_MAX_CHARS || longest(kept) > steps + 1) return 'history too long';
+  }
+  if (!info) return null;
+  if (info.step !== undefined && info.step !== step) return `the weights are of step ${info.step}, not ${step}`;
+  const model = config?.model;
+  if (model && !agrees(model, info.config)) return `another model (${info.config?.model ?? '?'})`;
+  if (config?.task !== undefined && info.task !== undefined && config.task !== info.task)
+    return `another task (${info.task})`;
+  if (config?.train && info.train && !agrees(config.train, info.train)) return 'other training settings';
+  return null;
 }
 
 export function sessionRun(
@@ -62,7 +100,8 @@ export function sessionRun(
     <progress max="${steps}" value="0" data-i18n-aria="run.progress"></progress>
     <output class="run-status" aria-live="off"></output>
     <span class="run-restored note" data-i18n="run.restored" hidden></span>
-    <span class="run-untrained note" data-i18n="run.untrained" hidden></span>`;
+    <span class="run-untrained note" data-i18n="run.untrained" hidden></span>
+    <span class="run-dropped note" role="status" hidden></span>`;
   const toggle = el.querySelector('[name=run-toggle]');
   const bar = el.querySelector('progress');
   const status = el.querySelector('.run-status');
@@ -79,6 +118,7 @@ export function sessionRun(
     key: null,
     restored: false,
     snap: null,
+    dropped: null, // why a stored record was dropped (shown until the next start or reset)
   };
   let offs = [];
   let lastSave = 0;
@@ -101,6 +141,9 @@ export function sessionRun(
     });
     status.textContent = run.state === 'creating' ? t('run.creating') : step;
     el.querySelector('.run-restored').hidden = !run.restored;
+    const dropped = el.querySelector('.run-dropped');
+    dropped.hidden = !run.dropped;
+    dropped.textContent = run.dropped ? t('run.dropped', { why: run.dropped }) : '';
     el.dataset.state = run.done ? 'done' : run.state;
     const untrained = Boolean(run.preview) && run.state === 'idle' && !run.session;
     el.querySelector('.run-untrained').hidden = !untrained;
@@ -143,7 +186,7 @@ export function sessionRun(
 
   // Keeps the session's weights and step in IndexedDB (failures only cost the persistence).
   async function persist(s) {
-    const store = modelStore();
+    const store = await modelStore();
     if (!store || !run.key || run.step === 0 || run.session !== s || !persists()) return;
     lastSave = performance.now();
     try {
@@ -204,6 +247,7 @@ export function sessionRun(
   async function start() {
     if (run.state === 'training' || run.state === 'creating' || run.done) return;
     previewGen++;
+    run.dropped = null;
     if (run.state === 'paused') {
       run.session.resume();
       run.state = 'training';
@@ -224,14 +268,14 @@ export function sessionRun(
     }
     run.state = 'creating';
     render();
-    const client = await ctx.worker();
-    run.key = persists() ? await storeKey() : null;
-    const cfg = await config();
     let s;
     try {
+      const client = await ctx.worker();
+      run.key = persists() ? await storeKey() : null;
+      const cfg = await config();
       s = (create && (await create(client, cfg))) || (await client.createSession(cfg));
     } catch (e) {
-      // a config the engine refuses leaves the run ready for another start
+      // an engine that did not start, or a config it refuses, leaves the run ready for another start
       run.state = 'idle';
       render();
       throw e;
@@ -247,22 +291,41 @@ export function sessionRun(
   // model of the old config never lands under the new one.
   let resets = 0;
   async function restore() {
-    const store = modelStore();
-    if (!store || run.session || run.state !== 'idle' || !persists()) return false;
+    if (run.session || run.state !== 'idle' || !persists()) return false;
+    const store = await modelStore();
+    if (!store) return false;
     const gen = resets;
     const stale = () => gen !== resets;
     const key = await storeKey();
     const rec = await store.load(key).catch(() => null);
     if (!rec || run.session || run.state !== 'idle' || stale()) return false;
+    // A record that cannot be this run is dropped, with a note saying why.
+    let s = null;
+    const drop = async (why) => {
+      s?.dispose().catch(() => {});
+      await store.remove(key).catch(() => {});
+      if (stale()) return false;
+      offs.forEach((off) => off());
+      offs = [];
+      Object.assign(run, { session: null, state: 'idle', step: 0, base: 0, loss: null, done: false, restored: false });
+      run.dropped = why;
+      render();
+      return false;
+    };
+    const cfg = await config();
+    const early = recordProblem(rec, run.steps, cfg);
+    if (early) return drop(early);
     run.state = 'creating';
     render();
     try {
       const client = await ctx.worker();
-      const s = await client.loadSession(rec.bytes);
+      s = await client.loadSession(rec.bytes);
       if (stale()) {
         s.dispose().catch(() => {});
         return false;
       }
+      const problem = recordProblem(rec, run.steps, cfg, s.info);
+      if (problem) return drop(problem);
       run.key = key;
       attach(s);
       Object.assign(run, {
@@ -285,12 +348,9 @@ export function sessionRun(
       render();
       if (run.done) await onDone?.(s);
       return true;
-    } catch {
+    } catch (e) {
       if (stale()) return false;
-      await store.remove(key).catch(() => {}); // a stored model this build cannot load is dropped
-      Object.assign(run, { session: null, state: 'idle', step: 0, base: 0, loss: null, done: false, restored: false });
-      render();
-      return false;
+      return drop(e.message); // a stored model this build cannot load
     }
   }
 
@@ -306,10 +366,7 @@ export function sessionRun(
     resets++;
     const s = run.session;
     run.session = null;
-    if (run.key)
-      await modelStore()
-        ?.remove(run.key)
-        .catch(() => {});
+    if (run.key) await (await modelStore())?.remove(run.key).catch(() => {});
     if (s) {
       if (run.state === 'training' || run.state === 'paused') {
         s.cancel();
@@ -329,6 +386,7 @@ export function sessionRun(
       restored: false,
       snap: null,
       preview: null,
+      dropped: null,
     });
     onReset?.();
     render();

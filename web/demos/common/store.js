@@ -54,15 +54,43 @@ export function attributeStore(host) {
 }
 
 // Typed reads with defaults and clamping, shared by the demos; each read tells the store the
-// key's default.
-export function reader(store) {
+// key's default. Every value from outside (a share link's hash, a widget's attribute) passes
+// here: num() a finite number in [lo, hi], int() also a whole one (a step count, a length, a
+// seed), str() one of `allowed`. A value that is not is replaced (the default, the bound, the
+// nearest whole number), and `adjusted({key, value, used, why, lo, hi, allowed})` is told once per
+// key and value, so the demo's host can say what was used instead.
+export function reader(store, adjusted = () => {}) {
   const note = (key, def) => store.defaults?.({ [key]: def });
+  const told = new Set();
+  const tell = (key, value, used, why, extra = {}) => {
+    const id = `${key}=${value}`;
+    if (told.has(id)) return;
+    told.add(id);
+    adjusted({ key, value, used, why, ...extra });
+  };
+  const number = (key, def, lo, hi, whole) => {
+    note(key, def);
+    const raw = store.get(key);
+    if (raw === null || raw === undefined) return def;
+    const x = raw === '' ? NaN : Number(raw);
+    if (!Number.isFinite(x)) {
+      tell(key, raw, def, 'nan');
+      return def;
+    }
+    const y = whole ? Math.round(x) : x;
+    const used = Math.min(hi, Math.max(lo, y));
+    if (used !== x) tell(key, raw, used, used !== y ? 'range' : 'int', { lo, hi });
+    return used;
+  };
   return {
-    num(key, def, lo = -Infinity, hi = Infinity) {
-      note(key, def);
-      const raw = store.get(key);
-      const x = raw === null || raw === '' ? NaN : Number(raw);
-      return Number.isFinite(x) ? Math.min(hi, Math.max(lo, x)) : def;
+    num: (key, def, lo = -Infinity, hi = Infinity) => number(key, def, lo, hi, false),
+    int: (key, def, lo = -Infinity, hi = Infinity) => number(key, def, lo, hi, true),
+    // a number that must be one of `list` (a width, a head count the model offers)
+    numIn(key, def, list) {
+      const x = number(key, def, -Infinity, Infinity, false);
+      if (list.includes(x)) return x;
+      tell(key, store.get(key), def, 'choice', { allowed: list });
+      return def;
     },
     bool(key, def) {
       note(key, def);
@@ -72,7 +100,24 @@ export function reader(store) {
     str(key, def, allowed) {
       note(key, def);
       const raw = store.get(key);
-      return raw !== null && (!allowed || allowed.includes(raw)) ? raw : def;
+      if (raw === null || raw === undefined) return def;
+      if (allowed && !allowed.includes(raw)) {
+        tell(key, raw, def, 'choice', { allowed });
+        return def;
+      }
+      return raw;
     },
   };
+}
+
+// One line per adjusted value, in the page's words (t from the demo's i18n).
+export function adjustedText(t, a) {
+  const why =
+    a.why === 'range'
+      ? t('settings.range', { lo: a.lo, hi: a.hi })
+      : a.why === 'choice'
+        ? t('settings.choice', { allowed: a.allowed.join(', ') })
+        : t(`settings.${a.why}`);
+  const shown = (v) => (String(v).length > 40 ? `${String(v).slice(0, 40)}…` : String(v));
+  return t('settings.adjusted', { key: a.key, value: shown(a.value), why, used: shown(a.used) });
 }

@@ -7,6 +7,7 @@
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import { createRun } from '../common/run.js';
+import { browserLocale } from '../../core/locale.js';
 
 export const DK = 64;
 export const MIN_SECONDS = 0.02;
@@ -27,7 +28,7 @@ async function timeOnce(engine, n, warm) {
 
 export function mount(el, ctx) {
   const { engine, read, store } = ctx;
-  let maxN = read.num('max', 1024, 128, 2048);
+  let maxN = read.int('max', 1024, 128, 2048);
   el.innerHTML = `
     <div class="controls">
       <label><span data-i18n="cost.max"></span> <select name="max">${SIZES.slice(1)
@@ -66,7 +67,7 @@ export function mount(el, ctx) {
       n2: b.n,
       ratio: (b.ms / a.ms).toFixed(1),
       sq: ((b.n / a.n) ** 2).toFixed(0),
-      pairs: (b.n * b.n).toLocaleString(),
+      pairs: (b.n * b.n).toLocaleString(browserLocale()),
     });
   }
 

@@ -24,9 +24,9 @@ export async function mount(el, ctx) {
   const pool = longest(all, 4);
   const N = 4;
   const state = {
-    ex: read.num('ex', 0, 0, N - 1),
-    step: read.num('step', 0, 0, 64),
-    layer: read.num('layer', layers - 1, 0, layers - 1),
+    ex: read.int('ex', 0, 0, N - 1),
+    step: read.int('step', 0, 0, 64),
+    layer: read.int('layer', layers - 1, 0, layers - 1),
     mask: read.bool('mask', true),
   };
   el.innerHTML = `

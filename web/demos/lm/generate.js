@@ -41,8 +41,8 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     prompt: read.str('prompt', subword ? 'The whale' : 'the whale'),
     temp: read.num('temp', 0.8, 0, 2),
     topp: Math.round(read.num('topp', 1, 0.05, 1) * 100) / 100,
-    topk: Math.round(read.num('topk', 10, 0, vocab.length)),
-    seed: Math.round(read.num('seed', 1, 0, 2 ** 31)),
+    topk: read.int('topk', 10, 0, vocab.length),
+    seed: read.int('seed', 1, 0, 2 ** 31),
   };
   el.classList.add('lm-sample');
   el.innerHTML = `

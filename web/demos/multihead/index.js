@@ -35,9 +35,9 @@ export async function mount(el, ctx) {
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
   const shipped = await loadShipped(ctx, 'transformer-phrases');
   const state = {
-    layer: read.num('layer', 0, 0, 7),
+    layer: read.int('layer', 0, 0, 7),
     kind: read.str('kind', KINDS[0], KINDS),
-    steps: read.num('steps', 300, 50, 5000),
+    steps: read.int('steps', 300, 50, 5000),
     h: read.str('h', '4', HEADS.map(String)) | 0,
     mute: [
       ...new Set(

@@ -19,10 +19,10 @@ const unit = (v) => {
 export async function mount(el, ctx) {
   const { engine, read, store } = ctx;
   const state = {
-    row: read.num('row', 3, 0, N - 1),
+    row: read.int('row', 3, 0, N - 1),
     noise: read.num('noise', 0.5, 0, 2),
     beta: read.num('beta', 5, 0, 50),
-    seed: read.num('seed', 7, 1, 1e9),
+    seed: read.int('seed', 7, 1, 1e9),
   };
   el.innerHTML = `
     <div class="controls">

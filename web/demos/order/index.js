@@ -19,7 +19,7 @@ export const reorder = (row, order) =>
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
-  const steps = ctx.read.num('steps', 300, CHUNK, 20000);
+  const steps = ctx.read.int('steps', 300, CHUNK, 20000);
   el.innerHTML = `<div class="run-host"></div><div class="demo-row"><div class="chart-host"></div><div class="bars-host"></div></div>`;
   const labels = () => ORDERS.map((o) => t(`order.${o}`));
   const chart = lineChart(el.querySelector('.chart-host'), {

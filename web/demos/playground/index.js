@@ -118,20 +118,19 @@ export async function mount(el, ctx) {
   const model = read.str('model', 'rnnsearch', MODELS);
   const tasks = Object.keys(tasksOf(model));
   const size = read.str('size', 'small', Object.keys(SIZES));
-  const oneOf = (v, def, list) => (list.includes(v) ? v : def);
   const z = SIZES[size];
   const state = {
     model,
     task: read.str('task', tasks[0], tasks),
     size,
-    width: oneOf(read.num('width', z.d_model, 16, 128), z.d_model, WIDTHS),
-    heads: oneOf(read.num('heads', z.heads, 1, 8), z.heads, HEADS),
-    srclen: oneOf(read.num('srclen', 10, 5, 20), 10, SRC_LENGTHS),
-    steps: read.num('steps', 600, 50, 20000),
-    seed: read.num('seed', 1, 0, 1e9),
+    width: read.numIn('width', z.d_model, WIDTHS),
+    heads: read.numIn('heads', z.heads, HEADS),
+    srclen: read.numIn('srclen', 10, SRC_LENGTHS),
+    steps: read.int('steps', 600, 50, 20000),
+    seed: read.int('seed', 1, 0, 1e9),
     data: read.str('data', 'pairs', ['pairs', 'text']),
     vocab: read.str('vocab', 'char', ['char', 'word']),
-    wdrop: oneOf(read.num('wdrop', 0, 0, 0.5), 0, WORD_DROPOUT),
+    wdrop: read.numIn('wdrop', 0, WORD_DROPOUT),
   };
   if (store.get('task') !== null && store.get('task') !== state.task) store.set({ task: state.task });
   el.innerHTML = `

@@ -122,7 +122,7 @@ function panel(points, order, cls, label, input = null) {
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
-  const freshSteps = ctx.read.num('steps', 600, CHUNK, 20000);
+  const freshSteps = ctx.read.int('steps', 600, CHUNK, 20000);
   const shipped = await shippedCheckpoint(ctx);
   let start = shipped ? ctx.read.str('start', 'shipped') : 'fresh';
   if (start !== 'shipped' && start !== 'fresh') start = shipped ? 'shipped' : 'fresh';

@@ -16,7 +16,7 @@ export async function mount(el, ctx) {
       },
     };
   }
-  const state = { L: read.num('L', 100, 8, 200), C: read.num('C', 64, 8, 128), dim: read.num('dim', 6, 0, 127) };
+  const state = { L: read.int('L', 100, 8, 200), C: read.int('C', 64, 8, 128), dim: read.int('dim', 6, 0, 127) };
   el.innerHTML = `
     <div class="controls">
       <label><span data-i18n="positional.dim"></span> <input type="range" name="dim" min="0"></label>

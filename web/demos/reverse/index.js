@@ -22,8 +22,8 @@ const TASK_OPTIONS = { min_len: 8, max_len: 16, symbols: 10 };
 export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
-  const steps = ctx.read.num('steps', 3000, 50, 20000);
-  let len = ctx.read.num('len', 12, 2, 30);
+  const steps = ctx.read.int('steps', 3000, 50, 20000);
+  let len = ctx.read.int('len', 12, 2, 30);
   el.innerHTML = `
     <div class="controls"><label><span data-i18n="rev.len"></span> <input type="range" name="len" min="2" max="30"></label> <output name="lenval"></output></div>
     <p class="readout" name="path" aria-live="polite"></p>

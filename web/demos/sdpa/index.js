@@ -38,11 +38,11 @@ async function weightsFor(engine, q, k, T, S, dk, scaled, causal) {
 export async function mount(el, ctx) {
   const { engine, read, store } = ctx;
   const state = {
-    n: read.num('n', 8, 2, 32),
-    dk: read.num('dk', 16, 1, 512),
+    n: read.int('n', 8, 2, 32),
+    dk: read.int('dk', 16, 1, 512),
     causal: read.bool('causal', false),
     scale: read.bool('scale', true),
-    seed: read.num('seed', 1, 1, 1e9),
+    seed: read.int('seed', 1, 1, 1e9),
   };
   el.innerHTML = `
     <div class="controls">

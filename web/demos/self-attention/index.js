@@ -24,10 +24,10 @@ export async function mount(el, ctx) {
     layers = cfg.enc_layers ?? 1;
   const ex = longest(await session.examples(24, { split: 'test', seed: 5 }), 4);
   const state = {
-    ex: read.num('ex', 0, 0, ex.src.length - 1),
-    layer: read.num('layer', 0, 0, layers - 1),
-    head: read.num('head', -1, -1, H - 1),
-    token: read.num('token', 1, 0, 64),
+    ex: read.int('ex', 0, 0, ex.src.length - 1),
+    layer: read.int('layer', 0, 0, layers - 1),
+    head: read.int('head', -1, -1, H - 1),
+    token: read.int('token', 1, 0, 64),
   };
   el.innerHTML = `
     <div class="controls">

@@ -13,6 +13,7 @@ import { escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
 import { loadShipped, shippedIndex } from '../common/shipped.js';
 import { markUnknown } from './words.js';
+import { browserLocale } from '../../core/locale.js';
 
 const NAME = 'translate-de-en';
 const MAX_CHARS = 400;
@@ -22,8 +23,8 @@ export async function mount(el, ctx) {
   if (!meta) return (await import('../pending/index.js')).mount(el, ctx);
   const { read, store } = ctx;
   const state = {
-    sentence: read.num('sentence', 0, 0, 999),
-    beam: read.num('beam', 4, 1, 8),
+    sentence: read.int('sentence', 0, 0, 999),
+    beam: read.int('beam', 4, 1, 8),
     maps: read.str('maps', 'beam', ['beam', 'greedy']),
   };
   let unmounted = false;
@@ -37,7 +38,7 @@ export async function mount(el, ctx) {
   const threads = meta.threads ?? 2; // models exported before index.json recorded it: 2
   const about = () => {
     $('about').textContent = t('tr.about', {
-      pairs: meta.trainPairs.toLocaleString(),
+      pairs: meta.trainPairs.toLocaleString(browserLocale()),
       bleu: meta.bleu.toFixed(1),
       test: meta.testPairs,
       params: compactCount(meta.params),

@@ -9,8 +9,9 @@
 //    Ctrl-C (or SIGTERM) saves the step reached; the same command continues.
 // 3. report (when the run ends, or with --skip-train): the held-out loss and perplexity of the
 //    newest checkpoint (attn eval, EVAL_SAMPLES sentences of the held-out tenth; also added to
-//    RUN/curve.json) and SAMPLES sentences drawn at T 0.8 from <s> (the page's arithmetic,
-//    web/demos/lm/sample.js, on logits from attn forward), each ending at </s>: RUN/report.json.
+//    RUN/curve.json) and SAMPLES sentences drawn at T 0.8 from <s> by the float16 file the page
+//    would ship (the page's arithmetic, web/demos/lm/sample.js, on logits from attn forward),
+//    each ending at </s>: RUN/report.json.
 // 4. --skip-train: the report also goes to docs/lm/NAME.report.json; without --no-export the
 //    newest checkpoint in float16 (RUN/export-f16.safetensors, attn export --half, written by every
 //    report) becomes web/public/models/NAME.safetensors
@@ -219,10 +220,11 @@ function report() {
     curve.push(last);
     writeJson(path.join(DIR, 'curve.json'), curve);
   }
-  const samples = Array.from({ length: SAMPLES }, (_, i) => sample(newest, state, i + 1));
+  // the file the page would ship: the newest checkpoint in float16; the samples are its own
+  const shipped = path.join(DIR, 'export-f16.safetensors');
+  must(store.attn, ['export', '--checkpoint', newest, '--out', shipped, '--half']);
+  const samples = Array.from({ length: SAMPLES }, (_, i) => sample(shipped, state, i + 1));
   const wall = readJson(path.join(DIR, 'wall.json'), { seconds: 0, runs: [] });
-  // the file the page would ship: the newest checkpoint in float16
-  must(store.attn, ['export', '--checkpoint', newest, '--out', path.join(DIR, 'export-f16.safetensors'), '--half']);
   const r = {
     run: NAME,
     folder: DIR.startsWith(os.homedir()) ? `~${DIR.slice(os.homedir().length)}` : DIR,
@@ -234,7 +236,7 @@ function report() {
     samples: { temperature: TEMPERATURE, topK: 0, topP: 1, seeds: samples.map((_, i) => i + 1), text: samples },
     vocab: state.vocab.length,
     params: paramCount(newest),
-    exportBytes: statSync(path.join(DIR, 'export-f16.safetensors')).size,
+    exportBytes: statSync(shipped).size,
     taskOptions: { ...state.task_options, file: path.basename(state.task_options.file) },
     trainFlags: state.train_flags,
     hours: Number((wall.seconds / 3600).toFixed(2)),

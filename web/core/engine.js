@@ -69,6 +69,21 @@ function crossOrigin(url) {
   return Boolean(here) && here !== 'null' && new URL(url).origin !== here;
 }
 
+// The pthread workers import their script with importScripts (no CORS): a cross-origin isolated
+// page takes it from another origin only with Cross-Origin-Resource-Policy. A server that sends
+// CORS alone would leave the pool's workers failing and the engine never ready; a request of the
+// same mode finds that out first, and the single-thread build loads instead.
+async function pthreadScriptLoads(which, url) {
+  if (which !== 'wasm-mt' || !crossOrigin(url) || typeof fetch !== 'function') return;
+  try {
+    await fetch(url, { mode: 'no-cors', cache: 'no-store' });
+  } catch {
+    throw new Error(
+      `${url} is refused to this cross-origin isolated page (its server sends no Cross-Origin-Resource-Policy)`
+    );
+  }
+}
+
 // The pthread build's worker script as something `new Worker()` accepts from this origin.
 function pthreadWorkerUrl(url) {
   if (!crossOrigin(url) || typeof Blob !== 'function') return url;
@@ -88,20 +103,22 @@ export function loadEngine(
       const moduleUrl = fileUrl(`${name}.mjs`);
       const threads = poolSize();
       const started = performance.now();
-      return import(/* @vite-ignore */ moduleUrl).then(async (ns) => {
-        const mod = await ns.default({
-          locateFile: (file) => (file.endsWith('.worker.js') ? pthreadWorkerUrl(fileUrl(file)) : fileUrl(file)),
-          mainScriptUrlOrBlob: moduleUrl,
-          threads,
+      return pthreadScriptLoads(which, fileUrl(`${name}.worker.js`))
+        .then(() => import(/* @vite-ignore */ moduleUrl))
+        .then(async (ns) => {
+          const mod = await ns.default({
+            locateFile: (file) => (file.endsWith('.worker.js') ? pthreadWorkerUrl(fileUrl(file)) : fileUrl(file)),
+            mainScriptUrlOrBlob: moduleUrl,
+            threads,
+          });
+          const extra =
+            which === 'wasm-mt'
+              ? { poolSize: threads }
+              : which === 'wasm-relaxed'
+                ? { build: 'wasm-relaxed', fma: true }
+                : {};
+          return wrapModule(mod, { loadMs: performance.now() - started, ...extra });
         });
-        const extra =
-          which === 'wasm-mt'
-            ? { poolSize: threads }
-            : which === 'wasm-relaxed'
-              ? { build: 'wasm-relaxed', fma: true }
-              : {};
-        return wrapModule(mod, { loadMs: performance.now() - started, ...extra });
-      });
     };
     // A host that serves no pthread (or relaxed) build still gets an engine: the plain
     // single-thread one (info() then names 'wasm').

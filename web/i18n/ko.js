@@ -325,6 +325,8 @@ export default {
   'pg.own.example.text': '{src} … 모델이 이어 쓴 내용: {out} (원래 텍스트: {gold})',
   'pg.own.snapshot.text': '검증용 텍스트: {text}',
   'pg.own.exportVocab': '어휘 내보내기 (.json)',
+  'pg.tooCostly':
+    '여기서 측정하기에는 너무 오래 걸립니다: 점이 최대 {n}개, 은닉 유닛이 {hidden}개로, 이 페이지가 측정하는 최대치의 약 {times}배입니다',
   'pg.importFailed':
     '{name} 파일을 가져오지 못했습니다({message}). 이 페이지에서 내보냈거나 attn train이 쓴 .safetensors 파일을 고르세요.',
   'pg.imported.own': '{name}: {model} 모델, 파라미터 {params}개.',
@@ -362,8 +364,7 @@ export default {
   'lm.sample.cutAll': '단어 {n}개를 모두 남긴 채',
   'lm.sample.cutK': '가장 그럴듯한 단어 {k}개만 남기고',
   'lm.sample.cutP': '가장 그럴듯한 단어부터 확률의 합이 p = {p}에 이를 때까지만 남기고({kept}개)',
-  'lm.sample.cutKP':
-    '가장 그럴듯한 단어 {k}개 가운데 확률이 큰 것부터 합이 p = {p}에 이를 때까지만 남기고({kept}개)',
+  'lm.sample.cutKP': '가장 그럴듯한 단어 {k}개 가운데 확률이 큰 것부터 합이 p = {p}에 이를 때까지만 남기고({kept}개)',
   'lm.sample.legendGreedy':
     '파란 막대: 모델 자체의 확률 softmax(z). 주황 막대: T = 0이면 k와 p에 상관없이 가장 그럴듯한 단어가 확률을 모두 가져갑니다(greedy 디코딩).',
   'lm.sample.all': '전부',

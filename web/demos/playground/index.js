@@ -30,6 +30,7 @@ import {
   pointerConfig,
   pointerExample,
   pointerMap,
+  tooCostly,
   exampleText,
   metricsText,
   longerRange,
@@ -469,6 +470,8 @@ export async function mount(el, ctx) {
         pointer || isPointer() ? {} : { task: state.task, task_options: taskOptionsOf(state.task, state.srclen) }
       );
       try {
+        const costly = pointer ? tooCostly(s.info, EVAL.samples) : null;
+        if (costly) throw new Error(t('pg.tooCostly', costly));
         const ev = await s.evaluate(EVAL.samples, EVAL.seed);
         el.imported = { info: s.info, metrics: ev };
         $('io').textContent = pointer

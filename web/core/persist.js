@@ -93,8 +93,8 @@ export async function readCheckpoint(file) {
   const bytes = new Uint8Array(await file.arrayBuffer());
   if (bytes.length < 8) throw new Error(`${file.name ?? 'file'}: too short for a .safetensors file`);
   const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  if (n > 1 << 24) throw new Error(`${file.name ?? 'file'}: .safetensors header of ${n} bytes (at most 16 MiB)`);
   if (n <= 0 || 8 + n > bytes.length || bytes[8] !== 0x7b)
     throw new Error(`${file.name ?? 'file'}: not a .safetensors file (bad header)`);
+  if (n > 1 << 24) throw new Error(`${file.name ?? 'file'}: .safetensors header of ${n} bytes (at most 16 MiB)`);
   return bytes;
 }

@@ -337,8 +337,11 @@ if ((DRY)); then
     echo "unshare -m is not permitted here: the system headers stayed visible; the dependency lists decide"
   fi
   if command -v ninja >/dev/null && [[ -f $BUILD/build.ninja ]]; then
-    deps=$(ninja -C "$BUILD" -t deps 2>/dev/null | grep -cE '/usr/include/(xtensor|xtl|xsimd|nlohmann|catch2)')
-    ndeps=$(ninja -C "$BUILD" -t deps 2>/dev/null | grep -c 'third_party/include/xtensor/')
+    # Only the objects of the targets this run built: the folder may hold other targets' objects
+    # from an earlier build against /usr/include (npm test's CUDA stage builds them all).
+    mapfile -t objs < <(ninja -C "$BUILD" -t inputs "${TARGETS[@]}" 2>/dev/null | grep -E '\.(o|obj)$')
+    deps=$(ninja -C "$BUILD" -t deps "${objs[@]}" 2>/dev/null | grep -cE '/usr/include/(xtensor|xtl|xsimd|nlohmann|catch2)')
+    ndeps=$(ninja -C "$BUILD" -t deps "${objs[@]}" 2>/dev/null | grep -c 'third_party/include/xtensor/')
     ((deps == 0 && ndeps > 0))
     check include-deps $? "dependency lists: $ndeps xtensor headers from third_party, $deps from /usr/include"
   fi

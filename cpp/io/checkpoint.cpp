@@ -77,7 +77,9 @@ nlohmann::json checkpoint_config(const SafeTensors& st) {
 }
 
 std::string config_difference(const nlohmann::json& a, const nlohmann::json& b) {
-  static const std::set<std::string> kIgnored = {"dropout"};
+  // training settings, not the architecture
+  static const std::set<std::string> kIgnored = {
+      "dropout", "attention_dropout", "activation_dropout", "enc_layer_drop", "dec_layer_drop"};
   std::set<std::string> keys;
   for (const auto* j : {&a, &b})
     if (j->is_object())

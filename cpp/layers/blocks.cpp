@@ -4,8 +4,8 @@
 namespace attnlab {
 
 void EncoderLayer::declare(ParamArena& P, const std::string& prefix, const LayerOptions& o) {
-  self_attn.declare(P, prefix + ".self_attn", o.C, o.H, o.dropout);
-  ff.declare(P, prefix, o.C, o.F, o.act, o.dropout);
+  self_attn.declare(P, prefix + ".self_attn", o.C, o.H, o.attn_p());
+  ff.declare(P, prefix, o.C, o.F, o.act, o.act_p());
   res1.declare(P, prefix + ".norm1", o.C, o.norm_first, o.dropout);
   res2.declare(P, prefix + ".norm2", o.C, o.norm_first, o.dropout);
 }
@@ -37,9 +37,9 @@ float* EncoderLayer::backward(const Ctx& c, EncoderLayerCache& m, float* dx,
 }
 
 void DecoderLayer::declare(ParamArena& P, const std::string& prefix, const LayerOptions& o) {
-  self_attn.declare(P, prefix + ".self_attn", o.C, o.H, o.dropout);
-  multihead_attn.declare(P, prefix + ".multihead_attn", o.C, o.H, o.dropout);
-  ff.declare(P, prefix, o.C, o.F, o.act, o.dropout);
+  self_attn.declare(P, prefix + ".self_attn", o.C, o.H, o.attn_p());
+  multihead_attn.declare(P, prefix + ".multihead_attn", o.C, o.H, o.attn_p());
+  ff.declare(P, prefix, o.C, o.F, o.act, o.act_p());
   res1.declare(P, prefix + ".norm1", o.C, o.norm_first, o.dropout);
   res2.declare(P, prefix + ".norm2", o.C, o.norm_first, o.dropout);
   res3.declare(P, prefix + ".norm3", o.C, o.norm_first, o.dropout);

@@ -14,9 +14,13 @@ namespace attnlab {
 
 struct LayerOptions {
   int C = 0, H = 1, F = 0;
-  float dropout = 0.f;
+  float dropout = 0.f;  // on each sublayer's output
   bool norm_first = false;
   Act act = Act::ReLU;
+  // on the attention weights and the FFN's hidden activations; negative: dropout
+  float attn_dropout = -1.f, act_dropout = -1.f;
+  float attn_p() const { return attn_dropout < 0 ? dropout : attn_dropout; }
+  float act_p() const { return act_dropout < 0 ? dropout : act_dropout; }
 };
 
 struct EncoderLayerCache {

@@ -72,6 +72,10 @@ const ConfigKeys& TransformerConfig::keys() {
                                {"enc_layers", true, 0, 64},
                                {"dec_layers", true, 0, 64},
                                {"dropout", true, 0, 0.99},
+                               {"attention_dropout", true, 0, 0.99},
+                               {"activation_dropout", true, 0, 0.99},
+                               {"enc_layer_drop", true, 0, 0.99},
+                               {"dec_layer_drop", true, 0, 0.99},
                                {"max_len", true, 1, 1 << 16},
                                {"norm_first"},
                                {"tie_embeddings"},
@@ -96,6 +100,12 @@ TransformerConfig TransformerConfig::from_json(const nlohmann::json& j) {
   c.enc_layers = json_int(j, config_key(k, "enc_layers"), c.enc_layers);
   c.dec_layers = json_int(j, config_key(k, "dec_layers"), c.dec_layers);
   c.dropout = json_float(j, config_key(k, "dropout"), c.dropout);
+  c.attention_dropout =
+      json_float(j, config_key(k, "attention_dropout"), c.attention_dropout < 0 ? c.dropout : 0.f);
+  c.activation_dropout = json_float(j, config_key(k, "activation_dropout"),
+                                    c.activation_dropout < 0 ? c.dropout : 0.f);
+  c.enc_layer_drop = json_float(j, config_key(k, "enc_layer_drop"), c.enc_layer_drop);
+  c.dec_layer_drop = json_float(j, config_key(k, "dec_layer_drop"), c.dec_layer_drop);
   c.norm_first = json_bool(j, "norm_first", c.norm_first);
   c.activation = json_string(j, "activation", c.activation);
   AL_CHECK(c.activation == "relu" || c.activation == "gelu",
@@ -135,6 +145,10 @@ nlohmann::json TransformerConfig::to_json() const {
           {"enc_layers", enc_layers},
           {"dec_layers", dec_layers},
           {"dropout", std::round(double(dropout) * 1e6) / 1e6},
+          {"attention_dropout", std::round(double(attn_dropout()) * 1e6) / 1e6},
+          {"activation_dropout", std::round(double(act_dropout()) * 1e6) / 1e6},
+          {"enc_layer_drop", std::round(double(enc_layer_drop) * 1e6) / 1e6},
+          {"dec_layer_drop", std::round(double(dec_layer_drop) * 1e6) / 1e6},
           {"norm_first", norm_first},
           {"activation", activation},
           {"max_len", max_len},

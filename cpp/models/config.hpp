@@ -29,7 +29,13 @@ struct TransformerConfig {
   int src_vocab = 16, tgt_vocab = 16;
   int d_model = 64, heads = 4, d_ff = 256;
   int enc_layers = 2, dec_layers = 2;
-  float dropout = 0.1f;
+  float dropout = 0.1f;  // on the embeddings and each sublayer's output (residual dropout)
+  // On the attention weights and on the FFN's hidden activations; negative (a config without the
+  // key): the same as dropout, as in the paper and PyTorch's nn.Transformer.
+  float attention_dropout = -1.f, activation_dropout = -1.f;
+  // LayerDrop (Fan et al. 2019): while training, each encoder / decoder layer is skipped (the
+  // identity) with this probability, one draw per layer and step from the step's generator.
+  float enc_layer_drop = 0.f, dec_layer_drop = 0.f;
   bool norm_first = false;
   std::string activation = "relu";  // "relu" | "gelu" (tanh form; PyTorch's "gelu" is the erf form)
   int max_len = 128;
@@ -41,6 +47,8 @@ struct TransformerConfig {
   static const ConfigKeys& keys();  // the keys a front end may set, with their ranges
   nlohmann::json to_json() const;
   Act act() const { return activation == "gelu" ? Act::GELU : Act::ReLU; }
+  float attn_dropout() const { return attention_dropout < 0 ? dropout : attention_dropout; }
+  float act_dropout() const { return activation_dropout < 0 ? dropout : activation_dropout; }
 };
 
 // Checked readers shared by config parsers: the value of `key` or `def` when absent.

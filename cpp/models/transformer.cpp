@@ -14,7 +14,8 @@ Transformer::Transformer(const TransformerConfig& cfg, const KernelTable& kt, ui
   config_ = cfg.to_json();
   ParamArena& P = params_;
   const int C = cfg.d_model;
-  const LayerOptions o{C, cfg.heads, cfg.d_ff, cfg.dropout, cfg.norm_first, cfg.act()};
+  const LayerOptions o{C,         cfg.heads,          cfg.d_ff,         cfg.dropout, cfg.norm_first,
+                       cfg.act(), cfg.attn_dropout(), cfg.act_dropout()};
   const bool learned = cfg.pos_encoding == "learned";
   const bool has_src = cfg.model != "lm", has_tgt = cfg.model != "encoder";
   // Runs declare() and records the ids it added.
@@ -106,6 +107,10 @@ void Transformer::embed_backward(const Ctx& c, const Embedding& e, const Positio
   e.backward_ids(c, dx, dev_ids, B * L);
 }
 
+bool Transformer::drop_layer(const Ctx& c, float p) {
+  return c.train && c.rng && p > 0.f && c.rng->uniform() < p;
+}
+
 double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_smoothing) {
   AL_CHECK(b.B > 0 && b.T > 0, "empty batch");
   AL_CHECK(b.src.size() == size_t(b.B) * b.S && b.tgt_in.size() == size_t(b.B) * b.T &&
@@ -127,7 +132,10 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
     const uint8_t* tgt_pad = pad_mask(c, tgt_);
     float* x = embed(c, src_embed_, src_pos_, src_drop_, src_ids_, src_, B, S_);
     enc_c_.resize(enc_.size());
+    enc_skip_.assign(enc_.size(), 0);
     for (size_t l = 0; l < enc_.size(); ++l) {
+      enc_c_[l] = EncoderLayerCache{};
+      if ((enc_skip_[l] = drop_layer(c, cfg_.enc_layer_drop))) continue;
       enc_c_[l].sa.mute = muted("encoder.layers." + std::to_string(l) + ".self_attn");
       x = enc_[l].forward(c, enc_c_[l], x, src_pad, false, B, S_);
     }
@@ -135,7 +143,10 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
     enc_norm_.forward(c, enc_norm_c_, memory, x, B * S_);
     float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, tgt_, B, T_);
     dec_c_.resize(dec_.size());
+    dec_skip_.assign(dec_.size(), 0);
     for (size_t l = 0; l < dec_.size(); ++l) {
+      dec_c_[l] = DecoderLayerCache{};
+      if ((dec_skip_[l] = drop_layer(c, cfg_.dec_layer_drop))) continue;
       const std::string name = "decoder.layers." + std::to_string(l);
       dec_c_[l].sa.mute = muted(name + ".self_attn");
       dec_c_[l].ca.mute = muted(name + ".multihead_attn");
@@ -163,7 +174,10 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
     const uint8_t* kpad = pad_mask(c, tgt_);
     float* y = embed(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, tgt_, B, L_);
     lm_c_.resize(lm_.size());
+    dec_skip_.assign(lm_.size(), 0);
     for (size_t l = 0; l < lm_.size(); ++l) {
+      lm_c_[l] = EncoderLayerCache{};
+      if ((dec_skip_[l] = drop_layer(c, cfg_.dec_layer_drop))) continue;
       lm_c_[l].sa.mute = muted("decoder.layers." + std::to_string(l) + ".self_attn");
       y = lm_[l].forward(c, lm_c_[l], y, kpad, causal_, B, L_);
     }
@@ -181,7 +195,10 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
     const uint8_t* kpad = pad_mask(c, src_);
     float* x = embed(c, src_embed_, src_pos_, src_drop_, src_ids_, src_, B, L_);
     enc_c_.resize(enc_.size());
+    enc_skip_.assign(enc_.size(), 0);
     for (size_t l = 0; l < enc_.size(); ++l) {
+      enc_c_[l] = EncoderLayerCache{};
+      if ((enc_skip_[l] = drop_layer(c, cfg_.enc_layer_drop))) continue;
       enc_c_[l].sa.mute = muted("encoder.layers." + std::to_string(l) + ".self_attn");
       x = enc_[l].forward(c, enc_c_[l], x, kpad, false, B, L_);
     }
@@ -208,8 +225,8 @@ void Transformer::backward() {
     enc_norm_.backward(c, enc_norm_c_, dy, dh, R);
     ready(enc_norm_ids_);
     for (size_t l = enc_.size(); l-- > 0;) {
-      dy = enc_[l].backward(c, enc_c_[l], zeroed(c, size_t(R) * C), dy);
-      ready(enc_ids_[l]);
+      if (!enc_skip_[l]) dy = enc_[l].backward(c, enc_c_[l], zeroed(c, size_t(R) * C), dy);
+      ready(enc_ids_[l]);  // a skipped layer's gradient is zero, and final
     }
     embed_backward(c, src_embed_, src_pos_, src_drop_, src_ids_, dy, B, L_);
     ready(src_embed_ids_);
@@ -220,7 +237,7 @@ void Transformer::backward() {
   ready(dec_norm_ids_);
   if (cfg_.model == "lm") {
     for (size_t l = lm_.size(); l-- > 0;) {
-      dy = lm_[l].backward(c, lm_c_[l], zeroed(c, size_t(R) * C), dy);
+      if (!dec_skip_[l]) dy = lm_[l].backward(c, lm_c_[l], zeroed(c, size_t(R) * C), dy);
       ready(dec_ids_[l]);
     }
     embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, dy, B, L_);
@@ -231,7 +248,7 @@ void Transformer::backward() {
   float* dmem = ws_.floats(size_t(B) * S_ * C);  // [B,S,C] summed over decoder layers
   kt_.zero(dmem, size_t(B) * S_ * C * sizeof(float));
   for (size_t l = dec_.size(); l-- > 0;) {
-    dy = dec_[l].backward(c, dec_c_[l], zeroed(c, size_t(R) * C), dmem, dy);
+    if (!dec_skip_[l]) dy = dec_[l].backward(c, dec_c_[l], zeroed(c, size_t(R) * C), dmem, dy);
     ready(dec_ids_[l]);
   }
   embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, dy, B, T_);
@@ -242,7 +259,7 @@ void Transformer::backward() {
   enc_norm_.backward(c, enc_norm_c_, dx, dmem, B * S_);
   ready(enc_norm_ids_);
   for (size_t l = enc_.size(); l-- > 0;) {
-    dx = enc_[l].backward(c, enc_c_[l], zeroed(c, size_t(B) * S_ * C), dx);
+    if (!enc_skip_[l]) dx = enc_[l].backward(c, enc_c_[l], zeroed(c, size_t(B) * S_ * C), dx);
     ready(enc_ids_[l]);
   }
   embed_backward(c, src_embed_, src_pos_, src_drop_, src_ids_, dx, B, S_);

@@ -86,6 +86,10 @@ class Transformer : public Model, public HeadInspection, public IncrementalDecod
   std::vector<int> offset_;  // LM: where row b's targets start in its packed sequence
   DropoutCache src_drop_, tgt_drop_;
   std::vector<EncoderLayerCache> enc_c_, lm_c_;
+  // LayerDrop: the layers this step's forward skipped (1 = identity), per stack
+  std::vector<uint8_t> enc_skip_, dec_skip_;
+  // One draw from the step's generator when training with p > 0: skip the layer?
+  static bool drop_layer(const Ctx& c, float p);
   std::vector<DecoderLayerCache> dec_c_;
   LayerNormCache enc_norm_c_, dec_norm_c_;
   float* hidden_ = nullptr;  // [B*L,C] final-norm output

@@ -41,6 +41,8 @@ has recipe-dates '"aer_sure":'
 has recipe-dates '"samples":1000'
 has recipe-dates '"steps":3,'
 ok recipe-heads "$ATTN" train --model transformer --task phrases --task-options '{"n_min":2,"n_max":20}' --d-model 64 --heads 16 --d-ff 256 --layers 2 --dropout 0 --batch 32 --steps 2 --eval-samples 10 --out "$DIR/h16.safetensors"
+ok regularisers "$ATTN" train --model transformer --task reverse --d-model 16 --heads 2 --d-ff 32 --layers 2 --dropout 0.1 --attention-dropout 0.3 --activation-dropout 0 --layer-drop 0.2 --steps 2 --eval-samples 4 --out "$DIR/reg.safetensors"
+bad layer-drop-range "$ATTN" train --task reverse --enc-layer-drop 1 --steps 1 --out "$DIR/reg-bad.safetensors"
 ok recipe-heads-info "$ATTN" eval --checkpoint "$DIR/h16.safetensors" --task phrases --samples 5
 # --preset sizes the parallel-corpus Transformer only; a reproduction recipe's name is no preset
 bad recipe-preset "$ATTN" train --preset dates --out "$DIR/x"

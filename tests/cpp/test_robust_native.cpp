@@ -198,7 +198,11 @@ TEST_CASE("loading onto a model compares the checkpoint's config", "[checkpoint]
   INFO(e);
   CHECK(e.find("max_len") != std::string::npos);
   other = small_cfg();
-  other["dropout"] = 0.3;  // a training setting, not the architecture
+  other["dropout"] = 0.3;  // training settings, not the architecture
+  other["attention_dropout"] = 0.1;
+  other["activation_dropout"] = 0.2;
+  other["enc_layer_drop"] = 0.25;
+  other["dec_layer_drop"] = 0.5;
   auto c = make_model(other, cpu_kernels(), 3);
   CHECK_NOTHROW(load_parameters(*c, st));
   CHECK(config_difference(small_cfg(), small_cfg("lm")) == "model");

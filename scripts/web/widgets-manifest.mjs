@@ -1,7 +1,7 @@
 // Build-time (Node) facts about the <attnlab-demo> widgets, read from the demos' own code so the
 // widget script, its manifest and the widget reference (docs/widgets.md, checked by
 // tests/package/widgets-doc.test.mjs) cannot drift from it:
-//   attributes  every key a demo reads from its element (ctx.read.num/str/bool('key', ...),
+//   attributes  every key a demo reads from its element (ctx.read.num/numIn/int/str/bool('key', ...),
 //               ctx.store.get('key')); a key built from a template (`s${i}`) is reported as
 //               its pattern ('s${i}')
 //   properties  what a demo leaves on its element for the host page (el.result = ..., ...)
@@ -32,7 +32,7 @@ const sizeOf = (file) => (existsSync(file) ? statSync(file).size : null);
 export function attributeKeys(code) {
   const keys = [];
   // a call may be split across lines before its dot (`read\n  .str('mute', '')`, as Prettier writes a chain)
-  for (const m of code.matchAll(/\bread\s*\.(?:num|str|bool)\(\s*(['"`])((?:(?!\1).)+)\1/g)) keys.push(m[2]);
+  for (const m of code.matchAll(/\bread\s*\.(?:num|numIn|int|str|bool)\(\s*(['"`])((?:(?!\1).)+)\1/g)) keys.push(m[2]);
   for (const m of code.matchAll(/\bstore\s*\.get\(\s*(['"`])((?:(?!\1).)+)\1\s*\)/g)) keys.push(m[2]);
   return uniqueSorted(keys);
 }

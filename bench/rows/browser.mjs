@@ -1,5 +1,5 @@
 // Bench rows for the engine flavours in the browser (headless Chromium, dist/ on loopback).
-// Threads: ms per training step of config M (bench/rows/wasm.mjs
+// Threads: ms per training step of config M (bench/rows/configs.mjs
 // CONFIGS.M: d_model 128, d_ff 512, 2+2 layers, lengths 32, batch 32) in headless Chromium, in the
 // engine Worker that dist/ ships, on the pthread build (dist/ served with COOP/COEP, as the
 // service worker makes it on a static host), with the kernels limited to 1 thread and then to 2
@@ -15,25 +15,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, root } from '../../tests/browser/harness.mjs';
 import { staticServer } from '../peers/static.mjs';
-import { CONFIGS, flopsOf } from './wasm.mjs';
+import { CONFIGS, flopsOf, sessionConfig } from './configs.mjs';
 
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
-
-const sessionConfig = (c) => ({
-  model: {
-    model: 'transformer',
-    d_model: c.C,
-    heads: c.H,
-    d_ff: c.F,
-    enc_layers: c.layers,
-    dec_layers: c.layers,
-    dropout: 0,
-  },
-  task: 'copy',
-  task_options: { min_len: c.len, max_len: c.len, symbols: c.V - 3 },
-  seed: 1,
-  train: { batch: c.batch, schedule: 'constant', lr: 1e-3 },
-});
 
 // In the page: starts dist/'s Worker, loads `threads` ('auto' -> wasm-mt when isolated, false ->
 // wasm), and times `steps` training steps per kernel thread count (best of `reps` runs).

@@ -18,16 +18,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wrapModule } from '../../web/core/api.js';
 import { loadTfjsWasm, tfjsTransformer } from './tfjs_transformer.mjs';
-import { trainStepFlops } from '../peers/env.mjs';
+import { CONFIGS, flopsOf, sessionConfig } from './configs.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const now = () => performance.now();
-
-export const CONFIGS = {
-  S: { V: 32, C: 64, H: 4, F: 256, layers: 2, len: 16, batch: 32, steps: 8 },
-  M: { V: 32, C: 128, H: 4, F: 512, layers: 2, len: 32, batch: 32, steps: 4 },
-};
 
 function row(name, unit, attnlab, peer = null, peerValue = null, lowerIsBetter = true) {
   const ratio =
@@ -69,24 +64,6 @@ async function instantiateRow(samples = 5) {
     mod.info();
   }
   return row('wasm: compile + instantiate in node (median of 5)', 'ms', median(times));
-}
-
-function sessionConfig(c) {
-  return {
-    model: {
-      model: 'transformer',
-      d_model: c.C,
-      heads: c.H,
-      d_ff: c.F,
-      enc_layers: c.layers,
-      dec_layers: c.layers,
-      dropout: 0,
-    },
-    task: 'copy',
-    task_options: { min_len: c.len, max_len: c.len, symbols: c.V - 3 },
-    seed: 1,
-    train: { batch: c.batch, schedule: 'constant', lr: 1e-3 },
-  };
 }
 
 async function attnlabWasmMs(c) {
@@ -170,10 +147,6 @@ async function tfjsMs(c) {
   model.dispose();
   return ms;
 }
-
-// The copy task's batches: S = len source tokens, T = len + 1 target tokens (<s>/</s>).
-export const flopsOf = (c) =>
-  trainStepFlops({ B: c.batch, S: c.len, T: c.len + 1, C: c.C, F: c.F, V: c.V, enc: c.layers, dec: c.layers });
 
 export async function wasmRows(ctx = {}) {
   const rows = [...sizeRows(), await instantiateRow()];

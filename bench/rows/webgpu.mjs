@@ -3,7 +3,7 @@
 //   - GEMM n×n×n (n = 256, 512, 1024; --quick: 256, 512): WebGPU GFLOP/s (many GpuTable.gemm
 //     calls on arena buffers, then one awaited read, so the queue has finished; the per-call
 //     time includes that read spread over the calls) vs the wasm engine's benchGemm.
-//   - ms per training step of configs M and S (bench/rows/wasm.mjs CONFIGS, task copy, dropout
+//   - ms per training step of configs M and S (bench/rows/configs.mjs CONFIGS, task copy, dropout
 //     0) and of the playground's largest Transformer (web/demos/playground/: its largest size
 //     with the width, heads and source length controls at their maxima): after 2 warm-up steps,
 //     N steps as one GpuSession.train(N) (so the time includes the final readback of the losses)
@@ -32,34 +32,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { staticServer } from '../peers/static.mjs';
-import { trainStepFlops } from '../peers/env.mjs';
+import { CONFIGS, flopsOf, sessionConfig } from './configs.mjs';
+import { WEBGPU_FLAGS, webgpuArgs } from '../../scripts/lib/chromium-flags.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-// The same configs as CONFIGS in bench/rows/wasm.mjs (not imported: that module loads TF.js).
-const CONFIGS = {
-  S: { V: 32, C: 64, H: 4, F: 256, layers: 2, len: 16, batch: 32 },
-  M: { V: 32, C: 128, H: 4, F: 512, layers: 2, len: 32, batch: 32 },
-};
-const flopsOf = (c) =>
-  trainStepFlops({ B: c.batch, S: c.len, T: c.len + 1, C: c.C, F: c.F, V: c.V, enc: c.layers, dec: c.layers });
-
-// As sessionConfig in bench/rows/browser.mjs.
-const sessionConfig = (c) => ({
-  model: {
-    model: 'transformer',
-    d_model: c.C,
-    heads: c.H,
-    d_ff: c.F,
-    enc_layers: c.layers,
-    dec_layers: c.layers,
-    dropout: 0,
-  },
-  task: 'copy',
-  task_options: { min_len: c.len, max_len: c.len, symbols: c.V - 3 },
-  seed: 1,
-  train: { batch: c.batch, schedule: 'constant', lr: 1e-3 },
-});
 
 // The playground's largest Transformer, read from its source (web/demos/playground/index.js:
 // SIZES, WIDTHS, HEADS, SRC_LENGTHS, SEQ_TASKS; train.js: the Transformer's train defaults) as
@@ -103,28 +79,6 @@ function playgroundLargest() {
     `${z.layers}+${z.layers} layers, task ${task} lengths ${opts.min_len}-${srclen}, batch ${train.batch}`;
   return { config, label };
 }
-
-const COMMON = [
-  '--headless',
-  '--no-sandbox',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ADAPTER_ARGS = {
-  // as tests/browser/webgpu-harness.mjs
-  swiftshader: ['--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader', '--enable-features=Vulkan'],
-  // the machine's GPU through Vulkan (headless: no Vulkan surface; the blocklist would refuse
-  // many server GPUs)
-  hardware: [
-    '--enable-unsafe-webgpu',
-    '--enable-features=Vulkan',
-    '--use-angle=vulkan',
-    '--disable-vulkan-surface',
-    '--ignore-gpu-blocklist',
-  ],
-};
 
 const r1 = (x) => Number(x.toFixed(1)),
   r2 = (x) => Number(x.toFixed(2)),
@@ -336,7 +290,7 @@ export async function rows(ctx = {}) {
   const log = ctx.log ?? ((l) => console.log(`  ${l}`));
   const quick = Boolean(ctx.quick);
   const mode = process.env.ATTNLAB_WEBGPU_ADAPTER || 'swiftshader';
-  if (!ADAPTER_ARGS[mode])
+  if (!Object.hasOwn(WEBGPU_FLAGS, mode))
     throw new Error(`ATTNLAB_WEBGPU_ADAPTER must be swiftshader or hardware, got ${JSON.stringify(mode)}`);
   const engineFile = path.join(root, 'web', 'public', 'engine', 'attnlab.mjs');
   if (!existsSync(engineFile))
@@ -355,7 +309,7 @@ export async function rows(ctx = {}) {
     context = await chromium.launchPersistentContext(dir, {
       executablePath,
       headless: true,
-      args: [...COMMON, ...ADAPTER_ARGS[mode]],
+      args: webgpuArgs(mode),
     });
     const version = context.browser()?.version() ?? 'Chromium';
     const page = await context.newPage();

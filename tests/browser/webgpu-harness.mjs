@@ -8,18 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { root, serveDir } from './harness.mjs';
+import { webgpuArgs } from '../../scripts/lib/chromium-flags.mjs';
 
-export const GPU_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--enable-unsafe-webgpu',
-  '--use-webgpu-adapter=swiftshader',
-  '--enable-features=Vulkan',
-];
+// headless Chromium with WebGPU on SwiftShader (scripts/lib/chromium-flags.mjs, as the bench rows)
+export const GPU_ARGS = webgpuArgs('swiftshader');
 
 let server, context, page, dir;
 

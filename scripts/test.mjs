@@ -6,7 +6,9 @@
 //   native Catch2 via CTest, ASan/UBSan Debug build   (all but [model])
 //   native Catch2 via CTest, Release build             (everything, incl. [model] training)
 //   the CUDA build, compiled wherever nvcc is present  ([cuda] tests, registered only there;
-//                                                      skipped, not passed, without a GPU)
+//                                                      skipped, not passed, without a GPU;
+//                                                      without nvcc each [cuda] case of the
+//                                                      sources counts as skipped)
 //   the GPU check's dry run                            (scripts/gpu-check.sh --dry: the CUDA
 //                                                      build from third_party alone, the CPU
 //                                                      stages, the script's bookkeeping)
@@ -24,7 +26,7 @@ import path from 'node:path';
 import { readdirSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { run, must } from './lib/run.mjs';
-import { ctestCounts, tapCounts } from './lib/counts.mjs';
+import { ctestCounts, skippedCounts, tapCounts, taggedCases } from './lib/counts.mjs';
 import { catchShards } from './lib/catch-shards.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -92,6 +94,15 @@ async function ctest(dir, extra = []) {
     { capture: true, echo: true, env: { ...process.env, NODE_PATH: '/usr/share/nodejs' } }
   );
   return ctestCounts(r.out, r.code, `ctest in build/${dir}`);
+}
+
+// The [cuda] Catch2 cases, read from their sources (tests/cpp/test_cuda*.cpp).
+function cudaCases() {
+  const dir = path.join(root, 'tests', 'cpp');
+  return readdirSync(dir)
+    .filter((f) => /^test_cuda.*\.cpp$/.test(f))
+    .sort()
+    .flatMap((f) => taggedCases(readFileSync(path.join(dir, f), 'utf8'), 'cuda'));
 }
 
 // The wasm builds' Catch2 cases: a few node processes each, every case counted on its own
@@ -179,13 +190,27 @@ if (setupOk) {
     await stage('native tests (Release)', () => ctest('native'));
     await stage('packages: C++ install + examples/cpp', () => nodeTests(['tests/package/cpp.test.mjs']));
   }
+  let nvcc = true;
   const cudaBuilt = await buildStage('build: CUDA (compile only without a GPU)', async () => {
-    if (!(await build.buildCuda())) console.log(`attnlab: ${build.NVCC} not found, CUDA build skipped`);
+    nvcc = await build.buildCuda();
+    if (!nvcc) console.log(`attnlab: ${build.NVCC} not found, CUDA build skipped`);
   });
-  if (cudaBuilt && existsSync(path.join(root, 'build', 'cuda', 'CTestTestfile.cmake')))
+  if (!nvcc) {
+    // Without a compiler the [cuda] cases are not built, so CTest cannot list them: they are read
+    // from their sources and counted as skipped, as a build without a GPU reports them.
+    await stage('CUDA tests (skipped: no nvcc)', () => {
+      const names = cudaCases();
+      console.log(`attnlab: ${names.length} [cuda] test case(s) skipped: ${build.NVCC} not found`);
+      return skippedCounts(names);
+    });
+    await stage('GPU check, dry run (skipped: no nvcc)', () => {
+      console.log(`attnlab: scripts/gpu-check.sh --dry skipped: it builds with ${build.NVCC}`);
+      return { ...none, skipped: 1 };
+    });
+  } else if (cudaBuilt && existsSync(path.join(root, 'build', 'cuda', 'CTestTestfile.cmake'))) {
     await stage('CUDA tests (skipped without a GPU)', () => ctest('cuda', ['-R', '^cuda:']));
-  if (cudaBuilt && existsSync(path.join(root, 'build', 'cuda', 'CTestTestfile.cmake')))
     await stage('GPU check, dry run (no GPU)', gpuCheckDry);
+  }
   if (await buildStage('build: WebAssembly', build.buildWasm)) {
     await stage('wasm tests (Catch2 under node)', () => wasmTests('wasm'));
     if (await buildStage('build: WebAssembly threads', build.buildWasmMt))

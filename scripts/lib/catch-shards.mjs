@@ -11,6 +11,10 @@
 // again alone with Catch2's console reporter, so the log shows its expressions; if it passes
 // alone it still counts as failed, and the log says that the cases before it in its share
 // changed its outcome.
+// A share whose every started case reported a result must exit as tests/cpp/main.cpp says for
+// those results (its failed-case count; 77 when every case skipped): any other status after the
+// last report (a crash at exit, a runtime that failed as it shut down) counts as one more
+// failure of the stage, named after the share.
 // Shares are balanced by the cases' durations in the previous run (build/<dir>/catch-times.json).
 import { mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -52,6 +56,31 @@ export function parseXmlReport(xml) {
     }
   }
   return { started, results };
+}
+
+// The exit status tests/cpp/main.cpp gives a run of `started` cases of which `failed` failed
+// and `skipped` skipped (without failing): the failed-case count (at most 255, and 78 for 77, the
+// skip code); 77 when every case skipped; 1 when no case started.
+export const SKIP_EXIT_CODE = 77;
+export function expectedExit({ started, failed, skipped }) {
+  if (started === 0) return 1;
+  if (failed === 0 && skipped === started) return SKIP_EXIT_CODE;
+  const n = Math.min(failed, 255);
+  return n === SKIP_EXIT_CODE ? n + 1 : n;
+}
+
+// Why a share's exit disagrees with its cases, or null. r: {code, timedOut} of its process;
+// started: the names it started in order; results: parseXmlReport's map; left: how many of its
+// cases never started. Only a share whose every started case reported is judged: a process that
+// died or hung inside a case already failed that case, and a non-zero exit is then expected.
+export function shareExitProblem(r, started, results, left) {
+  if (r.timedOut || left > 0 || !started.length || !started.every((n) => results.has(n))) return null;
+  const cases = started.map((n) => results.get(n));
+  const failed = cases.filter((c) => !c.success).length;
+  const skipped = cases.filter((c) => c.success && c.skipped).length;
+  const want = expectedExit({ started: started.length, failed, skipped });
+  if (r.code === 0 || r.code === want) return null; // a zero exit hides no failure: each case counts
+  return `its process exited with ${r.code} after its last case reported (${failed} failed case(s): exit ${want} expected)`;
 }
 
 // Longest-first assignment of cases to `n` shares by expected seconds.
@@ -141,6 +170,8 @@ export async function catchShards(
     }
     const done = new Set(started);
     const left = share.filter((n) => !done.has(n));
+    const exitProblem = shareExitProblem(r, started, results, left.length);
+    if (exitProblem) failed.set(`<share ${k} exit>`, exitProblem);
     const unknown = started.filter((n) => !share.includes(n));
     if (unknown.length) throw new Error(`share ${k} ran cases it was not given: ${unknown.join('; ')}`);
     if (left.length && r.code === 0 && !r.timedOut)
@@ -170,7 +201,7 @@ export async function catchShards(
 
   // each failure again, alone, with the console reporter: its expressions in the log
   for (const [name, why] of failed) {
-    if (why.startsWith('did not finish') || why.startsWith('its process ended before')) {
+    if (why.startsWith('did not finish') || why.startsWith('its process ended before') || !names.includes(name)) {
       console.log(`attnlab: FAILED "${name}": ${why}`);
       continue;
     }

@@ -34,3 +34,24 @@ export function tapCounts(out, code, what = 'node --test') {
     skipped: (n('skipped') || 0) + (n('todo') || 0),
   };
 }
+
+// The Catch2 test cases a source declares with `tag` among their tags, hidden ones ([.]) left out:
+// TEST_CASE("name", "[a][b]") and SCENARIO / TEST_CASE_METHOD alike, the name and tags written as
+// string literals (across lines too). scripts/test.mjs counts the [cuda] cases of
+// tests/cpp/test_cuda*.cpp as skipped where the CUDA build cannot be made (no nvcc).
+export function taggedCases(source, tag) {
+  const re =
+    /\b(?:TEST_CASE|SCENARIO)\s*\(\s*"((?:[^"\\]|\\.)*)"\s*,\s*"([^"]*)"|\bTEST_CASE_METHOD\s*\(\s*\w+\s*,\s*"((?:[^"\\]|\\.)*)"\s*,\s*"([^"]*)"/g;
+  const names = [];
+  for (const m of source.replace(/\/\/[^\n]*/g, '').matchAll(re)) {
+    const [name, tags] = m[1] !== undefined ? [m[1], m[2]] : [m[3], m[4]];
+    const list = tags.match(/\[[^\]]*\]/g) ?? [];
+    if (list.includes(`[${tag}]`) && !list.some((t) => t === '[.]' || t.startsWith('[.'))) names.push(name);
+  }
+  return names;
+}
+
+// A stage that could not run here, counted: each of its cases skipped, none passed or failed.
+export function skippedCounts(names) {
+  return { passed: 0, failed: 0, skipped: names.length };
+}

@@ -21,7 +21,7 @@
 // Flags: --install-peers (apt-get install python3-torch libopenblas0-pthread), --quick,
 //        --only NAME[,NAME] (run the modules whose file name contains a NAME), --compare,
 //        --readme (measure nothing: copy build/bench.json to docs/bench/bench.json and write the
-//        Benchmarks table of README.md from it, and the pool table from docs/bench/pool-*.json,
+//        Benchmarks table of docs/benchmarks.md from it, and the pool table from docs/bench/pool-*.json,
 //        scripts/lib/readme-tables.mjs; without build/bench.json only the pool table).
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -31,7 +31,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { run, must } from '../scripts/lib/run.mjs';
 import { peerEnv, blasCore } from './peers/env.mjs';
 import { GOALS, checkGoals, compareRuns } from './peers/report.mjs';
-import { BENCH_SOURCE, writeTables } from '../scripts/lib/readme-tables.mjs';
+import { BENCH_SOURCE, blockFiles, writeDocs } from '../scripts/lib/readme-tables.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -54,11 +54,10 @@ if (flag('--install-peers')) {
 
 if (flag('--readme')) {
   const from = path.join(root, 'build', 'bench.json');
-  const readme = path.join(root, 'README.md');
   if (!existsSync(from)) {
-    writeFileSync(readme, writeTables(root, readFileSync(readme, 'utf8'), (name) => name === 'pool').text);
+    const { files } = writeDocs(root, (name) => name === 'pool');
     console.log(
-      'bench --readme: build/bench.json is missing (run npm run bench first): only the pool table was written'
+      `bench --readme: build/bench.json is missing (run npm run bench first): only the pool table was written${files.length ? ` (${files.join(', ')})` : ''}`
     );
     process.exit(0);
   }
@@ -71,10 +70,10 @@ if (flag('--readme')) {
   }
   mkdirSync(path.join(root, path.dirname(BENCH_SOURCE)), { recursive: true });
   writeFileSync(path.join(root, BENCH_SOURCE), `${JSON.stringify(doc, null, 1)}\n`);
-  const { text } = writeTables(root, readFileSync(readme, 'utf8'), (name) => name === 'bench' || name === 'pool');
-  writeFileSync(readme, text);
+  const where = blockFiles(root);
+  writeDocs(root, (name) => name === 'bench' || name === 'pool');
   console.log(
-    `bench --readme: ${doc.rows.length} rows of the run of ${doc.meta.date} (commit ${doc.meta.commit}) copied to ${BENCH_SOURCE} and written to README.md`
+    `bench --readme: ${doc.rows.length} rows of the run of ${doc.meta.date} (commit ${doc.meta.commit}) copied to ${BENCH_SOURCE} and written to ${where.get('bench')}`
   );
   process.exit(0);
 }
@@ -83,7 +82,7 @@ const need = [path.join(root, 'build', 'native', 'attnlab_bench')].filter((f) =>
 if (need.length) {
   console.error(
     `bench: missing ${need.map((f) => path.relative(root, f)).join(', ')}; build first ` +
-      '(npm run build:engine, or the cmake commands for build/native and build/wasm in the README)'
+      '(npm run build:engine, or the cmake commands for build/native and build/wasm in docs/tests.md)'
   );
   process.exit(1);
 }
@@ -345,7 +344,7 @@ const file = path.join(root, 'build', 'bench.json');
 mkdirSync(path.dirname(file), { recursive: true });
 writeFileSync(file, `${JSON.stringify({ meta, rows }, null, 2)}\n`);
 console.log(
-  `\nbench: ${rows.length} rows written to ${path.relative(root, file)} (npm run bench -- --readme puts them in README.md)`
+  `\nbench: ${rows.length} rows written to ${path.relative(root, file)} (npm run bench -- --readme puts them in docs/benchmarks.md)`
 );
 
 // History: one line per row; a run is identified by its start date.

@@ -10,13 +10,13 @@
 //                                      a seed)
 //   npm run reproduce -- --only hull5  rows whose id contains the word (or one of a,b,c)
 //   npm run reproduce -- --only luong-vs-rnnsearch   RNNsearch vs Luong dot/general/concat on
-//                                      dates and phrases 2–30 (its own README table and
+//                                      dates and phrases 2–30 (its own table in docs/reproduction.md and
 //                                      docs/reproduce/luong-length-curve.svg)
 //   npm run reproduce -- --seeds 5     seeds 1-5
 //   npm run reproduce -- --jobs 2      two runs at a time (one core each)
 //   npm run reproduce -- --fresh       retrain runs whose results are already kept
 //   npm run reproduce -- --readme      train nothing: the rows of build/reproduce/results.json
-//                                      become docs/reproduce/results/*.json and README.md's
+//                                      become docs/reproduce/results/*.json and docs/reproduction.md's
 //                                      reproduction tables are written from those files
 //   npm run reproduce -- --only translate-de-en   the guide's German→English translator, from
 //                                      data to the page's model (experiments/translator.mjs; its
@@ -171,7 +171,7 @@ const runs = [
   // Luong et al. 2015 beside Bahdanau et al. 2015 (`--only luong-vs-rnnsearch`): the same bi-GRU
   // encoder (hidden per direction), data, steps and seeds; RNNsearch's additive score against
   // Luong's global attention with input feeding and its dot, general and concat scores. Rows
-  // with `args` train from those flags instead of a preset; table: their own README table.
+  // with `args` train from those flags instead of a preset; table: their own table in docs/reproduction.md.
   ...LVR.tasks.flatMap((t) =>
     LVR.models.map((k) => ({
       id: `luong-vs-rnnsearch-${t.id}-${k.id}`,

@@ -6,7 +6,7 @@
 // 3. average the last AVERAGE checkpoints (attn average)
 // 4. export: the average's float16 copy (attn export --half), the file the page ships
 // 5. BLEU on the test split (beam 4, alpha 0.6, sacreBLEU's 13a tokenisation): the shipped
-//    float16 file (the figure index.json and the README give), the float32 average it came from
+//    float16 file (the figure index.json and docs/translator.md give), the float32 average it came from
 //    (also greedy), the best single checkpoint (chosen on the validation split), and the
 //    untranslated source as a baseline; hypotheses written beside the run for any BLEU tool
 // 6. the shipped file copied, byte for byte, to web/public/models/translate-de-en.safetensors,

@@ -1,4 +1,4 @@
-// The length curve of `npm run reproduce` as a standalone SVG (the README shows it): exact-match
+// The length curve of `npm run reproduce` as a standalone SVG (docs/reproduction.md shows it): exact-match
 // accuracy by source length for each model, one thin line per seed and a thick line for their
 // mean, on a white background so that it reads the same in light and dark viewers.
 //   lengthCurveSvg([{label, runs: [per_length, ...]}, ...], {title})

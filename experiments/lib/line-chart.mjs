@@ -1,4 +1,4 @@
-// A small standalone SVG line chart for the README's figures (the translator sweep's BLEU against
+// A small standalone SVG line chart for the docs' figures (the translator sweep's BLEU against
 // training time): one line per series with its points marked, axes from 0 to a round number
 // above the largest value, a legend under the plot, on a white background.
 //   lineChartSvg([{label, points: [[x, y], ...]}, ...], {title, xLabel, yLabel})

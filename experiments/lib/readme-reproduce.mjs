@@ -1,12 +1,12 @@
 // `npm run reproduce -- --readme`: the rows of build/reproduce/results.json (the last
 // `npm run reproduce`) become docs/reproduce/results/<row>.json, the committed sources of the
-// README's reproduction tables, and the tables are rewritten from them (readme-tables.mjs).
+// reproduction tables of docs/reproduction.md, and the tables are rewritten from them (readme-tables.mjs).
 // Rows with no result here keep their committed file, so a table filled over several sittings,
 // or on several machines, keeps every row and each row names where its figures come from.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPRODUCE_SOURCES, writeTables } from '../../scripts/lib/readme-tables.mjs';
+import { REPRODUCE_SOURCES, blockFiles, writeDocs } from '../../scripts/lib/readme-tables.mjs';
 
 // The format name of a metric's printer (reproduce.mjs keeps functions; the files keep names).
 function formatName(f, fallback) {
@@ -78,10 +78,10 @@ export function reproduceReadme(root, runs) {
       `reproduce --readme: no ${path.relative(root, file)} on this machine: the tables are written from the committed files alone`
     );
   }
-  const readme = path.join(root, 'README.md');
-  const { text, done } = writeTables(root, readFileSync(readme, 'utf8'), (name) => name.startsWith('reproduce'));
-  writeFileSync(readme, text);
+  const where = blockFiles(root);
+  const { done } = writeDocs(root, (name) => name.startsWith('reproduce'));
+  const files = [...new Set(done.map((n) => where.get(n)))].join(', ');
   console.log(
-    `reproduce --readme: ${updated.length ? `rows ${updated.join(', ')} updated from results.json; ` : ''}tables ${done.join(', ')} written to README.md from ${REPRODUCE_SOURCES}/`
+    `reproduce --readme: ${updated.length ? `rows ${updated.join(', ')} updated from results.json; ` : ''}tables ${done.join(', ')} written to ${files} from ${REPRODUCE_SOURCES}/`
   );
 }

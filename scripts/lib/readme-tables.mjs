@@ -1,4 +1,5 @@
-// The README's measured tables, written from committed source files, never typed in:
+// The measured blocks of the repository's Markdown pages, written from committed source files,
+// never typed in:
 //   bench      docs/bench/bench.json ({meta, rows}: `npm run bench` writes build/bench.json,
 //              `npm run bench -- --readme` copies it here and rewrites the table)
 //   reproduce  docs/reproduce/results/*.json (one file per row, `npm run reproduce -- --readme`
@@ -8,33 +9,92 @@
 //   pool       docs/bench/pool-before.json and pool-after.json (`node bench/pool-bench.mjs --out
 //              FILE`: the thread pool's 1 vs 2 threads beside neighbours, an older build's
 //              binaries via --bin for "before"; `npm run bench -- --readme` rewrites the table)
-// Each table sits between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in README.md;
-// tests/node/readme-figures.test.mjs checks that the README holds exactly what this writes.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+//   translate, translate-sweep, translate-split
+//              docs/translate/v1-run.json (the shipped translator's systems, the equal-time
+//              sweep and the test split's unseen words) and web/public/models/index.json (the
+//              shipped file's BLEU, steps, time and size)
+//   translate-v2  docs/translate/v2-run.json (the corpus v2 run, from its report.json)
+//   lm         docs/lm/lm-prose.report.json (`node experiments/lm.mjs --skip-train` writes it)
+//   dist-paper docs/distributed/on-paper.json (the assumptions of the multi-GPU estimate; the
+//              figures are computed by scripts/lib/dist-estimate.mjs)
+// Each block sits between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in one Markdown file of
+// the repository (README.md, docs/**/*.md, ...: whichever holds its markers; markdownFiles lists
+// them). `writeDocs` rewrites every block in the file that holds it, and
+// tests/node/readme-figures.test.mjs checks that each file holds exactly what this writes.
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { onPaperTables } from './dist-estimate.mjs';
 
 export const BENCH_SOURCE = 'docs/bench/bench.json';
 export const REPRODUCE_SOURCES = 'docs/reproduce/results';
 export const POOL_SOURCES = ['docs/bench/pool-before.json', 'docs/bench/pool-after.json'];
+export const TRANSLATE_SOURCES = ['docs/translate/v1-run.json', 'web/public/models/index.json'];
+export const TRANSLATE_V2_SOURCE = 'docs/translate/v2-run.json';
+export const LM_SOURCE = 'docs/lm/lm-prose.report.json';
+export const DIST_PAPER_SOURCE = 'docs/distributed/on-paper.json';
+
+// Folders whose Markdown is not the project's pages: dependencies, build outputs, copies.
+const SKIP_DIRS = new Set(['node_modules', 'third_party', 'build', 'dist', 'test-results', 'pkg', '.git']);
+
+// Every Markdown file of the repository, relative to root, sorted.
+export function markdownFiles(root) {
+  const out = [];
+  const walk = (rel) => {
+    for (const e of readdirSync(path.join(root, rel), { withFileTypes: true })) {
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        if (!SKIP_DIRS.has(e.name) && !e.name.startsWith('.')) walk(p);
+      } else if (e.isFile() && e.name.endsWith('.md')) out.push(p);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+// name -> the Markdown file (relative) holding that block's markers; an error when two do.
+export function blockFiles(root) {
+  const where = new Map();
+  for (const f of markdownFiles(root)) {
+    const text = readFileSync(path.join(root, f), 'utf8');
+    for (const m of text.matchAll(/^<!-- ([\w-]+):begin -->$/gm)) {
+      if (where.has(m[1]) && where.get(m[1]) !== f)
+        throw new Error(`the block ${m[1]} is marked in both ${where.get(m[1])} and ${f}`);
+      where.set(m[1], f);
+    }
+  }
+  return where;
+}
 
 const marks = (name) => [`<!-- ${name}:begin -->`, `<!-- ${name}:end -->`];
 
-// The text between a table's markers (null when the README has none).
-export function between(text, name) {
+// Where a block's markers are, each on a line of its own ([begin start, begin end, end start]),
+// or null; a marker quoted inside a line of prose does not count.
+function markers(text, name) {
   const [b, e] = marks(name);
-  const i = text.indexOf(b),
-    j = text.indexOf(e);
-  if (i < 0 || j < i) return null;
-  return text.slice(i + b.length, j);
+  const find = (m, from) => {
+    for (let i = text.indexOf(m, from); i >= 0; i = text.indexOf(m, i + 1)) {
+      const lineStart = i === 0 || text[i - 1] === '\n';
+      const lineEnd = i + m.length === text.length || text[i + m.length] === '\n';
+      if (lineStart && lineEnd) return i;
+    }
+    return -1;
+  };
+  const i = find(b, 0);
+  const j = i < 0 ? -1 : find(e, i);
+  return i < 0 || j < 0 ? null : [i, i + b.length, j];
 }
 
-// The README with `body` between the markers of `name`; an error when they are missing.
+// The text between a block's markers (null when the text has none).
+export function between(text, name) {
+  const at = markers(text, name);
+  return at && text.slice(at[1], at[2]);
+}
+
+// The text with `body` between the markers of `name`; an error when they are missing.
 export function replaceBetween(text, name, body) {
-  const [b, e] = marks(name);
-  const i = text.indexOf(b),
-    j = text.indexOf(e);
-  if (i < 0 || j < i) throw new Error(`README.md has no ${b} ... ${e} markers`);
-  return `${text.slice(0, i + b.length)}\n${body.trimEnd()}\n${text.slice(j)}`;
+  const at = markers(text, name);
+  if (!at) throw new Error(`no ${marks(name)[0]} ... ${marks(name)[1]} markers`);
+  return `${text.slice(0, at[1])}\n${body.trimEnd()}\n${text.slice(at[2])}`;
 }
 
 const cell = (x) => (x == null || x === '' ? '—' : String(x).replaceAll('|', '\\|'));
@@ -120,6 +180,103 @@ export function poolTable(before, after) {
   return lines.join('\n');
 }
 
+// --- translator ----------------------------------------------------------------------------
+
+const thousands = (n) => Math.round(n).toLocaleString('en-US');
+const bleu2 = (x) => x.toFixed(2);
+
+// The systems of the shipped translator's run on the test split, the shipped float16 file's row
+// from web/public/models/index.json, and the training line under them.
+export function translateTable(run, shipped) {
+  if (!Array.isArray(run.systems) || !shipped?.bleu) throw new Error('translate: expected systems and a shipped bleu');
+  const lines = [
+    `| system (test split, ${thousands(shipped.testPairs)} pairs, sacreBLEU 13a) | BLEU |`,
+    '| --- | --- |',
+  ];
+  for (const r of run.systems.filter((x) => !x.after_shipped)) lines.push(`| ${r.what} | ${bleu2(r.bleu)} |`);
+  lines.push(
+    `| the shipped file: ${run.shippedWhat} (\`web/public/${shipped.file}\`), beam 4, α 0.6 | **${bleu2(shipped.bleu)}** |`
+  );
+  for (const r of run.systems.filter((x) => x.after_shipped)) lines.push(`| ${r.what} | ${bleu2(r.bleu)} |`);
+  lines.push(
+    '',
+    `training: ${thousands(shipped.steps)} steps, ${(shipped.seconds / 60).toFixed(1)} min wall on ${shipped.threads} thread${shipped.threads === 1 ? '' : 's'}` +
+      `${run.trainingNote ? ` (${run.trainingNote})` : ''}; model ${(shipped.params / 1e6).toFixed(2)} M parameters,` +
+      ` ${(shipped.bytes / 2 ** 20).toFixed(1)} MiB as float16.`,
+    '',
+    `\`attn eval\` of the shipped file (beam 4, α 0.6): \`${run.shippedDetail}\`.`,
+    '',
+    `From \`${TRANSLATE_SOURCES[0]}\` (${run.source}) and \`${TRANSLATE_SOURCES[1]}\`.`
+  );
+  return lines.join('\n');
+}
+
+// The equal-time sweep: each configuration's size, steps and BLEU; the shipped one's greedy
+// validation BLEU along the way.
+export function translateSweepTable(run) {
+  const sw = run.sweep;
+  const lines = [
+    `| configuration (shared: ${sw.shared}) | parameters | steps in ${sw.minutes} min | test BLEU, average of last 5, beam 4 | greedy | best single, beam 4 |`,
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
+  const best = Math.max(...sw.rows.map((r) => r.average));
+  for (const r of sw.rows) {
+    const avg = r.average === best ? `**${bleu2(r.average)}**` : bleu2(r.average);
+    lines.push(
+      `| ${r.what} | ${(r.params / 1e6).toFixed(2)} M | ${thousands(r.steps)} | ${avg} | ${bleu2(r.greedy)} | ${bleu2(r.single)} |`
+    );
+  }
+  if (sw.curve?.length)
+    lines.push(
+      '',
+      `The shipped configuration's greedy validation BLEU: ${sw.curve.map(([min, b]) => `${b.toFixed(1)} after ${min} min`).join(', ')}.`
+    );
+  return lines.join('\n');
+}
+
+const pct1 = (x) => `${(100 * x).toFixed(1)}%`;
+
+// How many test words the training sentences never hold, per side.
+export function translateSplitTable(run) {
+  const lines = [
+    `| test split (${thousands(run.testPairs)} pairs) | words | never in train.tsv | sentences with such a word | train.tsv word types seen once |`,
+    '| --- | --- | --- | --- | --- |',
+  ];
+  for (const r of run.split)
+    lines.push(
+      `| ${r.side} | ${thousands(r.words)} | ${pct1(r.unseen)} | ${pct1(r.sentencesWithUnseen)} | ${pct1(r.typesOnce)} of ${thousands(r.types)} |`
+    );
+  return lines.join('\n');
+}
+
+// The corpus v2 run, from its report.
+export function translateV2Text(v2) {
+  const r = v2.rows;
+  return (
+    `The first ${v2.ranks}-rank run on corpus ${v2.corpus} (\`${TRANSLATE_V2_SOURCE}\`, written from the run's \`report.json\`)` +
+    ` stopped at step ${thousands(v2.steps)} after ${(v2.wallSeconds / 60).toFixed(1)} min: on the test split its 5-checkpoint` +
+    ` average scores ${bleu2(r.average)} BLEU (beam 4; greedy ${bleu2(r.averageGreedy)}), the best single checkpoint` +
+    ` ${bleu2(r.single)}, and copying the source ${bleu2(r.copy)}.`
+  );
+}
+
+// --- language model ------------------------------------------------------------------------
+
+// Where the §1 language model's run stands: its step, held-out loss and perplexity, samples.
+export function lmText(rep) {
+  const s = rep.samples;
+  const seeds = s.seeds.length > 1 ? `seeds ${s.seeds[0]}–${s.seeds.at(-1)}` : `seed ${s.seeds[0]}`;
+  const cut = s.topK === 0 && s.topP === 1 ? 'no cut' : `top-k ${s.topK}, top-p ${s.topP}`;
+  return [
+    `From \`${LM_SOURCE}\` (written by \`node experiments/lm.mjs --skip-train --no-export\`):` +
+      ` step ${thousands(rep.step)} of the run's ${thousands(rep.lastStep)}, after ${rep.sittings} sitting${rep.sittings === 1 ? '' : 's'}` +
+      ` (${rep.hours} hours of training); held-out loss ${rep.validLoss} nats per token over ${rep.evalSentences}` +
+      ` sentences, perplexity **${rep.validPerplexity}**. ${s.text.length} samples at T ${s.temperature} (${cut}), ${seeds}:`,
+    '',
+    ...s.text.map((t, i) => `${i + 1}. ${t}`),
+  ].join('\n');
+}
+
 // --- reproduce -----------------------------------------------------------------------------
 
 const FORMATS = {
@@ -202,9 +359,27 @@ export function readReproduceSources(root) {
     .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')));
 }
 
-// Every generated table: its marker name, the source files it is written from, its text.
+// Every generated block: its marker name, the source files it is written from, its text.
 export function tables(root) {
   const out = [];
+  const json = (f) => JSON.parse(readFileSync(path.join(root, f), 'utf8'));
+  if (TRANSLATE_SOURCES.every((f) => existsSync(path.join(root, f)))) {
+    const [run, index] = TRANSLATE_SOURCES.map(json);
+    const shipped = index['translate-de-en'];
+    out.push({ name: 'translate', sources: TRANSLATE_SOURCES, text: translateTable(run, shipped) });
+    out.push({ name: 'translate-sweep', sources: [TRANSLATE_SOURCES[0]], text: translateSweepTable(run) });
+    out.push({ name: 'translate-split', sources: [TRANSLATE_SOURCES[0]], text: translateSplitTable(run) });
+  }
+  if (existsSync(path.join(root, TRANSLATE_V2_SOURCE)))
+    out.push({
+      name: 'translate-v2',
+      sources: [TRANSLATE_V2_SOURCE],
+      text: translateV2Text(json(TRANSLATE_V2_SOURCE)),
+    });
+  if (existsSync(path.join(root, LM_SOURCE)))
+    out.push({ name: 'lm', sources: [LM_SOURCE], text: lmText(json(LM_SOURCE)) });
+  if (existsSync(path.join(root, DIST_PAPER_SOURCE)))
+    out.push({ name: 'dist-paper', sources: [DIST_PAPER_SOURCE], text: onPaperTables(json(DIST_PAPER_SOURCE)) });
   const benchFile = path.join(root, BENCH_SOURCE);
   if (existsSync(benchFile))
     out.push({ name: 'bench', sources: [BENCH_SOURCE], text: benchTable(JSON.parse(readFileSync(benchFile, 'utf8'))) });
@@ -236,12 +411,35 @@ export function tables(root) {
   return out;
 }
 
-// README.md's text with every generated table rewritten (the tables it wrote, by name).
+// Every block rewritten in the Markdown file that holds it (only: which names). Returns the
+// names written and the files changed; a block with a source but no markers anywhere is an error.
+export function writeDocs(root, only = null) {
+  const where = blockFiles(root);
+  const texts = new Map();
+  const done = [];
+  for (const t of tables(root)) {
+    if (only && !only(t.name)) continue;
+    const f = where.get(t.name);
+    if (!f) throw new Error(`no Markdown file marks the block ${t.name} (<!-- ${t.name}:begin -->)`);
+    if (!texts.has(f)) texts.set(f, readFileSync(path.join(root, f), 'utf8'));
+    texts.set(f, replaceBetween(texts.get(f), t.name, t.text));
+    done.push(t.name);
+  }
+  const files = [];
+  for (const [f, text] of texts) {
+    if (readFileSync(path.join(root, f), 'utf8') === text) continue;
+    writeFileSync(path.join(root, f), text);
+    files.push(f);
+  }
+  return { done, files };
+}
+
+// One text with every block it marks rewritten (the blocks it wrote, by name).
 export function writeTables(root, readme, only = null) {
   let text = readme;
   const done = [];
   for (const t of tables(root)) {
-    if (only && !only(t.name)) continue;
+    if ((only && !only(t.name)) || between(text, t.name) === null) continue;
     text = replaceBetween(text, t.name, t.text);
     done.push(t.name);
   }

@@ -40,6 +40,7 @@ import { cpuName, detach, lockRun, openRun, runningPid } from './lib/run-store.m
 import { writeProse } from './lib/lm-corpus.mjs';
 import { decodePieces, pick, reshape } from '../web/demos/lm/sample.js';
 import { mulberry32 } from '../web/core/random.js';
+import { LM_SOURCE, writeDocs } from '../scripts/lib/readme-tables.mjs';
 
 process.on('uncaughtException', (e) => {
   console.error(`lm: ${e.message}`);
@@ -265,10 +266,13 @@ if (!has('skip-train')) {
 
 const r = report();
 console.log(JSON.stringify(r, null, 2));
-// --skip-train: the report is also the checkout's record of the run (docs/lm.md quotes it)
+// --skip-train: the report is also the checkout's record of the run (docs/lm.md's generated block)
 if (has('skip-train')) {
   mkdirSync(path.join(root, 'docs', 'lm'), { recursive: true });
   writeJson(path.join(root, 'docs', 'lm', `${NAME}.report.json`), r);
+  // docs/lm.md's block of the run (scripts/lib/readme-tables.mjs, LM_SOURCE) is written from it
+  if (`docs/lm/${NAME}.report.json` === LM_SOURCE)
+    for (const f of writeDocs(root, (name) => name === 'lm').files) console.log(`lm: ${f} rewritten from the report`);
 }
 if (has('skip-train') && !has('no-export')) {
   const models = path.join(root, 'web', 'public', 'models');

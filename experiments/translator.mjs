@@ -46,6 +46,7 @@ import {
   trainingFile,
 } from './lib/translate-run.mjs';
 import { trainingWords } from '../web/demos/translate/words.js';
+import { writeDocs } from '../scripts/lib/readme-tables.mjs';
 
 // A failure is one line on stderr and exit 1 (an interrupted sitting: exit 130, run again).
 process.on('uncaughtException', (e) => {
@@ -450,6 +451,9 @@ index[NAME] = {
   licence: 'GPL-2+ (the corpus; see models/translate-de-en.LICENSE.txt)',
 };
 writeFileSync(indexFile, `${JSON.stringify(index, null, 2)}\n`);
+// the shipped file's row of docs/translator.md comes from index.json
+for (const f of writeDocs(root, (name) => name === 'translate').files)
+  console.log(`translator: ${f} rewritten from index.json`);
 
 const report = [
   table,

@@ -26,6 +26,7 @@ import {
   writeTables,
 } from '../../scripts/lib/readme-tables.mjs';
 import { NO_MEASUREMENTS, typedFigures, unallowed } from '../../scripts/lib/typed-figures.mjs';
+import { estimate } from '../../scripts/lib/dist-estimate.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (f) => readFileSync(path.join(root, f), 'utf8');
@@ -302,4 +303,19 @@ test('README.md is for newcomers: short, the two commands, and a link to each do
   assert.match(readme, /npm test/);
   const linked = new Set(links(readme).map((l) => l.split('#')[0]));
   for (const f of files.filter((x) => /^docs\/[^/]+\.md$/.test(x))) assert.ok(linked.has(f), `README.md links ${f}`);
+});
+
+test('the multi-GPU estimate: overlap never slows a step, one node beats two at the paper batch', () => {
+  const a = JSON.parse(read('docs/distributed/on-paper.json'));
+  const e = estimate(a);
+  assert.ok(Math.abs(e.flops / 1e12 - 1.17) < 0.01, 'trainStepFlops of the base model, 96 × 32 tokens');
+  for (const s of e.setups) {
+    assert.ok(s.step <= s.serial && s.step >= s.single, `${s.nodes} × ${s.gpusPerNode}`);
+    assert.ok(s.efficiency > 0 && s.efficiency <= 1);
+  }
+  const [two, twoBig, one] = e.setups;
+  assert.ok(one.tokensPerS > two.tokensPerS, 'the network link sets the two-node step');
+  assert.ok(twoBig.efficiency > two.efficiency, 'a larger batch hides the layers’ all-reduce');
+  const slower = estimate({ ...a, networkGbs: a.networkGbs / 2 });
+  assert.ok(slower.setups[0].step > two.step && slower.setups[2].step === one.step);
 });

@@ -101,7 +101,7 @@ const SAVE_EVERY = Number(opt('save-every', 250)),
   EXAMPLES = 40,
   PARITY = 100;
 const LIMIT = opt('limit', null);
-// Ten sentences typed for the page and the README (none of them is in the corpus, checked when
+// Ten sentences typed for the page and the report (none of them is in the corpus, checked when
 // written): everyday German the reader might try first. The page lists them after the test
 // pairs, without a reference; report.md gives the shipped file's translations.
 const TYPED = Object.freeze([
@@ -339,7 +339,7 @@ const test = readFileSync(path.join(DATA, 'test.tsv'), 'utf8')
   .split('\n')
   .filter(Boolean)
   .map((l) => l.split('\t'));
-// The typed sentences, translated natively by the shipped file (beam 4): the README's table; the
+// The typed sentences, translated natively by the shipped file (beam 4): the report's table; the
 // page translates them itself when the reader picks one.
 const inCorpus = new Set(
   [trainFile(), ...['valid.tsv', 'test.tsv'].map((f) => path.join(DATA, f))].flatMap((f) =>

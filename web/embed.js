@@ -19,7 +19,7 @@
 // module that loads the engine by absolute URL.
 // Threads are opt-in: <attnlab-demo name="…" threads> trains in the pthread engine, which needs
 // a cross-origin isolated host page (COOP: same-origin + COEP: require-corp headers, or
-// Document-Isolation-Policy: isolate-and-require-corp; see the README). Without isolation, or
+// Document-Isolation-Policy: isolate-and-require-corp; see docs/browser.md). Without isolation, or
 // without the attribute, the single-thread engine runs; the element's data-engine attribute
 // names the build its Worker loaded ('wasm', 'wasm-relaxed' or 'wasm-mt') and data-threads the
 // thread count, and a `threads` element on a page that is not isolated logs why it runs on one

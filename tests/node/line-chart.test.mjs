@@ -1,4 +1,4 @@
-// The README's line chart (experiments/lib/line-chart.mjs, the translator sweep's BLEU against
+// The translator page's line chart (experiments/lib/line-chart.mjs, the translator sweep's BLEU against
 // training time): points land where their values say, axes end at a round number above the
 // largest value, each series is in the legend; bad input is an Error, not an empty picture.
 import { test } from 'node:test';

@@ -1,14 +1,21 @@
 // How `npm test` accounts for what it could not see run (scripts/lib/catch-shards.mjs,
-// scripts/lib/counts.mjs), as pure functions on made-up reports and sources, no build:
+// scripts/lib/counts.mjs), on made-up reports and sources and a stand-in test program, no build:
 //   - a Catch2 share whose every case reported must exit with its failed-case count (77 when
 //     every case skipped, as tests/cpp/main.cpp exits); any other exit is one more failure;
 //   - without nvcc, each [cuda] case of tests/cpp/test_cuda*.cpp counts as skipped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expectedExit, parseXmlReport, shareExitProblem, SKIP_EXIT_CODE } from '../../scripts/lib/catch-shards.mjs';
+import {
+  catchShards,
+  expectedExit,
+  parseXmlReport,
+  shareExitProblem,
+  SKIP_EXIT_CODE,
+} from '../../scripts/lib/catch-shards.mjs';
 import { skippedCounts, taggedCases } from '../../scripts/lib/counts.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -116,4 +123,59 @@ test('every TEST_CASE of tests/cpp/test_cuda*.cpp is a [cuda] case the count fin
   }
   assert.equal(found, declared);
   assert.ok(found >= 10);
+});
+
+// A stand-in for a test program (no build): lists its cases, writes Catch2's XML report for the
+// cases of its input file, and exits as FAKE_EXIT says: "cases" (main.cpp's status for them),
+// "crash" (134 after the last report) or a number.
+const FAKE = String.raw`
+const fs = require('node:fs');
+const CASES = { 'a passes': 'pass', 'b fails': 'fail', 'c skips': 'skip' };
+const args = process.argv.slice(2);
+if (args.includes('--list-test-names-only')) {
+  const names = Object.keys(CASES).filter((n) => !process.env.FAKE_ONLY || process.env.FAKE_ONLY.split('|').includes(n));
+  process.stdout.write(names.join('\n') + '\n');
+  process.exit(names.length);
+}
+const names = fs.readFileSync(args[args.indexOf('-f') + 1], 'utf8').split('\n').filter(Boolean);
+const out = args.indexOf('-o');
+const body = names.map((n) => {
+  const how = CASES[n];
+  const warn = how === 'skip' ? '<Warning>attnlab: skipped: not here</Warning>' : '';
+  return '<TestCase name="' + n + '">' + warn + '<OverallResult success="' + (how !== 'fail') + '" durationInSeconds="0.01"/></TestCase>';
+});
+if (out >= 0) fs.writeFileSync(args[out + 1], '<Catch name="t"><Group name="t">' + body.join('') + '</Group></Catch>');
+const failed = names.filter((n) => CASES[n] === 'fail').length;
+const skipped = names.filter((n) => CASES[n] === 'skip').length;
+const mode = process.env.FAKE_EXIT || 'cases';
+if (mode === 'crash') process.exit(134);
+if (mode !== 'cases') process.exit(Number(mode));
+process.exit(failed === 0 && skipped === names.length ? 77 : failed);
+`;
+
+test('catchShards counts a share that exits wrongly after its last report as one more failure', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'attnlab-accounting-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(path.join(dir, 'attnlab_tests.cjs'), FAKE);
+  writeFileSync(
+    path.join(dir, 'CMakeCache.txt'),
+    `ATTNLAB_TEST_SPEC:STRING=\nCMAKE_CROSSCOMPILING_EMULATOR:STRING=${process.execPath}\n`
+  );
+  const quiet = t.mock.method(console, 'log', () => {});
+  const run = (env) => catchShards(dir, { jobs: 1, shares: 1, spec: '', env: { ...process.env, ...env } });
+  assert.deepEqual(await run({ FAKE_EXIT: 'cases' }), { passed: 1, failed: 1, skipped: 1 });
+  assert.deepEqual(await run({ FAKE_EXIT: 'crash' }), { passed: 1, failed: 2, skipped: 1 }, 'an abort at exit');
+  assert.deepEqual(
+    await run({ FAKE_EXIT: '3' }),
+    { passed: 1, failed: 2, skipped: 1 },
+    'an exit that is not its count'
+  );
+  assert.deepEqual(
+    await run({ FAKE_EXIT: 'cases', FAKE_ONLY: 'c skips' }),
+    { passed: 0, failed: 0, skipped: 1 },
+    'every case skipped: exit 77'
+  );
+  assert.ok(
+    quiet.mock.calls.some((c) => /FAILED "<share \d+ exit>": its process exited with 134/.test(c.arguments[0]))
+  );
 });

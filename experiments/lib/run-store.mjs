@@ -146,5 +146,19 @@ export function detach({ dir, script, args, cwd }) {
   });
   p.unref();
   closeSync(log);
+  lowerGroup(p.pid);
   return p.pid;
+}
+
+// A detached process leads a session of its own, and where the kernel groups sessions for
+// scheduling (autogroup), nice acts only inside the group: the run would still take a whole share
+// of the machine beside an interactive session's builds. The group's own nice value is what
+// yields to them (best effort: no /proc, or another kernel, leaves nice alone).
+export function lowerGroup(pid, value = 19) {
+  try {
+    writeFileSync(`/proc/${pid}/autogroup`, String(value));
+    return true;
+  } catch {
+    return false;
+  }
 }

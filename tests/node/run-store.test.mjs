@@ -20,6 +20,7 @@ import {
   checkName,
   cpuName,
   detach,
+  lowerGroup,
   lockRun,
   openRun,
   runningPid,
@@ -95,16 +96,27 @@ test('a detached sitting runs at nice 19 and writes its log in the run folder', 
   const script = path.join(tmp, 'sitting.mjs');
   writeFileSync(
     script,
-    "import os from 'node:os';\nconsole.log(`niceness ${os.getPriority()} args ${process.argv.slice(2).join(' ')}`);\n"
+    "import os from 'node:os';\nimport { readFileSync } from 'node:fs';\n" +
+      'await new Promise((r) => setTimeout(r, 300));\n' +
+      "let group = 'none';\ntry { group = readFileSync('/proc/self/autogroup', 'utf8').trim(); } catch {}\n" +
+      'console.log(`group ${group}`);\n' +
+      "console.log(`niceness ${os.getPriority()} args ${process.argv.slice(2).join(' ')}`);\n"
   );
   const pid = detach({ dir, script, args: ['--steps', '3'], cwd: tmp });
   assert.ok(Number.isInteger(pid) && pid > 0);
   const log = path.join(dir, 'log.txt');
-  for (let i = 0; i < 100 && !/niceness/.test(readFileSync(log, 'utf8')); ++i)
+  for (let i = 0; i < 600 && !/niceness/.test(readFileSync(log, 'utf8')); ++i)
     await new Promise((r) => setTimeout(r, 50));
   const text = readFileSync(log, 'utf8');
   assert.match(text, /^\n== .* nice -n 19 node .*sitting\.mjs --steps 3$/m);
   assert.match(text, new RegExp(`niceness ${Math.min(19, os.getPriority() + 19)} args --steps 3`));
+  // its scheduling group yields too, where the kernel groups sessions and lets us say so
+  const group = /^group (.*)$/m.exec(text)[1];
+  if (
+    group !== 'none' &&
+    lowerGroup(process.pid, Number(/nice (-?\d+)/.exec(readFileSync('/proc/self/autogroup', 'utf8'))[1]))
+  )
+    assert.match(group, /nice 19$/);
 });
 
 test('each sitting names the CPU it ran on', () => {

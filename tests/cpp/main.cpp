@@ -5,8 +5,8 @@
 // and kSkipExitCode + 1 for kSkipExitCode: scripts/lib/catch-shards.mjs (expectedExit) holds a
 // share's exit to its cases' reports.
 #define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <set>
 #include <string>

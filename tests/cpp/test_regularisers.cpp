@@ -67,7 +67,7 @@ TEST_CASE("config: attention and activation dropout default to dropout, and are 
   }
 }
 
-TEST_CASE("regularisers: the rates given apart equal one dropout when equal; each one counts",
+TEST_CASE("regularisers: the rates given apart equal one dropout when equal, and each one counts",
           "[grad]") {
   nlohmann::json base = reg_small("transformer");
   base["dropout"] = 0.2;

@@ -26,9 +26,12 @@ export function engineFiles() {
   };
 }
 
+// This module's folder. Not written `new URL('./', import.meta.url)`: bundlers take that pattern for
+// an asset reference, and Vite 8 inlines it as a data: URL that no engine file resolves against.
+const here = () => import.meta.url.slice(0, import.meta.url.lastIndexOf('/') + 1);
+
 // A base URL of your own (a folder holding engine/) overrides the packaged files.
-const where = (base, files) =>
-  base ? { base, files } : { base: new URL('./', import.meta.url).href, files: files ?? engineFiles() };
+const where = (base, files) => (base ? { base, files } : { base: here(), files: files ?? engineFiles() });
 
 // The engine on this thread, synchronous calls (attention maps, softmax, small models).
 export function loadEngine(base, { threads = 'auto', relaxed = 'auto', files = null } = {}) {

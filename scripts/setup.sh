@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake g++ make emscripten binaryen libxtensor-dev libxsimd-dev catch2
-              nlohmann-json3-dev chromium fonts-nanum openmpi-bin libopenmpi-dev clang-format ccache ninja-build)
+              nlohmann-json3-dev chromium fonts-nanum openmpi-bin libopenmpi-dev clang-format ccache ninja-build
+              firefox-esr webkit2gtk-driver xvfb xauth)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

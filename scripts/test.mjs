@@ -19,6 +19,9 @@
 //   browser tests in headless Chromium                 (tests/browser, playwright-core: two files
 //                                                      at a time (ATTNLAB_BROWSER_JOBS), then
 //                                                      SERIAL_BROWSER one by one)
+//   the guide in Firefox ESR and WebKitGTK             (tests/engines: puppeteer-core over WebDriver
+//                                                      BiDi; WebKitWebDriver + MiniBrowser under
+//                                                      xvfb-run)
 //   the npm package, the examples and the widget docs  (tests/package: npm pack into an empty
 //                                                      project, node + Vite + Chromium)
 // Skips are counted from CTest's "(Skipped)" lines and node's "# skipped" / "# todo" lines.
@@ -220,6 +223,7 @@ if (setupOk) {
     await stage('node tests', () => nodeTests('tests/node'));
     if (await buildStage('build: page', build.buildPage)) {
       await stage('browser tests (headless Chromium)', browserTests);
+      await stage('browser tests (Firefox ESR, WebKitGTK)', () => nodeTests('tests/engines'));
       await stage('packages: npm pack + examples + widget docs', () =>
         nodeTests(
           readdirSync(path.join(root, 'tests', 'package'))

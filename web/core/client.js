@@ -240,13 +240,28 @@ export async function createEngine({
 } = {}) {
   if (typeof worker !== 'function')
     throw new TypeError('createEngine: worker must be a function returning a Worker running web/core/worker.js');
-  const w = worker();
-  const client = new EngineClient(w, { terminate: () => w.terminate() });
-  w.addEventListener('error', (e) => {
-    const reason = new Error(`engine worker failed: ${e.message || 'its script did not load'}`);
-    for (const p of client.pending.values()) p.reject(reason);
-    client.pending.clear();
-  });
-  await client.init({ base, threads, files, backend });
-  return client;
+  // A module Worker's script can fail to load for a moment (WebKit now and then on a reload, a
+  // dropped connection): an error event without a message before the engine answered is a load
+  // failure, and the Worker is started again, up to three times in all, before it is an error.
+  for (let attempt = 1; ; attempt++) {
+    const w = worker();
+    const client = new EngineClient(w, { terminate: () => w.terminate() });
+    let ready = false;
+    let notLoaded = false;
+    w.addEventListener('error', (e) => {
+      if (!ready && !e.message) notLoaded = true;
+      const reason = new Error(`engine worker failed: ${e.message || 'its script did not load'}`);
+      for (const p of client.pending.values()) p.reject(reason);
+      client.pending.clear();
+    });
+    try {
+      await client.init({ base, threads, files, backend });
+      ready = true;
+      return client;
+    } catch (e) {
+      if (!notLoaded || attempt >= 3) throw e;
+      w.terminate();
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
+  }
 }

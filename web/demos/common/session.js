@@ -317,8 +317,19 @@ export function sessionRun(
     if (early) return drop(early);
     run.state = 'creating';
     render();
+    // An engine that does not start says so and keeps the record: only a record that cannot be
+    // this run is dropped, never a model the reader trained because the engine failed once.
+    let client;
     try {
-      const client = await ctx.worker();
+      client = await ctx.worker();
+    } catch (e) {
+      if (stale()) return false;
+      run.state = 'idle';
+      render();
+      status.textContent = t('engine.error', { message: e.message });
+      return true; // no preview over the message
+    }
+    try {
       s = await client.loadSession(rec.bytes);
       if (stale()) {
         s.dispose().catch(() => {});

@@ -227,7 +227,7 @@ int cmd_train_parallel(Args& a) {
     if (opts.value("lexicon_share", 0.0) > 0) {  // before the vocabulary, not after it
       bool items = false;
       for (size_t i = 0; i < sides.size() && !items; i += 2)
-        items = sides[i].rfind(ParallelCorpus::kLexiconTag, 0) == 0;
+        items = ParallelCorpus::is_lexicon_source(sides[i]);
       AL_CHECK(items, "--lexicon-share: " << opts["train"].get<std::string>()
                                           << " has no lexicon items (sources tagged "
                                           << ParallelCorpus::kLexiconTag << ")");

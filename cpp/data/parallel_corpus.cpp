@@ -42,10 +42,15 @@ ParallelCorpus::ParallelCorpus(const std::string& path, const Bpe& bpe, int max_
       continue;
     }
     offset_.push_back(here);
-    lexicon_.push_back(src.rfind(kLexiconTag, 0) == 0 ? 1 : 0);
+    lexicon_.push_back(is_lexicon_source(src) ? 1 : 0);
     src_len_.push_back(ls);
     tgt_len_.push_back(lt);
   }
+}
+
+bool ParallelCorpus::is_lexicon_source(const std::string& src) {
+  const size_t n = std::char_traits<char>::length(kLexiconTag);
+  return src.compare(0, n, kLexiconTag) == 0 && (src.size() == n || src[n] == ' ');
 }
 
 size_t ParallelCorpus::lexicon_items() const {

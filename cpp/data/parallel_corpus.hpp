@@ -27,11 +27,12 @@ class ParallelCorpus {
   size_t skipped() const { return skipped_; }
   int src_len(size_t i) const { return src_len_[i]; }
   int tgt_len(size_t i) const { return tgt_len_[i]; }
-  // Whether the i-th kept pair is a dictionary item: its source starts with kLexiconTag.
+  // Whether the i-th kept pair is a dictionary item: its source's first word is kLexiconTag.
   bool lexicon(size_t i) const { return lexicon_[i] != 0; }
   const std::vector<uint8_t>& lexicon_mask() const { return lexicon_; }
   size_t lexicon_items() const;
   static constexpr const char* kLexiconTag = "<lex>";
+  static bool is_lexicon_source(const std::string& src);
   // The i-th kept pair, read from disk: its text, or its BPE ids (no BOS/EOS).
   std::pair<std::string, std::string> text(size_t i) const;
   std::pair<std::vector<int32_t>, std::vector<int32_t>> ids(size_t i) const;

@@ -220,9 +220,6 @@ int cmd_train_parallel(Args& a) {
     // the vocabulary size is an upper bound of the BPE vocabulary's: check before training it
     const int L = opts["max_len"].get<int>() + 2;
     check_model_fits(cfg, std::max(1, opts["max_tokens"].get<int>() / L), L, L);
-    if (dist.root())
-      std::fprintf(stderr, "training a %d-token BPE vocabulary on %s\n",
-                   opts["vocab_size"].get<int>(), opts["train"].get<std::string>().c_str());
     const std::vector<std::string> sides = ParallelCorpus::read_sentences(opts["train"]);
     if (opts.value("lexicon_share", 0.0) > 0) {  // before the vocabulary, not after it
       bool items = false;
@@ -232,6 +229,9 @@ int cmd_train_parallel(Args& a) {
                                           << " has no lexicon items (sources tagged "
                                           << ParallelCorpus::kLexiconTag << ")");
     }
+    if (dist.root())
+      std::fprintf(stderr, "training a %d-token BPE vocabulary on %s\n",
+                   opts["vocab_size"].get<int>(), opts["train"].get<std::string>().c_str());
     bpe = Bpe::train(sides, opts["vocab_size"]);
     cfg["src_vocab"] = cfg["tgt_vocab"] = bpe.size();
     model = make_model(cfg, kt, opts["seed"].get<uint64_t>());

@@ -148,7 +148,9 @@ TEST_CASE("parallel corpus: rnnsearch and luong learn a reversal from a TSV",
       for (size_t i = 0; i < 10; ++i) {
         const std::vector<int32_t> src = test.ids(i).first;
         CHECK(beam_decode(*r.model, src, 1, 13) == greedy_decode(*r.model, {src}, 13)[0]);
+        // the step decoder's beams are those of re-running the whole prefix
         const std::vector<int32_t> wide = beam_decode(*r.model, src, 4, 13, 0.6f);
+        CHECK(wide == beam_decode(*r.model, src, 4, 13, 0.6f, false));
         CHECK(wide.size() <= 13);
       }
     }

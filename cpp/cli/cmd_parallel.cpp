@@ -59,7 +59,7 @@ std::string ckpt_path(const std::string& out, int step) {
 
 // A resumed run's options come from the checkpoint's training state: each value is checked
 // as the flags are, and the architecture keys must be the model's.
-void check_resumed_options(const nlohmann::json& opts, const nlohmann::json& model_cfg) {
+void check_resumed_options(const nlohmann::json& opts, const Model& model) {
   AL_CHECK(opts.is_object(), "the checkpoint's training options are not a JSON object");
   auto num = [&](const char* key) {
     AL_CHECK(opts.contains(key) && opts[key].is_number(),
@@ -84,21 +84,19 @@ void check_resumed_options(const nlohmann::json& opts, const nlohmann::json& mod
     AL_CHECK(opts["schedule"] == "constant" && opts.contains("lr") && opts["lr"].is_number(),
              "the checkpoint's training options give schedule " << opts["schedule"].dump());
   if (opts.contains("lr")) check_train_value(num("lr"), "lr", "resumed lr");
-  // the architecture keys the options hold (a preset's) must be the model's
-  for (const char* k : {"d_model", "heads", "d_ff", "enc_layers", "dec_layers"}) {
-    if (!opts.contains(k)) continue;
-    AL_CHECK(
-        model_cfg.contains(k) && model_cfg[k].is_number() && num(k) == model_cfg[k].get<double>(),
-        "the checkpoint's training options give "
-            << k << " = " << opts[k].dump() << ", its model has "
-            << (model_cfg.contains(k) ? model_cfg[k].dump() : "none"));
-  }
-  if (model_cfg.contains("max_len"))  // a model with positions: options + 2 (<s> and </s>)
-    AL_CHECK(model_cfg["max_len"].is_number() &&
-                 num("max_len") + 2 == model_cfg["max_len"].get<double>(),
-             "the checkpoint's training options give max_len "
-                 << opts["max_len"].dump() << ", its model has " << model_cfg["max_len"].dump()
-                 << " (options + 2)");
+  // the architecture keys the options hold (a preset's) must be the model's: its config with
+  // them written in is its config still
+  nlohmann::json with_opts = model.config();
+  for (const char* k : {"d_model", "heads", "d_ff", "enc_layers", "dec_layers"})
+    if (opts.contains(k)) with_opts[k] = opts[k];
+  const std::string differs = config_difference(model.config(), with_opts);
+  AL_CHECK(differs.empty(), "the checkpoint's training options give "
+                                << differs << " = " << opts[differs].dump()
+                                << ", another value than its model's");
+  const int L = model.position_limit();  // a model with positions: options + 2 (<s> and </s>)
+  AL_CHECK(L <= 0 || num("max_len") + 2 == L, "the checkpoint's training options give max_len "
+                                                  << opts["max_len"].dump() << ", its model has "
+                                                  << L << " (options + 2)");
 }
 
 void progress(const StepInfo& s, int last, double secs, long tokens, long done_here, bool tty,
@@ -171,7 +169,7 @@ int cmd_train_parallel(Args& a) {
     opts = train_state_of(resume_from).at("options");
     bpe = Bpe::from_json(train_state_of(resume_from).at("vocab").get<std::string>());
     model = model_from_safetensors(resume_from, kt);
-    check_resumed_options(opts, model->config());
+    check_resumed_options(opts, *model);
   } else {
     // the kind (the registry's row): its config keys take the model flags, its training
     // defaults the schedule, rate and clip

@@ -172,7 +172,8 @@ class Session {
   std::unique_ptr<Trainer> trainer_;
   std::unique_ptr<Adam> batch_adam_;
   Rng batch_dropout_{0};
-  std::vector<Rng::State> batch_marks_;  // trainBatch's unsettled steps: the dropout generator before each
+  // trainBatch's unsettled readback-free steps: the dropout generator before each
+  std::vector<Rng::State> batch_marks_;
   // Optimizer state load() found, restored when training starts (train or train_batch).
   std::unique_ptr<SafeTensors> resume_;
   nlohmann::json resume_state_;

@@ -14,8 +14,8 @@
 // Task::sample_batch (one n per batch), the step the one of train/step.hpp.
 #pragma once
 #include <cstdint>
-#include <vector>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "data/task.hpp"
 #include "eval/evaluate.hpp"

@@ -330,15 +330,31 @@ void Session::settle(const std::vector<float>& records) {
                                << " steps), got " << records.size());
   const int first = steps_ - device_.used + 1;  // the step of records[0]
   device_.used = 0;
+  std::vector<Rng::State> marks;
+  marks.swap(batch_marks_);
   for (size_t k = 0; 2 * k < records.size(); ++k) {
     const float loss = records[2 * k], norm = records[2 * k + 1];
     if (std::isfinite(loss) && std::isfinite(norm)) continue;
-    const int bad = first + int(k);  // nothing changed from this step on
+    // nothing changed from this step on: the step count, Adam's and the generators go back
+    const int bad = first + int(k);
     if (trainer_) trainer_->rewind_to(bad);
-    if (batch_adam_) batch_adam_->set_steps(batch_adam_->steps() - (steps_ - bad + 1));
+    if (batch_adam_) {
+      batch_adam_->set_steps(batch_adam_->steps() - (steps_ - bad + 1));
+      // trainBatch marks its steps one by one, the last marks.size() of them
+      const size_t at = marks.size() - size_t(steps_ - bad + 1);
+      if (steps_ - bad + 1 <= int(marks.size())) batch_dropout_.set_state(marks[at]);
+    }
     steps_ = bad - 1;
     check_step_finite(bad, loss, norm, opts_.schedule.at(bad));
   }
+  if (trainer_) trainer_->settled();
+}
+
+Session::~Session() {
+  if (!model_ || !device_.records) return;
+  const KernelTable& kt = model_->params().kernels();
+  kt.release(device_.records);
+  kt.release(device_.state);
 }
 
 json Session::device_ranges(bool optimizer) const {
@@ -399,10 +415,18 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
   }
   const int step = steps_ + 1;
   begin_steps(1);
-  const StepInfo s =
-      train_step(*model_, *batch_adam_, b,
-                 {step, opts_.schedule.at(step), opts_.clip, opts_.label_smoothing, opts_.device},
-                 &batch_dropout_);
+  const Rng::State before = batch_dropout_.state();
+  if (opts_.device) batch_marks_.push_back(before);
+  StepInfo s;
+  try {
+    s = train_step(*model_, *batch_adam_, b,
+                   {step, opts_.schedule.at(step), opts_.clip, opts_.label_smoothing, opts_.device},
+                   &batch_dropout_);
+  } catch (...) {  // not finite: the dropout generator is as before the step
+    if (opts_.device && !batch_marks_.empty()) batch_marks_.pop_back();
+    batch_dropout_.set_state(before);
+    throw;
+  }
   TrainChunk r;
   r.losses.push_back(float(s.loss));
   r.tokens = s.tokens;

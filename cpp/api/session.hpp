@@ -85,6 +85,7 @@ class Session {
                                        const nlohmann::json& overrides);
   // The estimate for a config before anything is built (throws for a bad config).
   static SizeEstimate estimate(const nlohmann::json& config);
+  ~Session();  // gives the readback-free records back to the backend
 
   nlohmann::json info() const;
   TrainChunk train(int steps);                               // on the task
@@ -171,6 +172,8 @@ class Session {
   std::unique_ptr<Trainer> trainer_;
   std::unique_ptr<Adam> batch_adam_;
   Rng batch_dropout_{0};
+  // trainBatch's unsettled readback-free steps: the dropout generator before each
+  std::vector<Rng::State> batch_marks_;
   // Optimizer state load() found, restored when training starts (train or train_batch).
   std::unique_ptr<SafeTensors> resume_;
   nlohmann::json resume_state_;

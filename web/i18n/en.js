@@ -37,6 +37,7 @@ export default {
   'engine.gpu.on': 'training on the GPU:',
   'engine.gpu.none': 'WebGPU is not available here',
   'engine.gpu.slower': 'WebGPU timed slower here ({gpu} ms a step, CPU {wasm} ms)',
+  'engine.gpu.failed': 'training on WebGPU failed here, so the CPU trains',
   'engine.gpu.lost': 'the GPU was lost; training went on on the CPU from step {step}',
   'engine.gpu.chosen': 'the CPU chosen in the menu',
   'demo.unknown': 'Unknown demo “{name}”.',

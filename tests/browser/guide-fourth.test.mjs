@@ -96,7 +96,8 @@ test('§3, §8, §10: each race names the model whose loss its status line gives
       return unavailable(t, 'engine build without model sessions');
     }
     const status = await statusAfterAChunk(page, name);
-    for (const n of names) assert.match(status, new RegExp(n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i'), `${name}: ${status}`);
+    for (const n of names)
+      assert.match(status, new RegExp(n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i'), `${name}: ${status}`);
     assert.deepEqual(page.errors, []);
     await page.close();
   }

@@ -53,7 +53,10 @@ test('import: the shipped phrases model under "reverse" switches the playground 
   // measured on its own task: the shipped model is good at it (not 12 nats on another task)
   assert.ok(metrics.loss < 2, `held-out loss on its own task: ${metrics.loss}`);
   const io = await demo.locator('[name=io]').textContent();
-  assert.match(io, /transformer-phrases\.safetensors: [\d,]+ parameters, a Transformer trained [\d,]+ steps on/);
+  assert.match(
+    io,
+    /transformer-phrases\.safetensors: [\d,]+ parameters; Transformer, trained [\d,]+ steps on the task “phrases”/
+  );
   // the readouts are the imported model's: its step, not the untrained model's
   assert.ok(await demo.locator('.run-untrained').isHidden(), 'the untrained note is gone');
   assert.match(await demo.locator('.run-status').textContent(), new RegExp(`step ${info.step} `));
@@ -83,7 +86,7 @@ test('import: a checkpoint of a model the playground does not train is refused w
     { timeout: 60000 }
   );
   const io = await demo.locator('[name=io]').textContent();
-  assert.match(io, /lm 모델이라 이 놀이터에서는 학습하지 않습니다/);
+  assert.match(io, /“lm” 종류의 모델이라 이 놀이터에서는 학습하지 않습니다/);
   assert.equal(await demo.locator('select[name=model]').inputValue(), 'rnnsearch');
   assert.equal(await demo.locator('select[name=task]').inputValue(), 'reverse');
   assert.deepEqual(page.errors, []);
@@ -101,7 +104,10 @@ test('tuning: rate, batch, optimizer and schedule from the link reach the engine
   const demo = page.locator('[data-demo=playground]');
   for (const [name, value] of Object.entries({ lr: '0.1', batch: '16', optimizer: 'sgd', schedule: 'noam' }))
     assert.equal(await demo.locator(`select[name=${name}]`).inputValue(), value, name);
-  assert.match(await demo.locator('[name=train-note]').textContent(), /SGD with momentum 0\.9.*noam: the rate climbs for 15 steps to 0\.1/);
+  assert.match(
+    await demo.locator('[name=train-note]').textContent(),
+    /SGD with momentum 0\.9.*noam: the rate climbs for 15 steps to 0\.1/
+  );
   // every new control is named and at least 24 px
   for (const name of ['lr', 'batch', 'optimizer', 'schedule', 'run-step']) {
     const box = await demo.locator(`[name=${name}]`).boundingBox();
@@ -119,7 +125,7 @@ test('tuning: rate, batch, optimizer and schedule from the link reach the engine
   assert.equal(config.train.schedule, 'noam');
   assert.equal(config.train.warmup, 15);
   // noam's peak (step = warm-up) is the chosen rate: factor · 64^-0.5 · 15^-0.5 = 0.1
-  assert.ok(Math.abs((config.train.lr_factor / Math.sqrt(64 * 15)) - 0.1) < 1e-6, `factor ${config.train.lr_factor}`);
+  assert.ok(Math.abs(config.train.lr_factor / Math.sqrt(64 * 15) - 0.1) < 1e-6, `factor ${config.train.lr_factor}`);
   assert.ok(heldOut.length >= 2, `held-out points: ${JSON.stringify(heldOut)}`);
   assert.ok(heldOut[0][0] < 150, 'a held-out point measured before the end');
   assert.equal(heldOut.at(-1)[0], 150);
@@ -169,13 +175,16 @@ test('one step at a time, then Start goes on; a kept run stays on the chart besi
   const count = (i) => chart.data[i].filter((v) => v !== null).length;
   assert.ok(count(1) >= 1 && count(3) >= 1, 'both runs have held-out points');
   const kept0 = await pg(page, () => document.querySelector('[data-demo=playground]').kept);
-  assert.equal(count(2), kept0.points.length, "every point of the kept run");
+  assert.equal(count(2), kept0.points.length, 'every point of the kept run');
   assert.equal(kept0.points.at(-1)[0], 50);
   assert.ok(count(0) >= 50, "the new run's own");
   const kept = await pg(page, () => document.querySelector('[data-demo=playground]').kept);
   assert.ok(kept.points.length >= 2);
   await demo.locator('[name=drop-kept]').click();
-  assert.equal((await pg(page, () => document.querySelector('[data-demo=playground] .chart-host').chartData)).labels.length, 2);
+  assert.equal(
+    (await pg(page, () => document.querySelector('[data-demo=playground] .chart-host').chartData)).labels.length,
+    2
+  );
   assert.deepEqual(page.errors, []);
   await page.close();
 });

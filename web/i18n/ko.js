@@ -269,7 +269,7 @@ export default {
   'pg.import': '체크포인트 불러오기',
   'pg.exported': '{kb} KiB를 저장했습니다.',
   'pg.imported':
-    '{name}: 파라미터 {params}개, {task} 과제로 {step} 스텝 학습한 {model}. 놀이터을 이 모델과 과제로 바꿨습니다. 검증 손실 {loss}, 완전 일치 {acc}%.',
+    '{name}: 파라미터 {params}개. {model} 모델로, “{task}” 과제에서 {step} 스텝 학습했습니다. 놀이터를 이 모델과 과제로 바꿨습니다. 검증 손실 {loss}, 완전 일치 {acc}%.',
   'pg.model.pointer': '포인터 네트워크 (Ptr-Net)',
   'pg.end': '끝',
   'pg.evaluating': '학습에 쓰지 않은 데이터로 재는 중…',
@@ -349,8 +349,8 @@ export default {
   'pg.series.train': '학습 손실',
   'pg.series.heldOut': '검증 손실',
   'pg.series.kept': '{series}, 남긴 실행 ({run})',
-  'pg.import.model': '{model} 모델이라 이 놀이터에서는 학습하지 않습니다',
-  'pg.import.task': '{task} 과제로 학습한 모델인데, 이 놀이터에는 그 과제가 없습니다',
+  'pg.import.model': '“{model}” 종류의 모델이라 이 놀이터에서는 학습하지 않습니다',
+  'pg.import.task': '“{task}” 과제로 학습한 모델인데, 이 놀이터에는 그 과제가 없습니다',
   'pg.import.noTask':
     '이 놀이터의 과제가 적혀 있지 않습니다. 여러분의 데이터로 학습한 모델이라면 먼저 “여러분의 데이터”를 고르세요',
   'pg.imported.step': '가져온 모델, {step} 스텝:',

@@ -325,12 +325,14 @@ export function sessionRun(
   }
 
   // A session made elsewhere (an imported checkpoint at `step`) becomes this run's model: drawn
-  // through `snapshot`, stopped, and trained on by Start up to the run's steps. It is not kept in
-  // this browser (its config is the file's, not the demo's).
+  // through `snapshot`, stopped, and trained on by Start up to the run's steps (a model already
+  // past them is finished, at steps = its step; the demo's onReset may set steps back). It is not
+  // kept in this browser (its config is the file's, not the demo's).
   async function adopt(s, step) {
     await reset({ preview: false });
     previewGen++;
     attach(s);
+    run.steps = Math.max(run.steps, step); // a model trained longer than this run is finished
     Object.assign(run, { step, base: step, loss: null, done: step >= run.steps, restored: false, key: null });
     run.snap = snapshot ? await snapshot(s) : null;
     run.state = run.done ? 'idle' : 'restored';

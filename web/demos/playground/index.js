@@ -676,7 +676,7 @@ export async function mount(el, ctx) {
       $('longer').disabled = !takesPoints(kind);
       el.imported = { info, metrics: ev };
       $('io').textContent = takesPoints(kind)
-        ? `${t('pg.imported.pointer', { name, task: t(`pg.taskName.${info.task}`), params: info.params })} ${t('pg.imported.switched', { step })}`
+        ? `${t('pg.imported.pointer', { name, task: t(`pg.taskName.${info.task}`), params: info.params })} ${metricsText(ev, info.task, true)} ${t('pg.imported.switched', { step })}`
         : t('pg.imported', {
             name,
             params: info.params,

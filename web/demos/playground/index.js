@@ -607,6 +607,9 @@ export async function mount(el, ctx) {
       const client = await ctx.worker();
       const pointer = checkpointModel(bytes) === 'pointer';
       if (isOwn() && !pointer) return await importOwn(f.name, bytes, client);
+      // a kind the playground does not train is refused from its header, before the engine loads it
+      const kind = checkpointModel(bytes);
+      if (kind && !MODELS.includes(kind)) throw new Error(t('pg.import.model', { model: kind }));
       await importModel(f.name, bytes, client);
     } catch (e) {
       // what failed, in the reader's words, and what to pick instead; gone at the next start/reset

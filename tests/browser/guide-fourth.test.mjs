@@ -85,7 +85,7 @@ async function statusAfterAChunk(page, name) {
 
 test('§3, §8, §10: each race names the model whose loss its status line gives', async (t) => {
   const cases = [
-    ['reverse', 'reverse.steps=100', ['plain', 'reversed']],
+    ['reverse', 'reverse.steps=100', ['(copy)', 'input reversed']],
     ['multihead', 'multihead.steps=100', ['h = 1']],
     ['order', 'order.steps=20', ['drawn', 'reversed', 'ascending']],
   ];
@@ -142,7 +142,7 @@ test("§7 at 375 px: the decoding-step slider sits on its label's line", async (
 test('controls at 1280 px: selects, PNG/CSV buttons and checkboxes are at least 24 px', async (t) => {
   for (const [name, picks] of [
     ['playground', ['select', '.export-bar button']],
-    ['sdpa', ['input[type=checkbox]', 'select']],
+    ['sdpa', ['input[type=checkbox]']],
     ['bahdanau', ['select', '.export-bar button']],
   ]) {
     const page = await open(name);

@@ -224,6 +224,12 @@ void Session::set_train_options(const json& t) {
   AL_CHECK(opts_.schedule.warmup >= 1, "train.warmup must be at least 1");
   if (points)
     AL_CHECK(opts_.schedule.lr > 0 && opts_.schedule.lr < 10, "train.lr must be in (0, 10)");
+  opts_.adam.kind = t.value("optimizer", std::string("adam"));
+  opts_.adam.momentum = t.value("momentum", 0.9f);
+  opts_.adam.validate();
+  AL_CHECK(opts_.adam.kind == "adam" || !model_->params().kernels().deferred,
+           "train.optimizer \"sgd\" trains on the CPU backends only (this session's backend is "
+               << backend_ << ")");
   opts_.clip = t.value("clip", points ? pointer.clip : 1.f);
   AL_CHECK(std::isfinite(opts_.clip) && opts_.clip >= 0,
            "train.clip must be a non-negative number (0: no clipping)");
@@ -406,7 +412,10 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
     drop_words(b, opts_.word_dropout, opts_.word_dropout, opts_.unk, words);
   }
   if (!batch_adam_) {
-    batch_adam_ = std::make_unique<Adam>(model_->params());
+    AdamOptions ao;  // Adam's defaults; the optimizer and momentum the train options name
+    ao.kind = opts_.adam.kind;
+    ao.momentum = opts_.adam.momentum;
+    batch_adam_ = std::make_unique<Adam>(model_->params(), ao);
     if (resume_ && resume_state_.contains("batch_dropout_rng")) {
       restore_adam(*batch_adam_, model_->params(), *resume_, resume_state_);
       rng_from_json(batch_dropout_, resume_state_["batch_dropout_rng"], "dropout");

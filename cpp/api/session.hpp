@@ -3,7 +3,8 @@
 // (the same bytes the CLI reads and writes). Every failure is an attnlab::Error.
 // Config: {"model": {"model": "transformer", "d_model": 32, ...} | "transformer",
 //          "task": "reverse", "task_options": {...}, "seed": 1,
-//          "train": {"batch", "schedule", "lr", "lr_factor", "warmup", "clip", "label_smoothing"}}
+//          "train": {"batch", "schedule", "lr", "lr_factor", "warmup", "clip", "label_smoothing",
+//                    "optimizer" ("adam" | "sgd"), "momentum"}}
 // Training on the task follows `attn train` exactly (same seed -> same losses and weights).
 // Every model kind, the pointer network included: a config that names a point task
 // (convex-hull, tsp; "sort" with model "pointer", data/task.hpp's task_for_model) and no model

@@ -3,8 +3,8 @@
 //
 // Settings come from the element's attributes (the same keys a demo keeps in the page's URL
 // hash, e.g. <attnlab-demo name="sdpa" dk="64" scale="0">). Language is per widget: its `lang`
-// attribute, else the nearest ancestor's (the host page's <html lang>): "en…" is English, "ko…"
-// Korean, another language English, none Korean. Each language runs its own copy of the demo
+// attribute, else the nearest ancestor's (the host page's <html lang>), else the browser's
+// language: "ko…" is Korean, any other English. Each language runs its own copy of the demo
 // code (the widget build duplicates it, scripts/web/embed-build.mjs), so widgets in two
 // languages on one page each render their own and the host page is never touched.
 // Methods start(), pause() and reset() drive the demo's run; `progress` events carry
@@ -29,6 +29,7 @@ import { loadEngine, threadsAvailable } from './core/engine.js';
 import { createEngine } from './core/client.js';
 import { ensureWidgetStyles } from './viz/styles.js';
 import { persistenceNote } from './core/storage.js';
+import { softwareAdapter } from './gpu/adapter.js';
 import { WIDGET_MODELS } from 'virtual:attnlab-widgets';
 
 /* global __ATTNLAB_VERSION__ */
@@ -56,6 +57,9 @@ const MESSAGES = {
     failed: 'This widget could not start: {message}',
     storage:
       'This browser does not let the page keep anything (storage is blocked here): models trained in these widgets last only until the page closes.',
+    gpu: 'Trains on the GPU: WebGPU · {adapter}.',
+    software: 'Trains on WebGPU in a software renderer ({adapter}): the CPU computes it, not a GPU.',
+    wasm: 'Trains in WebAssembly on the CPU.',
   },
   ko: {
     loading: 'attnlab 위젯을 불러오는 중…',
@@ -69,6 +73,9 @@ const MESSAGES = {
     failed: '이 위젯을 시작하지 못했습니다: {message}',
     storage:
       '이 브라우저에서는 페이지가 아무것도 저장할 수 없습니다(저장소 차단). 이 위젯들에서 학습한 모델은 페이지를 닫을 때까지만 유지됩니다.',
+    gpu: 'GPU에서 학습: WebGPU · {adapter}.',
+    software: '소프트웨어 렌더러의 WebGPU에서 학습 ({adapter}): GPU가 아니라 CPU가 계산합니다.',
+    wasm: 'CPU의 WebAssembly에서 학습.',
   },
 };
 const fill = (s, vars) => s.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? String(vars[k]) : `{${k}}`));
@@ -80,12 +87,13 @@ class WidgetError extends Error {
   }
 }
 
-// The language of one widget: its own or the nearest ancestor's lang attribute.
+// The language of one widget: its own or the nearest ancestor's lang attribute, else the
+// browser's (navigator.language): "ko…" is Korean, anything else English.
 export function widgetLang(el) {
-  const l = (el.closest('[lang]')?.getAttribute('lang') ?? '').trim().toLowerCase();
-  if (!l || l.startsWith('ko')) return 'ko';
-  return 'en';
+  const l = (el.closest('[lang]')?.getAttribute('lang') ?? '').trim().toLowerCase() || browserLang();
+  return l.startsWith('ko') ? 'ko' : 'en';
 }
+const browserLang = () => (globalThis.navigator?.language ?? '').trim().toLowerCase();
 
 // null when `url` can be fetched from here, else why not ({status} or {blocked: true}).
 async function probe(url) {
@@ -173,6 +181,23 @@ class AttnlabDemo extends HTMLElement {
     this.#unmount();
   }
 
+  // Where its models train, as data-backend and, for a widget that names a backend or got the
+  // GPU, in a line under it (a software renderer such as SwiftShader is named as one).
+  #showBackend(ev) {
+    this.dataset.backend = ev.backend;
+    if (!this.hasAttribute('backend') && ev.backend !== 'webgpu') return;
+    const text = MESSAGES[this.dataset.lang === 'ko' ? 'ko' : 'en'];
+    let line = this.querySelector(':scope > .widget-backend');
+    if (!line) {
+      line = Object.assign(document.createElement('p'), { className: 'widget-backend note' });
+      this.append(line);
+    }
+    line.textContent =
+      ev.backend === 'webgpu'
+        ? fill(softwareAdapter(ev.adapter) ? text.software : text.gpu, { adapter: ev.adapter ?? 'WebGPU' })
+        : text.wasm;
+  }
+
   #mount() {
     ensureWidgetStyles();
     const lang = widgetLang(this);
@@ -201,7 +226,7 @@ class AttnlabDemo extends HTMLElement {
       const p = workerFor(threads, backend);
       p.then(
         (w) => {
-          if (!this.backendLabel) this.backendLabel = w.on('engine', (ev) => (this.dataset.backend = ev.backend));
+          if (!this.backendLabel) this.backendLabel = w.on('engine', (ev) => this.#showBackend(ev));
           this.dataset.engine = w.info.build;
           this.dataset.threads = String(w.info.build === 'wasm-mt' ? (w.info.poolSize ?? w.info.kernelThreads) : 1);
         },

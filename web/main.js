@@ -16,11 +16,12 @@ import workerUrl from './core/worker.js?worker&url';
 import { mountDemo, demoNames } from './demos/registry.js';
 import { makeContext } from './demos/common/context.js';
 import { hashParams, writeHash } from './demos/common/store.js';
-import { typeset, focusScrollers } from './viz/tex.js';
+import { typeset, focusScrollers, texHtml } from './viz/tex.js';
 import { fillFacts } from './demos/common/facts.js';
 import { initTheme } from './theme.js';
 import { local, persistenceNote } from './core/storage.js';
 import { ensureWidgetStyles } from './viz/styles.js';
+import { softwareAdapter } from './gpu/adapter.js';
 
 const fragments = import.meta.glob('./i18n/content/*/*.html', { query: '?raw', import: 'default' });
 const hosts = new Map(); // demo name -> host element (kept across language switches)
@@ -63,7 +64,8 @@ function showBackend(ev) {
   el.dataset.reason = ev.reason ?? '';
   if (ev.backend === 'webgpu') {
     const name = Object.assign(document.createElement('span'), { lang: 'en', textContent: `WebGPU · ${ev.adapter}` });
-    el.replaceChildren(`— ${t('engine.gpu.on')} `, name);
+    // SwiftShader is WebGPU drawn by the CPU: a software renderer, not a GPU
+    el.replaceChildren(`— ${t(softwareAdapter(ev.adapter) ? 'engine.gpu.software' : 'engine.gpu.on')} `, name);
     return;
   }
   const round = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : '?');
@@ -287,7 +289,7 @@ async function mountHost(host) {
     return;
   }
   try {
-    const ctx = makeContext({ name, host, engine, worker, base: document.baseURI });
+    const ctx = makeContext({ name, host, engine, worker, base: document.baseURI, tex: texHtml });
     const handle = await mountDemo(name, host, ctx);
     ctx.showAdjusted(); // a link's value the demo could not use, and what it used instead
     handles.set(name, handle);

@@ -224,6 +224,12 @@ void Session::set_train_options(const json& t) {
   AL_CHECK(opts_.schedule.warmup >= 1, "train.warmup must be at least 1");
   if (points)
     AL_CHECK(opts_.schedule.lr > 0 && opts_.schedule.lr < 10, "train.lr must be in (0, 10)");
+  opts_.adam.kind = t.value("optimizer", std::string("adam"));
+  opts_.adam.momentum = t.value("momentum", 0.9f);
+  opts_.adam.validate();
+  AL_CHECK(opts_.adam.kind == "adam" || !model_->params().kernels().deferred,
+           "train.optimizer \"sgd\" trains on the CPU backends only (this session's backend is "
+               << backend_ << ")");
   opts_.clip = t.value("clip", points ? pointer.clip : 1.f);
   AL_CHECK(std::isfinite(opts_.clip) && opts_.clip >= 0,
            "train.clip must be a non-negative number (0: no clipping)");
@@ -330,15 +336,31 @@ void Session::settle(const std::vector<float>& records) {
                                << " steps), got " << records.size());
   const int first = steps_ - device_.used + 1;  // the step of records[0]
   device_.used = 0;
+  std::vector<Rng::State> marks;
+  marks.swap(batch_marks_);
   for (size_t k = 0; 2 * k < records.size(); ++k) {
     const float loss = records[2 * k], norm = records[2 * k + 1];
     if (std::isfinite(loss) && std::isfinite(norm)) continue;
-    const int bad = first + int(k);  // nothing changed from this step on
+    // nothing changed from this step on: the step count, Adam's and the generators go back
+    const int bad = first + int(k);
     if (trainer_) trainer_->rewind_to(bad);
-    if (batch_adam_) batch_adam_->set_steps(batch_adam_->steps() - (steps_ - bad + 1));
+    if (batch_adam_) {
+      batch_adam_->set_steps(batch_adam_->steps() - (steps_ - bad + 1));
+      // trainBatch marks its steps one by one, the last marks.size() of them
+      const size_t at = marks.size() - size_t(steps_ - bad + 1);
+      if (steps_ - bad + 1 <= int(marks.size())) batch_dropout_.set_state(marks[at]);
+    }
     steps_ = bad - 1;
     check_step_finite(bad, loss, norm, opts_.schedule.at(bad));
   }
+  if (trainer_) trainer_->settled();
+}
+
+Session::~Session() {
+  if (!model_ || !device_.records) return;
+  const KernelTable& kt = model_->params().kernels();
+  kt.release(device_.records);
+  kt.release(device_.state);
 }
 
 json Session::device_ranges(bool optimizer) const {
@@ -390,7 +412,10 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
     drop_words(b, opts_.word_dropout, opts_.word_dropout, opts_.unk, words);
   }
   if (!batch_adam_) {
-    batch_adam_ = std::make_unique<Adam>(model_->params());
+    AdamOptions ao;  // Adam's defaults; the optimizer and momentum the train options name
+    ao.kind = opts_.adam.kind;
+    ao.momentum = opts_.adam.momentum;
+    batch_adam_ = std::make_unique<Adam>(model_->params(), ao);
     if (resume_ && resume_state_.contains("batch_dropout_rng")) {
       restore_adam(*batch_adam_, model_->params(), *resume_, resume_state_);
       rng_from_json(batch_dropout_, resume_state_["batch_dropout_rng"], "dropout");
@@ -399,10 +424,18 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
   }
   const int step = steps_ + 1;
   begin_steps(1);
-  const StepInfo s =
-      train_step(*model_, *batch_adam_, b,
-                 {step, opts_.schedule.at(step), opts_.clip, opts_.label_smoothing, opts_.device},
-                 &batch_dropout_);
+  const Rng::State before = batch_dropout_.state();
+  if (opts_.device) batch_marks_.push_back(before);
+  StepInfo s;
+  try {
+    s = train_step(*model_, *batch_adam_, b,
+                   {step, opts_.schedule.at(step), opts_.clip, opts_.label_smoothing, opts_.device},
+                   &batch_dropout_);
+  } catch (...) {  // not finite: the dropout generator is as before the step
+    if (opts_.device && !batch_marks_.empty()) batch_marks_.pop_back();
+    batch_dropout_.set_state(before);
+    throw;
+  }
   TrainChunk r;
   r.losses.push_back(float(s.loss));
   r.tokens = s.tokens;

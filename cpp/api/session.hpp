@@ -3,7 +3,8 @@
 // (the same bytes the CLI reads and writes). Every failure is an attnlab::Error.
 // Config: {"model": {"model": "transformer", "d_model": 32, ...} | "transformer",
 //          "task": "reverse", "task_options": {...}, "seed": 1,
-//          "train": {"batch", "schedule", "lr", "lr_factor", "warmup", "clip", "label_smoothing"}}
+//          "train": {"batch", "schedule", "lr", "lr_factor", "warmup", "clip", "label_smoothing",
+//                    "optimizer" ("adam" | "sgd"), "momentum"}}
 // Training on the task follows `attn train` exactly (same seed -> same losses and weights).
 // Every model kind, the pointer network included: a config that names a point task
 // (convex-hull, tsp; "sort" with model "pointer", data/task.hpp's task_for_model) and no model
@@ -85,6 +86,7 @@ class Session {
                                        const nlohmann::json& overrides);
   // The estimate for a config before anything is built (throws for a bad config).
   static SizeEstimate estimate(const nlohmann::json& config);
+  ~Session();  // gives the readback-free records back to the backend
 
   nlohmann::json info() const;
   TrainChunk train(int steps);                               // on the task
@@ -171,6 +173,8 @@ class Session {
   std::unique_ptr<Trainer> trainer_;
   std::unique_ptr<Adam> batch_adam_;
   Rng batch_dropout_{0};
+  // trainBatch's unsettled readback-free steps: the dropout generator before each
+  std::vector<Rng::State> batch_marks_;
   // Optimizer state load() found, restored when training starts (train or train_batch).
   std::unique_ptr<SafeTensors> resume_;
   nlohmann::json resume_state_;

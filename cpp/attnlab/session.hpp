@@ -113,7 +113,7 @@ class Session {
   // A new model from a JSON config, the same keys as `attn train --config` and the JS API's
   // createSession: {"model": {...} | "transformer", "task": "reverse", "task_options": {...},
   // "seed": 1, "train": {"batch", "schedule", "lr", "lr_factor", "warmup", "clip",
-  // "label_smoothing"}}.
+  // "label_smoothing", "optimizer" ("adam" | "sgd": SGD with momentum), "momentum"}}.
   static Session create(const std::string& config_json);
   // A checkpoint written by `attn train`, the page or save(). `overrides_json` may set "task",
   // "task_options" and "train" (e.g. to train a checkpoint on another task).

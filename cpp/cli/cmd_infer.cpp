@@ -5,6 +5,7 @@
 //              carrying a BPE vocabulary) {"source", "text", "tokens", "src"} per sentence
 // forward and translate load weights holding NaN/Inf only with --allow-nonfinite (to inspect a
 // broken run); decoding is then still defined (decode.hpp) and ends within max_len.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -105,7 +106,15 @@ int cmd_translate(Args& a) {
   a.finish();
   nlohmann::json state;
   auto m = load_checkpoint(path, cpu_kernels(), &state, allow_nonfinite);
-  const int max_len = m->position_limit();
+  // a model without positions (the recurrent kinds): its corpus's sentence bound + <s> and </s>,
+  // else 257 (a session's decoding bound, 256 tokens)
+  int max_len = m->position_limit();
+  if (max_len <= 0) {
+    const nlohmann::json opts = state.value("options", nlohmann::json::object());
+    max_len = opts.is_object() && opts.contains("max_len") && opts["max_len"].is_number_integer()
+                  ? std::max(1, std::min(opts["max_len"].get<int>(), 1 << 16)) + 2
+                  : 257;
+  }
   auto limit_for = [&](size_t src_len) {
     int limit = max_len_flag ? max_len_flag : max_len - 1;
     if (m->packs_source()) limit = std::min(limit, max_len - int(src_len) - 1);

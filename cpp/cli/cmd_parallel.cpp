@@ -1,12 +1,12 @@
-// Real-corpus commands: `attn train --task parallel` (BPE vocabulary trained from the corpus,
-// token-bucketed batches, presets, periodic atomic checkpoints, exact --resume, SIGINT saves),
-// `attn eval --checkpoint C --test test.tsv` (BLEU, sacreBLEU's 13a way, beam 4 / alpha 0.6 by
-// default as in the paper) and `attn average` (mean of the last K checkpoints).
+// Real-corpus commands: `attn train --task parallel [--model K]` (any encoder-decoder kind of the
+// registry, the Transformer by default: BPE vocabulary trained from the corpus, token-bucketed
+// batches, --lexicon-share, presets (Transformer sizes), the kind's schedule (Noam, or a
+// constant --lr), periodic atomic checkpoints, exact --resume, SIGINT saves),
 // Under mpirun (or RANK / WORLD_SIZE with --device cuda) training is data-parallel
 // (data_parallel.hpp): --max-tokens is per rank, the global batch of a fresh run holds world size
 // x max_tokens padded tokens and each rank trains on its share of its rows; a resumed run keeps
 // the checkpoint's global batch and stream position on any world size. Rank 0 alone logs, writes
-// checkpoints and evaluates.
+// checkpoints and evaluates. attn eval --test and attn average: cmd_parallel_eval.cpp.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -45,33 +45,11 @@ nlohmann::json preset(const std::string& name) {
 constexpr const char* kPresetModelKeys[] = {"d_model",    "heads",      "d_ff",
                                             "enc_layers", "dec_layers", "dropout"};
 
-const KernelTable& device_table(Args& a) {
-  const std::string dev = a.str("device", "cpu");
-  if (dev == "cpu") return cpu_kernels();
-  AL_CHECK(dev == "cuda", "--device must be cpu or cuda, got " << dev);
-  const KernelTable* k = cuda_kernels();
-  AL_CHECK(k, "--device cuda: no CUDA device (or attn built without -DATTNLAB_CUDA=ON)");
-  return *k;
-}
-
 // --max-len of a corpus run: the longest sentence kept, in tokens (the model's max_len is 2 more:
 // <s> and </s>).
 constexpr int kMinSentence = 4, kMaxSentence = 4096;
 
 std::string ckpt_dir(const std::string& out) { return out + ".ckpt"; }
-
-// One line per string, written whole or not at all (a temporary file renamed into place).
-void write_lines(const std::string& path, const std::vector<std::string>& lines) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    AL_CHECK(f, "cannot write " << tmp);
-    for (const std::string& l : lines) f << l << '\n';
-    f.flush();
-    AL_CHECK(f, "writing " << tmp << " failed (disk full?)");
-  }
-  std::filesystem::rename(tmp, path);
-}
 
 std::string ckpt_path(const std::string& out, int step) {
   char name[64];
@@ -79,22 +57,9 @@ std::string ckpt_path(const std::string& out, int step) {
   return (std::filesystem::path(ckpt_dir(out)) / name).string();
 }
 
-// Periodic checkpoints of a run, oldest first.
-std::vector<std::string> list_checkpoints(const std::string& dir) {
-  std::vector<std::string> out;
-  if (!std::filesystem::is_directory(dir)) return out;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    const std::string n = e.path().filename().string();
-    if (n.rfind("step-", 0) == 0 && n.size() > 12 && n.substr(n.size() - 12) == ".safetensors")
-      out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // A resumed run's options come from the checkpoint's training state: each value is checked
 // as the flags are, and the architecture keys must be the model's.
-void check_resumed_options(const nlohmann::json& opts, const nlohmann::json& model_cfg) {
+void check_resumed_options(const nlohmann::json& opts, const Model& model) {
   AL_CHECK(opts.is_object(), "the checkpoint's training options are not a JSON object");
   auto num = [&](const char* key) {
     AL_CHECK(opts.contains(key) && opts[key].is_number(),
@@ -113,31 +78,25 @@ void check_resumed_options(const nlohmann::json& opts, const nlohmann::json& mod
   check_train_value(num("seed"), "seed", "resumed seed");
   AL_CHECK(opts.contains("train") && opts["train"].is_string(),
            "the checkpoint's training options lack the \"train\" corpus");
-  const TransformerConfig m = TransformerConfig::from_json(model_cfg);
-  const std::pair<const char*, int> arch[] = {{"d_model", m.d_model},
-                                              {"heads", m.heads},
-                                              {"d_ff", m.d_ff},
-                                              {"enc_layers", m.enc_layers},
-                                              {"dec_layers", m.dec_layers}};
-  for (const auto& [k, v] : arch)
-    AL_CHECK(num(k) == v, "the checkpoint's training options give " << k << " = " << opts[k].dump()
-                                                                    << ", its model has " << v);
-  AL_CHECK(num("max_len") + 2 == m.max_len, "the checkpoint's training options give max_len "
-                                                << opts["max_len"].dump() << ", its model has "
-                                                << m.max_len << " (options + 2)");
-}
-
-// attn average: every checkpoint must hold the same model (config compared key by key).
-void check_same_configs(const std::vector<std::string>& paths) {
-  const nlohmann::json first = checkpoint_config(read_safetensors(paths.front()));
-  for (size_t i = 1; i < paths.size(); ++i) {
-    const nlohmann::json cfg = checkpoint_config(read_safetensors(paths[i]));
-    const std::string k = config_difference(first, cfg);
-    AL_CHECK(k.empty(), paths.front() << " and " << paths[i] << " hold different models (\"" << k
-                                      << "\": " << (first.contains(k) ? first[k].dump() : "absent")
-                                      << " vs " << (cfg.contains(k) ? cfg[k].dump() : "absent")
-                                      << "): cannot average them");
-  }
+  if (opts.contains("lexicon_share"))  // absent: the items' natural share
+    check_train_value(num("lexicon_share"), "lexicon-share", "resumed lexicon_share");
+  if (opts.contains("schedule"))  // absent: Noam's (the Transformer's, in runs before the key)
+    AL_CHECK(opts["schedule"] == "constant" && opts.contains("lr") && opts["lr"].is_number(),
+             "the checkpoint's training options give schedule " << opts["schedule"].dump());
+  if (opts.contains("lr")) check_train_value(num("lr"), "lr", "resumed lr");
+  // the architecture keys the options hold (a preset's) must be the model's: its config with
+  // them written in is its config still
+  nlohmann::json with_opts = model.config();
+  for (const char* k : {"d_model", "heads", "d_ff", "enc_layers", "dec_layers"})
+    if (opts.contains(k)) with_opts[k] = opts[k];
+  const std::string differs = config_difference(model.config(), with_opts);
+  AL_CHECK(differs.empty(), "the checkpoint's training options give "
+                                << differs << " = " << opts[differs].dump()
+                                << ", another value than its model's");
+  const int L = model.position_limit();  // a model with positions: options + 2 (<s> and </s>)
+  AL_CHECK(L <= 0 || num("max_len") + 2 == L, "the checkpoint's training options give max_len "
+                                                  << opts["max_len"].dump() << ", its model has "
+                                                  << L << " (options + 2)");
 }
 
 void progress(const StepInfo& s, int last, double secs, long tokens, long done_here, bool tty,
@@ -157,6 +116,28 @@ void progress(const StepInfo& s, int last, double secs, long tokens, long done_h
 }
 
 }  // namespace
+
+const KernelTable& device_table(Args& a) {
+  const std::string dev = a.str("device", "cpu");
+  if (dev == "cpu") return cpu_kernels();
+  AL_CHECK(dev == "cuda", "--device must be cpu or cuda, got " << dev);
+  const KernelTable* k = cuda_kernels();
+  AL_CHECK(k, "--device cuda: no CUDA device (or attn built without -DATTNLAB_CUDA=ON)");
+  return *k;
+}
+
+// Periodic checkpoints of a run, oldest first.
+std::vector<std::string> list_checkpoints(const std::string& dir) {
+  std::vector<std::string> out;
+  if (!std::filesystem::is_directory(dir)) return out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("step-", 0) == 0 && n.size() > 12 && n.substr(n.size() - 12) == ".safetensors")
+      out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 int cmd_train_parallel(Args& a) {
   a.need("task");
@@ -188,9 +169,22 @@ int cmd_train_parallel(Args& a) {
     opts = train_state_of(resume_from).at("options");
     bpe = Bpe::from_json(train_state_of(resume_from).at("vocab").get<std::string>());
     model = model_from_safetensors(resume_from, kt);
-    check_resumed_options(opts, model->config());
+    check_resumed_options(opts, *model);
   } else {
+    // the kind (the registry's row): its config keys take the model flags, its training
+    // defaults the schedule, rate and clip
+    const std::string kind = a.str("model", "transformer");
+    const KindInfo& info = kind_info(kind);
+    AL_CHECK(!info.takes_points && !info.packs_source,
+             "model " << kind << " does not translate: --task parallel trains encoder-decoders");
+    const ConfigKeys& keys = config_keys(kind);
     opts = preset(a.str("preset", "small"));
+    bool sized = false;  // whether the preset sizes this kind
+    for (const char* k : kPresetModelKeys) sized = sized || find_config_key(keys, k);
+    AL_CHECK(sized || !a.has("preset"),
+             "--preset sizes the Transformer; model " << kind << " takes its own model flags");
+    for (const char* k : kPresetModelKeys)
+      if (!find_config_key(keys, k)) opts.erase(k);
     opts["train"] = a.need("train");
     opts["valid"] = a.str("valid", "");
     opts["vocab_size"] = train_int(a, "vocab-size", 8000);
@@ -200,25 +194,43 @@ int cmd_train_parallel(Args& a) {
     if (a.has("warmup")) opts["warmup"] = train_int(a, "warmup", 0);
     opts["label_smoothing"] = train_number(a, "label-smoothing", 0.1);
     opts["word_dropout"] = train_number(a, "word-dropout", 0.0);
+    if (a.has("lexicon-share")) opts["lexicon_share"] = train_number(a, "lexicon-share", 0.0);
     opts["lr_factor"] = train_number(a, "lr-factor", 1.0);
-    opts["clip"] = train_number(a, "clip", 0.0);
-    nlohmann::json cfg = {{"model", "transformer"},
-                          {"src_vocab", opts["vocab_size"]},
-                          {"tgt_vocab", opts["vocab_size"]},
-                          {"max_len", opts["max_len"].get<int>() + 2},
-                          {"tie_embeddings", true}};
-    for (const char* k : kPresetModelKeys) cfg[k] = opts[k];
-    // the model flags, bounded by the Transformer's config as on every path (--max-len is the
+    // Noam's kinds train unclipped, as in the paper's recipe; the others at their own clip
+    const bool noam = std::string(info.train.schedule) == "noam";
+    opts["clip"] = train_number(a, "clip", noam ? 0.0 : info.train.clip);
+    if (!noam) {  // a constant rate (the kind's unless --lr)
+      opts["schedule"] = info.train.schedule;
+      opts["lr"] = train_number(a, "lr", info.train.lr);
+    }
+    nlohmann::json cfg = {
+        {"model", kind}, {"src_vocab", opts["vocab_size"]}, {"tgt_vocab", opts["vocab_size"]}};
+    // the keys of a kind with positions and tied embeddings (the Transformer's)
+    if (find_config_key(keys, "max_len")) cfg["max_len"] = opts["max_len"].get<int>() + 2;
+    if (find_config_key(keys, "tie_embeddings")) cfg["tie_embeddings"] = true;
+    for (const char* k : kPresetModelKeys)
+      if (opts.contains(k)) cfg[k] = opts[k];
+    // the model flags, bounded by the kind's config as on every path (--max-len is the
     // corpus's sentence bound here, read above)
-    apply_model_flags(a, "transformer", cfg, {"max-len"});
-    for (const char* k : kPresetModelKeys) opts[k] = cfg[k];
+    apply_model_flags(a, kind, cfg, {"max-len"});
+    for (const char* k : kPresetModelKeys)
+      if (opts.contains(k)) opts[k] = cfg[k];
     // the vocabulary size is an upper bound of the BPE vocabulary's: check before training it
     const int L = opts["max_len"].get<int>() + 2;
     check_model_fits(cfg, std::max(1, opts["max_tokens"].get<int>() / L), L, L);
+    const std::vector<std::string> sides = ParallelCorpus::read_sentences(opts["train"]);
+    if (opts.value("lexicon_share", 0.0) > 0) {  // before the vocabulary, not after it
+      bool items = false;
+      for (size_t i = 0; i < sides.size() && !items; i += 2)
+        items = ParallelCorpus::is_lexicon_source(sides[i]);
+      AL_CHECK(items, "--lexicon-share: " << opts["train"].get<std::string>()
+                                          << " has no lexicon items (sources tagged "
+                                          << ParallelCorpus::kLexiconTag << ")");
+    }
     if (dist.root())
       std::fprintf(stderr, "training a %d-token BPE vocabulary on %s\n",
                    opts["vocab_size"].get<int>(), opts["train"].get<std::string>().c_str());
-    bpe = Bpe::train(ParallelCorpus::read_sentences(opts["train"]), opts["vocab_size"]);
+    bpe = Bpe::train(sides, opts["vocab_size"]);
     cfg["src_vocab"] = cfg["tgt_vocab"] = bpe.size();
     model = make_model(cfg, kt, opts["seed"].get<uint64_t>());
   }
@@ -241,13 +253,15 @@ int cmd_train_parallel(Args& a) {
   }
   ParallelTrainOptions o;
   o.max_tokens = global_tokens;
-  o.schedule.kind = "noam";
+  o.schedule.kind = opts.value("schedule", std::string("noam"));
+  o.schedule.lr = float(opts.value("lr", 1e-3));
   o.schedule.factor = opts["lr_factor"];
   o.schedule.warmup = opts["warmup"];
   o.schedule.d_model = model->schedule_width();
   o.clip = opts["clip"];
   o.label_smoothing = opts["label_smoothing"];
   o.word_dropout = float(opts.value("word_dropout", 0.0));
+  o.lexicon_share = opts.value("lexicon_share", -1.0);
   o.seed = opts["seed"];
   o.dp = dist.dp();
   ParallelTrainer tr(*model, train, bpe, o);
@@ -307,86 +321,6 @@ int cmd_train_parallel(Args& a) {
                             .dump()
                             .c_str());
   }
-  return 0;
-}
-
-int cmd_eval_parallel(Args& a) {
-  const std::string test_path = a.need("test");
-  // The baseline every translation must beat: the untranslated source as the hypothesis.
-  if (a.flag("copy-source")) {
-    const std::string hyp_path = a.str("hyp", "");
-    const int limit = a.integer("limit", 0, 0, 1 << 24);
-    a.finish();
-    if (!hyp_path.empty()) check_writable(hyp_path);
-    std::vector<std::string> hyps, refs;
-    const std::vector<std::string> both = ParallelCorpus::read_sentences(test_path);
-    for (size_t i = 0; i + 1 < both.size() && (limit == 0 || int(hyps.size()) < limit); i += 2) {
-      hyps.push_back(both[i]);
-      refs.push_back(both[i + 1]);
-    }
-    AL_CHECK(!hyps.empty(), test_path << ": no test pairs");
-    const BleuScore b = corpus_bleu(hyps, {refs});
-    if (!hyp_path.empty()) write_lines(hyp_path, hyps);
-    std::printf("%s\n", nlohmann::json({{"bleu", b.score},
-                                        {"detail", b.to_string()},
-                                        {"sentences", hyps.size()},
-                                        {"baseline", "copy-source"},
-                                        {"tokenize", "13a"}})
-                            .dump()
-                            .c_str());
-    return 0;
-  }
-  const SafeTensors st = read_safetensors(a.need("checkpoint"));
-  const bool allow_nonfinite = a.flag("allow-nonfinite");
-  const int beam = a.integer("beam", 4, 1, 64);
-  const double alpha = a.number("alpha", 0.6, 0, 10);
-  const int limit = a.integer("limit", 0, 0, 1 << 24);
-  const std::string hyp_path = a.str("hyp", "");
-  set_num_threads(a.integer("threads", 1, 1, 256));
-  const KernelTable& kt = device_table(a);
-  a.finish();
-  if (!hyp_path.empty()) check_writable(hyp_path);
-  const nlohmann::json state = train_state_of(st);
-  const Bpe bpe = Bpe::from_json(state.at("vocab").get<std::string>());
-  auto model = model_from_safetensors(st, kt, nullptr, allow_nonfinite);
-  const int max_len = state.at("options").at("max_len").get<int>();
-  const ParallelCorpus test(test_path, bpe, max_len);
-  std::vector<std::string> hyps;
-  const BleuScore b =
-      evaluate_bleu(*model, test, bpe, beam, float(alpha), limit, max_len + 1, &hyps);
-  if (!hyp_path.empty()) write_lines(hyp_path, hyps);
-  std::printf("%s\n", nlohmann::json({{"bleu", b.score},
-                                      {"detail", b.to_string()},
-                                      {"sentences", hyps.size()},
-                                      {"skipped", test.skipped()},
-                                      {"beam", beam},
-                                      {"alpha", alpha},
-                                      {"tokenize", "13a"},
-                                      {"step", state.value("step", 0)}})
-                          .dump()
-                          .c_str());
-  return 0;
-}
-
-int cmd_average(Args& a) {
-  const std::string out = a.need("out");
-  std::vector<std::string> inputs;
-  if (a.has("inputs")) {
-    std::string list = a.str("inputs") + ",";
-    for (size_t p = 0, q; (q = list.find(',', p)) != std::string::npos; p = q + 1)
-      if (q > p) inputs.push_back(list.substr(p, q - p));
-  } else {
-    const auto all = list_checkpoints(a.need("dir"));
-    const int last = a.integer("last", 5, 1, 1000);
-    inputs.assign(all.end() - std::min<long>(long(all.size()), last), all.end());
-  }
-  a.finish();
-  AL_CHECK(!inputs.empty(),
-           "attn average: no checkpoints given (--inputs a,b or --dir D --last K)");
-  check_writable(out);
-  check_same_configs(inputs);
-  write_safetensors_atomic(out, average_checkpoints(inputs));
-  std::fprintf(stderr, "averaged %zu checkpoints into %s\n", inputs.size(), out.c_str());
   return 0;
 }
 

@@ -81,13 +81,14 @@ int cmd_train(Args& a) {
   std::unique_ptr<ResumePoint> resume;
   if (a.str("task", "") != "parallel" && a.has("resume"))
     resume = std::make_unique<ResumePoint>(read_resume_point(a.str("resume")));
-  const std::string kind = resume ? resume->model->kind() : a.str("model", "");
-  if (is_recurrent_kind(kind)) return cmd_train_rnn(a, resume.get());
+  // the parallel corpus trains every encoder-decoder kind, recurrent ones included
   if (resume && resume->state.value("task", std::string()) == "parallel") {
     resume.reset();  // the corpus trainer reads its checkpoint itself
     a.defaults({{"task", "parallel"}});
   }
   if (a.str("task", "") == "parallel") return cmd_train_parallel(a);
+  const std::string kind = resume ? resume->model->kind() : a.str("model", "");
+  if (is_recurrent_kind(kind)) return cmd_train_rnn(a, resume.get());
   if (resume) {
     resume_defaults(a, *resume);
     a.defaults({{"seed", flag_value(resume->state.value("seed", nlohmann::json(1)))}});

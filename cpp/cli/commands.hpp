@@ -4,8 +4,10 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "cli/args.hpp"
+#include "kernels/kernels.hpp"
 
 namespace attnlab::cli {
 
@@ -46,6 +48,9 @@ int cmd_bench_rnn(Args& a);
 int cmd_train_parallel(Args& a);
 int cmd_eval_parallel(Args& a);
 int cmd_average(Args& a);
+// The kernels of --device cpu|cuda, and the periodic checkpoints of a run's folder, oldest first.
+const KernelTable& device_table(Args& a);
+std::vector<std::string> list_checkpoints(const std::string& dir);
 // A checkpoint for inference and the page: no optimizer state, optionally float16 (cmd_export.cpp).
 int cmd_export(Args& a);
 

@@ -75,6 +75,9 @@ const std::vector<TrainFlag> kTrainFlags = {
     {"label-smoothing", FlagType::Number, nullptr, nullptr, 0, 0.99, "label smoothing"},
     {"word-dropout", FlagType::Number, nullptr, nullptr, 0, 0.9,
      "--task parallel: source words dropped"},
+    {"lexicon-share", FlagType::Number, nullptr, nullptr, 0, 0.95,
+     "--task parallel: share of dictionary items (sources tagged <lex>) in every batch "
+     "(default: their natural share)"},
     {"max-tokens", FlagType::Int, nullptr, nullptr, 1, 1 << 24,
      "--task parallel: padded tokens per batch and rank"},
     {"vocab-size", FlagType::Int, nullptr, nullptr, 300, 1 << 20,

@@ -41,6 +41,10 @@ class Luong : public RecurrentSeq2Seq {
   void finish_attention_backward(float* dH) override;
   void score_forward(int t);  // e_t, alpha_t from h_t
   void score_backward(int t, float* dh, float* dH, const float* de);
+  std::vector<std::pair<float*, int>> state_at(int t) override {  // h_t and h~_t (input feeding)
+    const int D = 2 * cfg_.hidden;
+    return {{h_ + size_t(t) * B_ * D, D}, {ht_ + size_t(t) * B_ * D, D}};
+  }
   LuongConfig cfg_;
   // att_ids_ (concat): W [D,D] (h_t rows of Wa), U [D,D] (h̄_s rows), v [D]; att_: the concat
   // score (Bahdanau's additive form over [h_t ; h̄_s])

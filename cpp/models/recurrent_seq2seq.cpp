@@ -128,15 +128,8 @@ std::vector<AttentionMap> RecurrentSeq2Seq::attention() const {
 GreedyDecoded RecurrentSeq2Seq::greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs,
                                                 int max_len) {
   AL_CHECK(!srcs.empty() && max_len >= 1, "greedy: need sources and max_len >= 1");
-  const int B = int(srcs.size());
-  int S = 0;
-  for (const auto& s : srcs) S = std::max(S, int(s.size()));
-  std::vector<int32_t> bm(size_t(B) * S, shape_.pad_id);
-  for (int b = 0; b < B; ++b)
-    std::copy(srcs[size_t(b)].begin(), srcs[size_t(b)].end(), bm.begin() + long(b) * S);
-  ws_.reset();
-  encode(bm, B, S);
-  alloc_decoder(max_len);
+  start_decoding(srcs, max_len);
+  const int B = B_, S = S_;
   const int V = shape_.tgt_vocab;
   const bool align = aligns();
   GreedyDecoded out;

@@ -8,6 +8,8 @@
 // encoder, init, then the kind's (attention, decoder, output), so that ParamArena::grads_ready
 // ranges stay the kinds' own.
 // Buffers are time-major ([T,B,.], [S,B,.]); logits() and attention() return batch-major copies.
+// Beam search steps the decoder once per token (IncrementalDecoding, recurrent_decode.cpp): the
+// rows' recurrent state (state_at) is gathered into the surviving hypotheses' rows.
 #pragma once
 #include <vector>
 
@@ -26,7 +28,7 @@ struct Seq2SeqShape {
   int pad_id = 0, bos_id = 1, eos_id = 2;
 };
 
-class RecurrentSeq2Seq : public Model, public StepwiseDecoding {
+class RecurrentSeq2Seq : public Model, public StepwiseDecoding, public IncrementalDecoding {
  public:
   double forward(const Batch& b, bool train, Rng* rng, float label_smoothing) override;
   std::vector<float> logits() const override;
@@ -38,8 +40,17 @@ class RecurrentSeq2Seq : public Model, public StepwiseDecoding {
   // alignment of each step for the kinds that align.
   GreedyDecoded greedy_stepwise(const std::vector<std::vector<int32_t>>& srcs,
                                 int max_len) override;
+  // A decoder over `capacity` rows (row r on srcs[r]; the spare rows on srcs[0]) for at most
+  // max_steps tokens: each step runs the kind's decoder step on every row.
+  std::unique_ptr<StepDecoder> step_decoder(const std::vector<std::vector<int32_t>>& srcs,
+                                            int capacity, int max_steps) override;
 
  protected:
+  friend class RecurrentStepDecoder;
+  // The recurrent state entering decoder step t: [B, width] slices of the kind's buffers.
+  virtual std::vector<std::pair<float*, int>> state_at(int t) = 0;
+  // Encodes the rows' sources (padded to the longest) and allocates max_steps decoder steps.
+  void start_decoding(const std::vector<std::vector<int32_t>>& srcs, int max_steps);
   RecurrentSeq2Seq(const KernelTable& kt, const Seq2SeqShape& shape);
   // Declares src_embed, tgt_embed, the encoder, then init.W [2C,N] and init.b [N] (N: the
   // decoder state's width).

@@ -39,6 +39,9 @@ class RnnSearch : public RecurrentSeq2Seq {
   void alloc_decoder(int T) override;
   void step(int t, const int32_t* y_prev) override;
   void finish_attention_backward(float* dH) override;
+  std::vector<std::pair<float*, int>> state_at(int t) override {
+    return {{s_ + size_t(t) * B_ * cfg_.hidden, cfg_.hidden}};  // s_{t}
+  }
   RnnSearchConfig cfg_;
   float* s_ = nullptr;  // [T+1,B,C] decoder states s_0..s_T
 };

@@ -8,7 +8,14 @@
 
 namespace attnlab {
 
+void AdamOptions::validate() const {
+  AL_CHECK(kind == "adam" || kind == "sgd", "unknown optimizer \"" << kind << "\" (adam, sgd)");
+  AL_CHECK(std::isfinite(momentum) && momentum >= 0 && momentum < 1,
+           "the momentum must be in [0, 1), got " << momentum);
+}
+
 Adam::Adam(ParamArena& P, AdamOptions o) : P_(P), o_(o) {
+  o_.validate();
   const size_t bytes = size_t(std::max(1L, P.total())) * sizeof(float);
   m_ = static_cast<float*>(P.kernels().alloc(bytes));
   v_ = static_cast<float*>(P.kernels().alloc(bytes));
@@ -21,11 +28,22 @@ Adam::~Adam() {
 
 void Adam::step(float lr) {
   ++t_;
+  if (o_.kind == "sgd") {
+    const KernelTable& k = P_.kernels();
+    const long n = P_.total();
+    k.scale(m_, o_.momentum, m_, n);  // u = μ u + g
+    k.axpy(m_, 1.f, P_.grads(), n);
+    if (o_.weight_decay != 0.f) k.scale(P_.values(), 1.f - lr * o_.weight_decay, P_.values(), n);
+    k.axpy(P_.values(), -lr, m_, n);  // p -= lr u
+    return;
+  }
   P_.kernels().adam(P_.values(), m_, v_, P_.grads(), P_.total(), lr, o_.beta1, o_.beta2, o_.eps,
                     o_.weight_decay, t_);
 }
 
 void Adam::step_guarded(float lr, const float* state) {
+  AL_CHECK(o_.kind == "adam",
+           "SGD with momentum trains on the CPU backends only; this backend's step is Adam's");
   ++t_;
   P_.kernels().adam_guarded(P_.values(), m_, v_, P_.grads(), P_.total(), lr, o_.beta1, o_.beta2,
                             o_.eps, o_.weight_decay, t_, state);

@@ -1,5 +1,7 @@
 // Adam (Kingma & Ba 2015) with the paper's settings β1 0.9, β2 0.98, ε 1e-9 (§5.3) over a
-// whole ParamArena through KernelTable::adam; learning-rate schedules; gradient-norm clipping.
+// whole ParamArena through KernelTable::adam, or SGD with momentum (kind "sgd": the velocity
+// u = μ u + g, then p -= lr (u + wd p), through the table's scale and axpy); learning-rate
+// schedules; gradient-norm clipping.
 //   noam:     lr(step) = factor · C^-0.5 · min(step^-0.5, step · warmup^-1.5)   (eq. 3)
 //   constant: lr(step) = lr
 #pragma once
@@ -11,6 +13,10 @@ namespace attnlab {
 
 struct AdamOptions {
   float beta1 = 0.9f, beta2 = 0.98f, eps = 1e-9f, weight_decay = 0.f;
+  std::string kind = "adam";  // "adam" | "sgd" (SGD with momentum)
+  float momentum = 0.9f;      // sgd: μ in [0, 1)
+  // Throws attnlab::Error for an unknown kind or a momentum outside [0, 1).
+  void validate() const;
 };
 
 class Adam {
@@ -21,10 +27,13 @@ class Adam {
   Adam& operator=(const Adam&) = delete;
   void step(float lr);  // one update from the current gradients
   // The readback-free step's update (KernelTable::adam_guarded): the gradients scaled by
-  // state[1], nothing when state[0] != 0 (backend floats written by step_guard).
+  // state[1], nothing when state[0] != 0 (backend floats written by step_guard). Adam only:
+  // SGD throws attnlab::Error (its update reads the guard's state on the host).
   void step_guarded(float lr, const float* state);
   int steps() const { return t_; }
-  // The moment buffers [total] and step count, for checkpoints that resume exactly.
+  const AdamOptions& options() const { return o_; }
+  // The moment buffers [total] and step count, for checkpoints that resume exactly (SGD: the
+  // velocity is the first buffer; the second stays zero).
   float* first_moments() const { return m_; }
   float* second_moments() const { return v_; }
   void set_steps(int t) { t_ = t; }

@@ -31,7 +31,8 @@ ParallelTrainer::ParallelTrainer(Model& m, const ParallelCorpus& corpus, const B
       corpus_(corpus),
       bpe_(bpe),
       o_(o),
-      batcher_(batch_costs(corpus), o.max_tokens, o.seed),
+      batcher_(batch_costs(corpus), o.max_tokens, o.seed, 8192, corpus.lexicon_mask(),
+               o.lexicon_share),
       adam_(m.params()) {
   o.dp.require_valid();
   AL_CHECK(bpe.size() <= m.out_vocab() && bpe.size() <= m.src_vocab(),

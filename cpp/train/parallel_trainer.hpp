@@ -31,6 +31,9 @@ struct ParallelTrainOptions {
   float label_smoothing = 0.1f;
   // word dropout (data/task.hpp drop_words) with Bpe::kUnk, on the source and decoder inputs
   float word_dropout = 0.f;
+  // the share of dictionary items (sources tagged "<lex>") in every batch (TokenBatcher);
+  // negative: their natural share, batched like the sentences
+  double lexicon_share = -1;
   uint64_t seed = 1;
   DataParallel dp;
 };

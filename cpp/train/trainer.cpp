@@ -56,6 +56,24 @@ TrainOptions pointer_train_options() {
 }
 
 StepInfo Trainer::step() {
+  const Mark before{data_.state(), dropout_.state()};
+  if (o_.device) {
+    if (marks_.empty()) marks_from_ = step_;
+    marks_.push_back(before);
+  }
+  try {
+    const StepInfo s = draw_and_step();
+    ++step_;
+    return s;
+  } catch (...) {  // a step that was not finite: the generators are as before it
+    if (o_.device && !marks_.empty()) marks_.pop_back();
+    data_.set_state(before.data);
+    dropout_.set_state(before.dropout);
+    throw;
+  }
+}
+
+StepInfo Trainer::draw_and_step() {
   Batch b = task_.sample_batch(data_, Split::Train, o_.batch * o_.dp.size, o_.dp.rank * o_.batch,
                                o_.batch);
   if (o_.word_dropout > 0) {
@@ -63,13 +81,17 @@ StepInfo Trainer::step() {
     drop_words(b, o_.word_dropout, o_.word_dropout, o_.unk, words);
   }
   const StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing, o_.device};
-  const StepInfo s = train_step(m_, adam_, b, so, &dropout_, o_.dp.sync);
-  ++step_;
-  return s;
+  return train_step(m_, adam_, b, so, &dropout_, o_.dp.sync);
 }
 
 void Trainer::rewind_to(int step) {
   AL_CHECK(step >= 1 && step <= step_, "rewind_to: step " << step << " was not taken");
+  AL_CHECK(step >= marks_from_ && step - marks_from_ < int(marks_.size()),
+           "rewind_to: step " << step << " is not among the unsettled steps");
+  const Mark& m = marks_[size_t(step - marks_from_)];
+  data_.set_state(m.data);
+  dropout_.set_state(m.dropout);
+  marks_.clear();
   adam_.set_steps(adam_.steps() - (step_ - step));
   step_ = step;
 }

@@ -15,6 +15,7 @@
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "data/task.hpp"
 #include "eval/evaluate.hpp"
@@ -52,8 +53,13 @@ class Trainer {
   StepInfo step();
   int next_step() const { return step_; }
   // Takes back the steps from `step` on (a readback-free chunk whose step `step` was not
-  // finite: the weights and Adam's moments are those of step - 1, so its count is too).
+  // finite: the weights and Adam's moments are those of step - 1, so its count is too, and the
+  // data and dropout generators are put back where they stood before step `step` drew from
+  // them). A step that throws on the spot (the CPU's non-finite check) leaves them as it found
+  // them too: after a stop the run is the one that never took the bad step.
   void rewind_to(int step);
+  // The readback-free steps taken so far were read and found finite: forget their marks.
+  void settled() { marks_.clear(); }
   const Adam& adam() const { return adam_; }
   // Adds Adam's moments to st (train_state.hpp) and "step" (the last step taken),
   // "adam_steps", "data_rng" and "dropout_rng" to state.
@@ -62,12 +68,19 @@ class Trainer {
   void restore_state(const SafeTensors& st, const nlohmann::json& state);
 
  private:
+  StepInfo draw_and_step();
   Model& m_;
   const Task& task_;
   TrainOptions o_;
   Rng data_, dropout_;
   Adam adam_;
   int step_;
+  // Readback-free steps not yet settled: the generators before each, from step marks_from_ on.
+  struct Mark {
+    Rng::State data, dropout;
+  };
+  std::vector<Mark> marks_;
+  int marks_from_ = 0;
 };
 
 }  // namespace attnlab

@@ -48,6 +48,7 @@ query key value dk dv model ffn mask causal d_model d_k d_v d_ff log exp max min
 attention all you need tab dropout adam warmup search npm stdlib datasets-moby-dick apache mit attn phrases iso ptr-net
 enter shift space esc home end
 dot general concat tanh h_j e_ij h_t c_t w_a v_a w_c
+sgd noam
 `
     .trim()
     .split(/\s+/)

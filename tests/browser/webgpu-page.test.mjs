@@ -1,8 +1,8 @@
 // The page and a widget on the WebGPU backend (web/gpu/choose.js, web/gpu/session.js), in
 // headless Chromium with WebGPU on SwiftShader: with WebGPU chosen in the engine line's menu the
 // playground's Transformer trains on the GPU and the line names the adapter; when the device is
-// lost mid-run the run goes on in WebAssembly from its last read-back state and reaches its last
-// step, and the line says so; with "auto" each model is timed on both and (SwiftShader being a
+// lost mid-run the run goes on in WebAssembly from its last read-back state (no earlier) and its
+// model reaches the run's last step, and the line says so; with "auto" each model is timed on both and (SwiftShader being a
 // CPU implementation of Vulkan) WebAssembly wins, with both times shown; a widget with
 // backend="webgpu" trains on the GPU and says so in data-backend.
 import { test, before, after } from 'node:test';
@@ -54,9 +54,22 @@ test('WebGPU chosen: the playground trains on the GPU; a lost device falls back 
     'playground.model=transformer&playground.task=reverse&playground.size=small&playground.steps=60'
   );
   assert.equal(await page.locator('#engine-backend').inputValue(), 'webgpu');
+  // the step of the last state the run read back from the GPU, as the Worker reports it
+  await page.evaluate(async () => {
+    window.readBack = null;
+    const client = await window.attnlab.engine();
+    client.on('progress', (p) => {
+      if (p.readBack !== undefined) window.readBack = p.readBack;
+    });
+    client.on('engine', (e) => {
+      if (e.reason === 'lost') window.lostSession = e.session;
+    });
+  });
   await page.locator('[data-demo=playground] [name=run-toggle]').click();
   await page.waitForSelector('#engine-gpu[data-backend=webgpu]', { timeout: 60000 });
   assert.match(await page.locator('#engine-gpu').textContent(), /WebGPU · .*swiftshader/i);
+  // SwiftShader computes WebGPU on the CPU: the line calls it a software renderer, not the GPU
+  assert.match(await page.locator('#engine-gpu').textContent(), /^— training on WebGPU in a software renderer/);
   await page.waitForFunction(
     () => Number(document.querySelector('[data-demo=playground] .run progress').value) >= 15,
     null,
@@ -65,16 +78,31 @@ test('WebGPU chosen: the playground trains on the GPU; a lost device falls back 
   // the run has been read back at least once (every 2 s): lose the device under it
   await page.waitForTimeout(2500);
   const lostAt = await stepOf(page);
-  assert.equal(await page.evaluate(async () => (await window.attnlab.engine()).loseGpu()), true);
+  const [readBack, lost] = await page.evaluate(async () => {
+    const seen = window.readBack; // before the loss: the fall back can only start at or after it
+    return [seen, await (await window.attnlab.engine()).loseGpu()];
+  });
+  assert.equal(lost, true);
+  assert.ok(readBack >= 15, `the last read-back step before the loss: ${readBack}`);
   await page.waitForSelector('#engine-gpu[data-reason=lost]', { timeout: 60000 });
   assert.match(
     await page.locator('#engine-gpu').textContent(),
     /GPU was lost; training went on on the CPU from step \d+/
   );
   const from = Number((await page.locator('#engine-gpu').textContent()).match(/from step (\d+)/)[1]);
-  assert.ok(from >= 1 && from <= lostAt + 60, `went on from step ${from} (lost at ${lostAt})`);
+  // from the last state read back, not from an earlier one (nor from the start)
+  assert.ok(
+    from >= readBack && from <= lostAt + 60,
+    `went on from step ${from} (read back ${readBack}, lost at ${lostAt})`
+  );
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 120000 });
   assert.equal(await stepOf(page), 60);
+  // and the model took its 60 steps: the steps lost with the device were taken again
+  const model = await page.evaluate(async () => {
+    const client = await window.attnlab.engine();
+    return (await client.sessions.get(window.lostSession).call('info')).step;
+  });
+  assert.equal(model, 60);
   assert.deepEqual(page.errors, []);
   await page.close();
 });

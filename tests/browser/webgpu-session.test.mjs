@@ -161,6 +161,10 @@ test('every model kind trains on WebGPU and matches the wasm engine', async () =
     { model: { model: 'lm', d_model: 32, heads: 2, d_ff: 64, layers: 2, dropout: 0.1 }, task: 'reverse' },
     { model: { model: 'encoder', d_model: 32, heads: 2, d_ff: 64, layers: 2, dropout: 0.1 }, task: 'reverse' },
     { model: { model: 'rnnsearch', emb: 16, hidden: 24, attn: 24 }, task: 'dates' },
+    { model: { model: 'rnnencdec', emb: 16, hidden: 24 }, task: 'dates' },
+    { model: { model: 'luong', emb: 16, hidden: 24, score: 'dot' }, task: 'dates' },
+    { model: { model: 'luong', emb: 16, hidden: 24, score: 'general' }, task: 'dates' },
+    { model: { model: 'luong', emb: 16, hidden: 24, score: 'concat' }, task: 'dates' },
     { task: 'convex-hull', task_options: { n_min: 5, n_max: 7 } },
   ];
   const r = await page.evaluate(async (kinds) => {
@@ -172,17 +176,116 @@ test('every model kind trains on WebGPU and matches the wasm engine', async () =
       const g = await gpu.createSession(engine, { ...cfg, backend: 'webgpu' });
       const want = Array.from(cpu.train(5).losses);
       const got = Array.from((await g.train(5)).losses);
-      out.push({ kind: g.info().model, want, got, step: g.info().step });
+      out.push({
+        kind: g.info().model,
+        backend: g.info().backend,
+        cpuBackend: cpu.info().backend,
+        want,
+        got,
+        step: g.info().step,
+      });
       cpu.dispose();
       g.dispose();
     }
-    return out;
+    return { out, registry: engine.modelKinds() };
   }, kinds);
-  for (const k of r) {
+  // config S's test above trains the transformer; this one every other kind of the registry
+  const covered = new Set(['transformer', ...r.out.map((k) => k.kind)]);
+  assert.deepEqual(
+    r.registry.filter((k) => !covered.has(k)),
+    [],
+    'model kinds that no WebGPU test trains'
+  );
+  for (const k of r.out) {
+    assert.equal(k.backend, 'webgpu', `${k.kind} trained on ${k.backend}`);
+    assert.equal(k.cpuBackend, 'cpu', k.kind);
     assert.equal(k.step, 5, k.kind);
     for (let i = 0; i < 5; ++i) {
       const e = Math.abs(k.got[i] - k.want[i]) / Math.abs(k.want[i]);
       assert.ok(e <= 1e-4, `${k.kind} step ${i + 1}: ${k.got[i]} on WebGPU, ${k.want[i]} on wasm`);
     }
   }
+});
+
+// The float32 tensors and the training state (metadata attnlab_train) of a .safetensors file.
+const meta = (bytes) => {
+  const n = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  return JSON.parse(JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))).__metadata__.attnlab_train);
+};
+
+test('after a step that is not finite the run is the one that never took it: step, Adam and both generators rewound, on WebGPU and on the CPU', async () => {
+  await setup();
+  const r = await page.evaluate(async (metaSrc) => {
+    const meta = eval(metaSrc);
+    const { engine, gpu } = window.eng;
+    // dropout on: the dropout generator moves every step; the rate overflows the second step
+    const cfg = {
+      model: { model: 'transformer', d_model: 16, heads: 2, d_ff: 32, enc_layers: 1, dec_layers: 1, dropout: 0.2 },
+      task: 'reverse',
+      seed: 5,
+      train: { batch: 8, schedule: 'constant', lr: 1e30, clip: 0 },
+    };
+    const cpu = engine.createSession(cfg);
+    let cpuMsg = null;
+    try {
+      for (let i = 0; i < 6; ++i) cpu.train(1);
+    } catch (e) {
+      cpuMsg = e.message;
+    }
+    const g = await gpu.createSession(engine, { ...cfg, backend: 'webgpu' });
+    let gpuMsg = null;
+    try {
+      await g.train(6); // the bad step and those after it were encoded and run
+    } catch (e) {
+      gpuMsg = e.message;
+    }
+    const stopped = cpu.info().step;
+    // the run that never took the bad step: `stopped` steps, then saved
+    const never = engine.createSession(cfg);
+    never.train(stopped);
+    const want = never.save({ optimizer: true });
+    const cpuBytes = cpu.save({ optimizer: true });
+    const gpuMeta = meta(await g.save({ optimizer: true }));
+    const pick = (m) => ({ step: m.step, adam_steps: m.adam_steps, data_rng: m.data_rng, dropout_rng: m.dropout_rng });
+    const out = {
+      cpuMsg,
+      gpuMsg,
+      stopped,
+      gpuStep: g.info().step,
+      want: pick(meta(want)),
+      cpu: pick(meta(cpuBytes)),
+      gpu: pick(gpuMeta),
+      cpuSame: want.length === cpuBytes.length && want.every((b, i) => b === cpuBytes[i]),
+    };
+    for (const s of [cpu, g, never]) s.dispose();
+    return out;
+  }, `(${meta})`);
+  assert.match(r.cpuMsg ?? '', /training step \d+: the (loss|gradient norm) is not finite/);
+  assert.match(r.gpuMsg ?? '', /training step \d+: the (loss|gradient norm) is not finite/);
+  assert.ok(r.stopped >= 1, `stopped after ${r.stopped} steps`);
+  assert.equal(r.gpuStep, r.stopped);
+  assert.ok(r.want.data_rng && r.want.dropout_rng, 'the checkpoint holds both generators');
+  assert.deepEqual(r.cpu, r.want, 'the CPU run after the stop');
+  assert.ok(r.cpuSame, "the CPU run's checkpoint after the stop is the one of the run that never took the bad step");
+  assert.deepEqual(r.gpu, r.want, 'the WebGPU run after the stop');
+});
+
+test('a WebGPU session gives all its GPU memory back when disposed', async () => {
+  await setup();
+  const r = await page.evaluate(async (S) => {
+    const { engine, mod, gpu } = window.eng;
+    const cycle = async () => {
+      const g = await gpu.createSession(engine, { ...S, backend: 'webgpu' });
+      await g.train(3);
+      await g.evaluate(10, 1);
+      g.dispose();
+      return mod.gpuTable.arena.usedBytes;
+    };
+    const first = await cycle(); // the table's own scratch is allocated once, here
+    const second = await cycle();
+    const third = await cycle();
+    return { first, second, third };
+  }, S);
+  assert.equal(r.second, r.first, `GPU bytes in use after a second session: ${r.second}, after the first ${r.first}`);
+  assert.equal(r.third, r.first);
 });

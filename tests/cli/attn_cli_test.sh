@@ -146,5 +146,29 @@ bad translate-empty "$ATTN" translate --checkpoint "$P" --text ""
 bad translate-missing-input "$ATTN" translate --checkpoint "$P" --input "$DIR/nope.txt"
 bad eval-hyp-unwritable "$ATTN" eval --checkpoint "$P" --test "$DIR/five.tsv" --hyp "$DIR/no/such/dir/h.txt"
 
+# The recurrent kinds on the same corpus path: dictionary items mixed in at a set share, exact
+# resume, averaging, BLEU, text translation and the float16 export
+{ cat "$DIR/pairs.tsv"; for w in cat mat sat; do printf '<lex> %s\tthe %s\n' "$w" "$w"; done; } >"$DIR/lex.tsv"
+for kind in rnnsearch luong; do
+  R="$DIR/$kind.safetensors"
+  ok "$kind-parallel" "$ATTN" train --task parallel --model "$kind" --train "$DIR/lex.tsv" --vocab-size 300 \
+    --emb 16 --hidden 16 --max-tokens 64 --lexicon-share 0.2 --steps 3 --save-every 1 --out "$R"
+  ok "$kind-parallel-resume" "$ATTN" train --task parallel --resume "$(printf '%s.ckpt/step-%09d.safetensors' "$R" 2)" \
+    --steps 3 --out "$DIR/$kind-2.safetensors"
+  cmp -s "$R" "$DIR/$kind-2.safetensors" || { echo "FAIL $kind-parallel-resume: step 3 differs after a resume at step 2"; fails=$((fails + 1)); }
+  ok "$kind-eval" "$ATTN" eval --checkpoint "$R" --test "$DIR/five.tsv" --beam 3 --hyp "$DIR/$kind-hyp.txt"
+  has "$kind-eval" '"sentences":5'
+  ok "$kind-translate" "$ATTN" translate --checkpoint "$R" --text "the cat sat on the mat 7" --beam 3
+  has "$kind-translate" '"source":"the cat sat on the mat 7","src":\[.*"text":"'
+  ok "$kind-average" "$ATTN" average --dir "$R.ckpt" --last 2 --out "$DIR/$kind-avg.safetensors"
+  ok "$kind-export" "$ATTN" export --checkpoint "$DIR/$kind-avg.safetensors" --half --out "$DIR/$kind-16.safetensors"
+  ok "$kind-translate-half" "$ATTN" translate --checkpoint "$DIR/$kind-16.safetensors" --text "the cat" --beam 2
+  has "$kind-translate-half" '"source":"the cat"'
+done
+bad lexicon-share-range "$ATTN" train --task parallel --model rnnsearch --train "$DIR/lex.tsv" --lexicon-share 1.2 --out "$DIR/x.safetensors"
+bad lexicon-share-no-items "$ATTN" train --task parallel --model rnnsearch --train "$DIR/pairs.tsv" --lexicon-share 0.2 --out "$DIR/x.safetensors"
+bad preset-rnnsearch "$ATTN" train --task parallel --model rnnsearch --preset base --train "$DIR/pairs.tsv" --out "$DIR/x.safetensors"
+bad pointer-parallel "$ATTN" train --task parallel --model pointer --train "$DIR/pairs.tsv" --out "$DIR/x.safetensors"
+
 if [ $fails -ne 0 ]; then echo "$fails attn CLI checks failed"; exit 1; fi
 echo "attn CLI: all checks passed"

@@ -140,3 +140,43 @@ TEST_CASE("session: errors are clear and leave nothing half-built", "[api]") {
   // still usable
   CHECK(s->train(1).losses.size() == 1);
 }
+
+TEST_CASE("session: train.optimizer \"sgd\" trains with momentum and survives a checkpoint",
+          "[api]") {
+  json cfg = small_config();
+  cfg["train"] = {
+      {"batch", 8}, {"schedule", "constant"}, {"lr", 0.1}, {"optimizer", "sgd"}, {"momentum", 0.9}};
+  auto s = api::Session::create(cfg);
+  const api::TrainChunk a = s->train(4);
+  CHECK(s->info()["train"]["optimizer"] == "sgd");
+
+  // the Trainer with the same options, step for step
+  auto task = make_task("reverse", {{"min_len", 2}, {"max_len", 5}, {"symbols", 6}});
+  json mc = cfg["model"];
+  mc["src_vocab"] = mc["tgt_vocab"] = std::max(task->src_vocab(), task->tgt_vocab());
+  mc["max_len"] = task->max_src_len() + task->max_tgt_len() + 2;
+  auto m = make_model(mc, cpu_kernels(), 7);
+  TrainOptions o;
+  o.batch = 8;
+  o.schedule.kind = "constant";
+  o.schedule.lr = 0.1f;
+  o.seed = 7;
+  o.adam.kind = "sgd";
+  o.adam.momentum = 0.9f;
+  Trainer tr(*m, *task, o);
+  for (int i = 0; i < 4; ++i) CHECK(a.losses[i] == float(tr.step().loss));
+  // Adam on the same config takes other steps
+  cfg["train"]["optimizer"] = "adam";
+  auto adam = api::Session::create(cfg);
+  CHECK(adam->train(4).losses[3] != a.losses[3]);
+  // a checkpoint with the optimizer state goes on with SGD
+  auto back = api::Session::load(s->save(true), json::object());
+  CHECK(back->info()["train"]["optimizer"] == "sgd");
+  CHECK(back->train(1).losses[0] == float(tr.step().loss));
+  // an unknown optimizer or momentum is a clear error
+  cfg["train"]["optimizer"] = "rmsprop";
+  CHECK_THROWS_WITH(api::Session::create(cfg), Catch::Contains("unknown optimizer"));
+  cfg["train"]["optimizer"] = "sgd";
+  cfg["train"]["momentum"] = 1.5;
+  CHECK_THROWS_WITH(api::Session::create(cfg), Catch::Contains("momentum must be in [0, 1)"));
+}

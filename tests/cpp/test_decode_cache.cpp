@@ -171,10 +171,59 @@ TEST_CASE("step decoder: decoding gives the same tokens with and without the cac
   CHECK(step_decoder(*m, srcs, 40, 14));
 }
 
-TEST_CASE("step decoder: only the encoder-decoder has one", "[decode]") {
+TEST_CASE("step decoder: not the decoder-only LM", "[decode]") {
   nlohmann::json lm = config(false, "sinusoidal", false);
   lm["model"] = "lm";
   lm["src_vocab"] = 11;
   auto m = make_model(lm, cpu_kernels(), 1);
   CHECK_FALSE(step_decoder(*m, {{3, 4}}, 1, 4));
+}
+
+TEST_CASE("step decoder: recurrent rows continue their parents' state and source", "[decode]") {
+  for (const char* kind : {"rnnsearch", "luong"}) {
+    INFO(kind);
+    auto m = make_model(
+        {{"model", kind}, {"src_vocab", 13}, {"tgt_vocab", 13}, {"emb", 8}, {"hidden", 6}},
+        cpu_kernels(), 5);
+    const int V = m->out_vocab();
+    const std::vector<std::vector<int32_t>> srcs = {{3, 4, 5, 6}, {7, 8}};
+    const std::vector<std::vector<int32_t>> first = {{kBos, 5, 6}, {kBos, 7, 3}};
+    // four rows after step 3: two continue row 1 (source 1), one row 0, one row 1 again; after
+    // step 4, rows 2, 0 and 3 of those continue
+    const std::vector<int> parents = {1, 0, 1, 1};
+    const std::vector<std::vector<int32_t>> next = {{4, 4}, {9, 3}, {5, 10}, {6, 6}};
+    const std::vector<int> kept = {2, 0, 3};
+    std::vector<std::vector<int32_t>> row_srcs, prefixes;
+    for (size_t i = 0; i < parents.size(); ++i) {
+      row_srcs.push_back(srcs[size_t(parents[i])]);
+      std::vector<int32_t> p = first[size_t(parents[i])];
+      p.insert(p.end(), next[i].begin(), next[i].end());
+      prefixes.push_back(p);
+    }
+    // the full passes first (a forward pass takes the workspace the step decoder uses)
+    std::vector<std::vector<std::vector<float>>> want_first, want_kept;
+    for (int r = 0; r < 2; ++r) want_first.push_back(full_logits(*m, srcs, first, r));
+    for (int r : kept) want_kept.push_back(full_logits(*m, row_srcs, prefixes, r));
+    auto sd = step_decoder(*m, srcs, 4, 8);
+    REQUIRE(sd);
+    for (size_t t = 0; t < 3; ++t) {
+      const std::vector<float> z = sd->step({first[0][t], first[1][t]});
+      REQUIRE(z.size() == size_t(2 * V));
+      for (int r = 0; r < 2; ++r) check_close(z.data() + r * V, want_first[size_t(r)][t]);
+    }
+    sd->reorder(parents);  // rows on other sources: encoded afresh
+    REQUIRE(sd->rows() == 4);
+    sd->step({next[0][0], next[1][0], next[2][0], next[3][0]});
+    sd->reorder(kept);  // row 1 now reads source 1 too
+    std::vector<int32_t> tok;
+    for (int i : kept) tok.push_back(next[size_t(i)][1]);
+    const std::vector<float> z = sd->step(tok);
+    for (size_t i = 0; i < kept.size(); ++i) {
+      INFO("row " << i);
+      check_close(z.data() + i * size_t(V), want_kept[i][4]);
+    }
+    for (int k = 5; k < 8; ++k) sd->step({3, 3, 3});
+    CHECK_THROWS_WITH(sd->step({3, 3, 3}), Catch::Contains("past its 8 steps"));
+    CHECK_THROWS_WITH(sd->reorder({0, 3}), Catch::Contains("no row 3"));
+  }
 }

@@ -3,7 +3,9 @@
 // entries are the host-readable ones of kernels/readback_free.hpp: for every kind of model the
 // toy trainer drives, the steps leave the same weights and Adam moments as the direct step, bit
 // for bit, with the clip active, and their records hold the direct steps' loss and gradient
-// norm. A step whose loss is not finite, and every step after it, change nothing.
+// norm. A step whose loss is not finite, and every step after it, change nothing, and once the
+// trainer is rewound to it the run goes on as the one that never took it.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
@@ -173,4 +175,62 @@ TEST_CASE("readback-free step: a step that is not finite and every later one cha
   tr.rewind_to(3);
   CHECK(tr.next_step() == 3);
   CHECK(tr.adam().steps() == 2);
+
+  // From there the run is the one that never took the bad step: the data and dropout generators
+  // went back with the step, so steps 3 and 4 draw the batches and masks that run draws.
+  auto ref = make_model(cfg, cpu_kernels(), 3);
+  Log log2(4);
+  TrainOptions o2 = o;
+  o2.device = &log2.d;
+  Trainer never(*ref, *task, o2);
+  never.step();
+  never.step();
+  ref->params().val(out)[0] = 0.f;
+  REQUIRE(same_bits(floats(ref->params().values(), n), w0));
+  log.d.used = 0;  // a new chunk (api::Session::begin_steps)
+  std::fill(log.state.begin(), log.state.end(), 0.f);
+  for (int i = 0; i < 2; ++i) {
+    tr.step();
+    never.step();
+  }
+  CHECK(log.state[0] == 0.f);
+  CHECK(same_bits(floats(P.values(), n), floats(ref->params().values(), n)));
+  CHECK(same_bits(floats(tr.adam().first_moments(), n), floats(never.adam().first_moments(), n)));
+}
+
+TEST_CASE("a step that throws (not finite on the host) leaves the generators as it found them",
+          "[train]") {
+  auto task = make_task("reverse");
+  const nlohmann::json cfg = {{"model", "transformer"},
+                              {"src_vocab", task->src_vocab()},
+                              {"tgt_vocab", task->tgt_vocab()},
+                              {"d_model", 16},
+                              {"heads", 2},
+                              {"d_ff", 32},
+                              {"enc_layers", 1},
+                              {"dec_layers", 1},
+                              {"dropout", 0.2},
+                              {"max_len", 24}};
+  TrainOptions o;
+  o.batch = 4;
+  o.schedule.warmup = 4;
+  o.schedule.d_model = 16;
+  auto m = make_model(cfg, cpu_kernels(), 3);
+  auto ref = make_model(cfg, cpu_kernels(), 3);
+  Trainer tr(*m, *task, o), never(*ref, *task, o);
+  tr.step();
+  never.step();
+  ParamArena& P = m->params();
+  const long n = P.total();
+  const int out = P.find("generator.weight") >= 0 ? P.find("generator.weight") : P.count() - 1;
+  const float keep = P.val(out)[0];
+  P.val(out)[0] = std::numeric_limits<float>::quiet_NaN();
+  CHECK_THROWS_WITH(tr.step(), Catch::Contains("training step 2: the loss is not finite"));
+  CHECK(tr.next_step() == 2);
+  P.val(out)[0] = keep;
+  for (int i = 0; i < 2; ++i) {
+    tr.step();
+    never.step();
+  }
+  CHECK(same_bits(floats(P.values(), n), floats(ref->params().values(), n)));
 }

@@ -112,3 +112,55 @@ TEST_CASE("train step: without a sync the step is forward, backward, clip and Ad
   CHECK(values(*c) == before);
   CHECK(adam_c.steps() == 0);
 }
+
+TEST_CASE("train step: SGD with momentum keeps a velocity u = mu u + g and moves p by -lr u",
+          "[train]") {
+  const nlohmann::json cfg = {{"model", "transformer"}, {"src_vocab", 12}, {"tgt_vocab", 12},
+                              {"d_model", 16},          {"heads", 2},      {"d_ff", 32},
+                              {"enc_layers", 1},        {"dec_layers", 1}, {"dropout", 0.0},
+                              {"max_len", 16}};
+  const Batch b = make_batch({{{3, 4, 5}, {6, 7}}, {{8, 9}, {10, 11, 3, 4}}});
+  const float lr = 0.05f, mu = 0.8f;
+  AdamOptions o;
+  o.kind = "sgd";
+  o.momentum = mu;
+  auto a = make_model(cfg, cpu_kernels(), 5), ref = make_model(cfg, cpu_kernels(), 5);
+  Adam sgd(a->params(), o);
+  const long n = ref->params().total();
+  std::vector<float> u(size_t(n), 0.f);
+  for (int step = 1; step <= 3; ++step) {
+    train_step(*a, sgd, b, {step, lr, 0.f, 0.f}, nullptr);
+    // the same step by hand on the twin model
+    ref->params().zero_grad();
+    ref->forward(b, true, nullptr, 0.f);
+    ref->backward();
+    const float* g = ref->params().grads();
+    float* p = ref->params().values();
+    for (long i = 0; i < n; ++i) {
+      u[size_t(i)] = mu * u[size_t(i)] + g[i];
+      p[i] -= lr * u[size_t(i)];
+    }
+    const std::vector<float> got = values(*a), want = values(*ref);
+    long off = 0;
+    for (long i = 0; i < n; ++i) off += std::fabs(got[size_t(i)] - want[size_t(i)]) > 1e-6f;
+    CHECK(off == 0);
+    // the velocity is the checkpoint's first buffer
+    CHECK(sgd.first_moments()[0] == Approx(u[0]).margin(1e-7));
+  }
+  CHECK(sgd.steps() == 3);
+  // momentum 0 is plain SGD: p -= lr g
+  o.momentum = 0.f;
+  auto c = make_model(cfg, cpu_kernels(), 5);
+  Adam plain(c->params(), o);
+  const std::vector<float> before = values(*c);
+  train_step(*c, plain, b, {1, lr, 0.f, 0.f}, nullptr);
+  const float* g = c->params().grads();
+  for (long i = 0; i < n; i += 97)
+    CHECK(values(*c)[size_t(i)] == Approx(before[size_t(i)] - lr * g[i]).margin(1e-6));
+  // an unknown kind or a momentum outside [0, 1) is refused
+  o.kind = "rmsprop";
+  CHECK_THROWS_WITH(Adam(c->params(), o), Catch::Contains("unknown optimizer"));
+  o.kind = "sgd";
+  o.momentum = 1.f;
+  CHECK_THROWS_WITH(Adam(c->params(), o), Catch::Contains("momentum must be in [0, 1)"));
+}

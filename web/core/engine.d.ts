@@ -142,6 +142,7 @@ export interface ProgressEvent {
   event: 'progress'; session: number;
   step: number; loss: number; losses: number[]; tokensPerSec: number; lr: number;
   done: number; total: number;      // steps done / asked in this train() call
+  readBack?: number;                 // WebGPU: the step of the last state read back (a lost device's run goes on from it)
 }
 export interface SnapshotEvent {
   event: 'snapshot'; session: number; step: number; data: Inspection;

@@ -16,11 +16,13 @@
 //   {type: 'snapshot-ack', session}                       (the page drew the session's last snapshot)
 // worker -> page
 //   {id, ok: true, result} | {id, ok: false, error: {name, message}}
-//   {event: 'progress', session, step, loss, losses, tokensPerSec, lr, done, total}
+//   {event: 'progress', session, step, loss, losses, tokensPerSec, lr, done, total, readBack?}
+//                          readBack (WebGPU): the step of the last state read back
 //   {event: 'snapshot', session, step, data}   latest-wins: at most one unacknowledged
 //   {event: 'state', session, state: 'training' | 'paused' | 'idle'}
 //   {event: 'engine', backend: 'webgpu' | 'wasm', adapter?, reason?, detail?, ms?, session?, step?}
 //                          the backend a new model got, or a WebGPU run's fall back to wasm
+//                          reason: 'chosen' | 'none' | 'failed' | 'slower' | 'lost'
 export const REQUESTS = ['init', 'call', 'create', 'load', 'session', 'train', 'dispose', 'backend', 'gpu-lose'];
 export const CONTROLS = ['pause', 'resume', 'cancel', 'snapshot-ack'];
 export const EVENTS = ['progress', 'snapshot', 'state', 'engine'];

@@ -224,10 +224,16 @@ export class Runtime {
           if (s.backend === 'webgpu' && !(now() - (s.savedAt ?? -Infinity) < SAVE_EVERY_MS)) {
             s.saved = await s.save({ optimizer: true });
             s.savedAt = now();
+            s.savedStep = r.step;
           }
         } catch (e) {
           if (s.backend !== 'webgpu' || !gpuFailure(e)) throw e;
           s = this.fallback(id, s, e);
+          // the steps after the read-back state are taken again: this run still ends at its step
+          const back = Math.min(done, Math.max(0, step - s.info().step));
+          done -= back;
+          step -= back;
+          losses.length -= back;
           continue;
         }
         const ms = Math.max(now() - t0, 1e-3);
@@ -245,6 +251,8 @@ export class Runtime {
           lr: r.lr,
           done,
           total: steps,
+          // WebGPU: the step of the last state read back (where a lost device's run goes on)
+          ...(s.backend === 'webgpu' && s.savedStep !== undefined ? { readBack: s.savedStep } : {}),
         });
         chunk = Math.max(1, Math.min(1000, Math.round(chunk * (chunkMs / ms)) || 1));
         if (snapshot && (now() - lastSnap >= (snapshot.everyMs ?? 250) || done >= steps)) {

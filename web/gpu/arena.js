@@ -101,9 +101,13 @@ export class GpuArena {
 
   // Writes and reads in program order: work the table has encoded but not submitted goes first
   // (`pending`, set by the table), since a queue write lands before the next submit's commands.
+  // zero() clears on the queue (clearBuffer): no host array the size of the range.
   zero(at, bytes) {
+    if (at % 4) throw new RangeError(`WebGPU arena: zero at ${at} is not 4-byte aligned`);
     this.pending?.();
-    this.device.queue.writeBuffer(this.buffer, at, new Uint8Array(alignUp4(bytes)));
+    const enc = this.device.createCommandEncoder();
+    enc.clearBuffer(this.buffer, at, alignUp4(bytes));
+    this.device.queue.submit([enc.finish()]);
   }
 
   upload(at, data) {

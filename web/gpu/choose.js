@@ -1,22 +1,32 @@
 // Which backend a new model trains on, decided in the Worker (runtime.js). The reader's (or a
-// widget's `backend` attribute's) choice: 'webgpu', 'wasm', or 'auto' (the default): time one
-// training step of the model on WebGPU and on the wasm engine (after a warm-up step each, on
-// throwaway sessions of the same config) and take the faster; the verdict is kept per model
-// config. Every verdict is posted as an 'engine' event: {backend: 'webgpu' | 'wasm', adapter,
-// reason, ms: {webgpu, wasm}}; reason (when wasm runs): 'chosen' (the reader picked it), 'none'
-// (no WebGPU here, or no adapter: blocked or no usable GPU), 'slower' (timed slower here),
-// 'lost' (the device was lost or ran out of memory mid-run: the run went on in wasm).
+// widget's `backend` attribute's) choice: 'webgpu', 'wasm', or 'auto' (the default): train the
+// model on WebGPU and on the wasm engine (throwaway sessions of the same config) as a run
+// trains, in chunks of several steps with one read-back each, and take the backend whose median
+// chunk, per step, is the faster. Each backend gets a warm-up step (pipelines compile, the
+// workspace grows), then TIMED_CHUNKS timed chunks of as many steps as fill about CHUNK_MS by
+// the time of one further step (as the run's chunks do); the verdict is kept per model config. Every verdict is posted as an
+// 'engine' event: {backend: 'webgpu' | 'wasm', adapter, reason, ms: {webgpu, wasm}} (ms: the
+// median per step); reason (when wasm runs): 'chosen' (the reader picked it), 'none' (no WebGPU
+// here, or no adapter: blocked or no usable GPU), 'failed' (WebGPU was there but training the
+// model on it failed: detail says how), 'slower' (timed slower here), 'lost' (the device was
+// lost or ran out of memory mid-run: the run went on in wasm).
 // Checkpoints loaded to run (the translator) stay on wasm unless WebGPU was chosen outright:
 // their reads (decoding) run on a host copy of the weights either way.
 import { attachGpu } from './session.js';
 
-const now = () => performance.now();
+const TIMED_CHUNKS = 3;
+const CHUNK_MS = 50; // the run's chunk target (runtime.js)
+const MAX_CHUNK_STEPS = 16;
 
 export class BackendChooser {
-  constructor(engine, post, choice = 'auto') {
+  // options (tests): createSession(engine, config) and now() in place of web/gpu/session.js's
+  // and performance.now
+  constructor(engine, post, choice = 'auto', { createSession = null, now = () => performance.now() } = {}) {
     this.engine = engine;
     this.post = post;
     this.choice = choice;
+    this.makeSession = createSession;
+    this.now = now;
     this.gpu = null; // Promise<{table, name} | {error}>
     this.verdicts = new Map(); // config key -> Promise<verdict>
   }
@@ -65,42 +75,59 @@ export class BackendChooser {
     return 'webgpu';
   }
 
-  // ms per step of one training step on each backend (a warm-up step first: pipelines compile)
+  // The median ms per step of TIMED_CHUNKS chunks on each backend, after a warm-up step.
   async time(config, st) {
+    const createSession = this.makeSession ?? (await import('./session.js')).createSession;
     const ms = {};
-    const { createSession } = await import('./session.js');
     for (const backend of ['webgpu', 'wasm']) {
       let s = null;
       try {
         s = await createSession(this.engine, { ...config, backend: backend === 'wasm' ? 'cpu' : 'webgpu' });
-        const step = stepOf(s, config);
-        await step();
-        const t0 = now();
-        await step();
-        ms[backend] = now() - t0;
+        ms[backend] = await this.perStep(stepsOf(s, config));
       } catch (e) {
-        if (backend === 'webgpu') return { backend: 'wasm', reason: 'none', detail: e.message };
-        ms[backend] = NaN;
+        // a failure is no timing: WebGPU's sends the model to wasm and says why
+        if (backend === 'webgpu') return { backend: 'wasm', reason: 'failed', adapter: st.name, detail: e.message };
+        ms.wasm = null; // the model fails on the CPU too: WebGPU's timing stands
       } finally {
         s?.dispose();
       }
     }
-    if (!(ms.webgpu < ms.wasm)) return { backend: 'wasm', reason: 'slower', adapter: st.name, ms };
+    if (ms.wasm !== null && !(ms.webgpu < ms.wasm)) return { backend: 'wasm', reason: 'slower', adapter: st.name, ms };
     return { backend: 'webgpu', adapter: st.name, ms };
+  }
+
+  // train(k) trains k steps and reads them back once (as a chunk of a run): the median per step
+  async perStep(train) {
+    await train(1); // warm-up: pipelines compile, the workspace grows
+    let t0 = this.now();
+    await train(1); // the chunk's size, from one step
+    const first = Math.max(this.now() - t0, 1e-3);
+    const k = Math.max(1, Math.min(MAX_CHUNK_STEPS, Math.floor(CHUNK_MS / first)));
+    const per = [];
+    for (let i = 0; i < TIMED_CHUNKS; ++i) {
+      t0 = this.now();
+      await train(k);
+      per.push((this.now() - t0) / k);
+    }
+    per.sort((a, b) => a - b);
+    return per[Math.floor(per.length / 2)];
   }
 }
 
 const use = (v) => (v.backend === 'webgpu' ? 'webgpu' : 'cpu');
 
-// One training step of a session: on its task, or (a model trained on given batches) on a batch
-// of the config's size made of the first ids of its vocabulary.
-function stepOf(s, config) {
+// k training steps of a session, read back once: on its task, or (a model trained on given
+// batches, which reads back every batch) k batches of the config's size made of the first ids of
+// its vocabulary.
+function stepsOf(s, config) {
   const info = s.info();
-  if (info.task) return () => s.train(1);
+  if (info.task) return (k) => s.train(k);
   const len = Math.max(1, Math.min(16, (info.config?.max_len ?? 18) - 2));
   const row = Array.from({ length: len }, (_, i) => 3 + (i % Math.max(1, Math.min(info.srcVocab, info.tgtVocab) - 3)));
   const rows = Array.from({ length: config.train?.batch ?? 64 }, () => row);
-  return () => s.trainBatch(rows, rows);
+  return async (k) => {
+    for (let i = 0; i < k; ++i) await s.trainBatch(rows, rows);
+  };
 }
 
 // An error that means the GPU session cannot go on (lost device, out of GPU memory).

@@ -92,6 +92,11 @@ export class GpuTable {
   // One dispatch of kernel `name` with parameter words (numbers: integers as u32, floats given
   // through bits()), over workgroups [x, y, z].
   run(name, words, [x, y = 1, z = 1]) {
+    if (words.length > 16)
+      throw new RangeError(`WebGPU ${name}: ${words.length} parameter words, a kernel takes at most 16`);
+    for (const w of words)
+      if (!Number.isInteger(w) || w < -(2 ** 31) || w >= 2 ** 32)
+        throw new RangeError(`WebGPU ${name}: parameter word ${w} is not a 32-bit integer`);
     this.drop();
     if (this.slot === SLOTS) this.flush();
     const view = new Uint32Array(this.params, this.slot * SLOT, 16);
@@ -140,14 +145,14 @@ export class GpuTable {
     this.drop();
     this.arena.upload(at, data);
   }
-  // Byte ranges of floats and ids (4-byte aligned) are zeroed and copied by a kernel, in the
-  // pass (no submit); other ranges by a queue write.
+  // Zeroed and copied by a kernel, in the pass (no submit, nothing the size of the range on the
+  // JS side): ranges of floats and ids (4-byte aligned) by `fill`, other byte ranges by
+  // `zero_bytes`, which keeps the bytes around them.
   zero(at, bytes) {
-    if (at % 4 === 0 && bytes % 4 === 0) this.fill(at, 0, bytes / 4, 0);
-    else {
-      this.drop();
-      this.arena.zero(at, bytes);
-    }
+    if (bytes === 0) return;
+    if (at % 4 === 0 && bytes % 4 === 0) return this.fill(at, 0, bytes / 4, 0);
+    const [gx, gy] = grid(Math.ceil(Math.ceil(((at % 4) + bytes) / 4) / 256));
+    this.run('zero_bytes', [at, bytes, gx], [gx, gy]);
   }
   copy(dst, src, bytes) {
     if (bytes === 0) return;

@@ -321,9 +321,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
 }`,
 
   // One step's clip and non-finite check (kernels.hpp step_guard): record = [loss, norm],
-  // state = [stopped, factor]; words: 0 record 1 state 2 sumsq 3 max_norm
+  // state = [stopped, factor]; words: 0 record 1 state 2 sumsq 3 max_norm. Finiteness is read
+  // from the bits (exponent all ones: NaN or infinity): WGSL lets a compiler assume floats are
+  // finite, so x == x and comparisons with FLT_MAX may be folded to true.
   step_guard: /* wgsl */ `
-fn finite(x: f32) -> bool { return x == x && abs(x) <= 3.4028234663852886e38; }
+fn finite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u; }
 @compute @workgroup_size(1)
 fn main() {
   let loss = mem[pu(0u)];
@@ -343,6 +345,22 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   let i = (wg.x + wg.y * pu(3u)) * 256u + l.x;
   if (i >= pu(2u)) { return; }
   mem[pu(0u) + i] = select(0.0, mem[pu(1u) + i], pu(4u) != 0u);
+}`,
+
+  // bytes [at, at + n) of the arena = 0, the other bytes of their words kept (a range that is
+  // not whole floats: byte masks); a thread per word; words: 0 at (bytes) 1 n 2 gridX (256s)
+  zero_bytes: /* wgsl */ `
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let lo = pu(0u); let hi = lo + pu(1u);
+  let w = lo / 4u + (wg.x + wg.y * pu(2u)) * 256u + l.x;
+  if (w * 4u >= hi) { return; }
+  var keep = 0u;
+  for (var k = 0u; k < 4u; k = k + 1u) {
+    let b = w * 4u + k;
+    if (b < lo || b >= hi) { keep = keep | (255u << (8u * k)); }
+  }
+  mem[w] = bitcast<f32>(bitcast<u32>(mem[w]) & keep);
 }`,
 
   // y = a x + b y (axpy: a, 1; scale: a, 0); words: 0 y 1 x 2 n 3 a 4 b 5 gridX (256s)

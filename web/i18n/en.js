@@ -35,8 +35,10 @@ export default {
   'engine.backend.webgpu': 'GPU (WebGPU)',
   'engine.backend.wasm': 'CPU (wasm)',
   'engine.gpu.on': 'training on the GPU:',
+  'engine.gpu.software': 'training on WebGPU in a software renderer (the CPU draws it; no GPU):',
   'engine.gpu.none': 'WebGPU is not available here',
   'engine.gpu.slower': 'WebGPU timed slower here ({gpu} ms a step, CPU {wasm} ms)',
+  'engine.gpu.failed': 'training on WebGPU failed here, so the CPU trains',
   'engine.gpu.lost': 'the GPU was lost; training went on on the CPU from step {step}',
   'engine.gpu.chosen': 'the CPU chosen in the menu',
   'demo.unknown': 'Unknown demo “{name}”.',
@@ -114,13 +116,13 @@ export default {
   'bahdanau.score.general': 'general (Luong)',
   'bahdanau.score.concat': 'concat (Luong)',
   'bahdanau.scoreNote.additive':
-    'Bahdanau et al. (2015): the previous decoder state s_{i-1} and each annotation h_j pass through a small network, e_ij = vᵀ tanh(W s_{i-1} + U h_j); the context then feeds the next state.',
+    'Bahdanau et al. (2015): the previous decoder state $s_{i-1}$ and each annotation $h_j$ pass through a small network, $e_{ij} = v^\\top \\tanh(W s_{i-1} + U h_j)$; the context then feeds the next state.',
   'bahdanau.scoreNote.dot':
-    'Luong et al. (2015), global attention, dot score: the current decoder state h_t is compared with each annotation by a plain inner product, h_t · h̄_s; the context and h_t make the attentional state h̃_t = tanh(W_c [c_t; h_t]), which predicts the word and is fed to the next step (input feeding).',
+    'Luong et al. (2015), global attention, dot score: the current decoder state $h_t$ is compared with each annotation by a plain inner product, $h_t^\\top \\bar{h}_s$; the context and $h_t$ make the attentional state $\\tilde{h}_t = \\tanh(W_c [c_t; h_t])$, which predicts the word and is fed to the next step (input feeding).',
   'bahdanau.scoreNote.general':
-    'Luong et al. (2015), global attention, general score: h_t W_a h̄_s, a learned bilinear form between the current decoder state and each annotation; then h̃_t = tanh(W_c [c_t; h_t]) predicts the word and is fed to the next step.',
+    'Luong et al. (2015), global attention, general score: $h_t^\\top W_a \\bar{h}_s$, a learned bilinear form between the current decoder state and each annotation; then $\\tilde{h}_t = \\tanh(W_c [c_t; h_t])$ predicts the word and is fed to the next step.',
   'bahdanau.scoreNote.concat':
-    "Luong et al. (2015), global attention, concat score: v_aᵀ tanh(W_a [h_t; h̄_s]), Bahdanau's small network applied to the current decoder state rather than the previous one; then h̃_t = tanh(W_c [c_t; h_t]) predicts the word and is fed to the next step.",
+    "Luong et al. (2015), global attention, concat score: $v_a^\\top \\tanh(W_a [h_t; \\bar{h}_s])$, Bahdanau's small network applied to the current decoder state rather than the previous one; then $\\tilde{h}_t = \\tanh(W_c [c_t; h_t])$ predicts the word and is fed to the next step.",
   'bahdanau.aer': 'alignment error rate (held-out)',
   'bahdanau.aerMetric':
     "Step {step}: alignment error rate {aer} on {n} held-out examples: the share of argmax links that miss the gold alignment, computed by the engine (0 is perfect, lower is better). Where the gold is ambiguous, either reading counts (Och & Ney's possible links): with years 1950–2049 a date's two century digits determine each other.",
@@ -275,7 +277,8 @@ export default {
   'pg.export': 'Export weights (.safetensors)',
   'pg.import': 'Import a checkpoint',
   'pg.exported': 'Saved {kb} KiB.',
-  'pg.imported': '{name}: {params} parameters; held-out loss {loss}, exact {acc}%.',
+  'pg.imported':
+    '{name}: {params} parameters; {model}, trained {step} steps on the task “{task}”. The playground switched to its model and task. Held-out loss {loss}, exact {acc}%.',
   'pg.model.pointer': 'Pointer network (Ptr-Net)',
   'pg.end': 'end',
   'pg.evaluating': 'Measuring on held-out data…',
@@ -339,6 +342,33 @@ export default {
     'measuring it here would take too long: point sets of up to {n} points with {hidden} hidden units, about {times} times the most this page measures',
   'pg.importFailed':
     '{name} could not be imported ({message}). Pick a .safetensors file exported from this page or written by attn train.',
+  'run.stepOnce': 'One step',
+  'pg.lr': 'learning rate',
+  'pg.batch': 'batch',
+  'pg.dropout': 'dropout',
+  'pg.optimizer': 'optimizer',
+  'pg.optimizer.adam': 'Adam',
+  'pg.optimizer.sgd': 'SGD with momentum',
+  'pg.schedule': 'schedule',
+  'pg.schedule.constant': 'constant',
+  'pg.schedule.noam': 'noam (warm-up, then 1/√step)',
+  'pg.sgdNote':
+    'SGD with momentum {momentum} moves every weight by the rate times its running gradient, with no per-weight scaling as in Adam: it usually wants a larger learning rate (0.1 or more). It trains in WebAssembly.',
+  'pg.noamNote': "noam: the rate climbs for {warmup} steps to {lr}, then falls as 1/√step (the paper's eq. 3).",
+  'pg.keepRun': 'Keep this run on the chart',
+  'pg.dropKept': 'Remove the kept run',
+  'pg.series.train': 'training loss',
+  'pg.series.heldOut': 'held-out loss',
+  'pg.series.kept': '{series}, kept run ({run})',
+  'pg.import.model': 'it is a model of kind “{model}”, which this playground does not train',
+  'pg.import.task': 'it was trained on the task “{task}”, which this playground does not offer',
+  'pg.import.noTask': 'it names no task of this playground; for a model of your own data pick “your data” first',
+  'pg.imported.step': 'Imported model, step {step}:',
+  'pg.imported.switched': 'The playground switched to its model and task; it stands at step {step}.',
+  'mh.lossOf': 'the model with h = {h}',
+  'pointer.paceDone': 'On this machine {chunk} steps took {s} s.',
+  'bahdanau.expect.learned':
+    'What to expect: with this learned score the loss falls close to 0 within the 400 steps, yet on phrases and dates the alignment error rate stays near 0.17–0.19. Nothing in the loss asks the attention to sit on the gold word; it only has to help predict the next one. Input feeding passes $\\tilde{h}_{t-1}$ on, so the decoder can keep track of its place itself, and a learned $W_a$ can spread or shift the weight a token off the gold link at no cost to the loss. A low loss with a middling AER is the model working, not a fault.',
   'pg.imported.own': '{name}: a {model} model, {params} parameters.',
 
   'order.drawn': 'written as drawn',

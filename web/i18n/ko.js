@@ -35,8 +35,10 @@ export default {
   'engine.backend.webgpu': 'GPU (WebGPU)',
   'engine.backend.wasm': 'CPU (wasm)',
   'engine.gpu.on': 'GPU에서 학습:',
+  'engine.gpu.software': '소프트웨어 렌더러의 WebGPU에서 학습 (GPU가 아니라 CPU가 계산):',
   'engine.gpu.none': '여기서는 WebGPU를 쓸 수 없음',
   'engine.gpu.slower': '여기서는 WebGPU가 더 느림 (한 스텝 {gpu} ms, CPU {wasm} ms)',
+  'engine.gpu.failed': '여기서는 WebGPU 학습이 실패해 CPU로 학습',
   'engine.gpu.lost': 'GPU를 잃음: {step} 스텝부터 CPU로 이어서 학습',
   'engine.gpu.chosen': '메뉴에서 CPU를 고름',
   'demo.unknown': '알 수 없는 데모 “{name}”.',
@@ -110,13 +112,13 @@ export default {
   'bahdanau.score.general': '쌍선형 (Luong general)',
   'bahdanau.score.concat': '연결 (Luong concat)',
   'bahdanau.scoreNote.additive':
-    'Bahdanau 외 (2015): 직전 디코더 상태 s_{i-1}와 각 주석 h_j를 작은 신경망에 통과시켜 e_ij = vᵀ tanh(W s_{i-1} + U h_j)를 구합니다. 구한 문맥은 다음 상태의 입력이 됩니다.',
+    'Bahdanau 외 (2015): 직전 디코더 상태 $s_{i-1}$와 각 주석 $h_j$를 작은 신경망에 통과시켜 $e_{ij} = v^\\top \\tanh(W s_{i-1} + U h_j)$를 구합니다. 구한 문맥은 다음 상태의 입력이 됩니다.',
   'bahdanau.scoreNote.dot':
-    'Luong 외 (2015), 전역 어텐션의 dot 점수: 현재 디코더 상태 h_t와 각 주석을 그냥 내적 h_t · h̄_s로 비교합니다. 문맥과 h_t로 어텐션 상태 h̃_t = tanh(W_c [c_t; h_t])를 만들고, 이것이 단어를 예측하며 다음 단계의 입력으로도 들어갑니다 (입력 되먹임).',
+    'Luong 외 (2015), 전역 어텐션의 dot 점수: 현재 디코더 상태 $h_t$와 각 주석을 그냥 내적 $h_t^\\top \\bar{h}_s$로 비교합니다. 문맥과 $h_t$로 어텐션 상태 $\\tilde{h}_t = \\tanh(W_c [c_t; h_t])$를 만들고, 이것이 단어를 예측하며 다음 단계의 입력으로도 들어갑니다 (입력 되먹임).',
   'bahdanau.scoreNote.general':
-    'Luong 외 (2015), 전역 어텐션의 general 점수: 현재 디코더 상태와 각 주석 사이의 학습되는 쌍선형식 h_t W_a h̄_s입니다. 이어서 h̃_t = tanh(W_c [c_t; h_t])가 단어를 예측하고 다음 단계의 입력으로 들어갑니다.',
+    'Luong 외 (2015), 전역 어텐션의 general 점수: 현재 디코더 상태와 각 주석 사이의 학습되는 쌍선형식 $h_t^\\top W_a \\bar{h}_s$입니다. 이어서 $\\tilde{h}_t = \\tanh(W_c [c_t; h_t])$가 단어를 예측하고 다음 단계의 입력으로 들어갑니다.',
   'bahdanau.scoreNote.concat':
-    'Luong 외 (2015), 전역 어텐션의 concat 점수: v_aᵀ tanh(W_a [h_t; h̄_s]). Bahdanau의 작은 신경망을 직전 상태가 아닌 현재 디코더 상태에 씁니다. 이어서 h̃_t = tanh(W_c [c_t; h_t])가 단어를 예측하고 다음 단계의 입력으로 들어갑니다.',
+    'Luong 외 (2015), 전역 어텐션의 concat 점수: $v_a^\\top \\tanh(W_a [h_t; \\bar{h}_s])$. Bahdanau의 작은 신경망을 직전 상태가 아닌 현재 디코더 상태에 씁니다. 이어서 $\\tilde{h}_t = \\tanh(W_c [c_t; h_t])$가 단어를 예측하고 다음 단계의 입력으로 들어갑니다.',
   'bahdanau.aer': '정렬 오류율 (학습에 쓰지 않은 예)',
   'bahdanau.aerMetric':
     '스텝 {step}: 학습에 쓰지 않은 예 {n}개에서 정렬 오류율 {aer}. 가장 큰 가중치의 연결이 정답 정렬을 얼마나 벗어나는지 엔진이 계산한 값입니다 (0이 완벽, 낮을수록 좋음). 정답 정렬이 하나로 정해지지 않는 곳에서는 어느 쪽을 읽어도 맞는 것으로 칩니다 (Och & Ney의 가능 연결): 1950–2049년 범위에서는 연도의 앞 두 자리가 서로를 결정합니다.',
@@ -267,7 +269,8 @@ export default {
   'pg.export': '가중치 내보내기 (.safetensors)',
   'pg.import': '체크포인트 불러오기',
   'pg.exported': '{kb} KiB를 저장했습니다.',
-  'pg.imported': '{name}: 파라미터 {params}개, 검증 손실 {loss}, 완전 일치 {acc}%.',
+  'pg.imported':
+    '{name}: 파라미터 {params}개. {model} 모델로, “{task}” 과제에서 {step} 스텝 학습했습니다. 놀이터를 이 모델과 과제로 바꿨습니다. 검증 손실 {loss}, 완전 일치 {acc}%.',
   'pg.model.pointer': '포인터 네트워크 (Ptr-Net)',
   'pg.end': '끝',
   'pg.evaluating': '학습에 쓰지 않은 데이터로 재는 중…',
@@ -329,6 +332,34 @@ export default {
     '여기서 측정하기에는 너무 오래 걸립니다: 점이 최대 {n}개, 은닉 유닛이 {hidden}개로, 이 페이지가 측정하는 최대치의 약 {times}배입니다',
   'pg.importFailed':
     '{name} 파일을 가져오지 못했습니다({message}). 이 페이지에서 내보냈거나 attn train이 쓴 .safetensors 파일을 고르세요.',
+  'run.stepOnce': '한 스텝',
+  'pg.lr': '학습률',
+  'pg.batch': '배치',
+  'pg.dropout': '드롭아웃',
+  'pg.optimizer': '옵티마이저',
+  'pg.optimizer.adam': 'Adam',
+  'pg.optimizer.sgd': '모멘텀 SGD',
+  'pg.schedule': '스케줄',
+  'pg.schedule.constant': '일정',
+  'pg.schedule.noam': 'noam (워밍업 뒤 1/√스텝)',
+  'pg.sgdNote':
+    '모멘텀 {momentum}의 SGD는 모든 가중치를 학습률 × 누적 기울기만큼 옮길 뿐, Adam처럼 가중치마다 보폭을 맞춰 주지 않습니다. 그래서 보통 더 큰 학습률(0.1 이상)이 필요합니다. WebAssembly에서 학습합니다.',
+  'pg.noamNote': 'noam: 학습률이 {warmup} 스텝 동안 {lr}까지 오른 뒤 1/√스텝으로 줄어듭니다 (논문의 식 3).',
+  'pg.keepRun': '이 실행을 그래프에 남기기',
+  'pg.dropKept': '남긴 실행 지우기',
+  'pg.series.train': '학습 손실',
+  'pg.series.heldOut': '검증 손실',
+  'pg.series.kept': '{series}, 남긴 실행 ({run})',
+  'pg.import.model': '“{model}” 종류의 모델이라 이 놀이터에서는 학습하지 않습니다',
+  'pg.import.task': '“{task}” 과제로 학습한 모델인데, 이 놀이터에는 그 과제가 없습니다',
+  'pg.import.noTask':
+    '이 놀이터의 과제가 적혀 있지 않습니다. 여러분의 데이터로 학습한 모델이라면 먼저 “여러분의 데이터”를 고르세요',
+  'pg.imported.step': '가져온 모델, {step} 스텝:',
+  'pg.imported.switched': '놀이터을 이 모델과 과제로 바꿨습니다. 지금 {step} 스텝입니다.',
+  'mh.lossOf': 'h = {h} 모델',
+  'pointer.paceDone': '이 컴퓨터에서 {chunk} 스텝에 {s}초 걸렸습니다.',
+  'bahdanau.expect.learned':
+    '이렇게 보일 겁니다: 이 학습되는 점수로는 400 스텝 안에 손실이 0 가까이 떨어지지만, 구(phrases)와 날짜 과제의 정렬 오류율은 0.17–0.19 근처에 머뭅니다. 손실은 어텐션이 정답 단어에 놓이기를 요구하지 않고, 다음 단어를 맞히는 데 도움이 되기만 하면 됩니다. 입력 되먹임이 $\\tilde{h}_{t-1}$을 넘겨 주므로 디코더는 지금 어디쯤인지 스스로 기억할 수 있고, 학습되는 $W_a$는 손실에 아무 손해 없이 가중치를 정답 연결에서 한 토큰쯤 비키거나 흩어 놓을 수 있습니다. 손실은 낮은데 AER이 어중간한 것은 고장이 아니라 모델이 제 할 일을 하는 모습입니다.',
   'pg.imported.own': '{name}: {model} 모델, 파라미터 {params}개.',
 
   'order.drawn': '뽑힌 순서 그대로 쓰기',

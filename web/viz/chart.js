@@ -1,4 +1,5 @@
-// Line charts on uPlot: `lineChart(el, {series, xLabel, yLabel, logX})` returns
+// Line charts on uPlot: `lineChart(el, {series, xLabel, yLabel, logX})` (a series: {label,
+// color?, dash?, points?, spanGaps?}; null values are gaps, joined over with spanGaps) returns
 // {set(x, ys), relabel({series, xLabel, yLabel}), destroy()}. Colours are the Okabe–Ito set
 // (colour-blind safe) with dashes as a second cue; the chart follows its container's width.
 // Axes and their labels take the text colour when drawn and are redrawn after a light/dark switch.
@@ -147,6 +148,7 @@ export function lineChart(el, opts0) {
             stroke: look(s, i).color,
             width: 2,
             dash: look(s, i).dash,
+            spanGaps: Boolean(s.spanGaps), // a sparse series (a measure every few steps) drawn joined
             // a lone point (a curve's step 0 before training) is drawn as a dot
             points: { show: opts.points || s.points ? true : (u) => u.data[0].length === 1 },
           })),

@@ -50,3 +50,6 @@ export function focusScrollers(root, label) {
     document.fonts?.removeEventListener('loadingdone', all);
   };
 }
+
+// One inline formula's HTML (for a demo's prose set at run time: viz/inline-tex.js).
+export const texHtml = (tex) => katex.renderToString(tex, { throwOnError: false, output: 'htmlAndMathml' });

@@ -16,6 +16,7 @@ import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import '../../viz/heatmap.js';
 import { sessionRun } from '../common/session.js';
+import { setTexText } from '../../viz/inline-tex.js';
 import { tokenLabels, alignmentMap } from '../common/maps.js';
 import { TASKS, SCORES, ALIGNED, HELD_OUT, sessionConfig } from './config.js';
 
@@ -44,6 +45,7 @@ export async function mount(el, ctx) {
       <label><span data-i18n="bahdanau.score"></span> <select name="score">${SCORES.map((k) => `<option value="${k}" data-i18n="bahdanau.score.${k}"></option>`).join('')}</select></label>
     </div>
     <p class="caption" name="score-note"></p>
+    <p class="note" name="score-expect" hidden></p>
     <div class="run-host"></div>
     <p class="readout" name="example"></p>
     <div class="demo-row">
@@ -56,8 +58,13 @@ export async function mount(el, ctx) {
   sel.value = state.task;
   const scoreSel = el.querySelector('[name=score]');
   scoreSel.value = state.score;
+  // the score's formula (KaTeX on the page) and, for Luong's learned scores, what to expect
   const showScore = () => {
-    el.querySelector('[name=score-note]').textContent = t(`bahdanau.scoreNote.${state.score}`);
+    setTexText(el.querySelector('[name=score-note]'), t(`bahdanau.scoreNote.${state.score}`), ctx.tex);
+    const expect = el.querySelector('[name=score-expect]');
+    const learned = state.score === 'general' || state.score === 'concat';
+    expect.hidden = !learned;
+    if (learned) setTexText(expect, t('bahdanau.expect.learned'), ctx.tex);
   };
   showScore();
   const second = () => (state.task === 'reverse' ? 'gold' : ALIGNED.has(state.task) ? 'aer' : null);

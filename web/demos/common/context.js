@@ -26,8 +26,9 @@ function adjustmentNote(host, list) {
 }
 
 // `worker()` starts (once) and returns the Worker-backed engine client for model sessions.
+// `tex(formula)` (the page's KaTeX; null in a widget) gives an inline formula's HTML.
 // `base` is the URL the page's static files (engine/, models/) are served under.
-export function makeContext({ name, host, engine, worker, base, embedded = false }) {
+export function makeContext({ name, host, engine, worker, base, embedded = false, tex = null }) {
   const inner = embedded ? attributeStore(host) : hashStore(name);
   const keys = new Set();
   const store = {
@@ -50,6 +51,7 @@ export function makeContext({ name, host, engine, worker, base, embedded = false
     worker,
     base,
     embedded,
+    tex,
     store,
     read: reader(store, (a) => {
       adjusted.push(a);

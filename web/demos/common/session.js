@@ -12,6 +12,8 @@
 // restore `load` puts them back instead of the fresh `onStart` / `onSnapshot` a new run gets, so
 // the chart, step, readouts and button after a reload equal those before it (a finished run
 // comes back finished: Start, disabled).
+// `stepButton` adds a button that trains one step and stops (stepOnce); adopt(session, step)
+// makes a session built elsewhere (an imported checkpoint) the run's model.
 // Optional hooks (the playground's own data): `prepare()` runs before a fresh start and stops it
 // by returning false; `create(client, config)` makes the session (one with the RemoteSession's
 // train/pause/resume/cancel and events); `persists()` false keeps such a run out of IndexedDB.
@@ -91,12 +93,13 @@ export function sessionRun(
     create = null,
     persists = () => true,
     keep = null,
+    stepButton = false,
   }
 ) {
   el.classList.add('run');
   el.innerHTML = `
     <button type="button" name="run-toggle"></button>
-    <button type="button" name="run-reset" data-i18n="run.reset"></button>
+    <button type="button" name="run-reset" data-i18n="run.reset"></button>${stepButton ? '\n    <button type="button" name="run-step" data-i18n="run.stepOnce"></button>' : ''}
     <progress max="${steps}" value="0" data-i18n-aria="run.progress"></progress>
     <output class="run-status" aria-live="off"></output>
     <span class="run-restored note" data-i18n="run.restored" hidden></span>
@@ -132,6 +135,8 @@ export function sessionRun(
           : 'run.start'
     );
     toggle.disabled = run.done || run.state === 'creating';
+    const one = el.querySelector('[name=run-step]');
+    if (one) one.disabled = run.done || run.state === 'creating' || run.state === 'training';
     bar.max = run.steps;
     bar.value = run.step;
     const step = t('run.step', {
@@ -226,19 +231,23 @@ export function sessionRun(
     ];
   }
 
-  async function train(s) {
+  // Trains `count` steps (the rest of the run unless told); a run that reaches its last step is
+  // done, a shorter one (stepOnce) stops where Start goes on from.
+  async function train(s, count = run.steps - run.base) {
     run.state = 'training';
     run.restored = false;
     render();
     const snap = run.snap;
-    run.training = s.train(run.steps - run.base, { chunkMs: 40, snapshot: snap ? { ...snap, everyMs } : null });
+    const whole = count >= run.steps - run.base;
+    run.training = s.train(count, { chunkMs: 40, snapshot: snap ? { ...snap, everyMs } : null });
     const r = await run.training.catch((e) => ({ error: e }));
     if (r.error) throw r.error;
     if (!r.cancelled && run.session === s) {
-      run.done = true;
-      run.state = 'idle';
+      run.done = whole || run.step >= run.steps;
+      run.state = run.done ? 'idle' : 'restored';
       render();
       await persist(s);
+      if (!run.done) return;
       await onDone?.(s);
       if (keep) await persist(s); // with what onDone showed (final evaluations)
     }
@@ -258,13 +267,19 @@ export function sessionRun(
       run.base = run.step;
       return train(run.session);
     }
+    const s = await fresh();
+    if (s) await train(s);
+  }
+
+  // A new session of the config, attached and shown (onStart); null when prepare() said no.
+  async function fresh() {
     if (prepare) {
       run.state = 'creating';
       render();
       const ok = await prepare().catch(() => false);
       run.state = 'idle';
       render();
-      if (!ok) return;
+      if (!ok) return null;
     }
     run.state = 'creating';
     render();
@@ -283,7 +298,45 @@ export function sessionRun(
     attach(s);
     run.snap = snapshot ? await snapshot(s) : null;
     await onStart?.(s, 0);
-    await train(s);
+    return s;
+  }
+
+  // One optimizer step, then a stop (the step button): from the untrained model, a paused run
+  // (its training ends where it stands) or a stopped one; Start goes on from there.
+  let stepping = false;
+  async function stepOnce() {
+    if (stepping || run.done || run.state === 'creating' || run.state === 'training') return;
+    stepping = true;
+    try {
+      previewGen++;
+      run.dropped = null;
+      if (run.state === 'paused') {
+        run.session.cancel();
+        await run.training?.catch(() => {});
+        run.state = 'restored';
+      }
+      const s = run.session ?? (await fresh());
+      if (!s) return;
+      run.base = run.step;
+      await train(s, 1);
+    } finally {
+      stepping = false;
+    }
+  }
+
+  // A session made elsewhere (an imported checkpoint at `step`) becomes this run's model: drawn
+  // through `snapshot`, stopped, and trained on by Start up to the run's steps (a model already
+  // past them is finished, at steps = its step; the demo's onReset may set steps back). It is not
+  // kept in this browser (its config is the file's, not the demo's).
+  async function adopt(s, step) {
+    await reset({ preview: false });
+    previewGen++;
+    attach(s);
+    run.steps = Math.max(run.steps, step); // a model trained longer than this run is finished
+    Object.assign(run, { step, base: step, loss: null, done: step >= run.steps, restored: false, key: null });
+    run.snap = snapshot ? await snapshot(s) : null;
+    run.state = run.done ? 'idle' : 'restored';
+    render();
   }
 
   // A model this browser kept for the same demo and config: loaded, drawn, ready to resume. A
@@ -373,7 +426,7 @@ export function sessionRun(
     persist(run.session);
   }
 
-  async function reset() {
+  async function reset({ preview: again = true } = {}) {
     resets++;
     const s = run.session;
     run.session = null;
@@ -401,7 +454,7 @@ export function sessionRun(
     });
     onReset?.();
     render();
-    preview().catch(() => {});
+    if (again) preview().catch(() => {});
   }
 
   toggle.addEventListener('click', () =>
@@ -412,6 +465,11 @@ export function sessionRun(
         })
   );
   el.querySelector('[name=run-reset]').addEventListener('click', () => reset());
+  el.querySelector('[name=run-step]')?.addEventListener('click', () =>
+    stepOnce().catch((e) => {
+      status.textContent = t('engine.error', { message: e.message });
+    })
+  );
   render();
   // Leaving the page (or unmounting) keeps what was trained; only Reset forgets it.
   async function dispose() {
@@ -428,7 +486,7 @@ export function sessionRun(
       await s.dispose().catch(() => {});
     }
   }
-  Object.assign(run, { start, pause, reset, render, dispose, restore, preview });
+  Object.assign(run, { start, pause, reset, render, dispose, restore, preview, stepOnce, adopt });
   restore()
     .catch(() => false)
     .then((restored) => {

@@ -313,11 +313,14 @@ export async function mount(el, ctx) {
       })),
       { max: Math.max(0.01, ...results.map((r) => r.loss)) }
     );
+  let training = 0; // the head count in training (the status line names its loss)
   const run = createRun(el.querySelector('.run-host'), ctx, {
     total: perModel * HEADS.length,
     unit: CHUNK,
+    names: () => [t('mh.lossOf', { h: HEADS[training] })],
     async work(step) {
       const k = Math.floor(step / perModel);
+      training = k;
       const client = await ctx.worker();
       previewGen++;
       if (!current) current = await client.createSession(ablationConfig(HEADS[k]));
@@ -332,7 +335,7 @@ export async function mount(el, ctx) {
         showResults();
         showAblationHeads();
       }
-      return { loss };
+      return { loss, losses: [loss] };
     },
     async reset() {
       if (current) {

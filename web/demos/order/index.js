@@ -81,6 +81,7 @@ export async function mount(el, ctx) {
   const run = createRun(el.querySelector('.run-host'), ctx, {
     total: Math.ceil(steps / CHUNK),
     unit: CHUNK,
+    names: labels, // the status line names each order's loss
     async work(k) {
       previewGen++;
       note().hidden = true;
@@ -113,7 +114,7 @@ export async function mount(el, ctx) {
         el.result = result;
         showResult();
       }
-      return { loss: losses[0] };
+      return { loss: losses[0], losses };
     },
     async reset() {
       const s = sessions;

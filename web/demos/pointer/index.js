@@ -275,8 +275,9 @@ export async function mount(el, ctx) {
   function showPace(seconds, step) {
     if (seconds !== undefined) pace = { seconds, left: run.total - step - 1 };
     pacer.hidden = !pace;
+    // the time left while there is some; once the run is over, only what a chunk took
     if (pace)
-      pacer.textContent = t('pointer.pace', {
+      pacer.textContent = t(pace.left > 0 ? 'pointer.pace' : 'pointer.paceDone', {
         chunk: CHUNK,
         s: pace.seconds.toFixed(1),
         left: Math.round(pace.left * pace.seconds),

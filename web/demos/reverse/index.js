@@ -65,6 +65,7 @@ export async function mount(el, ctx) {
   const train = { batch: 16, schedule: 'constant', lr: 0.01, clip: 1 };
   const run = raceRun(el.querySelector('.run-host'), ctx, {
     steps,
+    names: labels, // the status line names each model's loss
     configs: () => [
       { model, task: 'copy', task_options: TASK_OPTIONS, seed: 1, train },
       { model, task: 'reverse', task_options: TASK_OPTIONS, seed: 1, train },

@@ -118,7 +118,7 @@ export async function mount(el, ctx) {
       </div>
       <p class="readout" name="unknown"></p>
       <p class="readout" name="status" aria-live="polite"></p>
-      <label><span data-i18n="tr.step"></span> <input type="range" name="step" min="0" value="0"></label>
+      <div class="controls"><label><span data-i18n="tr.step"></span> <input type="range" name="step" min="0" value="0"></label></div>
       <p class="readout" name="replay" aria-live="polite"></p>
       <div class="head-grid" name="heads"></div>`;
     applyI18n(el, { updateDocument: false });

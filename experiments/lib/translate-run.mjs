@@ -97,6 +97,29 @@ export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, se
           ],
         ]
       : [attn, argv];
+  // The sitting is in wall.json from its start and brought up to date every minute, so one that
+  // is killed with its machine (no close event) still counts, up to its last checkpoint.
+  const base = wall.seconds;
+  const entry = {
+    from: from ? stepOf(from) : 0,
+    to: from ? stepOf(from) : 0,
+    seconds: 0,
+    threads: Number(threads),
+    ranks,
+    date: new Date(t0).toISOString(),
+    code: null,
+    ...meta,
+  };
+  wall.runs.push(entry);
+  const record = () => {
+    const to = checkpoints(run).at(-1);
+    entry.seconds = (Date.now() - t0) / 1000;
+    entry.to = to ? stepOf(to) : 0;
+    wall.seconds = base + entry.seconds;
+    writeFileSync(path.join(dir, 'wall.json'), `${JSON.stringify(wall, null, 2)}\n`);
+  };
+  record();
+  const ticker = setInterval(record, 60000);
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, args, { cwd, stdio: ['ignore', 'inherit', stderr ? 'pipe' : 'inherit'] });
     if (stderr) p.stderr.pipe(stderr);
@@ -104,26 +127,18 @@ export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, se
     const timer = Number.isFinite(seconds) ? setTimeout(stop, seconds * 1000) : null;
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    p.on('error', reject);
+    p.on('error', (e) => {
+      clearInterval(ticker);
+      reject(e);
+    });
     p.on('close', (exitCode, signal) => {
       const code = exitCode ?? 128 + (os.constants.signals[signal] ?? 0);
       clearTimeout(timer);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      const took = (Date.now() - t0) / 1000;
-      const to = checkpoints(run).at(-1);
-      wall.seconds += took;
-      wall.runs.push({
-        from: from ? stepOf(from) : 0,
-        to: to ? stepOf(to) : 0,
-        seconds: took,
-        threads: Number(threads),
-        ranks,
-        date: new Date(t0).toISOString(),
-        code,
-        ...meta,
-      });
-      writeFileSync(path.join(dir, 'wall.json'), `${JSON.stringify(wall, null, 2)}\n`);
+      clearInterval(ticker);
+      entry.code = code;
+      record();
       resolve(code);
     });
   });

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { codePlugin } from './scripts/web/code-extract.mjs';
 import { embedExamplePlugin } from './scripts/web/embed-example.mjs';
 import { widgetsPlugin } from './scripts/web/widgets-manifest.mjs';
+import { engineHashes } from './scripts/web/engine-hashes.mjs';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 const isolation = {
@@ -14,7 +15,10 @@ const isolation = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
-export default defineConfig({
+// A build puts each engine file's content hash in its URL (scripts/web/engine-hashes.mjs); the dev
+// server, whose engine files change under it, asks for them by name.
+export default defineConfig(({ command }) => ({
+  define: { __ATTNLAB_ENGINE_HASHES__: JSON.stringify(command === 'build' ? engineHashes(root) : {}) },
   root: fileURLToPath(new URL('./web', import.meta.url)),
   base: './',
   publicDir: 'public',
@@ -31,4 +35,4 @@ export default defineConfig({
   worker: { format: 'es' },
   server: { headers: isolation, host: '127.0.0.1' },
   preview: { headers: isolation, host: '127.0.0.1' },
-});
+}));

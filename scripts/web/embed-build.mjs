@@ -14,6 +14,7 @@ import { readFileSync, writeFileSync, existsSync, statSync, readdirSync } from '
 import path from 'node:path';
 import { codePlugin } from './code-extract.mjs';
 import { widgetsPlugin, widgetManifest } from './widgets-manifest.mjs';
+import { engineHashes } from './engine-hashes.mjs';
 
 const TAG = /[?&]lang=(ko|en)(?=&|$)/;
 
@@ -54,7 +55,10 @@ export function embedConfig(root) {
     publicDir: false,
     logLevel: 'warn',
     plugins: [languageGraphs(root), widgetsPlugin(root), codePlugin(root)],
-    define: { __ATTNLAB_VERSION__: JSON.stringify(version) },
+    define: {
+      __ATTNLAB_VERSION__: JSON.stringify(version),
+      __ATTNLAB_ENGINE_HASHES__: JSON.stringify(engineHashes(root)),
+    },
     worker: { format: 'es' },
     build: {
       outDir: path.join(root, 'dist'),

@@ -73,16 +73,21 @@ const TYPES = {
   '.svg': 'image/svg+xml',
   '.safetensors': 'application/octet-stream',
 };
+// `dir` may be a function giving the folder to serve now (a host that switches releases); urls
+// lists the whole URLs asked for, queries included.
 export async function serveDir(dir, { headers = {}, deny = () => false } = {}) {
   const http = await import('node:http');
   const { createReadStream, statSync } = await import('node:fs');
   const requests = [];
+  const urls = [];
   const server = http.createServer((req, res) => {
     const p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     requests.push(p);
+    urls.push(req.url);
     const hdrs = typeof headers === 'function' ? headers(p) : headers;
-    const file = path.join(dir, p.endsWith('/') ? `${p}index.html` : p);
-    let ok = file.startsWith(path.resolve(dir)) && !deny(p);
+    const here = typeof dir === 'function' ? dir() : dir;
+    const file = path.join(here, p.endsWith('/') ? `${p}index.html` : p);
+    let ok = file.startsWith(path.resolve(here)) && !deny(p);
     try {
       ok = ok && statSync(file).isFile();
     } catch {
@@ -108,6 +113,7 @@ export async function serveDir(dir, { headers = {}, deny = () => false } = {}) {
   return {
     url: `http://127.0.0.1:${server.address().port}/`,
     requests,
+    urls,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections?.();

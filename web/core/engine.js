@@ -13,6 +13,14 @@
 // with CORS, and the pthread build's worker script is started through a same-origin Blob.
 import { wrapModule } from './api.js';
 
+/* global __ATTNLAB_ENGINE_HASHES__ */
+// The content hash of each engine file of this build (scripts/web/engine-hashes.mjs), put in its
+// URL so that a new release never runs the engine an HTTP cache kept from the last one; empty
+// where this module is used unbuilt (node, the npm package, the dev server).
+const HASHES = typeof __ATTNLAB_ENGINE_HASHES__ === 'object' ? __ATTNLAB_ENGINE_HASHES__ : {};
+export const engineFileUrl = (file, base) =>
+  new URL(`engine/${file}${HASHES[file] ? `?v=${HASHES[file]}` : ''}`, base).href;
+
 export const MAX_POOL = 8;
 export const poolSize = () => Math.max(1, Math.min(MAX_POOL, globalThis.navigator?.hardwareConcurrency || 4));
 
@@ -95,7 +103,7 @@ export function loadEngine(
   { threads = 'auto', relaxed = 'auto', files = null } = {}
 ) {
   const build = pickBuild(threads, relaxed);
-  const fileUrl = (file) => (files?.[file] ? new URL(files[file], base).href : new URL(`engine/${file}`, base).href);
+  const fileUrl = (file) => (files?.[file] ? new URL(files[file], base).href : engineFileUrl(file, base));
   const key = `${build} ${fileUrl(`${MODULE_NAMES[build]}.mjs`)}`;
   if (!pending.has(key)) {
     const load = (which) => {

@@ -72,3 +72,62 @@ test('a pointer checkpoint of 1,000-point sets is refused at once, and the engin
   assert.ok(ms < 2000, `the engine answered after ${ms} ms`);
   await page.close();
 });
+
+test("a checkpoint's header is read in the Worker: the page's thread parses none of it", async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}?lang=en#playground.model=transformer&playground.task=reverse&playground.size=small`);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+  const demo = page.locator('[data-demo=playground]');
+  await demo.scrollIntoViewIfNeeded();
+  await page.waitForSelector('[data-demo=playground][data-ready="1"]', { timeout: 60000 });
+  // a real checkpoint whose JSON header is padded with 12 MB of spaces (under the engine's 16 MiB)
+  const small = await page.evaluate(async () => {
+    const engine = await window.attnlab.engine();
+    const s = await engine.createSession({
+      model: { model: 'transformer', d_model: 16, heads: 2, d_ff: 32, enc_layers: 1, dec_layers: 1 },
+      task: 'reverse',
+      seed: 1,
+    });
+    await s.train(2);
+    const b = await s.save();
+    await s.dispose();
+    return Array.from(b);
+  });
+  const b = Buffer.from(small);
+  const n = Number(b.readBigUInt64LE(0));
+  const pad = 12 << 20;
+  const bytes = Buffer.alloc(b.length + pad, 0x20);
+  bytes.writeBigUInt64LE(BigInt(n + pad), 0);
+  b.copy(bytes, 8, 8, 8 + n);
+  b.copy(bytes, 8 + n + pad, 8 + n);
+  // from here on, the longest string the page's thread decodes or parses
+  await page.evaluate(() => {
+    window.__longest = 0;
+    const parse = JSON.parse;
+    JSON.parse = function (text, ...rest) {
+      window.__longest = Math.max(window.__longest, String(text).length);
+      return parse.call(this, text, ...rest);
+    };
+    const decode = TextDecoder.prototype.decode;
+    TextDecoder.prototype.decode = function (input, ...rest) {
+      window.__longest = Math.max(window.__longest, input?.byteLength ?? 0);
+      return decode.call(this, input, ...rest);
+    };
+  });
+  const before = await demo.locator('[name=io]').textContent();
+  await demo.locator('[name=import]').setInputFiles({
+    name: 'padded.safetensors',
+    mimeType: 'application/octet-stream',
+    buffer: bytes,
+  });
+  await page.waitForFunction(
+    (b) => (document.querySelector('[data-demo=playground] [name=io]')?.textContent ?? b) !== b,
+    before,
+    { timeout: 120000 }
+  );
+  const io = await demo.locator('[name=io]').textContent();
+  assert.doesNotMatch(io, /could not be imported/, io);
+  const longest = await page.evaluate(() => window.__longest);
+  assert.ok(longest < 1 << 20, `the page's thread parsed ${longest} characters`);
+  await page.close();
+});

@@ -5,6 +5,7 @@
 //   await s.train(500, { snapshot: { src, tgt, everyMs: 250 } });
 // connectEngine(port) speaks the same protocol over any MessagePort-like object (tests).
 import { toError } from './protocol.js';
+import { HEADER_MAX_BYTES } from './api.js';
 
 class Emitter {
   constructor() {
@@ -193,6 +194,20 @@ export class EngineClient extends Emitter {
       ? new Uint8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength))
       : new Uint8Array(bytes);
     return this.adopt(await this.request({ type: 'load', bytes: copy, overrides }));
+  }
+
+  // The model kind a .safetensors checkpoint's metadata names (null where it cannot be read),
+  // parsed in the Worker: a header of up to 16 MiB would stall the page's thread. Only the
+  // header travels there.
+  async checkpointModel(bytes) {
+    const b = ArrayBuffer.isView(bytes)
+      ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      : new Uint8Array(bytes);
+    if (b.length < 8) return null;
+    const n = Number(new DataView(b.buffer, b.byteOffset, b.byteLength).getBigUint64(0, true));
+    if (n <= 0 || n > HEADER_MAX_BYTES || 8 + n > b.length) return null;
+    const header = b.slice(0, 8 + n);
+    return this.request({ type: 'checkpoint-model', bytes: header }, [header.buffer]);
   }
 
   terminate() {

@@ -11,6 +11,7 @@
 import { CALLS, SESSION_METHODS, errorPayload, transferables } from './protocol.js';
 import { createSession, loadSession } from '../gpu/session.js';
 import { BackendChooser, gpuFailure } from '../gpu/choose.js';
+import { checkpointModel } from './api.js';
 
 const SAVE_EVERY_MS = 2000; // a WebGPU run's weights and Adam state are read back this often
 
@@ -78,6 +79,8 @@ export class Runtime {
         const backend = overrides.backend ?? (await this.chooser.forLoad());
         return this.register(await loadSession(this.engine, msg.bytes, { ...overrides, backend }));
       }
+      case 'checkpoint-model': // a checkpoint header's model kind, parsed here, off the page's thread
+        return checkpointModel(msg.bytes);
       case 'backend': // the reader's choice for models created from now on
         this.chooser.setChoice(msg.choice);
         return { choice: msg.choice };

@@ -30,7 +30,6 @@ import { t, applyI18n } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import { escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
-import { checkpointModel } from '../../core/api.js';
 import { sessionRun } from '../common/session.js';
 import { tokenLabels } from '../common/maps.js';
 import { headMatrix, vocabFrom, findMap } from '../common/heads.js';
@@ -605,10 +604,11 @@ export async function mount(el, ctx) {
     try {
       const bytes = new Uint8Array(await f.arrayBuffer());
       const client = await ctx.worker();
-      const pointer = checkpointModel(bytes) === 'pointer';
+      // the header's model kind, read in the Worker (not on this thread)
+      const kind = await client.checkpointModel(bytes);
+      const pointer = kind === 'pointer';
       if (isOwn() && !pointer) return await importOwn(f.name, bytes, client);
       // a kind the playground does not train is refused from its header, before the engine loads it
-      const kind = checkpointModel(bytes);
       if (kind && !MODELS.includes(kind)) throw new Error(t('pg.import.model', { model: kind }));
       await importModel(f.name, bytes, client);
     } catch (e) {

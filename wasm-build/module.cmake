@@ -29,8 +29,11 @@ target_link_libraries(attnlab_bind PRIVATE attnlab_benchmarks attnlab)
 add_executable(attnlab_web $<TARGET_OBJECTS:attnlab_bind>)
 target_link_libraries(attnlab_web PRIVATE attnlab_benchmarks attnlab)
 set_target_properties(attnlab_web PROPERTIES OUTPUT_NAME ${ATTNLAB_MODULE_NAME} SUFFIX .mjs)
+# DYNAMIC_EXECUTION=0: Embind's invokers are closures, not code made with new Function, so a page
+# whose Content-Security-Policy allows no 'unsafe-eval' (script-src 'self' 'wasm-unsafe-eval')
+# runs the engine (tests/browser/csp.test.mjs).
 target_link_options(attnlab_web PRIVATE ${ATTNLAB_LINK_COMMON} -sEXPORT_ES6=1
-                    -sENVIRONMENT=web,worker)
+                    -sENVIRONMENT=web,worker -sDYNAMIC_EXECUTION=0)
 
 add_executable(attnlab_node $<TARGET_OBJECTS:attnlab_bind>)
 target_link_libraries(attnlab_node PRIVATE attnlab_benchmarks attnlab)

@@ -20,6 +20,8 @@ before(async () => {
     pages: {
       '/framed.html':
         '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><iframe id="f" src="index.html" width="900" height="700"></iframe>',
+      '/other.html':
+        '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><p>another page of the site</p>',
     },
   });
   browser = await launch();
@@ -77,6 +79,28 @@ test('static dist/ without headers: the service worker isolates the page and the
   assert.match(state.badge.text, new RegExp(`${state.info.poolSize} thread`));
   await page.screenshot({ path: path.join(shots, 'threads-static.png') });
   assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test("the service worker isolates the guide's page only: another page of the site is left as served", async () => {
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  await page.waitForFunction(
+    () => globalThis.crossOriginIsolated === true && document.body.dataset.ready === '1',
+    null,
+    { timeout: 60000 }
+  );
+  for (const url of [`${server.url}index.html?lang=en`, server.url]) {
+    await page.goto(url);
+    assert.equal(await page.evaluate(() => crossOriginIsolated), true, `${url} is the guide, isolated`);
+  }
+  await page.goto(`${server.url}other.html`);
+  const other = await page.evaluate(() => ({
+    isolated: crossOriginIsolated,
+    controlled: Boolean(navigator.serviceWorker.controller),
+  }));
+  assert.equal(other.isolated, false, 'another page in the folder is not made cross-origin isolated');
+  assert.equal(other.controlled, true, 'though the worker controls it (it is in scope)');
   await page.close();
 });
 

@@ -20,9 +20,9 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node
 import path from 'node:path';
 import { run } from './run.mjs';
 
-// Catch2 v2 reads each line of an --input-file as one quoted test name, in which `,`, `[`, `]`
-// and `\` must be escaped.
-export const escapeName = (name) => name.replace(/[\\,[\]]/g, (c) => `\\${c}`);
+// Catch2 v2 reads each line of an --input-file as one quoted test name, in which `,`, `[`, `]`,
+// `"` and `\` must be escaped.
+export const escapeName = (name) => name.replace(/[\\,[\]"]/g, (c) => `\\${c}`);
 
 const unxml = (s) =>
   s

@@ -115,6 +115,10 @@ test('tuning: rate, batch, optimizer and schedule from the link reach the engine
   }
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 90000 });
+  // the final measure comes after the run is done
+  await page.waitForFunction(() => document.querySelector('[data-demo=playground]').metrics, null, {
+    timeout: 60000,
+  });
   const { config, heldOut, chart } = await pg(page, () => {
     const el = document.querySelector('[data-demo=playground]');
     return { config: el.config, heldOut: el.heldOut, chart: el.querySelector('.chart-host').chartData };
@@ -149,14 +153,14 @@ test('one step at a time, then Start goes on; a kept run stays on the chart besi
   const losses = () => pg(page, () => document.querySelector('[data-demo=playground]').losses.length);
   await demo.locator('[name=run-step]').click();
   await page.waitForFunction(() => document.querySelector('[data-demo=playground]').losses.length === 1, null, {
-    timeout: 30000,
+    timeout: 90000,
   });
   await page.waitForFunction(() => !document.querySelector('[data-demo=playground] [name=run-step]').disabled);
   assert.match(await demo.locator('.run-status').textContent(), /^step 1 \/ 50 /);
   assert.equal(await demo.locator('[name=run-toggle]').textContent(), 'Resume');
   await demo.locator('[name=run-step]').press('Enter'); // keyboard-operable
   await page.waitForFunction(() => document.querySelector('[data-demo=playground]').losses.length === 2, null, {
-    timeout: 30000,
+    timeout: 90000,
   });
   await page.waitForFunction(() => !document.querySelector('[data-demo=playground] [name=run-step]').disabled);
   assert.equal(await losses(), 2);

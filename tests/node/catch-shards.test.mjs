@@ -69,5 +69,5 @@ test('shares: longest first, every case once; names escaped for Catch2 input fil
   );
   assert.deepEqual(shares.flatMap((s) => s.names).sort(), names, 'each case in exactly one share');
   assert.equal(balance(['x'], {}, 4).length, 1);
-  assert.equal(escapeName('a, [b] \\ c'), 'a\\, \\[b\\] \\\\ c');
+  assert.equal(escapeName('a, [b] \\ "c"'), 'a\\, \\[b\\] \\\\ \\"c\\"');
 });

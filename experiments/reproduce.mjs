@@ -2,6 +2,8 @@
 // RNNencdec, alignment) and Vinyals et al. 2015 / 2016 (Ptr-Net on convex hull, TSP, sorting)
 // with the engine's own `attn` command, over several seeds, and prints a table: paper | ours
 // (mean ± sd over the seeds, and the worst seed) | met? | training cost.
+// Long because: every reproduction row's run, table and report in one script with one CLI;
+// the rows' data are apart (presets.json, presets.mjs).
 // Each row is `attn train <the preset's flags> --seed <s>`: the recipe is the row's preset, data in
 // experiments/presets.json (read through presets.mjs); `--list` prints each row's command, so the
 // table's figure can be trained by hand. A row's target counts as met only when its worst seed

@@ -31,6 +31,8 @@
 // v2-ablation, without the items of the held-out sentences' entries), --ranks N (mpirun -np N,
 // one thread a rank), --save-every N, --limit N (score only the first N test pairs: a quick check),
 // --curve (score every kept checkpoint on the validation split: report.json's curve).
+// Long because: the translator's whole recipe, from data to the shipped file and its report,
+// as one script a reader follows top to bottom (sittings: lib/translate-run.mjs).
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';

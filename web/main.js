@@ -5,6 +5,8 @@
 // beside the demos' settings, so a link opens where its sender was.
 // A language switch swaps the prose only: live demo hosts (and any training in them) move over
 // into the new fragment's placeholders.
+// Long because: the page's start-up, read in the order it runs (sections, numbering, formulas,
+// lazy mounting, the hash, the engine line and its backend menu).
 import 'katex/dist/katex.min.css';
 import './style.css';
 import { SECTIONS, sectionKey, sectionLabel } from './sections.js';

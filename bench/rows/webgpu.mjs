@@ -26,6 +26,8 @@
 // hardware (Vulkan through ANGLE: the machine's GPU when Chromium's Vulkan driver works);
 // ATTNLAB_CHROMIUM: the Chromium binary (default /usr/bin/chromium).
 // Run alone: `node bench/rows/webgpu.mjs [--quick]` prints the rows (a line each, then JSON).
+// Long because: the WebGPU rows run in one Chromium page and share its setup (the adapter,
+// both engines, the configs).
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -21,6 +21,8 @@
 // the repository (README.md, docs/**/*.md, ...: whichever holds its markers; markdownFiles lists
 // them). `writeDocs` rewrites every block in the file that holds it, and
 // tests/node/readme-figures.test.mjs checks that each file holds exactly what this writes.
+// Long because: one writer per generated block, all sharing the block markers and the number
+// formatting.
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { onPaperTables } from './dist-estimate.mjs';

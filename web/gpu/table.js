@@ -4,6 +4,8 @@
 // slot of a uniform ring; flush() submits, read() waits for the queue and maps a copy. A
 // training step therefore never waits on the GPU; what the page draws is read at the end of a
 // chunk. Pipelines are compiled on first use.
+// Long because: one method per entry of the C++ kernel table (cpp/kernels/kernels.hpp), so
+// the two are read side by side.
 import { GpuArena } from './arena.js';
 import { source } from './wgsl.js';
 

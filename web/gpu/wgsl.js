@@ -4,6 +4,8 @@
 // the reference loops they are tested against: cpp/kernels/reference.cpp.
 // Rows are spread over a 2-D grid (x up to 65,535 workgroups, row = x + y * gridX). The
 // recurrent layers' kernels are in wgsl-recurrent.js.
+// Long because: the WGSL of every kernel of the table beside its prelude, so a kernel and the
+// bindings it assumes are read together (the recurrent kernels are apart in wgsl-recurrent.js).
 import { RECURRENT } from './wgsl-recurrent.js';
 
 const PRELUDE = /* wgsl */ `

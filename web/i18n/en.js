@@ -1,4 +1,6 @@
 // English UI strings (the section prose itself is in content/en/).
+// Long because: every UI string of the page in one table, so a missing key is one diff against
+// ko.js (tests/browser/i18n.test.mjs compares the two key sets).
 export default {
   'site.title': 'attnlab — Attention Is All You Need, run in your browser',
   'site.lead':

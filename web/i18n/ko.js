@@ -1,4 +1,6 @@
 // 한국어 UI 문자열 (섹션 본문은 content/ko/에 있음).
+// Long because: every UI string of the page in one table, so a missing key is one diff against
+// en.js (tests/browser/i18n.test.mjs compares the two key sets).
 export default {
   'site.title': 'attnlab — Attention Is All You Need, 브라우저에서 직접',
   'site.lead':

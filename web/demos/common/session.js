@@ -21,6 +21,9 @@
 // the same config shows the untrained model (step 0) through the demo's own `snapshot` and
 // `onSnapshot` (its map on the held-out example), and `onPreview({step: 0, loss})` gets the loss
 // of that model on its first training batch; a note says it is untrained. Nothing is trained.
+// Long because: the run controller's states (idle, creating, training, paused, restored) and
+// its persistence and restore checks act on one `run` object; splitting them would pass it
+// everywhere.
 import { t } from '../../i18n/index.js';
 import { modelStore } from '../../core/storage.js';
 

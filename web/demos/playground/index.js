@@ -26,6 +26,9 @@
 // kept run, or null), el.longer ({range, metrics} on larger sets), el.imported ({info, metrics} of
 // the last import).
 // The task "own" trains on the reader's own pairs or text (owndata.js; playground.data/.vocab).
+// Long because: one demo with three model families, its controls, import/export and the run's
+// history share one state object and one render; its parts that stand alone are already apart
+// (train.js, pointer.js, owndata.js, owndata-parse.js).
 import { t, applyI18n } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import { escapeHtml } from '../../viz/bars.js';

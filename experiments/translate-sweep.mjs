@@ -2,6 +2,7 @@
 // same wall time on the same machine, then scored the way experiments/translator.mjs scores the
 // shipped model.
 //   node experiments/translate-sweep.mjs [--only id,id] [--minutes 110] [--out build/sweep] [--skip-train]
+// The configurations: three Transformer sizes and two recurrent kinds (RNNsearch, Luong general).
 // Every chosen configuration trains at once, one thread each, so they share the machine evenly;
 // at the deadline attn train gets SIGINT, saves its step and exits (run the script again after an
 // interruption and each run continues from its newest checkpoint until it has had its minutes).
@@ -49,6 +50,29 @@ const CONFIGS = [
     flags: { layers: '3', 'd-ff': '1024', 'vocab-size': '5000', 'max-tokens': '4096', warmup: '1000' },
   },
 ];
+// The recurrent kinds at the same budget (RNN against Transformer at equal time): their own model
+// flags on the same data, vocabulary, batches and label smoothing; each kind's own learning rate
+// and clip (attn train's defaults for the kind).
+const RNN_COMMON = {
+  'vocab-size': RECIPE_FLAGS['vocab-size'],
+  'max-tokens': RECIPE_FLAGS['max-tokens'],
+  'label-smoothing': RECIPE_FLAGS['label-smoothing'],
+  seed: RECIPE_FLAGS.seed,
+};
+CONFIGS.push(
+  {
+    id: 'rnnsearch',
+    label: 'RNNsearch (additive), emb 256, hidden 256',
+    base: RNN_COMMON,
+    flags: { model: 'rnnsearch', emb: '256', hidden: '256' },
+  },
+  {
+    id: 'luong-general',
+    label: 'Luong (general), emb 256, hidden 256',
+    base: RNN_COMMON,
+    flags: { model: 'luong', score: 'general', emb: '256', hidden: '256' },
+  }
+);
 const only = (opt('only', '') || '').split(',').filter(Boolean);
 for (const id of only)
   if (!CONFIGS.some((c) => c.id === id))
@@ -101,7 +125,7 @@ async function train(c) {
   if (last) argv.push('--resume', last);
   else {
     argv.push('--train', path.join(DATA, 'train.tsv'), '--valid', path.join(DATA, 'valid.tsv'));
-    for (const [k, v] of Object.entries({ ...COMMON, ...c.flags })) argv.push(`--${k}`, v);
+    for (const [k, v] of Object.entries({ ...(c.base ?? COMMON), ...c.flags })) argv.push(`--${k}`, v);
   }
   console.error(`== ${c.id}: attn ${argv.join(' ')} (${(left / 60).toFixed(1)} min)`);
   const stderr = createWriteStream(path.join(dir(c), 'train.log'), { flags: 'a' });
@@ -187,7 +211,7 @@ for (const c of chosen) {
   results.push({
     id: c.id,
     label: c.label,
-    flags: { ...COMMON, ...c.flags },
+    flags: { ...(c.base ?? COMMON), ...c.flags },
     minutes: wall.seconds / 60,
     steps: lastStep,
     params: Number(log.match(/(\d+) parameters/)?.[1] ?? 0),

@@ -17,7 +17,7 @@ const POLICY =
 let server, browser, tmp;
 before(async () => {
   server = await startServer();
-  browser = await launch();
+  browser = await launch({ bypassCSP: false }); // the policy in force, as readers get it
   tmp = mkdtempSync(path.join(os.tmpdir(), 'attnlab-csp-'));
 });
 after(async () => {

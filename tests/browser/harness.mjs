@@ -31,12 +31,16 @@ export async function startServer({ isolated = false, dir = 'dist' } = {}) {
   return { url, close: () => new Promise((r) => server.httpServer.close(r)) };
 }
 
-export async function launch() {
+// bypassCSP: the page's Content-Security-Policy (web/index.html) refuses inline scripts and string
+// evaluation, which tests use to reach into the page; tests/browser/csp.test.mjs runs under it
+// (bypassCSP false), as do the Firefox and WebKit lanes.
+export async function launch({ bypassCSP = true } = {}) {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: CHROMIUM_ARGS,
+    bypassCSP,
   });
   mkdirSync(shots, { recursive: true });
   return {

@@ -129,6 +129,7 @@ export function sessionRun(
   let offs = [];
   let lastSave = 0;
 
+  let stepping = false; // a One step in progress (training, then storing)
   function render() {
     toggle.textContent = t(
       run.state === 'training'
@@ -139,7 +140,8 @@ export function sessionRun(
     );
     toggle.disabled = run.done || run.state === 'creating';
     const one = el.querySelector('[name=run-step]');
-    if (one) one.disabled = run.done || run.state === 'creating' || run.state === 'training';
+    // disabled until a step is wholly done (stored too): a press meanwhile would be dropped
+    if (one) one.disabled = stepping || run.done || run.state === 'creating' || run.state === 'training';
     bar.max = run.steps;
     bar.value = run.step;
     const step = t('run.step', {
@@ -306,7 +308,6 @@ export function sessionRun(
 
   // One optimizer step, then a stop (the step button): from the untrained model, a paused run
   // (its training ends where it stands) or a stopped one; Start goes on from there.
-  let stepping = false;
   async function stepOnce() {
     if (stepping || run.done || run.state === 'creating' || run.state === 'training') return;
     stepping = true;
@@ -324,6 +325,7 @@ export function sessionRun(
       await train(s, 1);
     } finally {
       stepping = false;
+      render();
     }
   }
 

@@ -8,8 +8,9 @@
 // added; the page reloads once when the worker first takes control, and the reloaded page is
 // isolated. Only the guide's own page is: its folder's URL or its index.html. Other pages under
 // the same folder (a whole site's, when the guide sits at the site's root) and what they load pass
-// through untouched, so the guide never blocks another page's cross-origin images or frames. Cross-origin requests pass through untouched (under require-corp they load only if
-// their server allows it, as on any isolated page; the guide itself loads nothing cross-origin).
+// through untouched, so the guide never blocks another page's cross-origin images or frames.
+// Cross-origin requests pass through untouched (under require-corp they load only if their server
+// allows it, as on any isolated page; the guide itself loads nothing cross-origin).
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
 

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { unavailable } from '../unavailable.mjs';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, launch, root } from './harness.mjs';
+import { startServer, launch, root, openDemo } from './harness.mjs';
 
 const index = JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'index.json'), 'utf8'));
 const HANGUL = /[\uac00-\ud7a3]/;
@@ -27,14 +27,7 @@ after(async () => {
   await server?.close();
 });
 
-async function open(name, { lang = 'en', hash = '', width = 1280 } = {}) {
-  const page = await browser.newPage({ width, height: 900 });
-  await page.goto(`${server.url}${lang === 'en' ? '?lang=en' : ''}#${hash}`);
-  await page.waitForSelector('body[data-ready="1"]');
-  await page.locator(`[data-demo=${name}]`).scrollIntoViewIfNeeded();
-  await page.waitForSelector(`[data-demo=${name}][data-ready="1"]`, { timeout: 60000 });
-  return page;
-}
+const open = (name, opts) => openDemo(browser, server, name, opts);
 const pending = (page, name) =>
   page
     .locator(`[data-demo=${name}]`)

@@ -62,6 +62,19 @@ export async function launch({ bypassCSP = true } = {}) {
   };
 }
 
+// The guide opened on one demo, scrolled to it and mounted: `lang` 'en' or the page's default
+// (Korean), `hash` the share-link state, `width` the viewport. page.pending: the engine build
+// lacks what the demo needs (it shows a placeholder).
+export async function openDemo(browser, server, name, { lang = 'en', hash = '', width = 1280 } = {}) {
+  const page = await browser.newPage({ width, height: 900 });
+  await page.goto(`${server.url}${lang === 'en' ? '?lang=en' : ''}#${hash}`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await page.locator(`[data-demo=${name}]`).scrollIntoViewIfNeeded();
+  await page.waitForSelector(`[data-demo=${name}][data-ready="1"]`, { timeout: 60000 });
+  page.pending = (await page.locator(`[data-demo=${name}]`).getAttribute('data-pending')) === '1';
+  return page;
+}
+
 // A plain static file server for `dir` on a free loopback port (no Vite): `headers` go on every
 // response (e.g. Access-Control-Allow-Origin for a second origin serving the widget files), or
 // headers(urlPath) gives each response's;

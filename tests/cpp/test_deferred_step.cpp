@@ -28,6 +28,20 @@ struct Setup {
 
 std::vector<float> floats(const float* p, long n) { return std::vector<float>(p, p + n); }
 
+// The small Transformer these cases train on the task (1 + 1 layers, d_model 16, 2 heads).
+nlohmann::json tiny_transformer(const Task& task, double dropout) {
+  return {{"model", "transformer"},
+          {"src_vocab", task.src_vocab()},
+          {"tgt_vocab", task.tgt_vocab()},
+          {"d_model", 16},
+          {"heads", 2},
+          {"d_ff", 32},
+          {"enc_layers", 1},
+          {"dec_layers", 1},
+          {"dropout", dropout},
+          {"max_len", 24}};
+}
+
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
@@ -80,16 +94,7 @@ TEST_CASE("readback-free step: a Transformer's steps equal the direct ones bit f
           "[train][deferred]") {
   Setup s;
   s.task = make_task("reverse");
-  s.config = {{"model", "transformer"},
-              {"src_vocab", s.task->src_vocab()},
-              {"tgt_vocab", s.task->tgt_vocab()},
-              {"d_model", 16},
-              {"heads", 2},
-              {"d_ff", 32},
-              {"enc_layers", 1},
-              {"dec_layers", 1},
-              {"dropout", 0.1},
-              {"max_len", 24}};
+  s.config = tiny_transformer(*s.task, 0.1);
   s.opts.batch = 8;
   s.opts.seed = 7;
   s.opts.schedule.warmup = 4;
@@ -132,16 +137,7 @@ TEST_CASE("readback-free step: the pointer network's steps equal the direct ones
 TEST_CASE("readback-free step: a step that is not finite and every later one change nothing",
           "[train][deferred]") {
   auto task = make_task("reverse");
-  const nlohmann::json cfg = {{"model", "transformer"},
-                              {"src_vocab", task->src_vocab()},
-                              {"tgt_vocab", task->tgt_vocab()},
-                              {"d_model", 16},
-                              {"heads", 2},
-                              {"d_ff", 32},
-                              {"enc_layers", 1},
-                              {"dec_layers", 1},
-                              {"dropout", 0.0},
-                              {"max_len", 24}};
+  const nlohmann::json cfg = tiny_transformer(*task, 0.0);
   auto m = make_model(cfg, cpu_kernels(), 3);
   Log log(5);
   TrainOptions o;
@@ -201,16 +197,7 @@ TEST_CASE("readback-free step: a step that is not finite and every later one cha
 TEST_CASE("a step that throws (not finite on the host) leaves the generators as it found them",
           "[train]") {
   auto task = make_task("reverse");
-  const nlohmann::json cfg = {{"model", "transformer"},
-                              {"src_vocab", task->src_vocab()},
-                              {"tgt_vocab", task->tgt_vocab()},
-                              {"d_model", 16},
-                              {"heads", 2},
-                              {"d_ff", 32},
-                              {"enc_layers", 1},
-                              {"dec_layers", 1},
-                              {"dropout", 0.2},
-                              {"max_len", 24}};
+  const nlohmann::json cfg = tiny_transformer(*task, 0.2);
   TrainOptions o;
   o.batch = 4;
   o.schedule.warmup = 4;

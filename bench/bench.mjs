@@ -8,6 +8,8 @@
 //   ctx.wasm(engine, cases)  run bench/peers/wasm_runner.mjs (engine 'attnlab'|'tfjs')
 //   ctx.torch(threads, gemm) PyTorch+OpenBLAS GEMM results, or null when the peer is missing
 //   ctx.peak('native'|'wasm') the measured one-core SIMD peak (GFLOP/s), measured once per run
+//   ctx.ceiling()            the machine's one-core FMA-chain ceiling (peers/machine.mjs), the
+//                            bound of wasm rows' % peak; ctx.machine names the CPU
 //   ctx.quick, ctx.root, ctx.log(line)
 // Every peer runs at its best: bench/peers/env.mjs gives its command alone an
 // environment without OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE, with OpenMP spinning bounded as our
@@ -32,6 +34,7 @@ import { run, must } from '../scripts/lib/run.mjs';
 import { peerEnv, blasCore } from './peers/env.mjs';
 import { GOALS, checkGoals, compareRuns } from './peers/report.mjs';
 import { BENCH_SOURCE, blockFiles, writeDocs } from '../scripts/lib/readme-tables.mjs';
+import { machineInfo, ceiling } from './peers/machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const argv = process.argv.slice(2);
@@ -181,6 +184,13 @@ const ctx = {
     return peaks.get(kind);
   },
   peak: (kind) => ctx.peakDetail(kind).then((p) => p.gflops),
+  machine: machineInfo(),
+  // The machine's ceiling: one core's native FMA chains (mul+add chains where the build has no
+  // FMA), the bound that wasm rows' % peak is taken against.
+  ceiling: () =>
+    ctx
+      .peakDetail('native')
+      .then((p) => ceiling(p.parts['FMA chains'] ?? p.parts['mul+add chains'] ?? p.gflops, ctx.machine)),
   // PyTorch GEMM on `threads` threads (peers/env.mjs: OMP/OpenBLAS pinned to the same, no
   // inherited OPENBLAS_CORETYPE, passive OpenMP waits), or null with a note. The result's
   // `core` is the OpenBLAS kernel it loaded.
@@ -249,7 +259,7 @@ for (const file of modules) {
 if (torchNote) console.log(`bench: PyTorch peer columns empty: ${torchNote}`);
 
 for (const r of rows) {
-  if (r.pct_peak != null && r.pct_peak > 100) r.over_peak = true;
+  if ((r.pct_peak ?? 0) > 100 || (r.kernel_eff ?? 0) > 100) r.over_peak = true;
 }
 checkGoals(rows);
 const fmt = (x) => (x == null ? '—' : typeof x === 'number' ? String(x) : x);
@@ -258,6 +268,7 @@ const cols = [
   ['unit', (r) => r.unit],
   ['attnlab', (r) => fmt(r.attnlab)],
   ['% peak', (r) => fmt(r.pct_peak)],
+  ['kernel eff.', (r) => fmt(r.kernel_eff)],
   ['peer', (r) => fmt(r.peer)],
   ['peer value', (r) => fmt(r.peer_value)],
   ['ratio', (r) => fmt(r.ratio)],
@@ -269,7 +280,7 @@ const cols = [
 const widths = cols.map(([h, f]) => Math.max(h.length, ...rows.map((r) => String(f(r)).length)));
 const line = (cells) =>
   cells
-    .map((c, i) => (i >= 2 && i !== 4 && i < 8 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i])))
+    .map((c, i) => (i >= 2 && i !== 5 && i < 9 ? String(c).padStart(widths[i]) : String(c).padEnd(widths[i])))
     .join(' | ');
 console.log(`\n${line(cols.map(([h]) => h))}`);
 console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
@@ -305,17 +316,9 @@ if (over.length) {
 
 const runId = runStart;
 chromiumVersion = rows.find((r) => r.browser_version)?.browser_version ?? null;
-const cpuInfo = (() => {
-  try {
-    const flags =
-      readFileSync('/proc/cpuinfo', 'utf8')
-        .match(/^flags\s*:(.*)$/m)?.[1]
-        .split(/\s+/) ?? [];
-    return flags.includes('avx512f') ? 'AVX-512' : flags.includes('avx2') ? 'AVX2' : null;
-  } catch {
-    return null;
-  }
-})();
+const cpuInfo = ctx.machine.isa;
+// Measured already when a kernels or training row ran; otherwise not measured here.
+const machineCeiling = peaks.has('native') ? await ctx.ceiling().catch(() => null) : null;
 const meta = {
   command: `npm run bench${argv.length ? ` -- ${argv.join(' ')}` : ''}`,
   date: runStart,
@@ -323,6 +326,11 @@ const meta = {
   cpu: os.cpus()[0]?.model.trim() ?? 'unknown CPU',
   cpus: os.cpus().length,
   simd: cpuInfo,
+  mhz: ctx.machine.mhz,
+  // What "% peak" is taken against: natively the largest of FMA chains, mul+add chains and
+  // the GEMM tile (≈ the FMA ceiling); wasm rows against the native FMA-chain ceiling.
+  peak_basis: 'machine',
+  ceiling: machineCeiling,
   node: process.versions.node,
   chromium: chromiumVersion,
   load_start: loadAtStart,

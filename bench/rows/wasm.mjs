@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { wrapModule } from '../../web/core/api.js';
 import { loadTfjsWasm, tfjsTransformer } from './tfjs_transformer.mjs';
 import { CONFIGS, flopsOf, sessionConfig } from './configs.mjs';
+import { pctOf } from '../peers/machine.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -151,13 +152,15 @@ async function tfjsMs(c) {
 export async function wasmRows(ctx = {}) {
   const rows = [...sizeRows(), await instantiateRow()];
   const wasmPeak = ctx.peak ? await ctx.peak('wasm') : null;
+  const top = ctx.ceiling ? (await ctx.ceiling()).gflops : null;
   for (const [name, c] of Object.entries(CONFIGS)) {
     const wasm = await attnlabWasmMs(c);
     const peer = await tfjsMs(c);
     rows.push(
       row(`train step config ${name}: attnlab-wasm vs TF.js wasm backend (1 thread)`, 'ms', wasm, 'tfjs-wasm', peer)
     );
-    // Model FLOP/s (peers/env.mjs trainStepFlops) and % of the wasm SIMD128 peak of one core.
+    // Model FLOP/s (peers/env.mjs trainStepFlops): % of the machine's one-core FMA ceiling, and
+    // (kernel efficiency) of the wasm SIMD128 bound.
     const gflop = flopsOf(c) * 1e-9;
     const mfu = row(
       `model FLOP/s, training config ${name} (${gflop.toFixed(2)} GFLOP/step), wasm 1T`,
@@ -167,7 +170,8 @@ export async function wasmRows(ctx = {}) {
       gflop / (peer * 1e-3),
       false
     );
-    mfu.pct_peak = wasmPeak ? Number(((100 * gflop) / (wasm * 1e-3) / wasmPeak).toFixed(1)) : null;
+    mfu.pct_peak = pctOf(gflop / (wasm * 1e-3), top);
+    mfu.kernel_eff = pctOf(gflop / (wasm * 1e-3), wasmPeak);
     rows.push(mfu);
     const native = attnlabNativeMs(c);
     if (native != null)

@@ -123,6 +123,16 @@ export function benchTable({ meta, rows }) {
     for (const g of goals) lines.push(`- ${g.text}: ${g.status}`);
     lines.push('');
   }
+  lines.push(
+    meta.peak_basis === 'machine'
+      ? '"% peak": native rows against the one-core peak (the largest of FMA chains, mul+add chains and the GEMM ' +
+          "tile; times the threads), wasm rows against the machine's one-core FMA-chain ceiling" +
+          `${meta.ceiling ? ` (${meta.ceiling.text})` : ''}; "kernel eff.": a wasm row against its own build's ` +
+          'bound (SIMD128 chains and the GEMM tile on L1 data).'
+      : '"% peak" in this run: each row against its own build\'s measured one-core bound (wasm rows against the ' +
+          'wasm GEMM tile, not the machine); the run predates the machine-ceiling column, so "kernel eff." is empty.',
+    ''
+  );
   const over = rows.filter((r) => r.over_peak);
   lines.push(
     over.length
@@ -130,8 +140,8 @@ export function benchTable({ meta, rows }) {
       : 'No row exceeded 100% of its peak.',
     ''
   );
-  lines.push('| row | unit | attnlab | % peak | peer | peer value | ratio | cpu ratio | goal | notes |');
-  lines.push('| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | --- | --- |');
+  lines.push('| row | unit | attnlab | % peak | kernel eff. | peer | peer value | ratio | cpu ratio | goal | notes |');
+  lines.push('| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | --- |');
   for (const r of rows) {
     const goal = r.goal ? `${r.goal} ${r.goal_met ? 'met' : '**missed**'}` : '';
     const cpu = r.cpu_ratio ?? (r.cpu_pct_peak != null ? `${r.cpu_pct_peak}% of peak per CPU-s` : null);
@@ -141,6 +151,7 @@ export function benchTable({ meta, rows }) {
         r.unit,
         num(r.attnlab),
         num(r.pct_peak),
+        num(r.kernel_eff),
         cell(r.peer),
         num(r.peer_value),
         num(r.ratio),

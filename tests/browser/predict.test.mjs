@@ -4,9 +4,9 @@
 // the run's end reveals an answer, and that answer is the one the demo's own readouts support,
 // recomputed here from the figures they show (the losses, the timings' growth, the attention on
 // the alignment's links); the verdict line agrees with the reader's choice; nothing overflows
-// the 375 px page and axe finds no serious violation. Then the Korean page (the default, no
-// ?lang): the question and the revealed answer are in Korean. Short runs (the hash sets their
-// steps), so that each ends in seconds; the bounds are hang bounds.
+// the 375 px page and axe finds no serious violation. Short runs (the hash sets their
+// steps), so that each ends in seconds; the bounds are hang bounds. Then ?lang=ko: the question
+// and the revealed answer are in Korean.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch, openDemo, axeDemo } from './harness.mjs';
@@ -190,7 +190,12 @@ for (const c of CASES) {
 }
 
 test('Korean: the question and the revealed answer are in Korean; no answer, no verdict on it', async (t) => {
-  const page = await openDemo(browser, server, 'cost', { lang: 'ko', hash: 'cost.max=256', width: 375 });
+  const page = await browser.newPage({ width: 375, height: 900 });
+  await page.goto(`${server.url}?lang=ko#cost.max=256`);
+  await page.waitForSelector('body[data-ready="1"]');
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'ko');
+  await page.locator('[data-demo=cost]').scrollIntoViewIfNeeded();
+  await page.waitForSelector('[data-demo=cost][data-ready="1"]', { timeout: 60000 });
   const demo = page.locator('[data-demo=cost]');
   const fs = demo.locator('fieldset.predict');
   assert.match(await fs.locator('legend').textContent(), /^먼저 예측해 보세요: .*[\uac00-\ud7a3]/);
@@ -217,4 +222,46 @@ test('Korean: the question and the revealed answer are in Korean; no answer, no 
   assert.deepEqual(page.errors, []);
   await page.close();
   t.diagnostic(`Korean reveal: ${shown.text}`);
+});
+
+test('a link brings the answer back; an answer the question does not offer is named and left unanswered', async () => {
+  let page = await openDemo(browser, server, 'cost', { hash: 'cost.guess=cubic' });
+  const checked = (p) =>
+    p.$$eval('[data-demo=cost] fieldset.predict input[type=radio]', (rs) =>
+      rs.filter((r) => r.checked).map((r) => r.value)
+    );
+  assert.deepEqual(await checked(page), ['cubic']);
+  assert.deepEqual(page.errors, []);
+  await page.close();
+  page = await openDemo(browser, server, 'cost', { hash: 'cost.guess=maybe' });
+  assert.deepEqual(await checked(page), []);
+  assert.match(
+    await page.locator('[data-demo=cost] .settings-note').textContent(),
+    /^The setting guess=maybe is not one of linear, quadratic, cubic: it is left unset\.$/
+  );
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
+test('a language switch after the reveal re-renders the answer, the verdict and the locked note', async (t) => {
+  const page = await openDemo(browser, server, 'order', { hash: 'order.steps=10&order.guess=reversed' });
+  if (page.pending) {
+    await page.close();
+    return unavailable(t, 'engine build without model sessions');
+  }
+  const fs = page.locator('[data-demo=order] fieldset.predict');
+  const shown = await runToReveal(page, 'order', 120000);
+  assert.equal(shown.guess, 'reversed');
+  assert.match(await fs.locator('.predict-hint').textContent(), /your answer is locked/);
+  await page.click('#lang-toggle');
+  await page.waitForSelector('body[data-lang=ko]');
+  const text = await fs.locator('.predict-reveal').textContent();
+  const label = (await fs.locator(`input[value="${shown.answer}"]`).locator('xpath=..').textContent()).trim();
+  assert.ok(text.startsWith(`엔진의 수치가 말하는 답: ${label}.`), text);
+  assert.ok(text.includes(shown.answer === 'reversed' ? '예측이 맞았습니다.' : '내 예측: 거꾸로 쓰기.'), text);
+  assert.match(text, /마지막 10 스텝의 평균 학습 손실/);
+  assert.match(await fs.locator('.predict-hint').textContent(), /답이 고정되었습니다/);
+  assert.equal(await fs.getAttribute('data-answer'), shown.answer, 'the answer stays the one revealed');
+  assert.deepEqual(page.errors, []);
+  await page.close();
 });

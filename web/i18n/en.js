@@ -27,6 +27,7 @@ export default {
   'storage.none':
     'This browser does not let the page keep anything (storage is blocked here): trained models and settings last only until the page closes.',
   'settings.adjusted': 'The setting {key}={value} {why}: {used} is used instead.',
+  'settings.unset': 'The setting {key}={value} {why}: it is left unset.',
   'settings.int': 'is not a whole number',
   'settings.range': 'is outside {lo}–{hi}',
   'settings.nan': 'is not a number',

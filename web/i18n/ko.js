@@ -27,6 +27,7 @@ export default {
   'storage.none':
     '이 브라우저에서는 페이지가 아무것도 저장할 수 없습니다(저장소 차단). 학습한 모델과 설정은 페이지를 닫을 때까지만 유지됩니다.',
   'settings.adjusted': '설정 {key}={value}: {why}. 대신 {used} 값을 씁니다.',
+  'settings.unset': '설정 {key}={value}: {why}. 값 없이 둡니다.',
   'settings.int': '정수가 아닙니다',
   'settings.range': '허용 범위({lo}–{hi}) 밖입니다',
   'settings.nan': '숫자가 아닙니다',

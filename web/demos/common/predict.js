@@ -20,7 +20,7 @@ export function predict(ctx, { question, choices }) {
   if (!Array.isArray(choices) || choices.length < 2 || choices.length > 4)
     throw new Error(`predict: 2 to 4 choices, got ${choices?.length}`);
   const values = choices.map((c) => c.value);
-  let guess = ctx.read.str('guess', '', ['', ...values]);
+  let guess = ctx.read.str('guess', '', values); // '' (the default): no answer
   const id = `predict-${ctx.name}-${++groups}`;
   const el = document.createElement('fieldset');
   el.className = 'predict';
@@ -52,7 +52,8 @@ export function predict(ctx, { question, choices }) {
   };
 
   function render() {
-    hint.textContent = t(el.disabled ? 'predict.locked' : 'predict.hint');
+    hint.dataset.i18n = el.disabled ? 'predict.locked' : 'predict.hint'; // what a language switch refills
+    hint.textContent = t(hint.dataset.i18n);
     if (!shown) {
       reveal.hidden = true;
       reveal.textContent = '';

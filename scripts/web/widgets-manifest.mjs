@@ -3,7 +3,8 @@
 // tests/package/widgets-doc.test.mjs) cannot drift from it:
 //   attributes  every key a demo reads from its element (ctx.read.num/numIn/int/str/bool('key', ...),
 //               ctx.store.get('key')); a key built from a template (`s${i}`) is reported as
-//               its pattern ('s${i}')
+//               its pattern ('s${i}'); a demo that asks the reader to predict
+//               (predict(ctx, ...), web/demos/common/predict.js) reads `guess`
 //   properties  what a demo leaves on its element for the host page (el.result = ..., ...)
 //   models      the files under models/ a demo loads (the keys of models/index.json its code
 //               names)
@@ -34,6 +35,7 @@ export function attributeKeys(code) {
   // a call may be split across lines before its dot (`read\n  .str('mute', '')`, as Prettier writes a chain)
   for (const m of code.matchAll(/\bread\s*\.(?:num|numIn|int|str|bool)\(\s*(['"`])((?:(?!\1).)+)\1/g)) keys.push(m[2]);
   for (const m of code.matchAll(/\bstore\s*\.get\(\s*(['"`])((?:(?!\1).)+)\1\s*\)/g)) keys.push(m[2]);
+  if (/\bpredict\(\s*ctx\b/.test(code)) keys.push('guess');
   return uniqueSorted(keys);
 }
 

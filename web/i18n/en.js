@@ -27,6 +27,7 @@ export default {
   'storage.none':
     'This browser does not let the page keep anything (storage is blocked here): trained models and settings last only until the page closes.',
   'settings.adjusted': 'The setting {key}={value} {why}: {used} is used instead.',
+  'settings.unset': 'The setting {key}={value} {why}: it is left unset.',
   'settings.int': 'is not a whole number',
   'settings.range': 'is outside {lo}–{hi}',
   'settings.nan': 'is not a number',
@@ -534,4 +535,30 @@ export default {
   'demo.pointer.what': 'A pointer network answers the convex hull of points you click, beside the exact hull.',
   'demo.order.what': 'The order experiment: the same model trained to write the same set in different orders.',
   'demo.playground.what': 'Pick a model, a task and a size, train it, and export or import its weights.',
+  'predict.tag': 'Predict first:',
+  'predict.hint': 'Answer before you press Start, if you like: the run checks your answer with its own numbers.',
+  'predict.locked': 'The run has started, so your answer is locked; Reset lets you choose again.',
+  'predict.answer': 'The engine’s numbers say: {answer}.',
+  'predict.right': 'Your prediction was right.',
+  'predict.wrong': 'You predicted: {guess}.',
+  'predict.noGuess': 'You did not predict this time.',
+  'predict.cost.q': 'When the sequence gets longer, how will the time per attention call grow?',
+  'predict.cost.linear': 'like n (linear)',
+  'predict.cost.quadratic': 'like n² (quadratic)',
+  'predict.cost.cubic': 'like n³ (cubic)',
+  'predict.cost.a':
+    'From n = {n1} to n = {n2} (×{nx}) the time grew {ratio}×: n to the power {p}, nearest to {nearest}.',
+  'predict.rev.q': 'Which of the two models will end with the lower held-out loss?',
+  'predict.rev.a': 'Held-out loss {plain} with the input in output order, {reversed} with the input reversed.',
+  'predict.order.q': 'Which output order will have the lowest training loss at the end of the run?',
+  'predict.order.a': 'Mean training loss of the last {chunk} steps: {losses}.',
+  'predict.mh.q': 'Which head count will end with the lowest held-out loss?',
+  'predict.mh.a': 'Held-out loss after {steps} steps each: {losses}.',
+  'predict.bahdanau.q':
+    'When training ends, will this example’s alignment be diagonal (output i reads input i), crossed (output i reads input L−1−i), or neither?',
+  'predict.bahdanau.diagonal': 'diagonal',
+  'predict.bahdanau.crossed': 'crossed',
+  'predict.bahdanau.spread': 'neither: spread out',
+  'predict.bahdanau.a':
+    'Step {step}: mean attention on the crossed links {crossed}, on the diagonal {diagonal}; uniform would give {chance}, and a pattern counts only above twice that.',
 };

@@ -27,6 +27,7 @@ export default {
   'storage.none':
     '이 브라우저에서는 페이지가 아무것도 저장할 수 없습니다(저장소 차단). 학습한 모델과 설정은 페이지를 닫을 때까지만 유지됩니다.',
   'settings.adjusted': '설정 {key}={value}: {why}. 대신 {used} 값을 씁니다.',
+  'settings.unset': '설정 {key}={value}: {why}. 값 없이 둡니다.',
   'settings.int': '정수가 아닙니다',
   'settings.range': '허용 범위({lo}–{hi}) 밖입니다',
   'settings.nan': '숫자가 아닙니다',
@@ -521,4 +522,30 @@ export default {
   'demo.pointer.what': '클릭한 점들의 볼록 껍질을 포인터 네트워크가 답하고, 정확한 껍질과 나란히 보여 줍니다.',
   'demo.order.what': '순서 실험: 같은 모델에게 같은 집합을 서로 다른 순서로 쓰도록 학습시킵니다.',
   'demo.playground.what': '모델·과제·크기를 골라 학습하고, 가중치를 내보내거나 불러옵니다.',
+  'predict.tag': '먼저 예측해 보세요:',
+  'predict.hint': '원한다면 시작을 누르기 전에 답해 보세요. 실행이 자기 수치로 답을 확인해 줍니다.',
+  'predict.locked': '실행이 시작되어 답이 고정되었습니다. 처음으로를 누르면 다시 고를 수 있습니다.',
+  'predict.answer': '엔진의 수치가 말하는 답: {answer}.',
+  'predict.right': '예측이 맞았습니다.',
+  'predict.wrong': '내 예측: {guess}.',
+  'predict.noGuess': '이번에는 예측하지 않았습니다.',
+  'predict.cost.q': '시퀀스가 길어지면 어텐션 한 번의 호출 시간은 어떻게 늘어날까요?',
+  'predict.cost.linear': 'n에 비례 (선형)',
+  'predict.cost.quadratic': 'n²에 비례 (제곱)',
+  'predict.cost.cubic': 'n³에 비례 (세제곱)',
+  'predict.cost.a':
+    'n = {n1}에서 n = {n2}로 ({nx}배) 가는 동안 시간은 {ratio}배 늘었습니다. n의 {p}제곱이니 {nearest}에 가장 가깝습니다.',
+  'predict.rev.q': '두 모델 중 어느 쪽이 더 낮은 평가 손실로 끝날까요?',
+  'predict.rev.a': '평가 손실: 출력과 같은 순서의 입력 {plain}, 뒤집은 입력 {reversed}.',
+  'predict.order.q': '실행이 끝날 때 어느 출력 순서의 학습 손실이 가장 낮을까요?',
+  'predict.order.a': '마지막 {chunk} 스텝의 평균 학습 손실: {losses}.',
+  'predict.mh.q': '헤드 수가 몇일 때 평가 손실이 가장 낮게 끝날까요?',
+  'predict.mh.a': '각각 {steps} 스텝 학습한 뒤의 평가 손실: {losses}.',
+  'predict.bahdanau.q':
+    '학습이 끝나면 이 예시의 정렬은 대각선(출력 i가 입력 i를 읽음)일까요, 엇갈림(출력 i가 입력 L−1−i를 읽음)일까요, 아니면 둘 다 아닐까요?',
+  'predict.bahdanau.diagonal': '대각선',
+  'predict.bahdanau.crossed': '엇갈림',
+  'predict.bahdanau.spread': '둘 다 아님: 고르게 퍼짐',
+  'predict.bahdanau.a':
+    '스텝 {step}: 엇갈린 연결에 놓인 평균 어텐션 {crossed}, 대각선에 {diagonal}. 균등하면 {chance}이고, 그 두 배를 넘어야 패턴으로 칩니다.',
 };

@@ -9,7 +9,10 @@
 // (Och & Ney), lower is better.
 // The score control swaps Bahdanau's additive score for Luong's dot, general or concat (Luong,
 // Pham & Manning 2015; the engine's luong kind), so both align the same data side by side.
-// State: bahdanau.task, bahdanau.score, bahdanau.steps. On the element: el.curve ([{step, loss, gold, aer}]),
+// Before a run the reader may predict whether the example's alignment ends diagonal, crossed or
+// neither (common/predict.js); at the end of the run the engine's final map answers (the mean
+// weight on each pattern's links against twice the uniform weight).
+// State: bahdanau.task, bahdanau.score, bahdanau.steps, bahdanau.guess. On the element: el.curve ([{step, loss, gold, aer}]),
 // el.evaluation (the engine's latest held-out evaluation). A model restored after a reload
 // brings its curve and readouts back with it (sessionRun's `keep`).
 import { t } from '../../i18n/index.js';
@@ -19,12 +22,32 @@ import { sessionRun } from '../common/session.js';
 import { setTexText } from '../../viz/inline-tex.js';
 import { tokenLabels, alignmentMap } from '../common/maps.js';
 import { TASKS, SCORES, ALIGNED, HELD_OUT, sessionConfig } from './config.js';
+import { predict } from '../common/predict.js';
 
 // Mean over output positions i < L of α[i, L-1-i]: the mass on the reversal's gold links.
 export function goldMass(w, T, S, L) {
   let m = 0;
   for (let i = 0; i < L && i < T; i++) m += w[i * S + (L - 1 - i)];
   return m / L;
+}
+
+// Mean over output positions i < L of α[i, i]: the mass on the diagonal (output i reads input i).
+export function diagonalMass(w, T, S, L) {
+  let m = 0;
+  for (let i = 0; i < L && i < T && i < S; i++) m += w[i * S + i];
+  return m / L;
+}
+
+// Which pattern a map shows: the larger of the crossed and diagonal masses where it is above
+// twice the uniform weight 1/S, else 'spread'. Decided on the three-decimal figures shown.
+export const PATTERNS = ['diagonal', 'crossed', 'spread'];
+export function alignmentPattern({ weights, T, S, L }) {
+  const crossed = goldMass(weights, T, S, L).toFixed(3);
+  const diagonal = diagonalMass(weights, T, S, L).toFixed(3);
+  const chance = (1 / S).toFixed(3);
+  const top = Math.max(Number(crossed), Number(diagonal));
+  const answer = top <= 2 * Number(chance) ? 'spread' : Number(crossed) > Number(diagonal) ? 'crossed' : 'diagonal';
+  return { answer, crossed, diagonal, chance };
 }
 
 export async function mount(el, ctx) {
@@ -46,6 +69,7 @@ export async function mount(el, ctx) {
     </div>
     <p class="caption" name="score-note"></p>
     <p class="note" name="score-expect" hidden></p>
+    <div class="predict-host"></div>
     <div class="run-host"></div>
     <p class="readout" name="example"></p>
     <div class="demo-row">
@@ -54,6 +78,11 @@ export async function mount(el, ctx) {
     </div>
     <p class="readout" name="metric" aria-live="polite"></p>`;
   const heat = el.querySelector('al-heatmap');
+  const guess = predict(ctx, {
+    question: 'predict.bahdanau.q',
+    choices: PATTERNS.map((v) => ({ value: v, label: `predict.bahdanau.${v}` })),
+  });
+  el.querySelector('.predict-host').replaceWith(guess.el);
   const sel = el.querySelector('[name=task]');
   sel.value = state.task;
   const scoreSel = el.querySelector('[name=score]');
@@ -174,6 +203,18 @@ export async function mount(el, ctx) {
         redrawChart();
       },
     },
+    // the end of the run (or a finished run restored): the final map answers the prediction
+    async onDone(s) {
+      if (!example) return;
+      const step = curve.at(-1)?.step ?? state.steps;
+      drawMap(await s.inspect([example.src], [example.tgt]), step);
+      redrawChart();
+      const a = el.alignment,
+        p = alignmentPattern(a);
+      guess.reveal(p.answer, () =>
+        t('predict.bahdanau.a', { step: a.step, crossed: p.crossed, diagonal: p.diagonal, chance: p.chance })
+      );
+    },
     onProgress(p) {
       const last = curve.at(-1);
       if (last && last.step === p.step) last.loss = p.loss;
@@ -204,6 +245,7 @@ export async function mount(el, ctx) {
       el.evaluation = null;
     },
   });
+  guess.follow(el.querySelector('.run-host'));
   sel.addEventListener('change', async () => {
     state.task = sel.value;
     store.set({ task: state.task });
@@ -230,6 +272,7 @@ export async function mount(el, ctx) {
       showGold();
       showScore();
       if (el.evaluation) showAer(el.evaluation);
+      guess.relabel();
     },
     unmount() {
       run.dispose();

@@ -119,5 +119,7 @@ export function adjustedText(t, a) {
         ? t('settings.choice', { allowed: a.allowed.join(', ') })
         : t(`settings.${a.why}`);
   const shown = (v) => (String(v).length > 40 ? `${String(v).slice(0, 40)}…` : String(v));
+  // a setting whose default is no value at all (an unanswered question) is left unset
+  if (a.used === '') return t('settings.unset', { key: a.key, value: shown(a.value), why });
   return t('settings.adjusted', { key: a.key, value: shown(a.value), why, used: shown(a.used) });
 }

@@ -3,10 +3,13 @@
 // wasm heap, repeating the call until MIN_SECONDS have passed, and returns the time per call
 // (engine.timeAttention), the fastest of three: no message round trip or copy is in the figure. The page plots it
 // beside a least-squares fit c·n². One n per step, so the run can be paused and the page stays live.
-// State: cost.max (n_max) in the URL hash. Measurements on the element: el.timings.
+// Before the run the reader may predict how the time grows (common/predict.js); at the end the
+// answer is the power of n nearest to the growth the run measured.
+// State: cost.max (n_max), cost.guess in the URL hash. Measurements on the element: el.timings.
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import { createRun } from '../common/run.js';
+import { predict } from '../common/predict.js';
 import { browserLocale } from '../../core/locale.js';
 
 export const DK = 64;
@@ -14,6 +17,17 @@ export const MIN_SECONDS = 0.02;
 const SIZES = [64, 128, 256, 384, 512, 768, 1024, 1536, 2048];
 
 export const REPEATS = 3;
+
+// The growth from the first to the last timing as a power of n: ratio = (n2/n1)^p. The ratio is
+// the one the summary line shows (one decimal), so the answer follows the figures on screen;
+// the answer is the power (1, 2 or 3) nearest to p.
+const POWERS = ['linear', 'quadratic', 'cubic'];
+export function growth(a, b) {
+  const ratio = Number((b.ms / a.ms).toFixed(1));
+  const p = Math.log(ratio) / Math.log(b.n / a.n);
+  const k = Math.min(3, Math.max(1, Math.round(p)));
+  return { ratio, p, k, answer: POWERS[k - 1] };
+}
 
 // The fastest of REPEATS timings: a busy machine only ever adds time, so the minimum is the
 // figure least disturbed by it. Before the first size the engine runs once untimed, so that n =
@@ -35,6 +49,7 @@ export function mount(el, ctx) {
         .map((n) => `<option>${n}</option>`)
         .join('')}</select></label>
     </div>
+    <div class="predict-host"></div>
     <div class="run-host"></div>
     <div class="chart-host"></div>
     <p class="readout" name="summary" aria-live="polite"></p>`;
@@ -46,6 +61,11 @@ export function mount(el, ctx) {
     yLabel: t('cost.ms'),
     height: 220,
   });
+  const guess = predict(ctx, {
+    question: 'predict.cost.q',
+    choices: POWERS.map((v) => ({ value: v, label: `predict.cost.${v}` })),
+  });
+  el.querySelector('.predict-host').replaceWith(guess.el);
   let timings = [];
   const sizes = () => SIZES.filter((n) => n <= maxN);
 
@@ -84,7 +104,23 @@ export function mount(el, ctx) {
         [timings.map((p) => p.ms), timings.map(() => null)]
       );
       summary();
-      return { loss: null, done: step + 1 >= sizes().length };
+      const done = step + 1 >= sizes().length;
+      if (done) {
+        const a = timings[0],
+          b = timings.at(-1),
+          g = growth(a, b);
+        guess.reveal(g.answer, () =>
+          t('predict.cost.a', {
+            n1: a.n,
+            n2: b.n,
+            nx: b.n / a.n,
+            ratio: g.ratio.toFixed(1),
+            p: g.p.toFixed(2),
+            nearest: ['n', 'n²', 'n³'][g.k - 1],
+          })
+        );
+      }
+      return { loss: null, done };
     },
     reset() {
       timings = [];
@@ -93,6 +129,7 @@ export function mount(el, ctx) {
       summary();
     },
   });
+  guess.follow(el.querySelector('.run-host'));
   sel.addEventListener('change', () => {
     maxN = Number(sel.value);
     store.set({ max: maxN });
@@ -108,6 +145,7 @@ export function mount(el, ctx) {
       chart.relabel({ series: [t('cost.measured'), t('cost.fit')], xLabel: t('cost.n'), yLabel: t('cost.ms') });
       run.render();
       summary();
+      guess.relabel();
     },
     unmount() {
       run.dispose();

@@ -9,9 +9,13 @@
 // h slider over the trained models shows d_k = d_model/h and that model's heads at once (the
 // sublayer chosen above). Until the ablation has run, the untrained h-head model's heads are
 // shown instead, in their own grid (step 0, from a throwaway session: nothing is trained).
-// State: multihead.layer, multihead.kind, multihead.mute (muted heads, 1-based, e.g. "1,3"; only
+// Before the ablation the reader may predict which head count ends with the lowest held-out loss
+// (common/predict.js); the losses the bars show answer once the last model is evaluated.
+// State: multihead.guess, multihead.layer, multihead.kind, multihead.mute (muted heads, 1-based, e.g. "1,3"; only
 // when any), multihead.steps, multihead.h. On the element: el.ablation, el.heads (top),
 // el.headStats, el.muted (top), el.ablationHeads ({h, dk, H, T, S, name}, the slider's maps).
+// Long because: the heads view, its mute measurement and the ablation with its h slider share one
+// sublayer choice and one demo state; apart they would pass both back and forth.
 import { t } from '../../i18n/index.js';
 import { drawBars, escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
@@ -19,6 +23,7 @@ import { loadShipped, pretrainedNote } from '../common/shipped.js';
 import { tokenLabels } from '../common/maps.js';
 import { findMap, headMatrix, modelConfig, vocabFrom, longest } from '../common/heads.js';
 import { createRun } from '../common/run.js';
+import { predict } from '../common/predict.js';
 import { headSummaries, scorePass } from './measure.js';
 
 // HEADS, D_MODEL: the paper's Table 3 (A) head counts at one width; MUTE_N held-out examples
@@ -62,6 +67,7 @@ export async function mount(el, ctx) {
       <div class="pretrained-host"></div>
     </div>
     <h4 data-i18n="mh.ablation"></h4>
+    <div class="predict-host"></div>
     <div class="run-host"></div>
     <div class="bars-host mh-results"></div>
     <p class="caption" name="ablation-caption"></p>
@@ -72,6 +78,11 @@ export async function mount(el, ctx) {
     <div class="head-grid" name="ugrid"></div>
     <div class="head-grid" name="hgrid"></div>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
+  const guess = predict(ctx, {
+    question: 'predict.mh.q',
+    choices: HEADS.map((h) => ({ value: String(h), text: `h = ${h}` })),
+  });
+  el.querySelector('.predict-host').replaceWith(guess.el);
   let top = null;
 
   // the engine's maps of the longest of 24 held-out examples, with token labels for the axes
@@ -313,6 +324,17 @@ export async function mount(el, ctx) {
       })),
       { max: Math.max(0.01, ...results.map((r) => r.loss)) }
     );
+  // the lowest held-out loss as the bars show it (three decimals); the first of equals
+  function revealBest() {
+    const shown = results.map((r) => r.loss.toFixed(3));
+    const best = shown.reduce((b, l, i) => (Number(l) < Number(shown[b]) ? i : b), 0);
+    guess.reveal(String(results[best].h), () =>
+      t('predict.mh.a', {
+        steps: perModel * CHUNK,
+        losses: results.map((r, i) => `h = ${r.h}: ${shown[i]}`).join(' · '),
+      })
+    );
+  }
   let training = 0; // the head count in training (the status line names its loss)
   const run = createRun(el.querySelector('.run-host'), ctx, {
     total: perModel * HEADS.length,
@@ -334,6 +356,7 @@ export async function mount(el, ctx) {
         current = null;
         showResults();
         showAblationHeads();
+        if (results.length === HEADS.length) revealBest();
       }
       return { loss, losses: [loss] };
     },
@@ -368,6 +391,7 @@ export async function mount(el, ctx) {
     showHeads();
   }
   showAblationHeads();
+  guess.follow(el.querySelector('.run-host'));
   preview().catch(() => {});
   return {
     start: run.start,
@@ -382,6 +406,7 @@ export async function mount(el, ctx) {
       run.render();
       if (results.length) showResults();
       showAblationHeads();
+      guess.relabel();
     },
     unmount() {
       previewGen++;

@@ -4,11 +4,14 @@
 // differs: as drawn, reversed, or ascending. No input gives its answer away: every model sees the
 // set as drawn. Each run step trains every model on the same batch (trainBatch with that model's
 // target order); at the end the engine decodes held-out sets and the page reports exact-match
-// accuracy against each model's order. State: order.steps. On the element: el.result.
+// accuracy against each model's order. Before the run the reader may predict which order ends
+// with the lowest training loss (common/predict.js); the last chunk's losses, as the status line
+// shows them, answer. State: order.steps, order.guess. On the element: el.result.
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import { drawBars } from '../../viz/bars.js';
 import { createRun } from '../common/run.js';
+import { predict } from '../common/predict.js';
 
 const ORDERS = ['drawn', 'reversed', 'ascending'];
 const CHUNK = 10;
@@ -20,8 +23,13 @@ export async function mount(el, ctx) {
   const info = await ctx.engine.info();
   if (!info.sessions) return (await import('../pending/index.js')).mount(el, ctx);
   const steps = ctx.read.int('steps', 300, CHUNK, 20000);
-  el.innerHTML = `<div class="run-host"></div><div class="demo-row"><div class="chart-host"></div><div class="bars-host"></div></div>`;
+  el.innerHTML = `<div class="predict-host"></div><div class="run-host"></div><div class="demo-row"><div class="chart-host"></div><div class="bars-host"></div></div>`;
   const labels = () => ORDERS.map((o) => t(`order.${o}`));
+  const guess = predict(ctx, {
+    question: 'predict.order.q',
+    choices: ORDERS.map((o) => ({ value: o, label: `order.${o}` })),
+  });
+  el.querySelector('.predict-host').replaceWith(guess.el);
   const chart = lineChart(el.querySelector('.chart-host'), {
     series: labels().map((label) => ({ label })),
     xLabel: t('bahdanau.step'),
@@ -113,6 +121,15 @@ export async function mount(el, ctx) {
         }
         el.result = result;
         showResult();
+        // the losses as the status line shows them (four significant digits) decide
+        const shown = losses.map((l) => l.toPrecision(4));
+        const best = shown.reduce((b, l, m) => (Number(l) < Number(shown[b]) ? m : b), 0);
+        guess.reveal(ORDERS[best], () =>
+          t('predict.order.a', {
+            chunk: CHUNK,
+            losses: shown.map((l, m) => t('run.lossOf', { name: labels()[m], loss: l })).join(' · '),
+          })
+        );
       }
       return { loss: losses[0], losses };
     },
@@ -135,6 +152,7 @@ export async function mount(el, ctx) {
     'beforeend',
     `<span class="run-untrained note" data-i18n="run.untrainedLoss" hidden>${t('run.untrainedLoss')}</span>`
   );
+  guess.follow(el.querySelector('.run-host'));
   preview().catch(() => {});
   return {
     start: run.start,
@@ -145,6 +163,7 @@ export async function mount(el, ctx) {
       chart.relabel({ series: labels(), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss') });
       draw();
       if (result) showResult();
+      guess.relabel();
     },
     unmount() {
       previewGen++;

@@ -11,11 +11,14 @@
 // Above the race, a path-length counter: for a one-way encoder–decoder reading S words, the
 // recurrent steps from source word j to the prediction of output j are S in order and 2j - 1
 // reversed (the first word gets close, the last one far; the mean stays S).
-// State: reverse.steps, reverse.len. On the element: el.curves = [plain, reversed]
+// Before the race the reader may predict which model ends with the lower held-out loss
+// (common/predict.js); the held-out evaluation at the end answers.
+// State: reverse.steps, reverse.len, reverse.guess. On the element: el.curves = [plain, reversed]
 // ([{step, loss}]), el.path (the counter's numbers).
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import { raceRun } from '../common/race.js';
+import { predict } from '../common/predict.js';
 
 const TASK_OPTIONS = { min_len: 8, max_len: 16, symbols: 10 };
 
@@ -27,7 +30,16 @@ export async function mount(el, ctx) {
   el.innerHTML = `
     <div class="controls"><label><span data-i18n="rev.len"></span> <input type="range" name="len" min="2" max="30"></label> <output name="lenval"></output></div>
     <p class="readout" name="path" aria-live="polite"></p>
+    <div class="predict-host"></div>
     <div class="run-host"></div><div class="chart-host"></div><p class="readout" name="summary" aria-live="polite"></p>`;
+  const guess = predict(ctx, {
+    question: 'predict.rev.q',
+    choices: [
+      { value: 'plain', label: 'rev.plain' },
+      { value: 'reversed', label: 'rev.reversed' },
+    ],
+  });
+  el.querySelector('.predict-host').replaceWith(guess.el);
   const lenInput = el.querySelector('[name=len]');
   lenInput.value = len;
   function showPath() {
@@ -81,6 +93,11 @@ export async function mount(el, ctx) {
       ev = await Promise.all(sessions.map((s) => s.evaluate(200, 99)));
       el.evaluation = ev;
       showSummary();
+      // the figures the summary shows (three decimals) decide
+      const [plain, reversed] = ev.map((e) => e.loss.toFixed(3));
+      guess.reveal(Number(reversed) < Number(plain) ? 'reversed' : 'plain', () =>
+        t('predict.rev.a', { plain, reversed })
+      );
     },
     onReset() {
       chart.set([], [[], []]);
@@ -88,6 +105,7 @@ export async function mount(el, ctx) {
       showSummary();
     },
   });
+  guess.follow(el.querySelector('.run-host'));
   return {
     start: run.start,
     pause: run.pause,
@@ -95,6 +113,7 @@ export async function mount(el, ctx) {
     relabel() {
       showPath();
       showSummary();
+      guess.relabel();
       run.render();
       chart.relabel({ series: labels(), xLabel: t('bahdanau.step'), yLabel: t('bahdanau.loss') });
       if (run.curves[0].length)

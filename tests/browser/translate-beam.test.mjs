@@ -4,7 +4,7 @@
 // finite, negative and falling along the winner's path; the cross-attention maps sit in a grid
 // (several to a row at 1280 px, far shorter than the one-map column); at 375 px in Korean the
 // view scrolls inside its own box, the page does not overflow, and the labels are Korean; axe
-// finds nothing serious in §7 at either width.
+// finds nothing serious in §7 at either width; a language switch relabels the view.
 // Screenshots: test-results/screenshots/translate-beam-1280-en.png and -375-ko.png (copied to
 // docs/screenshots/).
 import { test, before, after } from 'node:test';
@@ -134,6 +134,15 @@ test('§7 at 1280 px: the beam search step by step, from the engine, and the map
   assert.ok(grid.height < 1000, `the maps' grid is ${grid.height}px tall`);
   assert.equal(grid.captions[0], 'layer 1, head 1');
   assert.equal(grid.captions.at(-1), `layer ${tr.layers}, head ${tr.heads}`);
+  // a language switch relabels the view, the same search
+  await page.click('#lang-toggle');
+  await page.waitForSelector('body[data-lang=ko]', { timeout: 30000 });
+  const ko = await readView(page);
+  assert.equal(ko.length, steps.length);
+  assert.equal(ko[0].title, '1단계');
+  assert.ok(ko.flatMap((s) => s.rows).some((r) => /승자/.test(r.shown) && r.text === tr.beam));
+  await page.click('#lang-toggle');
+  await page.waitForSelector('body[data-lang=en]', { timeout: 30000 });
   // beam 1: the view says that greedy decoding has no search to show
   const slider = demo.locator('input[name=beam]');
   await slider.focus();

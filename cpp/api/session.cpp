@@ -474,7 +474,7 @@ int Session::decode_limit(size_t src_len, int max_len) const {
   return limit;
 }
 
-Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {
+int Session::check_decode(const Rows& src, int beam, int max_len) const {
   AL_CHECK(!src.empty(), "decode: no source rows");
   AL_CHECK(model_->input_dim() == 0, "decode: this model reads point sets (decodePoints)");
   AL_CHECK(beam >= 1 && beam <= 64, "decode: beam must be in [1, 64], got " << beam);
@@ -485,12 +485,25 @@ Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {
   AL_CHECK(int(longest) <= model_max, "decode: a source of length "
                                           << longest << " is longer than the model's max_len "
                                           << model_max);
-  const int limit = decode_limit(longest, max_len);
+  return decode_limit(longest, max_len);
+}
+
+Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {
+  const int limit = check_decode(src, beam, max_len);
   Model& m = reader();
   if (beam == 1) return greedy_decode(m, src, limit);
   Rows out;
   for (const auto& r : src) out.push_back(beam_decode(m, r, beam, limit, alpha));
   return out;
+}
+
+std::vector<int32_t> Session::decode_traced(const std::vector<int32_t>& src, int beam, int max_len,
+                                            float alpha, BeamTrace& trace) {
+  const int limit = check_decode({src}, beam, max_len);
+  Model& m = reader();
+  trace = BeamTrace{beam, alpha, {}, -1, -1};
+  if (beam == 1) return greedy_decode(m, {src}, limit)[0];
+  return beam_decode(m, src, beam, limit, alpha, true, &trace);
 }
 
 std::vector<uint8_t> Session::save(bool optimizer) {

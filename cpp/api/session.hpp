@@ -22,6 +22,7 @@
 
 #include "data/bpe.hpp"
 #include "data/task.hpp"
+#include "eval/decode.hpp"
 #include "models/memory.hpp"
 #include "models/model.hpp"
 #include "train/trainer.hpp"
@@ -95,6 +96,10 @@ class Session {
   // accuracy and (RNNsearch) the alignment error rate of the same draw.
   EvalResult evaluate(int samples, uint64_t seed);
   Rows decode(const Rows& src, int beam, int max_len, float alpha);
+  // decode() of one source that also records the beam search step by step (eval/decode.hpp's
+  // BeamTrace; none for beam 1, which decodes greedily); the tokens are decode()'s.
+  std::vector<int32_t> decode_traced(const std::vector<int32_t>& src, int beam, int max_len,
+                                     float alpha, BeamTrace& trace);
   // One teacher-forced pass (tgt empty: the greedy decoding). causal = false lifts the causal
   // mask of a Transformer's target-side self-attention for this pass only, so position i also
   // sees later targets (the leak the mask prevents); the model is causal again afterwards.
@@ -148,6 +153,7 @@ class Session {
   const Task& need_task(const char* what) const;
   void check_rows(const Rows& rows, int vocab, const char* what) const;
   int decode_limit(size_t src_len, int max_len) const;
+  int check_decode(const Rows& src, int beam, int max_len) const;  // -> decode_limit
 
   std::unique_ptr<Model> model_;
   const Bpe& need_bpe(const char* what) const;

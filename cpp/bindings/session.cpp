@@ -125,6 +125,49 @@ class JsSession {
                                    float(number_arg(alpha, "decode: alpha", 0, 100))));
     });
   }
+  // One source decoded as decode() does, with the beam search's record:
+  // {tokens, beam, alpha, winner: {step, index} | null,
+  //  steps: [[{parent, token, logp, score, status: 'kept' | 'finished' | 'pruned'}]]}
+  // (eval/decode.hpp's BeamTrace; beam 1 decodes greedily and records no steps).
+  val decode_trace(val src, val beam, val max_len, val alpha) {
+    return guarded([&] {
+      attnlab::BeamTrace tr;
+      const std::vector<int32_t> out = s_->decode_traced(
+          to_ids(src, "decodeTrace: src"), int_arg(beam, "decodeTrace: beam", 1, 64),
+          int_arg(max_len, "decodeTrace: maxLen", 0, 1 << 20),
+          float(number_arg(alpha, "decodeTrace: alpha", 0, 100)), tr);
+      static const char* const kStatus[] = {"kept", "finished", "pruned"};
+      val steps = val::array();
+      for (size_t i = 0; i < tr.steps.size(); ++i) {
+        val step = val::array();
+        for (size_t j = 0; j < tr.steps[i].size(); ++j) {
+          const attnlab::BeamCandidate& c = tr.steps[i][j];
+          val o = val::object();
+          o.set("parent", c.parent);
+          o.set("token", c.token);
+          o.set("logp", c.logp);
+          o.set("score", c.score);
+          o.set("status", std::string(kStatus[c.status]));
+          step.set(j, o);
+        }
+        steps.set(i, step);
+      }
+      val o = val::object();
+      o.set("tokens", to_i32(out));
+      o.set("beam", tr.beam);
+      o.set("alpha", tr.alpha);
+      o.set("steps", steps);
+      if (tr.winner_step >= 0) {
+        val w = val::object();
+        w.set("step", tr.winner_step);
+        w.set("index", tr.winner_index);
+        o.set("winner", w);
+      } else {
+        o.set("winner", val::null());
+      }
+      return o;
+    });
+  }
   // opts: true/false (causal, the older form) or {causal, parts, mute: {sublayer: [heads]}}.
   val inspect(val src, val tgt, val opts) {
     return guarded([&] {
@@ -280,6 +323,7 @@ EMSCRIPTEN_BINDINGS(attnlab_session) {
       .function("trainBatch", &JsSession::train_batch)
       .function("evaluate", &JsSession::evaluate)
       .function("decode", &JsSession::decode)
+      .function("decodeTrace", &JsSession::decode_trace)
       .function("inspect", &JsSession::inspect)
       .function("examples", &JsSession::examples)
       .function("decodePoints", &JsSession::decode_points)

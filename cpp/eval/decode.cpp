@@ -155,14 +155,16 @@ std::vector<std::vector<int32_t>> greedy_decode(Model& m,
 }
 
 std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int beam, int max_len,
-                                 float alpha, bool step_cache) {
+                                 float alpha, bool step_cache, BeamTrace* trace) {
   AL_CHECK(beam >= 1, "beam width must be at least 1");
   check_source(m, src);
+  if (trace) *trace = BeamTrace{beam, alpha, {}, -1, -1};
   if (!m.autoregressive() || beam == 1) return greedy_decode(m, {src}, max_len, step_cache)[0];
   const int V = m.out_vocab(), eos = m.eos_id();
   struct Hyp {
     std::vector<int32_t> toks;  // with <s>
     double logp;
+    int step = -1, index = -1;  // its candidate in the trace
   };
   struct Cand {  // live[r] extended by token v
     double logp;
@@ -189,16 +191,30 @@ std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int 
                      [](const Cand& a, const Cand& c) { return a.logp > c.logp; });
     std::vector<Hyp> next;
     std::vector<int> parents;
+    std::vector<BeamCandidate>* seen = nullptr;
+    if (trace) seen = &trace->steps.emplace_back();
+    size_t taken = 0;
     for (const Cand& k : cand) {
       if (int(next.size()) >= beam) break;
-      Hyp h{live[size_t(k.r)].toks, k.logp};
+      ++taken;
+      Hyp h{live[size_t(k.r)].toks, k.logp, step, seen ? int(seen->size()) : -1};
       h.toks.push_back(k.v);
+      if (seen)
+        seen->push_back({k.r, k.v, k.logp, k.logp / lp(h.toks.size() - 1),
+                         k.v == eos ? BeamCandidate::kFinished : BeamCandidate::kKept});
       if (k.v == eos) {
         finished.push_back(std::move(h));
       } else {
         next.push_back(std::move(h));
         parents.push_back(k.r);
       }
+    }
+    // the best candidates the step left, as many as the beam is wide
+    for (size_t i = taken; seen && i < cand.size() && i < taken + size_t(beam); ++i) {
+      const Cand& k = cand[i];
+      if (k.logp == -INFINITY) break;
+      const size_t len = live[size_t(k.r)].toks.size();  // with <s>: the extension's length
+      seen->push_back({k.r, k.v, k.logp, k.logp / lp(len), BeamCandidate::kPruned});
     }
     live = std::move(next);
     if (int(finished.size()) >= beam) break;
@@ -214,6 +230,7 @@ std::vector<int32_t> beam_decode(Model& m, const std::vector<int32_t>& src, int 
     const double s = h.logp / lp(len);
     if (s > best_score) best_score = s, best = &h;
   }
+  if (trace) trace->winner_step = best->step, trace->winner_index = best->index;
   std::vector<int32_t> out(best->toks.begin() + 1, best->toks.end());
   if (!out.empty() && out.back() == eos) out.pop_back();
   return out;

@@ -3,7 +3,8 @@
 // `attn translate --input test.tsv --limit 100 --beam 4` printed for the same file (written by
 // experiments/translator.mjs); the wasm engine must give the same tokens and text for every one of
 // the 100 sentences, from the same source pieces. Also: the text API (encodeText, decodeText,
-// pieces, translate) and its errors on a model without a text vocabulary.
+// pieces, translate) and its errors on a model without a text vocabulary, and translate()'s
+// record of its beam search ({trace: true}), which leaves the output as it is.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -87,6 +88,51 @@ test("translate() returns the text, the BPE pieces and every layer's cross-atten
     Array.from(g.out.ids),
     Array.from(session.decode([g.src.ids], { maxLen: 2 * g.src.ids.length + 10 })[0])
   );
+});
+
+test('translate() with {trace: true}: the same output, and the search that found it, step by step', () => {
+  for (const [i, beam] of [
+    [0, 4],
+    [1, 2],
+    [2, 8],
+  ]) {
+    const de = fixture[i].source;
+    const plain = session.translate(de, { beam });
+    const r = session.translate(de, { beam, trace: true });
+    assert.deepEqual(Array.from(r.out.ids), Array.from(plain.out.ids), `sentence ${i}, beam ${beam}`);
+    if (beam === 4) assert.deepEqual(Array.from(r.out.ids), fixture[i].tokens);
+    const { trace } = r;
+    assert.equal(trace.beam, beam);
+    assert.ok(Math.abs(trace.alpha - 0.6) < 1e-6);
+    assert.equal(trace.path.length, trace.winner.step + 1);
+    // the winner's path: parents chain back to step 0, its last candidate's text is the output
+    const won = trace.steps[trace.winner.step][trace.winner.index];
+    assert.equal(won.text, r.text);
+    assert.notEqual(won.status, 'pruned');
+    trace.path.forEach((j, s) => {
+      const c = trace.steps[s][j];
+      if (s > 0) {
+        const kept = trace.steps[s - 1].map((x, k) => (x.status === 'kept' ? k : -1)).filter((k) => k >= 0);
+        assert.equal(kept[c.parent], trace.path[s - 1]);
+      }
+      // the path spells the output, then </s> when the winner finished
+      if (s < r.out.ids.length) assert.equal(c.token, r.out.ids[s]);
+      else assert.equal(c.piece, '</s>');
+    });
+    for (const [s, step] of trace.steps.entries()) {
+      const count = (st) => step.filter((c) => c.status === st).length;
+      assert.ok(count('kept') <= beam);
+      assert.equal(count('pruned'), beam);
+      for (const c of step) {
+        assert.ok(Number.isFinite(c.logp) && c.logp < 0);
+        assert.ok(Math.abs(c.score - c.logp / ((5 + s + 1) / 6) ** 0.6) < 1e-6 * Math.abs(c.score));
+      }
+    }
+  }
+  // beam 1 is greedy decoding: no search to record
+  const g = session.translate(fixture[0].source, { beam: 1, trace: true });
+  assert.deepEqual(g.trace.steps, []);
+  assert.equal(g.trace.winner, null);
 });
 
 test('the text API round-trips and refuses what it cannot do with a clear error', () => {

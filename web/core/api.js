@@ -100,9 +100,23 @@ export class Session {
   // of output step t, exactly as it was while decoding (the decoder is causal). The output stops
   // at maxLen pieces, by default 2 × source pieces + 10 as in attn translate and attn eval.
   // -> {text, src: {ids, pieces}, out: {ids, pieces}, cross: [{name, H, T, S, weights}]}
-  translate(text, { beam = 4, alpha = 0.6, maxLen = 0 } = {}) {
+  // {trace: true} adds `trace`, the engine's record of its beam search (the output is the same):
+  // {beam, alpha, winner: {step, index} | null, path: the winner's index at each step,
+  //  steps: [[{parent, token, piece, text, logp, score, status}]]}, each step's candidates best
+  // log-probability first: the ones it took (status 'kept', or 'finished' by </s>), then the
+  // best ones it pruned; parent: the index among the previous step's kept ones; text: the
+  // hypothesis so far (</s> left out); score: logp / ((5 + length) / 6)^alpha, by which the
+  // winner is chosen among the finished. Beam 1 decodes greedily: no steps, winner null.
+  translate(text, { beam = 4, alpha = 0.6, maxLen = 0, trace = false } = {}) {
     const src = this.encodeText(text);
-    const out = this.decode([src], { beam, alpha, maxLen: maxLen || 2 * src.length + 10 })[0];
+    const limit = maxLen || 2 * src.length + 10;
+    let out, search;
+    if (trace) {
+      search = this.handle.decodeTrace(src, beam, limit, alpha);
+      out = Array.from(search.tokens);
+    } else {
+      out = this.decode([src], { beam, alpha, maxLen: limit })[0];
+    }
     const seen = this.inspect([src], [out]);
     const cross = seen.maps
       .filter((m) => m.name.endsWith('.multihead_attn'))
@@ -112,7 +126,34 @@ export class Session {
       src: { ids: src, pieces: this.pieces(src) },
       out: { ids: Int32Array.from(out), pieces: this.pieces(out) },
       cross,
+      ...(trace ? { trace: this.#readTrace(search) } : {}),
     };
+  }
+  // decodeTrace's record with each candidate's piece and text, and the winner's path
+  #readTrace({ beam, alpha, winner, steps }) {
+    const prefixes = [[]]; // token prefixes of the previous step's kept candidates
+    const out = steps.map((step) => {
+      const kept = [];
+      const rows = step.map((c) => {
+        const toks = [...prefixes[c.parent], c.token];
+        if (c.status === 'kept') kept.push(toks);
+        const piece = this.pieces([c.token])[0];
+        const words = piece === '</s>' ? toks.slice(0, -1) : toks;
+        return { ...c, piece, text: this.decodeText(words) };
+      });
+      prefixes.splice(0, prefixes.length, ...kept);
+      return rows;
+    });
+    const path = [];
+    if (winner) {
+      let i = winner.index;
+      for (let s = winner.step; s >= 0; --s) {
+        path.unshift(i);
+        const parent = steps[s][i].parent;
+        if (s > 0) i = steps[s - 1].map((c, j) => (c.status === 'kept' ? j : -1)).filter((j) => j >= 0)[parent];
+      }
+    }
+    return { beam, alpha, winner, path, steps: out };
   }
   dispose() {
     if (this.handle) this.handle.delete();

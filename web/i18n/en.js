@@ -442,6 +442,20 @@ export default {
   'tr.unknown':
     'Marked: {n} of the {total} words never occur in the training data, so the model has to guess them from their pieces:',
   'tr.allKnown': 'Every one of the {total} words occurs in the training data:',
+  'tr.traceTitle': 'The beam search, step by step',
+  'tr.traceAbout':
+    'Each column is one decoding step, each row a hypothesis the search weighed there, best first. log p is its log-probability; score divides log p by ((5 + length) / 6)^α, the length normalisation by which the search picks its winner among the finished hypotheses. Kept ones go on to the next step, finished ones ended with </s>, and the pruned ones (grey) are the best candidates the beam had no room for. The winner’s path is highlighted.',
+  'tr.traceGreedy':
+    'Beam width 1 is greedy decoding: one hypothesis, nothing to prune. Widen the beam to see the search.',
+  'tr.traceStep': 'step {step}',
+  'tr.traceScores': 'log p {logp} · score {score}',
+  'tr.trace.kept': 'kept',
+  'tr.trace.finished': 'finished',
+  'tr.trace.pruned': 'pruned',
+  'tr.traceWinner': 'winner',
+  'tr.traceSummary':
+    '{steps} steps; {finished} hypotheses finished, {pruned} pruned candidates shown. The winner (step {step}): log p {logp}, score {score} (α = {alpha}).',
+  'tr.traceRegion': 'beam search of width {k}, step by step',
   'pointer.start': 'Start from',
   'pointer.start.shipped': 'the pre-trained network (trained natively)',
   'pointer.start.fresh': 'an untrained network (train it here)',

@@ -432,6 +432,20 @@ export default {
   'tr.unknown':
     '표시한 단어 {n}개(전체 {total}개 중)는 학습 데이터에 한 번도 나오지 않아, 모델이 조각만 보고 짐작해야 합니다:',
   'tr.allKnown': '단어 {total}개가 모두 학습 데이터에 나옵니다:',
+  'tr.traceTitle': 'beam search 단계별 보기',
+  'tr.traceAbout':
+    '열 하나가 디코딩 한 단계, 행 하나가 그 단계에서 검토한 가설입니다(좋은 순). log p는 가설의 로그 확률이고, 점수는 log p를 ((5 + 길이) / 6)^α로 나눈 길이 정규화 값으로, 검색은 끝난 가설 가운데 이 점수로 승자를 고릅니다. 유지된 가설은 다음 단계로 이어지고, 끝난 가설은 </s>로 끝났으며, 잘린 가설(회색)은 beam에 자리가 없었던 가장 좋은 후보입니다. 승자의 경로를 강조해 두었습니다.',
+  'tr.traceGreedy':
+    'beam 너비 1은 greedy 디코딩이라 가설이 하나뿐이고 잘라 낼 것이 없습니다. beam을 넓히면 검색 과정이 보입니다.',
+  'tr.traceStep': '{step}단계',
+  'tr.traceScores': 'log p {logp} · 점수 {score}',
+  'tr.trace.kept': '유지',
+  'tr.trace.finished': '끝남',
+  'tr.trace.pruned': '잘림',
+  'tr.traceWinner': '승자',
+  'tr.traceSummary':
+    '{steps}단계, 끝난 가설 {finished}개, 잘린 후보 {pruned}개 표시. 승자({step}단계): log p {logp}, 점수 {score} (α = {alpha}).',
+  'tr.traceRegion': '너비 {k} beam search의 단계별 기록',
   'pointer.start': '시작점',
   'pointer.start.shipped': '미리 학습한 네트워크 (네이티브에서 학습)',
   'pointer.start.fresh': '학습 전 네트워크 (여기서 학습)',

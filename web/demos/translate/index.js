@@ -5,6 +5,8 @@
 // of the chosen width; one teacher-forced pass over an output then gives the cross-attention of
 // every decoder layer and head (output pieces × source BPE pieces), and the step slider replays
 // the decoding token by token (row t of a map is exactly what step t read: the decoder is causal).
+// Under the translations, the engine's record of its beam search: every step's hypotheses with
+// their scores, kept, finished and pruned, and the winner's path (beam.js).
 // The source words the training data never contained are marked (models/<name>.words.json, the
 // German words of the file the model trained on): the reader sees where the model has to guess.
 // State: translate.sentence (held-out example), translate.beam (1–8), translate.maps (beam|greedy).
@@ -13,6 +15,7 @@ import { escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
 import { loadShipped, shippedIndex } from '../common/shipped.js';
 import { markUnknown } from './words.js';
+import { beamView } from './beam.js';
 import { browserLocale } from '../../core/locale.js';
 
 const NAME = 'translate-de-en';
@@ -118,9 +121,14 @@ export async function mount(el, ctx) {
       </div>
       <p class="readout" name="unknown"></p>
       <p class="readout" name="status" aria-live="polite"></p>
+      <section class="beam-trace" aria-labelledby="tr-trace-title">
+        <h4 id="tr-trace-title" data-i18n="tr.traceTitle"></h4>
+        <p class="note" data-i18n="tr.traceAbout"></p>
+        <div name="beam-trace"></div>
+      </section>
       <div class="controls"><label><span data-i18n="tr.step"></span> <input type="range" name="step" min="0" value="0"></label></div>
       <p class="readout" name="replay" aria-live="polite"></p>
-      <div class="head-grid" name="heads"></div>`;
+      <div class="head-grid tr-maps" name="heads"></div>`;
     applyI18n(el, { updateDocument: false });
     groups();
     about();
@@ -185,17 +193,25 @@ export async function mount(el, ctx) {
     try {
       const t0 = performance.now();
       const greedy = await session.translate(text, { beam: 1 });
-      const beamed = await session.translate(text, { beam: state.beam });
+      const beamed = await session.translate(text, { beam: state.beam, trace: true });
       if (mine !== asked || unmounted) return;
       result = { text, reference, greedy, beam: beamed, beamWidth: state.beam, ms: performance.now() - t0 };
       result.step = lastStep();
       say('tr.done', { ms: Math.round(result.ms), n: greedy.src.ids.length });
+      drawBeam();
       draw();
     } catch (e) {
       if (mine === asked) say('engine.error', { message: e.message });
     } finally {
       if (mine === asked && !unmounted) $('go').disabled = false;
     }
+  }
+
+  // the beam search's record (redrawn on a new translation or a language switch only, so that
+  // the step slider leaves its scroll position alone)
+  function drawBeam() {
+    if (!result || unmounted) return;
+    $('beam-trace').innerHTML = beamView(result.beam.trace);
   }
 
   function draw() {
@@ -273,6 +289,7 @@ export async function mount(el, ctx) {
       outPieces: outLabels,
       tokens: Array.from(out.out.ids),
       unknownWords: known ? unknown.map((w) => w.text) : null,
+      traceSteps: r.beam.trace?.steps.length ?? 0,
     };
     store.set({ sentence: state.sentence, beam: state.beam, maps: state.maps });
     el.dispatchEvent(new CustomEvent('computed'));
@@ -284,7 +301,10 @@ export async function mount(el, ctx) {
       about();
       groups();
       if (status) $('status').textContent = t(status.key, status.vars);
-      if (result) draw();
+      if (result) {
+        drawBeam();
+        draw();
+      }
     },
     unmount() {
       unmounted = true;

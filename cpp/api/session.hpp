@@ -147,7 +147,8 @@ class Session {
   void set_train_options(const nlohmann::json& train);
   const Task& need_task(const char* what) const;
   void check_rows(const Rows& rows, int vocab, const char* what) const;
-  int decode_limit(size_t src_len, int max_len) const;
+  int decode_limit(size_t src_len, int max_len) const;  // decode_steps, at least 1 or throws
+  int decode_steps(size_t src_len, int max_len) const;  // how many steps decode may take
 
   std::unique_ptr<Model> model_;
   const Bpe& need_bpe(const char* what) const;

@@ -46,7 +46,7 @@ double forward_cost(const nlohmann::json& model, double B, double S, double T);
 
 // Throws attnlab::Error when cost > kMaxCallCost: "<call>: this call would take about <cost>
 // units of work (...), <times> times the <bound> one call may do; <advice>". Front ends may read
-// the numbers back from the message (web/core/cost.js).
+// the numbers back from the message (the playground: web/demos/playground/pointer.js, tooCostly).
 void check_cost(double cost, const std::string& call, const std::string& advice);
 
 // "2.4e10": two significant digits, for messages.

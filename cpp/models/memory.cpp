@@ -59,14 +59,15 @@ void check_alloc(double bytes, const char* what) {
 
 // The bound. Its purpose is to refuse what no reader could wait for (a crafted checkpoint that
 // holds the engine's Worker, and every demo with it, for many minutes or hours), never a call the
-// guide makes. The guide's heaviest call sets it: the playground measuring the shipped
-// pointer-hull checkpoint (200 point sets of each size from 5 to 20, 128 units: about 7e11 units
-// with the pointer network's factor), which must stay well under, here more than five times. In
-// time: a desktop core runs the WebAssembly engine's large GEMM at the order of 1e10
-// multiply-adds per second, so the bound is a few minutes of work there and several times that on
-// a slow phone-class core (the guide's heaviest call: well under a minute on a desktop). A
-// pointer checkpoint of 1,000-point sets measured on 200 sets per size is about a hundred times
-// over, a decoding of a few hundred long rows with beam 64 on the translator's model a few times.
+// guide makes. A bound of about 30 s on a slow phone-class core would refuse the guide itself:
+// its heaviest call, the playground measuring the shipped pointer-hull checkpoint (200 point sets
+// of each size from 5 to 20, 128 units), is about 7e11 units with the pointer network's factor,
+// and a slow phone core runs the WebAssembly engine's large GEMM at the order of 1e9
+// multiply-adds per second. So that call sets the bound, more than five times above it
+// (test_work_cost.cpp asserts at least four): a few minutes of work on a desktop core (the order
+// of 1e10 GEMM multiply-adds per second in WebAssembly), longer on a phone. A pointer checkpoint
+// of 1,000-point sets measured on 200 sets per size is about a hundred times over, a decoding of
+// a few hundred long rows with beam 64 on the translator's model a few times.
 const double kMaxCallCost = 4e12;
 
 namespace {

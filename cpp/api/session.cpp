@@ -15,6 +15,7 @@
 #include "eval/decode.hpp"
 #include "io/checkpoint.hpp"
 #include "io/safetensors.hpp"
+#include "models/cost.hpp"
 #include "train/step.hpp"
 #include "train/train_state.hpp"
 
@@ -292,6 +293,10 @@ TrainChunk Session::train(int steps) {
   AL_CHECK(!batch_adam_,
            "this session trains on given batches (trainBatch); create another "
            "session to train on its task");
+  check_cost(double(steps) * train_step_cost(model_->config(), opts_.batch, task.max_src_len(),
+                                             task.max_tgt_len() + 1),
+             "train(" + std::to_string(steps) + ")",
+             "train fewer steps per call, or with a smaller batch");
   begin_steps(steps);
   if (!trainer_) {
     trainer_ = std::make_unique<Trainer>(*model_, task, opts_);
@@ -406,6 +411,11 @@ TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
                                                                        << tgt.size() << ")");
   check_rows(src, model_->src_vocab(), "trainBatch: source");
   check_rows(tgt, model_->out_vocab(), "trainBatch: target");
+  size_t S = 0, T = 0;
+  for (size_t i = 0; i < src.size(); ++i)
+    S = std::max(S, src[i].size()), T = std::max(T, tgt[i].size());
+  check_cost(train_step_cost(model_->config(), double(src.size()), double(S), double(T + 1)),
+             "trainBatch", "train on fewer or shorter rows per step");
   std::vector<Example> ex;
   for (size_t i = 0; i < src.size(); ++i) ex.push_back({src[i], tgt[i]});
   Batch b = make_batch(ex);
@@ -458,19 +468,35 @@ EvalResult Session::evaluate(int samples, uint64_t seed) {
   // The recurrent models on tasks with gold alignments add the alignment error rate and
   // per-length accuracy, from the same pass.
   const auto* seq = dynamic_cast<const SeqTask*>(&task);
+  const std::string call = "evaluate(" + std::to_string(samples) + ")";
+  if (task.input_dim() > 0)
+    check_cost(
+        evaluate_points_cost(model_->config(), samples, task.min_src_len(), task.max_src_len()),
+        call,
+        "evaluate fewer samples (that many point sets of each size from " +
+            std::to_string(task.min_src_len()) + " to " + std::to_string(task.max_src_len()) +
+            " points)");
+  else
+    check_cost(evaluate_cost(model_->config(), samples, task.max_src_len(), task.max_tgt_len() + 1),
+               call, "evaluate fewer samples");
   Model& m = reader();
   if (decodes_stepwise(m) && seq) return evaluate_with_alignment(m, *seq, samples, seed);
   return attnlab::evaluate(m, task, samples, seed);
 }
 
-int Session::decode_limit(size_t src_len, int max_len) const {
+int Session::decode_steps(size_t src_len, int max_len) const {
   const int model_max = model_->max_len();
   int limit = max_len > 0 ? max_len
               : task_     ? task_->max_tgt_len() + 1
                           : std::min(model_max - 1, 256);
   limit = std::min(limit, model_max - 1);
   if (model_->packs_source()) limit = std::min(limit, model_max - int(src_len) - 1);
-  AL_CHECK(limit >= 1, "decode: no room left to generate within max_len " << model_max);
+  return limit;
+}
+
+int Session::decode_limit(size_t src_len, int max_len) const {
+  const int limit = decode_steps(src_len, max_len);
+  AL_CHECK(limit >= 1, "decode: no room left to generate within max_len " << model_->max_len());
   return limit;
 }
 
@@ -485,7 +511,10 @@ int Session::check_decode(const Rows& src, int beam, int max_len) const {
   AL_CHECK(int(longest) <= model_max, "decode: a source of length "
                                           << longest << " is longer than the model's max_len "
                                           << model_max);
-  return decode_limit(longest, max_len);
+  const int limit = decode_limit(longest, max_len);
+  check_cost(decode_cost(model_->config(), double(src.size()), double(longest), beam, limit),
+             "decode", "decode fewer or shorter rows, with a smaller beam or max_len");
+  return limit;
 }
 
 Rows Session::decode(const Rows& src, int beam, int max_len, float alpha) {

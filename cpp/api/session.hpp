@@ -152,8 +152,10 @@ class Session {
   void set_train_options(const nlohmann::json& train);
   const Task& need_task(const char* what) const;
   void check_rows(const Rows& rows, int vocab, const char* what) const;
-  int decode_limit(size_t src_len, int max_len) const;
-  int check_decode(const Rows& src, int beam, int max_len) const;  // -> decode_limit
+  int decode_limit(size_t src_len, int max_len) const;  // decode_steps, at least 1 or throws
+  int decode_steps(size_t src_len, int max_len) const;  // how many steps decode may take
+  // Checks a decode call (rows, beam, lengths, its estimated work) -> decode_limit.
+  int check_decode(const Rows& src, int beam, int max_len) const;
 
   std::unique_ptr<Model> model_;
   const Bpe& need_bpe(const char* what) const;

@@ -8,6 +8,7 @@
 #include "core/check.hpp"
 #include "data/point_task.hpp"
 #include "eval/decode.hpp"
+#include "models/cost.hpp"
 
 namespace attnlab::api {
 
@@ -63,6 +64,16 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptio
   const bool causal = options.causal;
   AL_CHECK(!src.empty(), "inspect: no source rows");
   AL_CHECK(model_->input_dim() == 0, "inspect: this model reads point sets (decodePoints)");
+  size_t S = 0, T = 0;
+  for (const auto& r : src) S = std::max(S, r.size());
+  for (const auto& r : tgt) T = std::max(T, r.size());
+  const int limit = tgt.empty() ? std::max(1, decode_steps(S, 0)) : 0;  // greedy decoding's
+  check_cost(
+      forward_cost(model_->config(), double(src.size()), double(S),
+                   double(tgt.empty() ? limit + 1 : T + 1)) +
+          (tgt.empty() ? decode_cost(model_->config(), double(src.size()), double(S), 1, limit)
+                       : 0.0),
+      "inspect", "inspect fewer or shorter rows");
   Model& m = reader();
   Model* unmask = nullptr;
   if (!causal) {
@@ -118,6 +129,8 @@ PointDecode Session::decode_points(const std::vector<float>& x, int n) {
   AL_CHECK(n >= 1 && n <= 1000, "decode: n must be in [1, 1000], got " << n);
   AL_CHECK(x.size() == size_t(n) * D,
            "decode: got " << x.size() << " values, expected n*dim = " << size_t(n) * D);
+  check_cost(decode_cost(model_->config(), 1, n, 1, n + 1), "decodePoints",
+             "decode a smaller point set");
   const PointDecoded d = attnlab::decode_points(reader(), x, 1, n, 1, true);
   PointDecode r;
   r.n = n;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/check.hpp"
 #include "layers/loss.hpp"
@@ -248,6 +249,45 @@ SizeEstimate estimate_luong(const nlohmann::json& m, int B, int S, int T) {
   const double act = B * S * (Hd * 16 + D) + B * T * (D * 12 + E + 2 * S + 3 * Vt) +
                      (concat ? B * T * S * D + B * S * D * 2 : 0);
   return SizeEstimate::of(P, act);
+}
+
+// Multiply-adds per pass, the registry row's cost model (models/cost.hpp): read from the
+// config as the size estimate is (absent fields: the typed config's defaults, no range checks).
+namespace {
+
+struct LuongSizes {
+  bool concat, projects;
+  double E, Hd, D, Vt;
+  explicit LuongSizes(const nlohmann::json& m) {
+    const LuongConfig d;
+    const std::string score = m.value("score", d.score);
+    concat = score == "concat";
+    projects = score != "dot";
+    E = json_number(m, "emb", d.emb);
+    Hd = json_number(m, "hidden", d.hidden);
+    D = 2 * Hd;
+    Vt = json_number(m, "tgt_vocab", d.tgt_vocab);
+  }
+  double token() const { return 2 * 3 * (E * Hd + Hd * Hd) + (projects ? D * D : 0); }
+  double step(double S) const {
+    return 3 * ((E + D) * D + D * D) + (concat ? D * D + S * D : 0) + 2 * S * D + 2 * D * D +
+           D * Vt;
+  }
+};
+
+}  // namespace
+
+// Luong: bi-GRU encoder, decoder GRU of 2 * hidden with input feeding, global attention.
+double work_luong_forward(const nlohmann::json& m, double B, double S, double T) {
+  const LuongSizes l(m);
+  return B * (S * l.token() + l.D * l.D + T * l.step(S));
+}
+double work_luong_encode(const nlohmann::json& m, double R, double S) {
+  const LuongSizes l(m);
+  return R * (S * l.token() + l.D * l.D);
+}
+double work_luong_step(const nlohmann::json& m, double R, double S, double) {
+  return R * LuongSizes(m).step(S);
 }
 
 }  // namespace attnlab

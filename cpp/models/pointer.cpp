@@ -1,9 +1,13 @@
 // Pointer network: construction, teacher-forced forward over point batches, backward, the
-// pointer distributions as logits and attention (decoding: pointer_search.cpp; see pointer.hpp).
+// pointer distributions as logits and attention, its size estimate and cost model (decoding:
+// pointer_search.cpp; see pointer.hpp).
+// Long because: the size estimate and the cost model count the same layers the constructor
+// builds, and stay beside it so that a change to one shows in the others.
 #include "models/pointer.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/check.hpp"
 #include "layers/linear.hpp"
@@ -357,6 +361,51 @@ SizeEstimate estimate_pointer(const nlohmann::json& m, int B, int S, int T) {
   const double P = 2 * 4 * (In * Hd + Hd * Hd + 2 * Hd) + 3 * (Hd * A) + A + 2 * Hd + Em * (D + 2);
   const double act = B * (S + T) * Hd * 12 + B * T * S * (A + 2);
   return SizeEstimate::of(P, act);
+}
+
+// Multiply-adds per pass, the registry row's cost model (models/cost.hpp): read from the
+// config as the size estimate is (absent fields: the typed config's defaults, no range checks).
+namespace {
+
+struct PointerSizes {
+  bool rpw;
+  double Hd, A, D, In, emb, g, P, glimpse;
+  explicit PointerSizes(const nlohmann::json& m) {
+    const PointerConfig d;
+    Hd = json_number(m, "hidden", d.hidden);
+    A = json_number(m, "attn", Hd);
+    D = json_number(m, "dim", d.dim);
+    const double Em = json_number(m, "embed", d.embed);
+    In = Em > 0 ? Em : D + 1;
+    emb = Em > 0 ? Em * (D + 2) : 0;
+    glimpse = m.value("glimpse", d.glimpse) ? 1 : 0;
+    g = 1 + glimpse;
+    rpw = m.value("encoder", d.encoder) == "rpw";
+    P = json_number(m, "process_steps", d.process_steps);
+  }
+  double encode(double n) const {
+    if (!rpw) return n * (emb + 4 * (In * Hd + Hd * Hd) + g * Hd * A);
+    // read block, then P process steps of an LSTM on [q; r] with attention over the n memories
+    return n * (Hd * (D + 1) + g * Hd * A) + P * (12 * Hd * Hd + 2 * n * Hd);
+  }
+  double step(double n) const {
+    return emb + 4 * (In * Hd + Hd * Hd) + g * (Hd * A + n * A) + glimpse * n * Hd;
+  }
+};
+
+}  // namespace
+
+// The pointer network on sets of S = n points: LSTM (or read-process-write) encoder, decoder
+// LSTM, additive pointer attention over the n inputs (and the glimpse's).
+double work_pointer_forward(const nlohmann::json& m, double B, double S, double T) {
+  const PointerSizes p(m);
+  return B * (p.encode(S) + T * p.step(S));
+}
+double work_pointer_encode(const nlohmann::json& m, double R, double S) {
+  return R * PointerSizes(m).encode(S);
+}
+double work_pointer_step(const nlohmann::json& m, double R, double S, double) {
+  return R * PointerSizes(m).step(S);
 }
 
 }  // namespace attnlab

@@ -1,8 +1,10 @@
 // The model registry: one row per model kind, the only place a kind is named. A new kind
-// declares its factory, config check and size estimate (next to its model) and adds one row.
+// declares its factory, config check and size estimate (next to its model), its cost model
+// (next to its model, with a calibration factor) and adds one row.
 #include <string>
 
 #include "core/check.hpp"
+#include "models/cost.hpp"
 #include "models/model.hpp"
 
 namespace attnlab {
@@ -23,6 +25,18 @@ SizeEstimate estimate_pointer(const nlohmann::json&, int B, int S, int T);
 std::unique_ptr<Model> make_luong(const nlohmann::json&, const KernelTable&, uint64_t);
 void check_luong_config(const nlohmann::json&);
 SizeEstimate estimate_luong(const nlohmann::json&, int B, int S, int T);
+double work_transformer_forward(const nlohmann::json&, double B, double S, double T);
+double work_transformer_encode(const nlohmann::json&, double R, double S);
+double work_transformer_step(const nlohmann::json&, double R, double S, double t);
+double work_rnnsearch_forward(const nlohmann::json&, double B, double S, double T);
+double work_rnnsearch_encode(const nlohmann::json&, double R, double S);
+double work_rnnsearch_step(const nlohmann::json&, double R, double S, double t);
+double work_pointer_forward(const nlohmann::json&, double B, double S, double T);
+double work_pointer_encode(const nlohmann::json&, double R, double S);
+double work_pointer_step(const nlohmann::json&, double R, double S, double t);
+double work_luong_forward(const nlohmann::json&, double B, double S, double T);
+double work_luong_encode(const nlohmann::json&, double R, double S);
+double work_luong_step(const nlohmann::json&, double R, double S, double t);
 
 namespace {
 
@@ -32,6 +46,7 @@ struct ModelKind {
   SizeEstimate (*estimate)(const nlohmann::json&, int B, int S, int T);
   const ConfigKeys& (*keys)();
   KindInfo info;
+  KindWork work;
 };
 
 // Capabilities: recurrent, packs_source, takes_points, aligns; then lr, batch, clip, schedule.
@@ -39,46 +54,79 @@ constexpr TrainDefaults kNoam{1e-3f, 64, 1.f, "noam"};
 constexpr TrainDefaults kRecurrent{3e-3f, 32, 5.f, "constant"};
 constexpr TrainDefaults kPointer{1e-3f, 128, 2.f, "constant"};
 
+// Cost models: each kind's multiply-adds (work_* beside its model) and its calibration factor, the
+// seconds one of its multiply-adds takes over one of a large GEMM's on the same core. Measured
+// with `attnlab_tests "[.calibrate]"` (tests/cpp/test_work_cost.cpp: each kind's evaluate on 200
+// samples at the playground's sizes, one thread, against a 256x256x256 GEMM) in the native
+// Release build, and rounded up; where two sizes were measured (the pointer network at 64 and 128
+// units), the larger factor. The recurrent kinds run many small matrix products and element-wise
+// gates one time step after another; RNNsearch's additive attention (a tanh over every source
+// position at every step) and the pointer network's (over every input, twice with the glimpse)
+// add the most.
+constexpr double kTransformerFactor = 2.5, kLmFactor = 1.5, kEncoderFactor = 1.5;
+constexpr double kRnnSearchFactor = 6, kRnnEncDecFactor = 2.5, kLuongFactor = 2;
+constexpr double kPointerFactor = 26;
+constexpr KindWork kTransformerWork{work_transformer_forward, work_transformer_encode,
+                                    work_transformer_step, kTransformerFactor};
+constexpr KindWork kLmWork{work_transformer_forward, work_transformer_encode, work_transformer_step,
+                           kLmFactor};
+constexpr KindWork kEncoderWork{work_transformer_forward, work_transformer_encode,
+                                work_transformer_step, kEncoderFactor};
+constexpr KindWork kRnnSearchWork{work_rnnsearch_forward, work_rnnsearch_encode,
+                                  work_rnnsearch_step, kRnnSearchFactor};
+constexpr KindWork kRnnEncDecWork{work_rnnsearch_forward, work_rnnsearch_encode,
+                                  work_rnnsearch_step, kRnnEncDecFactor};
+constexpr KindWork kPointerWork{work_pointer_forward, work_pointer_encode, work_pointer_step,
+                                kPointerFactor};
+constexpr KindWork kLuongWork{work_luong_forward, work_luong_encode, work_luong_step, kLuongFactor};
+
 const ModelKind kRegistry[] = {
     // encoder-decoder (Vaswani et al. 2017), decoder-only language model, encoder-only tagger
     {make_transformer,
      check_transformer_config,
      estimate_transformer,
      transformer_config_keys,
-     {"transformer", false, false, false, false, kNoam}},
+     {"transformer", false, false, false, false, kNoam},
+     kTransformerWork},
     {make_transformer,
      check_transformer_config,
      estimate_transformer,
      transformer_config_keys,
-     {"lm", false, true, false, false, kNoam}},
+     {"lm", false, true, false, false, kNoam},
+     kLmWork},
     {make_transformer,
      check_transformer_config,
      estimate_transformer,
      transformer_config_keys,
-     {"encoder", false, false, false, false, kNoam}},
+     {"encoder", false, false, false, false, kNoam},
+     kEncoderWork},
     // bi-GRU + attention (Bahdanau et al. 2015); the same without attention (fixed context)
     {make_rnnsearch,
      check_rnnsearch_config,
      estimate_rnnsearch,
      rnnsearch_config_keys,
-     {"rnnsearch", true, false, false, true, kRecurrent}},
+     {"rnnsearch", true, false, false, true, kRecurrent},
+     kRnnSearchWork},
     {make_rnnsearch,
      check_rnnsearch_config,
      estimate_rnnsearch,
      rnnsearch_config_keys,
-     {"rnnencdec", true, false, false, false, kRecurrent}},
+     {"rnnencdec", true, false, false, false, kRecurrent},
+     kRnnEncDecWork},
     // Ptr-Net (Vinyals et al. 2015)
     {make_pointer,
      check_pointer_config,
      estimate_pointer,
      pointer_config_keys,
-     {"pointer", true, false, true, false, kPointer}},
+     {"pointer", true, false, true, false, kPointer},
+     kPointerWork},
     // bi-GRU + global attention with input feeding (Luong et al. 2015): dot, general, concat
     {make_luong,
      check_luong_config,
      estimate_luong,
      luong_config_keys,
-     {"luong", true, false, false, true, kRecurrent}},
+     {"luong", true, false, false, true, kRecurrent},
+     kLuongWork},
 };
 
 const ModelKind* find_kind(const std::string& kind) {
@@ -125,6 +173,8 @@ std::vector<std::string> model_kinds() {
 const KindInfo& kind_info(const std::string& kind) { return kind_named(kind).info; }
 
 const KindInfo& kind_info_of(const nlohmann::json& config) { return kind_of(config).info; }
+
+const KindWork& kind_work(const nlohmann::json& model) { return kind_of(model).work; }
 
 const ConfigKeys& config_keys(const std::string& kind) { return kind_named(kind).keys(); }
 

@@ -2,6 +2,7 @@
 #include "models/rnnsearch.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "core/check.hpp"
 #include "layers/loss.hpp"
@@ -208,6 +209,45 @@ SizeEstimate estimate_rnnsearch(const nlohmann::json& m, int B, int S, int T) {
   const double act =
       B * S * (2 * Hd * 8 + A) + B * T * (Hd * 10 + 2 * Hd + S + 3 * Vt) + B * T * S * A;
   return SizeEstimate::of(P, act);
+}
+
+// Multiply-adds per pass, the registry row's cost model (models/cost.hpp): read from the
+// config as the size estimate is (absent fields: the typed config's defaults, no range checks).
+namespace {
+
+struct RnnSearchSizes {
+  bool attends;
+  double E, Hd, A, Vt, dirs;
+  explicit RnnSearchSizes(const nlohmann::json& m) {
+    const RnnSearchConfig d;
+    attends = m.value("model", d.model) != "rnnencdec";
+    E = json_number(m, "emb", d.emb);
+    Hd = json_number(m, "hidden", d.hidden);
+    A = json_number(m, "attn", Hd);
+    Vt = json_number(m, "tgt_vocab", d.tgt_vocab);
+    dirs = m.value("encoder", d.encoder) == "gru" ? 1 : 2;
+  }
+  double token() const { return dirs * 3 * (E * Hd + Hd * Hd) + (attends ? 2 * Hd * A : 0); }
+  double step(double S) const {
+    return 3 * ((E + 2 * Hd) * Hd + Hd * Hd) + (attends ? Hd * A + S * A + S * 2 * Hd : 0) +
+           (3 * Hd + E) * Vt;
+  }
+};
+
+}  // namespace
+
+// RNNsearch and RNNencdec: bi-GRU encoder (and the attention's projection of each annotation),
+// decoder GRU with additive attention over S annotations, deep output.
+double work_rnnsearch_forward(const nlohmann::json& m, double B, double S, double T) {
+  const RnnSearchSizes r(m);
+  return B * (S * r.token() + 2 * r.Hd * r.Hd + T * r.step(S));
+}
+double work_rnnsearch_encode(const nlohmann::json& m, double R, double S) {
+  const RnnSearchSizes r(m);
+  return R * (S * r.token() + 2 * r.Hd * r.Hd);
+}
+double work_rnnsearch_step(const nlohmann::json& m, double R, double S, double) {
+  return R * RnnSearchSizes(m).step(S);
 }
 
 }  // namespace attnlab

@@ -1,9 +1,12 @@
-// The Transformer family (see transformer.hpp): construction, forward, backward, inspection (the
-// key/value-cache step decoder: transformer_decode.cpp).
+// The Transformer family (see transformer.hpp): construction, forward, backward, inspection, its
+// size estimate and cost model (the key/value-cache step decoder: transformer_decode.cpp).
+// Long because: the size estimate and the cost model count the same layers the constructor
+// builds, and stay beside it so that a change to one shows in the others.
 #include "models/transformer.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/check.hpp"
 
@@ -392,6 +395,54 @@ SizeEstimate estimate_transformer(const nlohmann::json& m, int B, int S, int T) 
   act += Ld * B * Tx * (18 * C + 2 * F) + Ld * B * H * Tx * (Tx + S) * 2;
   act += 3.0 * B * Tx * Vt;  // logits, their gradient, softmax
   return SizeEstimate::of(P, act);
+}
+
+// Multiply-adds per pass, the registry row's cost model (models/cost.hpp): read from the
+// config as the size estimate is (absent fields: the typed config's defaults, no range checks).
+namespace {
+
+struct TransformerSizes {
+  std::string kind;
+  double C, F, Le, Ld, Vt;
+  explicit TransformerSizes(const nlohmann::json& m) {
+    const TransformerConfig d;
+    kind = m.value("model", d.model);
+    C = json_number(m, "d_model", d.d_model);
+    F = json_number(m, "d_ff", d.d_ff);
+    Le = kind == "lm" ? 0 : json_number(m, "enc_layers", d.enc_layers);
+    Ld = kind == "encoder" ? 0 : json_number(m, "dec_layers", d.dec_layers);
+    Vt = json_number(m, "tgt_vocab", d.tgt_vocab);
+  }
+  // one row of X tokens through `layers` self-attention layers (+ the output projection)
+  double stack(double X, double layers, bool out) const {
+    return X * (layers * (4 * C * C + 2 * C * F + 2 * X * C) + (out ? C * Vt : 0));
+  }
+};
+
+}  // namespace
+
+// The encoder-decoder Transformer, the decoder-only LM (source and target packed in one row, no
+// key/value cache: each decoding step re-runs the prefix) and the encoder-only tagger (one pass).
+double work_transformer_forward(const nlohmann::json& m, double B, double S, double T) {
+  const TransformerSizes f(m);
+  if (f.kind == "lm") return B * f.stack(S + T, f.Ld, true);
+  if (f.kind == "encoder") return B * f.stack(std::max(S, T), f.Le, true);
+  // encoder; decoder: self-attention, cross-attention (queries and outputs per target token,
+  // keys and values per source token), feed-forward, the output projection
+  return B * (f.stack(S, f.Le, false) + S * f.Ld * 2 * f.C * f.C +
+              T * (f.Ld * (6 * f.C * f.C + 2 * f.C * f.F + 2 * f.C * (T + S)) + f.C * f.Vt));
+}
+double work_transformer_encode(const nlohmann::json& m, double R, double S) {
+  const TransformerSizes f(m);
+  if (f.kind == "lm") return 0;
+  if (f.kind == "encoder") return work_transformer_forward(m, R, S, S + 1);
+  return R * (f.stack(S, f.Le, false) + S * f.Ld * 2 * f.C * f.C);
+}
+double work_transformer_step(const nlohmann::json& m, double R, double S, double t) {
+  const TransformerSizes f(m);
+  if (f.kind == "lm") return R * f.stack(S + t + 1, f.Ld, true);
+  if (f.kind == "encoder") return 0;
+  return R * (f.Ld * (6 * f.C * f.C + 2 * f.C * f.F + 2 * f.C * (t + 1 + S)) + f.C * f.Vt);
 }
 
 }  // namespace attnlab

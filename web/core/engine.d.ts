@@ -6,7 +6,9 @@
 // Error carrying the engine's message: a TypeError for an argument of the wrong type (a string
 // where token ids belong, an array-like that is not an array), a RangeError for one out of
 // range (a size, a step count, an id outside the vocabulary), an Error otherwise. The engine is
-// unchanged and usable afterwards. Limits: README, "Limits".
+// unchanged and usable afterwards. A session call whose estimated work exceeds the engine's bound
+// is refused, before any work, with an Error naming the call, its cost, the bound and what to ask
+// for instead (docs/limits.md, "Work per call"). Limits: README, "Limits".
 
 export type Build = 'wasm' | 'wasm-mt' | 'wasm-relaxed';
 

@@ -341,8 +341,9 @@ export default {
   'pg.own.example.text': '{src} … the model goes on: {out} (the text: {gold})',
   'pg.own.snapshot.text': 'Held-out text: {text}',
   'pg.own.exportVocab': 'Export the vocabulary (.json)',
-  'pg.tooCostly':
-    'measuring it here would take too long: point sets of up to {n} points with {hidden} hidden units, about {times} times the most this page measures',
+  'pg.tooCostly': 'measuring it here would take too long: about {times} times the most the engine does in one call',
+  'pg.tooCostly.points':
+    'measuring it here would take too long: point sets of up to {n} points with {hidden} hidden units, about {times} times the most the engine does in one call',
   'pg.importFailed':
     '{name} could not be imported ({message}). Pick a .safetensors file exported from this page or written by attn train.',
   'run.stepOnce': 'One step',

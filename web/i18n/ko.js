@@ -331,8 +331,9 @@ export default {
   'pg.own.example.text': '{src} … 모델이 이어 쓴 내용: {out} (원래 텍스트: {gold})',
   'pg.own.snapshot.text': '검증용 텍스트: {text}',
   'pg.own.exportVocab': '어휘 내보내기 (.json)',
-  'pg.tooCostly':
-    '여기서 측정하기에는 너무 오래 걸립니다: 점이 최대 {n}개, 은닉 유닛이 {hidden}개로, 이 페이지가 측정하는 최대치의 약 {times}배입니다',
+  'pg.tooCostly': '여기서 측정하기에는 너무 오래 걸립니다: 엔진이 한 번의 호출에서 하는 최대치의 약 {times}배입니다',
+  'pg.tooCostly.points':
+    '여기서 측정하기에는 너무 오래 걸립니다: 점이 최대 {n}개, 은닉 유닛이 {hidden}개로, 엔진이 한 번의 호출에서 하는 최대치의 약 {times}배입니다',
   'pg.importFailed':
     '{name} 파일을 가져오지 못했습니다({message}). 이 페이지에서 내보냈거나 attn train이 쓴 .safetensors 파일을 고르세요.',
   'run.stepOnce': '한 스텝',

@@ -635,9 +635,12 @@ export async function mount(el, ctx) {
       const tasks = tasksOf(kind);
       if (!info.task || !(info.task in tasks) || info.task === 'own')
         throw new Error(info.task ? t('pg.import.task', { task: info.task }) : t('pg.import.noTask'));
-      const costly = takesPoints(kind) ? tooCostly(info, EVAL.samples) : null;
-      if (costly) throw new Error(t('pg.tooCostly', costly));
-      const ev = await s.evaluate(EVAL.samples, EVAL.seed);
+      // the engine refuses a measure that would cost too much before it starts (its message)
+      const ev = await s.evaluate(EVAL.samples, EVAL.seed).catch((e) => {
+        const costly = tooCostly(e, info);
+        if (!costly) throw e;
+        throw new Error(t(takesPoints(kind) ? 'pg.tooCostly.points' : 'pg.tooCostly', costly));
+      });
       // the controls show the checkpoint's model and task (and its sizes where they are offered)
       if (tasksOf(state.model) !== tasks || state.model !== kind) {
         $('task').innerHTML = taskOptions(kind);

@@ -16,23 +16,24 @@ export const POINTER_SIZES = {
   medium: { hidden: 64, embed: 64, lr: 0.003 },
 };
 
-// What measuring a pointer network costs, in multiply-adds (about): per sample, n encoder and
-// n + 1 decoder steps of hidden² each, and attention over n points at each decoder step. An
-// imported checkpoint's point counts come from its file; one whose measure would cost more than
-// MEASURE_COST_MAX (20 times the largest the playground makes: 200 samples of 15 points, 64
-// units) is refused before the engine's Worker starts on it (a crafted file with 1,000 points held
-// the Worker, and every other demo with it, for minutes).
-export const MEASURE_COST_MAX = 20 * measureCost(15, 64, 200);
-export function measureCost(n, hidden, samples) {
-  return samples * (n * n * hidden + 2 * n * hidden * hidden);
-}
-// {n, hidden, times} where the session's measure would cost too much, else null.
-export function tooCostly(info, samples) {
-  const n = Number(info?.task_options?.n_max ?? info?.task_options?.n ?? 0);
-  const hidden = Number(info?.config?.hidden ?? 0);
-  const cost = measureCost(n, hidden, samples);
-  if (!(cost > MEASURE_COST_MAX) && Number.isFinite(cost)) return null;
-  return { n, hidden, times: Math.round(cost / (MEASURE_COST_MAX / 20)) };
+// The engine refuses a call whose estimated work exceeds its bound (cpp/models/cost.hpp), before
+// any of it runs: "<call>: this call would take about <cost> units of work (...), <times> times
+// the <bound> one call may do; <advice>". An imported checkpoint whose measure would cost too much
+// (a crafted file with 1,000-point sets held the Worker, and every other demo with it, for
+// minutes) is refused that way: {n, hidden, times} from the engine's error and the checkpoint's
+// info, for the reader's language, or null for any other error.
+export function tooCostly(error, info) {
+  const m =
+    /this call would take about ([\d.e+]+) units of work .*?, ([\d.e+]+) times the ([\d.e+]+) one call may do/.exec(
+      String(error?.message ?? '')
+    );
+  if (!m) return null;
+  const times = Number(m[2]);
+  return {
+    n: Number(info?.task_options?.n_max ?? info?.task_options?.n ?? 0),
+    hidden: Number(info?.config?.hidden ?? 0),
+    times: times >= 10 ? Math.round(times).toLocaleString('en-US') : times.toFixed(1),
+  };
 }
 
 export function pointerConfig(task, size, seed) {

@@ -47,15 +47,20 @@ struct Inspection {
   std::vector<float> logits;          // [B,T,V]
   std::vector<AttentionMap> maps;     // per attention sublayer, weights [B,H,T,S]
   std::vector<AttentionParts> parts;  // with InspectOptions::parts: Q, K, V per sublayer
+  std::vector<ForwardTrace> traces;   // with InspectOptions::trace: one per row
   Rows tgt;                           // the target rows used (decoded when none were given)
 };
 
 // How one inspection pass runs: causal = false lifts a Transformer decoder's causal mask;
 // parts also returns every multi-head sublayer's Q, K and V; mute zeroes the named heads'
-// outputs (for this pass, and for the greedy decoding that makes tgt when none is given).
+// outputs (for this pass, and for the greedy decoding that makes tgt when none is given);
+// trace also returns every row's ForwardTrace (models/model.hpp): each activation of the pass
+// at every position of the row, from the embeddings to the logits (decoder-only and
+// encoder-only Transformers; the logits in it are this pass's, bit for bit).
 struct InspectOptions {
   bool causal = true;
   bool parts = false;
+  bool trace = false;
   HeadMask mute;
 };
 

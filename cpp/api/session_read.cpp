@@ -58,6 +58,22 @@ class MutedHeads {
   Model* m_;
 };
 
+// Turns a model's forward tracing on while alive (null: nothing to do).
+class Tracing {
+ public:
+  explicit Tracing(ForwardTracing* t) : t_(t) {
+    if (t_) t_->set_tracing(true);
+  }
+  ~Tracing() {
+    if (t_) t_->set_tracing(false);
+  }
+  Tracing(const Tracing&) = delete;
+  Tracing& operator=(const Tracing&) = delete;
+
+ private:
+  ForwardTracing* t_;
+};
+
 }  // namespace
 
 Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptions& options) {
@@ -84,6 +100,15 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptio
              "\"lm\"), not to a \""
                  << kind << "\" model");
   }
+  ForwardTracing* tracer = nullptr;
+  if (options.trace) {
+    tracer = capability<ForwardTracing>(m);
+    AL_CHECK(tracer, "inspect: trace follows a Transformer's forward pass, not a \""
+                         << model_->kind() << "\" model's");
+    AL_CHECK(model_->kind() != "transformer",
+             "inspect: trace follows a decoder-only (\"lm\") or encoder-only (\"encoder\") "
+             "Transformer, one stack of layers; this is an encoder-decoder");
+  }
   const MutedHeads muted(m, options.mute);
   Inspection r;
   r.tgt = tgt.empty() ? decode(src, 1, 0, 0.6f) : tgt;
@@ -95,6 +120,7 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptio
   const Batch b = make_batch(ex);
   {
     const Unmasked lifted(unmask);
+    const Tracing traced(tracer);
     m.forward(b, false, nullptr, 0.f);
   }
   r.B = b.B;
@@ -103,6 +129,7 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptio
   r.logits = m.logits();
   r.maps = m.attention();
   if (options.parts) r.parts = attention_parts(m);
+  for (int row = 0; tracer && row < b.B; ++row) r.traces.push_back(tracer->trace(row));
   return r;
 }
 

@@ -33,8 +33,8 @@ val chunk_to_js(const attnlab::api::TrainChunk& c) {
   return o;
 }
 
-// inspect()'s options: a boolean is the causal flag; an object may set causal, parts and mute,
-// where mute maps attention sublayer names to arrays of head indices.
+// inspect()'s options: a boolean is the causal flag; an object may set causal, parts, trace and
+// mute, where mute maps attention sublayer names to arrays of head indices.
 attnlab::api::InspectOptions inspect_options(const val& opts) {
   attnlab::api::InspectOptions o;
   if (opts.isUndefined() || opts.isNull()) return o;
@@ -44,10 +44,12 @@ attnlab::api::InspectOptions inspect_options(const val& opts) {
   }
   if (opts.typeOf().as<std::string>() != "object" ||
       val::global("Array").call<bool>("isArray", opts))
-    type_error("inspect: options must be an object {causal, parts, mute} or a boolean, got " +
-               opts.typeOf().as<std::string>());
+    type_error(
+        "inspect: options must be an object {causal, parts, trace, mute} or a boolean, got " +
+        opts.typeOf().as<std::string>());
   o.causal = bool_arg(opts["causal"], "inspect: causal", true);
   o.parts = bool_arg(opts["parts"], "inspect: parts", false);
+  o.trace = bool_arg(opts["trace"], "inspect: trace", false);
   const val mute = opts["mute"];
   if (mute.isUndefined() || mute.isNull()) return o;
   if (mute.typeOf().as<std::string>() != "object" ||
@@ -64,6 +66,25 @@ attnlab::api::InspectOptions inspect_options(const val& opts) {
     std::vector<int>& out = o.mute[name];
     for (size_t j = 0; j < h; ++j) out.push_back(int_arg(heads[j], what, 0, 4095));
   }
+  return o;
+}
+
+// A row's ForwardTrace: {tokens: Int32Array, first, tensors: [{name, dims, values}]}, the
+// tensors in the order the forward pass computed them.
+val trace_to_js(const attnlab::ForwardTrace& tr) {
+  val o = val::object();
+  o.set("tokens", to_i32(tr.tokens));
+  o.set("first", tr.first);
+  val tensors = val::array();
+  for (size_t i = 0; i < tr.tensors.size(); ++i) {
+    const attnlab::TracedTensor& t = tr.tensors[i];
+    val x = val::object();
+    x.set("name", t.name);
+    x.set("dims", to_array(t.dims));
+    x.set("values", to_f32(t.values));
+    tensors.set(i, x);
+  }
+  o.set("tensors", tensors);
   return o;
 }
 
@@ -168,7 +189,8 @@ class JsSession {
       return o;
     });
   }
-  // opts: true/false (causal, the older form) or {causal, parts, mute: {sublayer: [heads]}}.
+  // opts: true/false (causal, the older form) or {causal, parts, trace, mute: {sublayer:
+  // [heads]}}; trace adds traces, one per row (trace_to_js).
   val inspect(val src, val tgt, val opts) {
     return guarded([&] {
       const attnlab::api::Inspection in = s_->inspect(
@@ -199,6 +221,11 @@ class JsSession {
         maps.set(i, x);
       }
       o.set("maps", maps);
+      if (!in.traces.empty()) {
+        val traces = val::array();
+        for (size_t i = 0; i < in.traces.size(); ++i) traces.set(i, trace_to_js(in.traces[i]));
+        o.set("traces", traces);
+      }
       return o;
     });
   }

@@ -62,6 +62,10 @@ void MultiHeadAttention::forward(const Ctx& c, MhaCache& m, float* out, const fl
   // scores[b,h] = Q_h K_hᵀ, over batch x heads (one call on the GPU: kernels/gemm_grid.hpp)
   gemm_batched_grid(kt, false, true, T, S, hs, 1.f, v.q, v.ldq, long(T) * v.ldq, hs, v.k, v.ldkv,
                     long(S) * v.ldkv, hs, 0.f, m.att, S, H * TS, TS, B, H);
+  if (m.keep_scores) {
+    m.scores = c.ws.floats(size_t(B) * H * TS);
+    kt.copy(m.scores, m.att, size_t(B) * H * TS * sizeof(float));
+  }
   kt.softmax_forward(m.att, m.att, 1.f / std::sqrt(float(hs)), key_pad, causal, B, H, T, S);
   m.attd = m.att;
   if (c.train && p_drop > 0.f) {

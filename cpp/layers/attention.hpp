@@ -27,6 +27,10 @@ struct MhaCache {
   // [H] host flags the model sets before a forward pass: heads whose output (their slice of
   // ctx) is zeroed, as if they were removed. Inference only: backward refuses a muted pass.
   const uint8_t* mute = nullptr;
+  // Set before a forward pass to keep scores [B,H,T,S] = Q_h K_hᵀ (before the scaling, the masks
+  // and the softmax, which overwrite them in att): a traced pass only.
+  bool keep_scores = false;
+  float* scores = nullptr;
 };
 
 struct MultiHeadAttention {

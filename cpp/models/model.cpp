@@ -11,6 +11,12 @@ std::string Model::kind() const { return config_.value("model", std::string("?")
 
 int Model::position_limit() const { return config_.contains("max_len") ? max_len() : 0; }
 
+const TracedTensor& ForwardTrace::at(const std::string& name) const {
+  for (const TracedTensor& t : tensors)
+    if (t.name == name) return t;
+  throw Error("the trace has no tensor named \"" + name + "\"");
+}
+
 std::vector<AttentionParts> attention_parts(const Model& m) {
   const HeadInspection* h = capability<HeadInspection>(m);
   return h ? h->attention_parts() : std::vector<AttentionParts>{};

@@ -81,6 +81,27 @@ struct AttentionParts {
   std::vector<float> q, k, v;
 };
 
+// One activation of a traced forward pass (ForwardTracing), copied to the host: `name` says
+// where it was taken (e.g. "decoder.layers.0.self_attn.scores"), dims its shape, values the
+// numbers in row-major order.
+struct TracedTensor {
+  std::string name;
+  std::vector<int> dims;
+  std::vector<float> values;
+};
+
+// One row of a traced forward pass: its tokens (the sequence the stack read, n positions; the
+// decoder-only LM's is the row's source then its target input), the position whose logits are
+// the first target's, and every intermediate activation of that row at all n positions, in the
+// order the forward pass computed them.
+struct ForwardTrace {
+  std::vector<int32_t> tokens;
+  int first = 0;
+  std::vector<TracedTensor> tensors;
+  // The tensor named `name` (throws attnlab::Error naming it when there is none).
+  const TracedTensor& at(const std::string& name) const;
+};
+
 // Heads to mute, by attention sublayer name (AttentionMap::name) → head indices.
 using HeadMask = std::map<std::string, std::vector<int>>;
 
@@ -181,6 +202,19 @@ class HeadInspection {
   // mask set_causal(false) lifts; only an inspection does, to show what the mask prevents.
   virtual bool has_causal_mask() const = 0;
   virtual void set_causal(bool on) = 0;
+};
+
+// A forward pass that can be traced (the decoder-only and encoder-only Transformers): while
+// tracing is on, forward passes also keep the two things the trace needs that they otherwise
+// overwrite in place (the token embeddings before the positions are added, the attention scores
+// before the softmax); off, it costs one test of a flag. trace(b) reads row b of the last
+// forward pass, which must have run with tracing on; everything else it reports is what the
+// pass left in its caches.
+class ForwardTracing {
+ public:
+  virtual ~ForwardTracing() = default;
+  virtual void set_tracing(bool on) = 0;
+  virtual ForwardTrace trace(int row) const = 0;
 };
 
 // Incremental decoding with a cache (the encoder-decoder Transformer): a step decoder over

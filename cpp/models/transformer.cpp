@@ -1,5 +1,6 @@
-// The Transformer family (see transformer.hpp): construction, forward, backward, inspection, its
-// size estimate and cost model (the key/value-cache step decoder: transformer_decode.cpp).
+// The Transformer family (see transformer.hpp): construction, forward, backward, its size
+// estimate and cost model (inspection: transformer_inspect.cpp; the key/value-cache step decoder:
+// transformer_decode.cpp).
 // Long because: the size estimate and the cost model count the same layers the constructor
 // builds, and stay beside it so that a change to one shows in the others.
 #include "models/transformer.hpp"
@@ -97,8 +98,13 @@ float* Transformer::embed(const Ctx& c, const Embedding& e, const PositionalEnco
   dev_ids = e.upload_ids(c, ids.data(), B * L);
   float* x = c.ws.floats(n);  // [B,L,C] = E[ids]·√C + PE
   e.forward_ids(c, x, dev_ids, B * L);
+  if (tracing_) {
+    token_embed_ = c.ws.floats(n);
+    c.kt.copy(token_embed_, x, n * sizeof(float));
+  }
   pe.forward(c, x, B, L);
   dropout_forward(c, d, x, x, n, cfg_.dropout);
+  embedded_ = x;
   return x;
 }
 
@@ -125,6 +131,8 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
   B_ = B;
   S_ = b.S;
   T_ = b.T;
+  traced_ = tracing_ && !train;
+  traced_causal_ = causal_ && has_causal_mask();  // the encoder-only model never masks
   if (cfg_.model == "transformer") {
     AL_CHECK(b.S > 0, "the encoder-decoder needs a non-empty source");
     src_ = b.src;
@@ -182,6 +190,7 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
       lm_c_[l] = EncoderLayerCache{};
       if ((dec_skip_[l] = drop_layer(c, cfg_.dec_layer_drop))) continue;
       lm_c_[l].sa.mute = muted("decoder.layers." + std::to_string(l) + ".self_attn");
+      lm_c_[l].sa.keep_scores = tracing_;
       y = lm_[l].forward(c, lm_c_[l], y, kpad, causal_, B, L_);
     }
     hidden_ = ws_.floats(size_t(B) * L_ * C);
@@ -203,6 +212,7 @@ double Transformer::forward(const Batch& b, bool train, Rng* rng, float label_sm
       enc_c_[l] = EncoderLayerCache{};
       if ((enc_skip_[l] = drop_layer(c, cfg_.enc_layer_drop))) continue;
       enc_c_[l].sa.mute = muted("encoder.layers." + std::to_string(l) + ".self_attn");
+      enc_c_[l].sa.keep_scores = tracing_;
       x = enc_[l].forward(c, enc_c_[l], x, kpad, false, B, L_);
     }
     hidden_ = ws_.floats(size_t(B) * L_ * C);
@@ -280,88 +290,6 @@ std::vector<float> Transformer::logits() const {
                  size_t(T_) * V * sizeof(float));
   }
   return out;
-}
-
-std::vector<AttentionMap> Transformer::attention() const {
-  std::vector<AttentionMap> maps;
-  auto add = [&](const std::string& name, const MhaCache& m) {
-    if (!m.att) return;
-    AttentionMap a{name, m.B, cfg_.heads, m.T, m.S, {}};
-    a.weights.resize(size_t(m.B) * cfg_.heads * m.T * m.S);
-    kt_.download(a.weights.data(), m.att, a.weights.size() * sizeof(float));
-    maps.push_back(std::move(a));
-  };
-  for (size_t l = 0; l < enc_c_.size(); ++l)
-    add("encoder.layers." + std::to_string(l) + ".self_attn", enc_c_[l].sa);
-  for (size_t l = 0; l < lm_c_.size(); ++l)
-    add("decoder.layers." + std::to_string(l) + ".self_attn", lm_c_[l].sa);
-  for (size_t l = 0; l < dec_c_.size(); ++l) {
-    add("decoder.layers." + std::to_string(l) + ".self_attn", dec_c_[l].sa);
-    add("decoder.layers." + std::to_string(l) + ".multihead_attn", dec_c_[l].ca);
-  }
-  return maps;
-}
-
-std::vector<AttentionParts> Transformer::attention_parts() const {
-  std::vector<AttentionParts> parts;
-  auto add = [&](const std::string& name, const MultiHeadAttention& a, const MhaCache& m) {
-    if (!m.att) return;
-    AttentionParts p;
-    p.name = name;
-    p.B = m.B;
-    p.H = cfg_.heads;
-    p.T = m.T;
-    p.S = m.S;
-    p.hs = cfg_.d_model / cfg_.heads;
-    a.parts(kt_, m, p.q, p.k, p.v);
-    parts.push_back(std::move(p));
-  };
-  for (size_t l = 0; l < enc_c_.size(); ++l)
-    add("encoder.layers." + std::to_string(l) + ".self_attn", enc_[l].self_attn, enc_c_[l].sa);
-  for (size_t l = 0; l < lm_c_.size(); ++l)
-    add("decoder.layers." + std::to_string(l) + ".self_attn", lm_[l].self_attn, lm_c_[l].sa);
-  for (size_t l = 0; l < dec_c_.size(); ++l) {
-    add("decoder.layers." + std::to_string(l) + ".self_attn", dec_[l].self_attn, dec_c_[l].sa);
-    add("decoder.layers." + std::to_string(l) + ".multihead_attn", dec_[l].multihead_attn,
-        dec_c_[l].ca);
-  }
-  return parts;
-}
-
-std::vector<std::string> Transformer::attention_names() const {
-  std::vector<std::string> names;
-  for (size_t l = 0; l < enc_.size(); ++l)
-    names.push_back("encoder.layers." + std::to_string(l) + ".self_attn");
-  for (size_t l = 0; l < lm_.size(); ++l)
-    names.push_back("decoder.layers." + std::to_string(l) + ".self_attn");
-  for (size_t l = 0; l < dec_.size(); ++l) {
-    names.push_back("decoder.layers." + std::to_string(l) + ".self_attn");
-    names.push_back("decoder.layers." + std::to_string(l) + ".multihead_attn");
-  }
-  return names;
-}
-
-void Transformer::set_muted_heads(const HeadMask& mask) {
-  std::map<std::string, std::vector<uint8_t>> flags;
-  const std::vector<std::string> names = attention_names();
-  for (const auto& [name, heads] : mask) {
-    AL_CHECK(std::find(names.begin(), names.end(), name) != names.end(),
-             "no attention sublayer named \"" << name << "\" (this model has " << names.size()
-                                              << ", e.g. \"" << names.at(0) << "\")");
-    std::vector<uint8_t>& f = flags[name];
-    f.assign(size_t(cfg_.heads), 0);
-    for (int h : heads) {
-      AL_CHECK(h >= 0 && h < cfg_.heads,
-               "head " << h << " of " << name << " is out of range [0, " << cfg_.heads << ")");
-      f[size_t(h)] = 1;
-    }
-  }
-  muted_ = std::move(flags);
-}
-
-const uint8_t* Transformer::muted(const std::string& name) const {
-  const auto it = muted_.find(name);
-  return it == muted_.end() ? nullptr : it->second.data();
 }
 
 std::unique_ptr<Model> make_transformer(const nlohmann::json& config, const KernelTable& kt,

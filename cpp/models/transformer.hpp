@@ -18,7 +18,10 @@
 
 namespace attnlab {
 
-class Transformer : public Model, public HeadInspection, public IncrementalDecoding {
+class Transformer : public Model,
+                    public HeadInspection,
+                    public IncrementalDecoding,
+                    public ForwardTracing {
  public:
   Transformer(const TransformerConfig& cfg, const KernelTable& kt, uint64_t seed);
   double forward(const Batch& b, bool train, Rng* rng, float label_smoothing) override;
@@ -45,6 +48,10 @@ class Transformer : public Model, public HeadInspection, public IncrementalDecod
   // are muted (an inspection's decoding re-runs the prefix instead).
   std::unique_ptr<StepDecoder> step_decoder(const std::vector<std::vector<int32_t>>& srcs,
                                             int capacity, int max_steps) override;
+  // The decoder-only ("lm") and encoder-only models, one stack of layers each: row `row` of the
+  // last forward pass at every position (transformer_inspect.cpp). The encoder-decoder refuses.
+  void set_tracing(bool on) override { tracing_ = on; }
+  ForwardTrace trace(int row) const override;
 
  private:
   // One embedded, encoded stack: src side (encoder) or tgt side (decoder / LM). `dev_ids`
@@ -65,6 +72,11 @@ class Transformer : public Model, public HeadInspection, public IncrementalDecod
   friend class TransformerStepDecoder;
   TransformerConfig cfg_;
   bool causal_ = true;
+  bool tracing_ = false;
+  bool traced_ = false;           // the last forward ran with tracing on (and not training)
+  bool traced_causal_ = true;     // ... and with the causal mask on
+  float* token_embed_ = nullptr;  // tracing: E[ids]·√C of the last embed(), before the positions
+  float* embedded_ = nullptr;     // the last embed()'s output, the first layer's input
   std::map<std::string, std::vector<uint8_t>> muted_;  // sublayer name -> [H] flags
   const uint8_t* muted(const std::string& name) const;
   std::vector<std::string> attention_names() const;

@@ -64,13 +64,20 @@ export class Session {
   // {causal: false} lifts a Transformer decoder's causal mask for this pass only; {parts: true}
   // adds each multi-head map's hs and per-head q [B,H,T,hs], k and v [B,H,S,hs];
   // {mute: {'encoder.layers.0.self_attn': [1]}} zeroes those heads' outputs for this pass (and
-  // for the greedy decoding that makes tgt when none is given). Point sets (the runtime's
-  // snapshots): the decode of x with its pointer distributions.
-  inspect(src, tgt, { causal = true, parts = false, mute = null } = {}) {
+  // for the greedy decoding that makes tgt when none is given); {trace: true} (decoder-only and
+  // encoder-only Transformers) adds traces, one per row: {tokens, first, tensors: [{name, dims,
+  // values}]}, every activation of the pass at every position of the row in the order it was
+  // computed (embed.token, embed.position, embed, then per layer input, self_attn.q/k/v/scores/
+  // weights/heads/out_proj, add1, norm1, linear1, activation, linear2, add2, norm2 — pre-LN
+  // models norm before each sublayer — then the final norm and logits; the logits of position
+  // first + t are row t of this call's logits). Point sets (the runtime's snapshots): the
+  // decode of x with its pointer distributions.
+  inspect(src, tgt, { causal = true, parts = false, trace = false, mute = null } = {}) {
     if (this.dim > 0) return this.decode(src, typeof tgt === 'number' ? tgt : undefined);
     return this.handle.inspect(src, tgt ?? [], {
       causal: causal !== false,
       parts: parts === true,
+      trace: trace === true,
       mute: mute ?? undefined,
     });
   }

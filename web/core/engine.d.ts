@@ -102,10 +102,17 @@ export interface AttentionMapData {
   k?: Float32Array;      // [B,H,S,hs]
   v?: Float32Array;      // [B,H,S,hs]
 }
+// One row of a traced pass (InspectOptions.trace): its n tokens (the LM's packed row: source,
+// then <s> and the target), the position whose logits are the first target's, and every
+// activation at all n positions in computation order, e.g. {name: 'decoder.layers.0.self_attn.
+// scores', dims: [H, n, n], values} (scores q·kⱼ/√hs, -Infinity where the causal mask hides j).
+export interface TracedTensor { name: string; dims: number[]; values: Float32Array }
+export interface ForwardTrace { tokens: Int32Array; first: number; tensors: TracedTensor[] }
 export interface Inspection {
   logits: Float32Array;  // [B,T,V]
   B: number; T: number; V: number;
   maps: AttentionMapData[];
+  traces?: ForwardTrace[];  // with InspectOptions.trace, one per row
 }
 // One translation: the source and output ids with their BPE pieces, and the cross-attention of
 // each decoder layer over the source ([1,H,T,S]; T = output length + 1, the last row is </s>).
@@ -123,6 +130,7 @@ export interface DecodeOptions { beam?: number; maxLen?: number; alpha?: number 
 export interface InspectOptions {
   causal?: boolean;                   // false: lift a Transformer decoder's causal mask (this pass)
   parts?: boolean;                    // also each multi-head map's q, k, v per head
+  trace?: boolean;                    // also every activation of each row (decoder-only, encoder-only)
   mute?: Record<string, number[]>;    // sublayer name (a map's name) -> heads zeroed for this pass
 }
 

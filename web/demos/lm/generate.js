@@ -7,10 +7,14 @@
 // number. A subword (BPE) model's pieces are joined into words at "▁". State: lm.prompt,
 // lm.temp, lm.topk, lm.topp, lm.seed. For tests, el.sampling = {T, k, p, seed, logits,
 // shown: [{id, token, before, after}], sampled, kept, ended, text}.
+// "Trace this word" opens trace.js's step-through of the distribution shown: the forward pass
+// over <s> and the text before the word drawn (or, before any is drawn, the whole text), which
+// then follows every new word.
 import { t } from '../../i18n/index.js';
 import { escapeHtml } from '../../viz/bars.js';
 import { mulberry32 } from '../../core/random.js';
 import { reshape, pick, softmax, ranked, decodePieces, isSubword } from './sample.js';
+import { mountTrace } from './trace.js';
 
 // The checkpoint names its training task, "text", which reads its corpus from a file the page
 // does not have; the session is only inspected here, so it is opened with a small generated
@@ -34,7 +38,7 @@ const EOS = 2; // </s>: the model ends its text
 // the model reads at most max_len tokens (40 words; 64 subword pieces); the generator stops before
 const maxTokens = (subword) => (subword ? 60 : 40);
 
-export function mountGenerator(el, ctx, { bytes, vocab }) {
+export function mountGenerator(el, ctx, { bytes, vocab, act = 'relu' }) {
   const { read, store } = ctx;
   const subword = isSubword(vocab);
   const state = {
@@ -60,7 +64,9 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     <p class="readout lm-text" lang="en" aria-live="polite"></p>
     <p class="note lm-ended" hidden></p>
     <p class="note lm-legend"></p>
-    <div class="lm-dist" role="list"></div>`;
+    <div class="lm-dist" role="list"></div>
+    <div class="controls"><button type="button" name="trace" data-i18n="lm.trace.start"></button></div>
+    <div class="lm-trace-host"></div>`;
   const $ = (n) => el.querySelector(`[name=${n}]`);
   $('prompt').value = state.prompt;
   $('temp').value = String(state.temp);
@@ -72,6 +78,17 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
   const dist = el.querySelector('.lm-dist');
   const endedNote = el.querySelector('.lm-ended');
   const MAX_WORDS = maxTokens(subword);
+  const tracer = mountTrace(el.querySelector('.lm-trace-host'), {
+    vocab,
+    subword,
+    act,
+    inspect: async (ids) => {
+      const session = await lmSession(ctx, bytes);
+      if (!session) throw new Error(t('lm.sample.none'));
+      return session.inspect([[]], [ids], { trace: true });
+    },
+  });
+  let traced = ''; // the text and word the trace shows
   // a token as text: a piece's "▁" is the space before its word
   const shownToken = (id) => (subword ? vocab[id].replaceAll('\u2581', ' ') : vocab[id]);
 
@@ -160,12 +177,14 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     endedNote.hidden = !ended();
     endedNote.textContent = ended() ? t('lm.sample.ended') : '';
     const cur = current();
+    $('trace').disabled = !cur;
     if (!cur) {
       dist.innerHTML = '';
       legend.textContent = '';
       el.sampling = null;
       return;
     }
+    if (tracer.open) trace();
     const before = softmax(cur.logits);
     const { p, keep } = reshape(cur.logits, opts());
     const ids = ranked(cur.logits).slice(0, SHOWN);
@@ -214,6 +233,21 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
     el.dispatchEvent(new CustomEvent('sampled'));
   }
 
+  // The trace of the distribution shown: the text before the word drawn (all of it when none
+  // is), and that word. Runs again only when either changed.
+  function trace({ restart = false } = {}) {
+    const cur = current();
+    if (!cur) return null;
+    const ids = cur.sampled === null ? words() : words().slice(0, -1);
+    const key = `${ids.join(' ')}|${cur.sampled}`;
+    if (key === traced && !restart) return null;
+    traced = key;
+    return tracer.follow(ids, cur.sampled, { restart }).catch((e) => {
+      error = e.message;
+      draw();
+    });
+  }
+
   // T, k or p changed: the last drawn word is drawn again from the reshaped distribution with the
   // same uniform number, so the bars and the mark move together.
   function reshapeLast() {
@@ -260,13 +294,21 @@ export function mountGenerator(el, ctx, { bytes, vocab }) {
   $('next').addEventListener('click', () => step(1));
   $('generate').addEventListener('click', () => step(BATCH));
   $('restart').addEventListener('click', restart);
+  $('trace').addEventListener('click', async () => {
+    await trace({ restart: true });
+    el.querySelector('.tr-next')?.focus();
+  });
   const ready = restart();
   return {
     ready,
-    relabel: draw,
+    relabel() {
+      draw();
+      tracer.relabel();
+    },
     unmount() {
       clearTimeout(timer);
       ++seq;
+      tracer.unmount();
       el.innerHTML = '';
     },
   };

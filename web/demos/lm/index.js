@@ -149,7 +149,9 @@ export async function mount(el, ctx) {
     timer = setTimeout(score, 250);
   });
   el.querySelector('.pretrained-host').innerHTML = pretrainedNote(meta);
-  const generator = vocab ? mountGenerator(el.querySelector('.lm-sample-host'), ctx, { bytes, vocab }) : null;
+  const generator = vocab
+    ? mountGenerator(el.querySelector('.lm-sample-host'), ctx, { bytes, vocab, act: meta.config?.activation })
+    : null;
   await score();
   return {
     relabel() {

@@ -68,6 +68,8 @@ function showBackend(ev) {
     const name = Object.assign(document.createElement('span'), { lang: 'en', textContent: `WebGPU · ${ev.adapter}` });
     // SwiftShader is WebGPU drawn by the CPU: a software renderer, not a GPU
     el.replaceChildren(`— ${t(softwareAdapter(ev.adapter) ? 'engine.gpu.software' : 'engine.gpu.on')} `, name);
+    // the GEMM kernel chosen for this adapter (web/gpu/table.js chooseGemm), once known
+    if (ev.gemm) el.append(` · ${t('engine.gpu.gemm', { kernel: t(`engine.gpu.gemm.${ev.gemm}`) })}`);
     return;
   }
   const round = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : '?');

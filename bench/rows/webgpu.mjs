@@ -11,6 +11,9 @@
 //   - per training step of config M on WebGPU: dispatches and submits (GpuTable counters), bytes
 //     uploaded (arena.upload, summed while the steps are encoded; all queue writes beside it),
 //     and the arena's allocated bytes.
+//   - the GEMM kernel the table chose on the adapter (GpuTable.chooseGemm: registers or tiled),
+//     with both kernels' median times at a training step's shapes (ratio: the other's / the
+//     chosen's).
 // ratio = the wasm engine's time / WebGPU's (> 1: WebGPU is faster). Every row names the adapter
 // (`adapter`); on SwiftShader (a CPU implementation of Vulkan) the rows are correctness-only
 // (note and printed line say so) and carry no goal. On a hardware adapter the rows carry the
@@ -285,6 +288,7 @@ function rowNames(kind, gemmSizes, pgLabel) {
     ['submits', `webgpu (${kind}): submits per training step, config M`, 'submits'],
     ['uploaded', `webgpu (${kind}): bytes uploaded per training step, config M`, 'KiB'],
     ['arena', `webgpu (${kind}): arena allocated, config M session`, 'KiB'],
+    ['gemmKernel', `webgpu (${kind}): GEMM kernel chosen on the adapter, at a training step's shapes`, 'ms'],
   ];
 }
 
@@ -491,6 +495,27 @@ export async function rows(ctx = {}) {
         `arena.usedBytes with the session's tensors (${(c.arenaUsed / 2 ** 20).toFixed(1)} MiB); capacity ${(c.arenaCapacity / 2 ** 20).toFixed(1)} MiB`
       )
     );
+    // The GEMM kernel the table chose (GpuTable.chooseGemm, at the shapes of the steps it had
+    // encoded: config S's after its warm-up steps), with both kernels' median times
+    const choice = await page.evaluate(async () => {
+      const { table, errors } = window.bench;
+      const c = table.gemmChoice?.ms ? table.gemmChoice : await table.chooseGemm({ force: true });
+      return { ...c, errors: errors.splice(0) };
+    });
+    checkErrors('gemm choice', choice.errors);
+    const other = Object.keys(choice.ms).find((k) => k !== choice.kernel);
+    add('gemmKernel', {
+      ...counterRow(
+        'gemmKernel',
+        'ms',
+        r3(choice.ms[choice.kernel]),
+        `${choice.kernel} chosen (${choice.kernel === 'gemm' ? '4×4 outputs an invocation in registers' : '64×64 tiles in workgroup memory'}); median of 3 runs of the step's four largest GEMM shapes, once each`
+      ),
+      kernel: choice.kernel,
+      peer: other,
+      peer_value: r3(choice.ms[other]),
+      ratio: ratio(choice.ms[other] / choice.ms[choice.kernel]),
+    });
     const out = [...names.keys()].map((k) => got.get(k));
     if (pageErrors.length) log(`webgpu: page errors: ${pageErrors.slice(0, 3).join(' | ')}`);
     log(`webgpu: ${out.length} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);

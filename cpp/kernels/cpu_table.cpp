@@ -82,7 +82,9 @@ const KernelTable& cpu_kernels() { return cpu_table(); }
 
 #ifndef ATTNLAB_WITH_CUDA
 const KernelTable* cuda_kernels() { return nullptr; }
+#ifndef __EMSCRIPTEN__  // there webgpu_table.cpp has the WebGPU table's
 GemmGridFn gemm_grid_entry(const KernelTable&) { return nullptr; }
+#endif
 #endif
 
 #ifndef __EMSCRIPTEN__

@@ -1,7 +1,8 @@
 // GEMMs over a grid of outer x inner matrices, each operand of matrix (o, i) at
 // base + o * outer_stride + i * inner_stride: attention's products over batch x heads, whose
 // heads sit side by side in one row ([B*T, H*hs]), so no single stride reaches every (b, h).
-// A table may do the whole grid at once (the CUDA table: one cuBLAS call with pointer arrays);
+// A table may do the whole grid at once (the CUDA table: one cuBLAS call with pointer arrays;
+// the WebGPU table: one dispatch, the grid's matrices along its z dimension);
 // every other table gets one gemm_batched over the inner index per outer index, exactly the
 // calls, and so the bits, of the CPU code before the grid existed.
 #pragma once
@@ -15,7 +16,8 @@ using GemmGridFn = void (*)(bool transA, bool transB, int M, int N, int K, float
                             long outerC, long innerC, int outer, int inner);
 
 // The table's whole-grid GEMM, or nullptr (defined in cuda_table.cu in the CUDA build, where
-// the table whose gemm_batched is cuBLAS's has one; cpu_table.cpp elsewhere).
+// the table whose gemm_batched is cuBLAS's has one; in webgpu_table.cpp in WebAssembly, for
+// the WebGPU table; cpu_table.cpp elsewhere).
 GemmGridFn gemm_grid_entry(const KernelTable& kt);
 
 // C(o,i) = alpha op(A(o,i)) op(B(o,i)) + beta C(o,i) for o < outer, i < inner (row-major, as

@@ -12,6 +12,21 @@ namespace attnlab {
 
 enum class Act : int { None = 0, ReLU = 1, GELU = 2 };  // GELU: tanh approximation
 
+// What a fused GEMM (KernelTable::gemm_fused) does to each element of C after the product, in
+// this order: v = alpha op(A) op(B) + beta C; v += bias[j] (bias [N]); pre[i,j] = v; then
+// v = act(v) and v *= mask[i,j] (a dropout mask) or, when dact is set (the backward of an
+// activation and a dropout), v *= mask[i,j] and v *= act'(dact[i,j]); and
+// rowsum[i] += sum_k op(A)[i,k] (a bias gradient beside dW = dyᵀ x). pre, mask and dact are
+// laid out as C (leading dimension ldc). Every pointer may be null (nothing of that kind).
+struct GemmEpilogue {
+  const float* bias = nullptr;
+  Act act = Act::None;
+  float* pre = nullptr;
+  const float* mask = nullptr;
+  const float* dact = nullptr;
+  float* rowsum = nullptr;
+};
+
 struct KernelTable {
   const char* name;  // "cpu", "cuda" or "webgpu"
   // A deferred table (WebGPU) cannot read its memory synchronously: a training step there keeps
@@ -133,6 +148,26 @@ struct KernelTable {
                                   const float* v, int S, int B, int A);
   void (*probs_xent)(float* loss, float* dlogits, const float* p, const int32_t* targets,
                      float scale, int R, int S);
+
+  // --- fused entries (optional) ---
+  // A table whose every call is a GPU dispatch (WebGPU) offers these so that a step encodes
+  // fewer, fuller dispatches; the CPU and CUDA tables leave them null and the layers then make
+  // the plain calls above. Results are those of the plain calls up to the order of sums.
+  // gemm, then the epilogue e on each element of C (GemmEpilogue).
+  void (*gemm_fused)(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
+                     int lda, const float* B, int ldb, float beta, float* C, int ldc,
+                     const GemmEpilogue& e);
+  // s = x + r, y = LN(s) (layernorm_forward's contract with x + r as its input; s keeps the sum
+  // for the backward pass; r null: y = LN(x), s untouched).
+  void (*add_layernorm_forward)(float* y, float* s, float* mean, float* rstd, const float* x,
+                                const float* r, const float* gamma, const float* beta, float eps,
+                                int R, int C);
+  // dx = (accumulate ? dx : 0) + (add ? add : 0) + LN'(dy), and copy (may be null) = the same
+  // values; dgamma, dbeta accumulated as by layernorm_backward. dx and copy must not alias dy.
+  void (*layernorm_backward_fused)(float* dx, float* copy, float* dgamma, float* dbeta,
+                                   const float* dy, const float* add, const float* x,
+                                   const float* mean, const float* rstd, const float* gamma,
+                                   bool accumulate, int R, int C);
 };
 
 // The CPU table (xsimd kernels). Always available.

@@ -6,12 +6,14 @@
 // the JS side fetched beforehand (GpuTable.prefetch). Why a JS layer of our own rather than
 // Emscripten's webgpu.h: see the README ("The reader's GPU").
 #include "core/check.hpp"
+#include "kernels/gemm_grid.hpp"
 #include "kernels/kernels.hpp"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
 
 #include <cstdint>
+#include <string_view>
 
 namespace {
 
@@ -31,6 +33,27 @@ EM_JS(void, al_gpu_sync, (), { Module.gpuTable.synchronize(); });
 EM_JS(void, al_gpu_gemm_batched, (int tA, int tB, int M, int N, int K, float alpha, uint32_t A, int lda, int sA,
                                  uint32_t B, int ldb, int sB, float beta, uint32_t C, int ldc, int sC, int batch), {
   Module.gpuTable.gemm_batched(!!tA, !!tB, M, N, K, alpha, A, lda, sA, B, ldb, sB, beta, C, ldc, sC, batch);
+});
+EM_JS(void, al_gpu_gemm_grid, (int tA, int tB, int M, int N, int K, float alpha, uint32_t A, int lda, int oA, int iA,
+                              uint32_t B, int ldb, int oB, int iB, float beta, uint32_t C, int ldc, int oC, int iC,
+                              int outer, int inner), {
+  Module.gpuTable.gemm_grid(!!tA, !!tB, M, N, K, alpha, A, lda, oA, iA, B, ldb, oB, iB, beta, C, ldc, oC, iC, outer,
+                            inner);
+});
+EM_JS(void, al_gpu_gemm_fused, (int tA, int tB, int M, int N, int K, float alpha, uint32_t A, int lda, uint32_t B,
+                               int ldb, float beta, uint32_t C, int ldc, uint32_t bias, int act, uint32_t pre,
+                               uint32_t mask, uint32_t dact, uint32_t rowsum), {
+  Module.gpuTable.gemm_fused(!!tA, !!tB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                             { bias, act, pre, mask, dact, rowsum });
+});
+EM_JS(void, al_gpu_add_layernorm_forward, (uint32_t y, uint32_t s, uint32_t mean, uint32_t rstd, uint32_t x,
+                                          uint32_t r, uint32_t g, uint32_t b, float eps, int R, int C), {
+  Module.gpuTable.add_layernorm_forward(y, s, mean, rstd, x, r, g, b, eps, R, C);
+});
+EM_JS(void, al_gpu_layernorm_backward_fused, (uint32_t dx, uint32_t copy, uint32_t dg, uint32_t db, uint32_t dy,
+                                             uint32_t add, uint32_t x, uint32_t mean, uint32_t rstd, uint32_t g,
+                                             int accumulate, int R, int C), {
+  Module.gpuTable.layernorm_backward_fused(dx, copy, dg, db, dy, add, x, mean, rstd, g, !!accumulate, R, C);
 });
 EM_JS(void, al_gpu_softmax_forward, (uint32_t y, uint32_t x, float scale, uint32_t pad, int causal, int B, int H,
                                     int T, int S), {
@@ -169,6 +192,23 @@ KernelTable make_webgpu_table() {
     al_gpu_gemm_batched(tA, tB, M, N, K, alpha, a(A), lda, int(sA), a(B), ldb, int(sB), beta, a(C),
                         ldc, int(sC), batch);
   };
+  t.gemm_fused = [](bool tA, bool tB, int M, int N, int K, float alpha, const float* A, int lda,
+                    const float* B, int ldb, float beta, float* C, int ldc, const GemmEpilogue& e) {
+    al_gpu_gemm_fused(tA, tB, M, N, K, alpha, a(A), lda, a(B), ldb, beta, a(C), ldc, a(e.bias),
+                      int(e.act), a(e.pre), a(e.mask), a(e.dact), a(e.rowsum));
+  };
+  t.add_layernorm_forward = [](float* y, float* s, float* mean, float* rstd, const float* x,
+                               const float* r, const float* g, const float* b, float eps, int R,
+                               int C) {
+    al_gpu_add_layernorm_forward(a(y), a(s), a(mean), a(rstd), a(x), a(r), a(g), a(b), eps, R, C);
+  };
+  t.layernorm_backward_fused = [](float* dx, float* copy, float* dg, float* db, const float* dy,
+                                  const float* add, const float* x, const float* mean,
+                                  const float* rstd, const float* g, bool accumulate, int R,
+                                  int C) {
+    al_gpu_layernorm_backward_fused(a(dx), a(copy), a(dg), a(db), a(dy), a(add), a(x), a(mean),
+                                    a(rstd), a(g), accumulate, R, C);
+  };
   t.softmax_forward = [](float* y, const float* x, float scale, const uint8_t* pad, bool causal,
                          int B, int H, int T, int S) {
     al_gpu_softmax_forward(a(y), a(x), scale, a(pad), causal, B, H, T, S);
@@ -287,6 +327,18 @@ const KernelTable* webgpu_kernels() {
   if (!al_gpu_present()) return nullptr;
   static const KernelTable table = make_webgpu_table();
   return &table;
+}
+
+// Attention's products over batch x heads as one dispatch (the grid along z).
+GemmGridFn gemm_grid_entry(const KernelTable& kt) {
+  if (std::string_view(kt.name) != "webgpu") return nullptr;
+  return [](bool tA, bool tB, int M, int N, int K, float alpha, const float* A, int lda,
+            long outerA, long innerA, const float* B, int ldb, long outerB, long innerB, float beta,
+            float* C, int ldc, long outerC, long innerC, int outer, int inner) {
+    al_gpu_gemm_grid(tA, tB, M, N, K, alpha, a(A), lda, int(outerA), int(innerA), a(B), ldb,
+                     int(outerB), int(innerB), beta, a(C), ldc, int(outerC), int(innerC), outer,
+                     inner);
+  };
 }
 
 }  // namespace attnlab

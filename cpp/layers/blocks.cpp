@@ -28,10 +28,10 @@ float* EncoderLayer::backward(const Ctx& c, EncoderLayerCache& m, float* dx,
   const int R = m.B * m.T;
   const float* dsub = res2.back_enter(c, m.r2, dy, R);
   ff.backward(c, m.ff, m.r2.din, dsub, R);
-  float* dh = zeroed(c, size_t(R) * res2.C);  // [B,T,C] gradient between the sublayers
-  res2.back_leave(c, m.r2, dh, R);
+  const float* dh = res2.back_out(c, m.r2, R);  // [B,T,C] gradient between the sublayers
   dsub = res1.back_enter(c, m.r1, dh, R);
   self_attn.backward(c, m.sa, m.r1.din, nullptr, dsub);
+  if (!dx) return res1.back_out(c, m.r1, R);
   res1.back_leave(c, m.r1, dx, R);
   return dx;
 }
@@ -66,17 +66,15 @@ float* DecoderLayer::forward(const Ctx& c, DecoderLayerCache& m, const float* x,
 float* DecoderLayer::backward(const Ctx& c, DecoderLayerCache& m, float* dx, float* dmemory,
                               const float* dy) const {
   const int R = m.B * m.T;
-  const size_t n = size_t(R) * res3.C;
   const float* dsub = res3.back_enter(c, m.r3, dy, R);
   ff.backward(c, m.ff, m.r3.din, dsub, R);
-  float* dh2 = zeroed(c, n);  // [B,T,C] gradient between cross-attention and FFN
-  res3.back_leave(c, m.r3, dh2, R);
+  const float* dh2 = res3.back_out(c, m.r3, R);  // [B,T,C] between cross-attention and FFN
   dsub = res2.back_enter(c, m.r2, dh2, R);
   multihead_attn.backward(c, m.ca, m.r2.din, dmemory, dsub);
-  float* dh1 = zeroed(c, n);  // [B,T,C] gradient between self- and cross-attention
-  res2.back_leave(c, m.r2, dh1, R);
+  const float* dh1 = res2.back_out(c, m.r2, R);  // [B,T,C] between self- and cross-attention
   dsub = res1.back_enter(c, m.r1, dh1, R);
   self_attn.backward(c, m.sa, m.r1.din, nullptr, dsub);
+  if (!dx) return res1.back_out(c, m.r1, R);
   res1.back_leave(c, m.r1, dx, R);
   return dx;
 }

@@ -38,7 +38,8 @@ struct EncoderLayer {
   // Returns the output [B,T,C] (workspace). causal: for decoder-only language models.
   float* forward(const Ctx& c, EncoderLayerCache& m, const float* x, const uint8_t* pad,
                  bool causal, int B, int T) const;
-  // dx [B,T,C] += the gradient on x; returns dx.
+  // dx [B,T,C] += the gradient on x; returns dx (dx null: returns the gradient on x in the
+  // workspace, which saves zeroing a buffer to add it to).
   float* backward(const Ctx& c, EncoderLayerCache& m, float* dx, const float* dy) const;
 };
 
@@ -58,7 +59,8 @@ struct DecoderLayer {
   float* forward(const Ctx& c, DecoderLayerCache& m, const float* x, const float* memory,
                  const uint8_t* tgt_pad, const uint8_t* mem_pad, bool causal, int B, int T,
                  int S) const;
-  // dx [B,T,C] += the gradient on x, dmemory [B,S,C] += the gradient on memory; returns dx.
+  // dx [B,T,C] += the gradient on x, dmemory [B,S,C] += the gradient on memory; returns dx
+  // (dx null: as EncoderLayer::backward).
   float* backward(const Ctx& c, DecoderLayerCache& m, float* dx, float* dmemory,
                   const float* dy) const;
 };

@@ -72,7 +72,8 @@ void PositionalEncoding::declare(ParamArena& P, const std::string& name, bool le
 void PositionalEncoding::forward(const Ctx& c, float* x, int B, int T) const {
   AL_CHECK(T <= L, "sequence length " << T << " exceeds max_len " << L);
   const float* pe = learned ? c.P.val(table) : fixed;
-  for (int b = 0; b < B; ++b) c.kt.axpy(x + size_t(b) * T * C, 1.f, pe, long(T) * C);
+  // x[b] += pe for every b: the table's first T rows as a bias over B rows of T*C (one call)
+  c.kt.bias_act_forward(x, nullptr, x, pe, Act::None, B, T * C);
 }
 
 void PositionalEncoding::backward(const Ctx& c, const float* dx, int B, int T) const {

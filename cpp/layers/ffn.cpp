@@ -17,6 +17,17 @@ void FeedForward::forward(const Ctx& c, FfnCache& m, float* out, const float* x,
   m.pre = c.ws.floats(size_t(R) * F);
   m.h = c.ws.floats(size_t(R) * F);
   // pre = x W1ᵀ + b1 (bias added by the fused bias+activation kernel), h = act(pre)
+  if (c.kt.gemm_fused) {  // the bias and activation as the product's epilogue
+    GemmEpilogue e;
+    e.bias = c.P.val(linear1.b);
+    e.act = act;
+    e.pre = m.pre;
+    c.kt.gemm_fused(false, true, R, F, linear1.in, 1.f, x, linear1.in, c.P.val(linear1.W),
+                    linear1.in, 0.f, m.h, F, e);
+    dropout_forward(c, m.drop, m.h, m.h, size_t(R) * F, p_drop);
+    linear2.forward(c, out, m.h, R);
+    return;
+  }
   linear_forward(c.kt, m.h, x, c.P.val(linear1.W), nullptr, R, linear1.in, F);
   c.kt.bias_act_forward(m.h, m.pre, m.h, c.P.val(linear1.b), act, R, F);
   dropout_forward(c, m.drop, m.h, m.h, size_t(R) * F, p_drop);
@@ -27,6 +38,23 @@ void FeedForward::backward(const Ctx& c, const FfnCache& m, float* dx, const flo
                            int R) const {
   const int F = linear1.out;
   float* dh = c.ws.floats(size_t(R) * F);  // [R,F]
+  if (c.kt.gemm_fused) {
+    // dh = (dout W2) ⊙ mask ⊙ act'(pre): the dropout and activation backward as the epilogue
+    // of linear2's dx; db1 beside dW1 (linear_backward)
+    GemmEpilogue e;
+    e.mask = m.drop.mask;
+    if (act != Act::None) {
+      e.act = act;
+      e.dact = m.pre;
+    }
+    c.kt.gemm_fused(false, false, R, F, linear2.out, 1.f, dout, linear2.out, c.P.val(linear2.W), F,
+                    0.f, dh, F, e);
+    linear_backward(c.kt, nullptr, c.P.grad(linear2.W), c.P.grad(linear2.b), dout, m.h,
+                    c.P.val(linear2.W), R, F, linear2.out);
+    linear_backward(c.kt, dx, c.P.grad(linear1.W), c.P.grad(linear1.b), dh, m.x, c.P.val(linear1.W),
+                    R, linear1.in, F);
+    return;
+  }
   linear2.backward(c, dh, dout, m.h, R, 0.f);
   dropout_backward(c, m.drop, dh, size_t(R) * F);
   c.kt.bias_act_backward(dh, c.P.grad(linear1.b), dh, m.pre, act, R, F);

@@ -19,8 +19,14 @@ struct LayerNorm {
   float eps = 1e-5f;
   void declare(ParamArena& P, const std::string& prefix, int C_);
   void forward(const Ctx& c, LayerNormCache& cache, float* y, const float* x, int R) const;
+  // y = LN(x + r), s = x + r (the LN input, kept for backward): one kernel where the table has
+  // add_layernorm_forward, else a copy, an axpy and the forward.
+  void add_forward(const Ctx& c, LayerNormCache& cache, float* y, float* s, const float* x,
+                   const float* r, int R) const;
   // dx += dy·∂y/∂x = rstd (g - mean(g) - x̂ mean(g x̂)), g = dy γ ; dγ += Σ dy x̂ ; dβ += Σ dy
-  void backward(const Ctx& c, const LayerNormCache& cache, float* dx, const float* dy, int R) const;
+  // (accumulate false: dx = dy·∂y/∂x, dx not read; dx must not alias dy)
+  void backward(const Ctx& c, const LayerNormCache& cache, float* dx, const float* dy, int R,
+                bool accumulate = true) const;
 };
 
 }  // namespace attnlab

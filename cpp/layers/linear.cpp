@@ -5,6 +5,12 @@ namespace attnlab {
 
 void linear_forward(const KernelTable& kt, float* y, const float* x, const float* W, const float* b,
                     int R, int in, int out) {
+  if (b && kt.gemm_fused) {  // the bias as the product's epilogue
+    GemmEpilogue e;
+    e.bias = b;
+    kt.gemm_fused(false, true, R, out, in, 1.f, x, in, W, in, 0.f, y, out, e);
+    return;
+  }
   kt.gemm(false, true, R, out, in, 1.f, x, in, W, in, 0.f, y, out);  // y[R,out] = x Wᵀ
   if (b) kt.bias_act_forward(y, nullptr, y, b, Act::None, R, out);
 }
@@ -13,7 +19,13 @@ void linear_backward(const KernelTable& kt, float* dx, float* dW, float* db, con
                      const float* x, const float* W, int R, int in, int out, float dx_beta) {
   if (dx)
     kt.gemm(false, false, R, in, out, 1.f, dy, out, W, in, dx_beta, dx, in);  // dx = dy W + β dx
-  kt.gemm(true, false, out, in, R, 1.f, dy, out, x, in, 1.f, dW, in);         // dW += dyᵀ x
+  if (db && kt.gemm_fused) {  // db += Σ_r dy as the row sums of dyᵀ, in dW's product
+    GemmEpilogue e;
+    e.rowsum = db;
+    kt.gemm_fused(true, false, out, in, R, 1.f, dy, out, x, in, 1.f, dW, in, e);
+    return;
+  }
+  kt.gemm(true, false, out, in, R, 1.f, dy, out, x, in, 1.f, dW, in);  // dW += dyᵀ x
   // bias_act_backward with Act::None copies dy onto itself (values unchanged) and sums rows.
   if (db) kt.bias_act_backward(const_cast<float*>(dy), db, dy, nullptr, Act::None, R, out);
 }

@@ -33,9 +33,7 @@ float* Residual::leave(const Ctx& c, ResidualCache& m, int R) const {
     c.kt.axpy(m.y, 1.f, m.sub, long(n));
   } else {  // y = LN(x + sub)
     m.r = c.ws.floats(n);
-    c.kt.copy(m.r, m.x, n * sizeof(float));
-    c.kt.axpy(m.r, 1.f, m.sub, long(n));
-    norm.forward(c, m.ln, m.y, m.r, R);
+    norm.add_forward(c, m.ln, m.y, m.r, m.x, m.sub, R);
   }
   return m.y;
 }
@@ -49,6 +47,12 @@ const float* Residual::back_enter(const Ctx& c, ResidualCache& m, const float* d
   if (norm_first) {
     c.kt.copy(m.dsub, dy, n * sizeof(float));
     m.din = zeroed(c, n);
+  } else if (c.kt.layernorm_backward_fused) {  // dr = LN'(dy) and its copy dsub, one kernel
+    m.dr = c.ws.floats(n);
+    c.kt.layernorm_backward_fused(m.dr, m.dsub, c.P.grad(norm.gamma), c.P.grad(norm.beta), dy,
+                                  nullptr, m.ln.x, m.ln.mean, m.ln.rstd, c.P.val(norm.gamma), false,
+                                  R, C);
+    m.din = m.dr;
   } else {
     m.dr = zeroed(c, n);
     norm.backward(c, m.ln, m.dr, dy, R);
@@ -67,6 +71,21 @@ void Residual::back_leave(const Ctx& c, ResidualCache& m, float* dx, int R) cons
   } else {
     c.kt.axpy(dx, 1.f, m.dr, long(n));
   }
+}
+
+float* Residual::back_out(const Ctx& c, ResidualCache& m, int R) const {
+  const size_t n = size_t(R) * C;
+  if (!norm_first) return m.dr;         // 0 + dr
+  if (c.kt.layernorm_backward_fused) {  // dx = dy + LN'(din)
+    float* dx = c.ws.floats(n);
+    c.kt.layernorm_backward_fused(dx, nullptr, c.P.grad(norm.gamma), c.P.grad(norm.beta), m.din,
+                                  m.dy, m.ln.x, m.ln.mean, m.ln.rstd, c.P.val(norm.gamma), false, R,
+                                  C);
+    return dx;
+  }
+  float* dx = zeroed(c, n);
+  back_leave(c, m, dx, R);
+  return dx;
 }
 
 }  // namespace attnlab

@@ -41,6 +41,9 @@ struct Residual {
   // gradient to m.din (prepared here), and back_leave() adds the block's input gradient to dx.
   const float* back_enter(const Ctx& c, ResidualCache& m, const float* dy, int R) const;
   void back_leave(const Ctx& c, ResidualCache& m, float* dx, int R) const;
+  // back_leave into a zeroed buffer, without the zeroing: the block's input gradient, in m.dr
+  // (post-LN) or in a new buffer (pre-LN, dy + LN'(din) in one kernel where the table fuses).
+  float* back_out(const Ctx& c, ResidualCache& m, int R) const;
 };
 
 }  // namespace attnlab

@@ -228,17 +228,15 @@ void Transformer::backward() {
   AL_CHECK(logits_, "backward() before forward()");
   const Ctx c{kt_, params_, ws_, true, nullptr};
   const int B = B_, C = cfg_.d_model, R = B * L_;
-  float* dh = ws_.floats(size_t(R) * C);  // [B*L,C]
-  kt_.zero(dh, size_t(R) * C * sizeof(float));
-  generator_.backward(c, dh, loss_.dlogits, hidden_, R);
+  float* dh = ws_.floats(size_t(R) * C);  // [B*L,C], assigned (dx_beta 0)
+  generator_.backward(c, dh, loss_.dlogits, hidden_, R, 0.f);
   ready(gen_ids_);  // a tied weight is final only after the target embedding's backward
-  float* dy = ws_.floats(size_t(R) * C);
-  kt_.zero(dy, size_t(R) * C * sizeof(float));
+  float* dy = ws_.floats(size_t(R) * C);  // assigned by the final norm's backward
   if (cfg_.model == "encoder") {
-    enc_norm_.backward(c, enc_norm_c_, dy, dh, R);
+    enc_norm_.backward(c, enc_norm_c_, dy, dh, R, false);
     ready(enc_norm_ids_);
     for (size_t l = enc_.size(); l-- > 0;) {
-      if (!enc_skip_[l]) dy = enc_[l].backward(c, enc_c_[l], zeroed(c, size_t(R) * C), dy);
+      if (!enc_skip_[l]) dy = enc_[l].backward(c, enc_c_[l], nullptr, dy);
       ready(enc_ids_[l]);  // a skipped layer's gradient is zero, and final
     }
     embed_backward(c, src_embed_, src_pos_, src_drop_, src_ids_, dy, B, L_);
@@ -246,11 +244,11 @@ void Transformer::backward() {
     ready(src_pos_ids_);
     return;
   }
-  dec_norm_.backward(c, dec_norm_c_, dy, dh, R);
+  dec_norm_.backward(c, dec_norm_c_, dy, dh, R, false);
   ready(dec_norm_ids_);
   if (cfg_.model == "lm") {
     for (size_t l = lm_.size(); l-- > 0;) {
-      if (!dec_skip_[l]) dy = lm_[l].backward(c, lm_c_[l], zeroed(c, size_t(R) * C), dy);
+      if (!dec_skip_[l]) dy = lm_[l].backward(c, lm_c_[l], nullptr, dy);
       ready(dec_ids_[l]);
     }
     embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, dy, B, L_);
@@ -261,18 +259,17 @@ void Transformer::backward() {
   float* dmem = ws_.floats(size_t(B) * S_ * C);  // [B,S,C] summed over decoder layers
   kt_.zero(dmem, size_t(B) * S_ * C * sizeof(float));
   for (size_t l = dec_.size(); l-- > 0;) {
-    if (!dec_skip_[l]) dy = dec_[l].backward(c, dec_c_[l], zeroed(c, size_t(R) * C), dmem, dy);
+    if (!dec_skip_[l]) dy = dec_[l].backward(c, dec_c_[l], nullptr, dmem, dy);
     ready(dec_ids_[l]);
   }
   embed_backward(c, tgt_embed_, tgt_pos_, tgt_drop_, tgt_ids_, dy, B, T_);
   ready(tgt_embed_ids_);
   ready(tgt_pos_ids_);
-  float* dx = ws_.floats(size_t(B) * S_ * C);
-  kt_.zero(dx, size_t(B) * S_ * C * sizeof(float));
-  enc_norm_.backward(c, enc_norm_c_, dx, dmem, B * S_);
+  float* dx = ws_.floats(size_t(B) * S_ * C);  // assigned by the final norm's backward
+  enc_norm_.backward(c, enc_norm_c_, dx, dmem, B * S_, false);
   ready(enc_norm_ids_);
   for (size_t l = enc_.size(); l-- > 0;) {
-    if (!enc_skip_[l]) dx = enc_[l].backward(c, enc_c_[l], zeroed(c, size_t(B) * S_ * C), dx);
+    if (!enc_skip_[l]) dx = enc_[l].backward(c, enc_c_[l], nullptr, dx);
     ready(enc_ids_[l]);
   }
   embed_backward(c, src_embed_, src_pos_, src_drop_, src_ids_, dx, B, S_);

@@ -53,7 +53,8 @@ export function gpuPage() {
 }
 
 // Runs `calls` on the table: buffers {name: {type: 'f32' | 'i32' | 'u8', data}} are uploaded into
-// one allocation each; an argument {buf, off} is that buffer's address plus `off` elements.
+// one allocation each; an argument {buf, off} is that buffer's address plus `off` elements (also
+// as a field of an object argument).
 // Returns the float contents of `outs` after the calls.
 export async function onGpu(buffers, calls, outs) {
   const plain = Object.fromEntries(
@@ -69,12 +70,15 @@ export async function onGpu(buffers, calls, outs) {
         at[k] = { addr: table.alloc(arr.byteLength), size: arr.BYTES_PER_ELEMENT, n: arr.length };
         table.upload(at[k].addr, arr);
       }
+      // {buf, off}: an address; {big}: a BigInt; any other object (a GEMM epilogue): its fields so
       const arg = (a) =>
         a && typeof a === 'object' && 'buf' in a
           ? at[a.buf].addr + (a.off ?? 0) * at[a.buf].size
           : a && typeof a === 'object' && 'big' in a
             ? BigInt(a.big)
-            : a;
+            : a && typeof a === 'object'
+              ? Object.fromEntries(Object.entries(a).map(([k, v]) => [k, arg(v)]))
+              : a;
       for (const [name, ...args] of calls) table[name](...args.map(arg));
       const out = {};
       for (const k of outs) out[k] = Array.from(await table.readFloats(at[k].addr, at[k].n));

@@ -436,3 +436,493 @@ test('the arena grows past its first buffer and keeps what it held; nothing was 
   assert.equal(r.reads, 1);
   assert.deepEqual(page.errors, []);
 });
+
+// The fused entries (kernels.hpp: gemm_fused, add_layernorm_forward, layernorm_backward_fused;
+// gemm_grid of kernels/gemm_grid.hpp) against the plain calls they stand for, composed from the
+// same reference loops.
+
+test('gemm_grid: batch × heads in one dispatch, heads side by side in a row', async () => {
+  const outer = 3,
+    inner = 2,
+    M = 13,
+    N = 7,
+    K = 11,
+    hs = 7;
+  // A: [outer, M, inner*K] (head i in columns i*K..), B: [outer, inner, K, N] dense, C like A
+  const lda = inner * K + 1,
+    ldc = inner * hs + 3;
+  const oA = M * lda,
+    iA = K,
+    oB = inner * K * N + 2,
+    iB = K * N,
+    oC = M * ldc,
+    iC = hs;
+  const A = f32(outer * oA),
+    B = f32(outer * oB),
+    C = f32(outer * oC);
+  const want = Float64Array.from(C);
+  for (let o = 0; o < outer; ++o)
+    for (let i = 0; i < inner; ++i)
+      ref.gemm(
+        false,
+        false,
+        M,
+        N,
+        K,
+        0.9,
+        A,
+        lda,
+        B,
+        N,
+        0.25,
+        want,
+        ldc,
+        o * oA + i * iA,
+        o * oB + i * iB,
+        o * oC + i * iC
+      );
+  const { C: got } = await onGpu(
+    { A: { type: 'f32', data: A }, B: { type: 'f32', data: B }, C: { type: 'f32', data: C } },
+    [
+      [
+        'gemm_grid',
+        false,
+        false,
+        M,
+        N,
+        K,
+        0.9,
+        { buf: 'A' },
+        lda,
+        oA,
+        iA,
+        { buf: 'B' },
+        N,
+        oB,
+        iB,
+        0.25,
+        { buf: 'C' },
+        ldc,
+        oC,
+        iC,
+        outer,
+        inner,
+      ],
+    ],
+    ['C']
+  );
+  close(got, want, 2e-5, 'gemm_grid');
+});
+
+test('gemm_fused: bias + activation (+ pre) forward, mask + activation gradient backward, row sums beside dW', async () => {
+  const M = 37,
+    N = 29,
+    K = 21;
+  for (const act of [0, 1, 2]) {
+    // forward: y = act(x Wᵀ + b), pre kept (the FFN's first layer), x at an offset, ldc > N
+    const ldc = N + 3;
+    const x = f32(M * K + 5),
+      W = f32(N * K),
+      b = f32(N);
+    const prod = new Float64Array(M * ldc);
+    ref.gemm(false, true, M, N, K, 1, x, K, W, K, 0, prod, ldc, 5, 0, 0);
+    const y = new Float64Array(M * ldc),
+      pre = new Float64Array(M * ldc);
+    for (let i = 0; i < M; ++i) {
+      const row = prod.slice(i * ldc, i * ldc + N);
+      const yr = new Float64Array(N),
+        pr = new Float64Array(N);
+      ref.biasActForward(yr, pr, row, b, act, 1, N);
+      y.set(yr, i * ldc);
+      pre.set(pr, i * ldc);
+    }
+    const fwd = await onGpu(
+      {
+        x: { type: 'f32', data: x },
+        W: { type: 'f32', data: W },
+        b: { type: 'f32', data: b },
+        y: { type: 'f32', data: new Float32Array(M * ldc) },
+        pre: { type: 'f32', data: new Float32Array(M * ldc) },
+      },
+      [
+        [
+          'gemm_fused',
+          false,
+          true,
+          M,
+          N,
+          K,
+          1,
+          { buf: 'x', off: 5 },
+          K,
+          { buf: 'W' },
+          K,
+          0,
+          { buf: 'y' },
+          ldc,
+          { bias: { buf: 'b' }, act, pre: { buf: 'pre' } },
+        ],
+      ],
+      ['y', 'pre']
+    );
+    close(fwd.y, y, act === 2 ? 1e-4 : 2e-5, `gemm_fused forward y, act ${act}`);
+    close(fwd.pre, pre, 2e-5, `gemm_fused forward pre, act ${act}`);
+
+    // backward: dh = ((dout W2) ⊙ mask) ⊙ act'(pre), as dropout_backward then bias_act_backward
+    const dout = f32(M * K),
+      W2 = f32(K * N),
+      pre32 = Float32Array.from({ length: M * N }, (_, i) => Math.fround(pre[Math.floor(i / N) * ldc + (i % N)])),
+      mask = Float32Array.from({ length: M * N }, (_, i) => (i % 3 === 1 ? 0 : 1.25));
+    const dh = new Float64Array(M * N);
+    ref.gemm(false, false, M, N, K, 1, dout, K, W2, N, 0, dh, N);
+    for (let i = 0; i < M * N; ++i) dh[i] *= mask[i];
+    const want = new Float64Array(M * N);
+    ref.biasActBackward(want, null, dh, pre32, act, M, N);
+    const bwd = await onGpu(
+      {
+        dout: { type: 'f32', data: dout },
+        W2: { type: 'f32', data: W2 },
+        mask: { type: 'f32', data: mask },
+        pre: { type: 'f32', data: pre32 },
+        dh: { type: 'f32', data: new Float32Array(M * N).fill(NaN) },
+      },
+      [
+        [
+          'gemm_fused',
+          false,
+          false,
+          M,
+          N,
+          K,
+          1,
+          { buf: 'dout' },
+          K,
+          { buf: 'W2' },
+          N,
+          0,
+          { buf: 'dh' },
+          N,
+          act ? { mask: { buf: 'mask' }, act, dact: { buf: 'pre' } } : { mask: { buf: 'mask' } },
+        ],
+      ],
+      ['dh']
+    );
+    close(bwd.dh, want, act === 2 ? 1e-4 : 2e-5, `gemm_fused backward (mask, act ${act})`);
+  }
+
+  // dW += dyᵀ x with db += Σ_r dy as row sums of dyᵀ (linear_backward), R not a multiple of 4
+  const R = 45,
+    out = 13,
+    inp = 10;
+  const dy = f32(R * out),
+    xx = f32(R * inp),
+    dW0 = f32(out * inp),
+    db0 = f32(out);
+  const dW = Float64Array.from(dW0),
+    db = Float64Array.from(db0);
+  ref.gemm(true, false, out, inp, R, 1, dy, out, xx, inp, 1, dW, inp);
+  for (let r = 0; r < R; ++r) for (let o = 0; o < out; ++o) db[o] += dy[r * out + o];
+  const g = await onGpu(
+    {
+      dy: { type: 'f32', data: dy },
+      x: { type: 'f32', data: xx },
+      dW: { type: 'f32', data: dW0 },
+      db: { type: 'f32', data: db0 },
+    },
+    [
+      [
+        'gemm_fused',
+        true,
+        false,
+        out,
+        inp,
+        R,
+        1,
+        { buf: 'dy' },
+        out,
+        { buf: 'x' },
+        inp,
+        1,
+        { buf: 'dW' },
+        inp,
+        { rowsum: { buf: 'db' } },
+      ],
+    ],
+    ['dW', 'db']
+  );
+  close(g.dW, dW, 2e-5, 'gemm_fused dW');
+  close(g.db, db, 2e-5, 'gemm_fused row sums (db)');
+});
+
+test('add_layernorm_forward: y = LN(x + r) with the sum kept; without r, LN(x)', async () => {
+  const R = 9,
+    C = 131;
+  const x = f32(R * C, 2),
+    r = f32(R * C, 2),
+    gamma = f32(C),
+    beta = f32(C);
+  const s = Float64Array.from(x, (v, i) => Math.fround(v + r[i]));
+  for (const withR of [true, false]) {
+    const input = withR ? s : Float64Array.from(x);
+    const y = new Float64Array(R * C),
+      mean = new Float64Array(R),
+      rstd = new Float64Array(R);
+    ref.layernormForward(y, mean, rstd, input, gamma, beta, 1e-5, R, C);
+    const g = await onGpu(
+      {
+        x: { type: 'f32', data: x },
+        r: { type: 'f32', data: r },
+        gamma: { type: 'f32', data: gamma },
+        beta: { type: 'f32', data: beta },
+        y: { type: 'f32', data: new Float32Array(R * C) },
+        s: { type: 'f32', data: new Float32Array(R * C).fill(7) },
+        stats: { type: 'f32', data: new Float32Array(2 * R) },
+      },
+      [
+        [
+          'add_layernorm_forward',
+          { buf: 'y' },
+          { buf: 's' },
+          { buf: 'stats' },
+          { buf: 'stats', off: R },
+          { buf: 'x' },
+          withR ? { buf: 'r' } : 0,
+          { buf: 'gamma' },
+          { buf: 'beta' },
+          1e-5,
+          R,
+          C,
+        ],
+      ],
+      ['y', 's', 'stats']
+    );
+    close(g.y, y, 1e-5, `add_layernorm_forward y${withR ? '' : ' (no r)'}`);
+    close(g.stats, [...mean, ...rstd], 1e-5, `add_layernorm_forward mean, rstd${withR ? '' : ' (no r)'}`);
+    if (withR) assert.deepEqual(g.s, Array.from(s), 'the sum x + r, as float32 adds');
+    else
+      assert.ok(
+        g.s.every((v) => v === 7),
+        'no r: s untouched'
+      );
+  }
+});
+
+test('layernorm_backward_fused: assigned, accumulated, with an added gradient and a copy; dgamma, dbeta accumulate', async () => {
+  const R = 70, // more rows than the 8 lanes of a parameter column, not a multiple of them
+    C = 131; // columns in a partial last block of 8
+  const x = f32(R * C, 3),
+    gamma = f32(C),
+    dy = f32(R * C),
+    add = f32(R * C),
+    dx0 = f32(R * C),
+    dg0 = f32(C),
+    db0 = f32(C);
+  const y = new Float64Array(R * C),
+    mean = new Float64Array(R),
+    rstd = new Float64Array(R);
+  ref.layernormForward(y, mean, rstd, x, gamma, Float64Array.from(gamma), 1e-5, R, C);
+  const m32 = Float32Array.from(mean),
+    r32 = Float32Array.from(rstd);
+  const lnGrad = new Float64Array(R * C),
+    dg = Float64Array.from(dg0),
+    db = Float64Array.from(db0);
+  ref.layernormBackward(lnGrad, dg, db, dy, x, m32, r32, gamma, R, C);
+  for (const [accumulate, withAdd, withCopy] of [
+    [false, false, true],
+    [true, false, false],
+    [false, true, false],
+    [true, true, true],
+  ]) {
+    const want = Float64Array.from(lnGrad, (v, i) => (accumulate ? dx0[i] : 0) + (withAdd ? add[i] : 0) + v);
+    const g = await onGpu(
+      {
+        x: { type: 'f32', data: x },
+        gamma: { type: 'f32', data: gamma },
+        dy: { type: 'f32', data: dy },
+        add: { type: 'f32', data: add },
+        m: { type: 'f32', data: m32 },
+        r: { type: 'f32', data: r32 },
+        dx: { type: 'f32', data: accumulate ? dx0 : new Float32Array(R * C).fill(NaN) },
+        copy: { type: 'f32', data: new Float32Array(R * C).fill(3) },
+        dg: { type: 'f32', data: dg0 },
+        db: { type: 'f32', data: db0 },
+      },
+      [
+        [
+          'layernorm_backward_fused',
+          { buf: 'dx' },
+          withCopy ? { buf: 'copy' } : 0,
+          { buf: 'dg' },
+          { buf: 'db' },
+          { buf: 'dy' },
+          withAdd ? { buf: 'add' } : 0,
+          { buf: 'x' },
+          { buf: 'm' },
+          { buf: 'r' },
+          { buf: 'gamma' },
+          accumulate,
+          R,
+          C,
+        ],
+      ],
+      ['dx', 'copy', 'dg', 'db']
+    );
+    const what = `accumulate ${accumulate}, add ${withAdd}, copy ${withCopy}`;
+    close(g.dx, want, 1e-5, `layernorm_backward_fused dx, ${what}`);
+    if (withCopy) assert.deepEqual(g.copy, g.dx, `the copy is dx, ${what}`);
+    else
+      assert.ok(
+        g.copy.every((v) => v === 3),
+        `no copy written, ${what}`
+      );
+    close(g.dg, dg, 1e-5, `layernorm_backward_fused dgamma, ${what}`);
+    close(g.db, db, 1e-5, `layernorm_backward_fused dbeta, ${what}`);
+  }
+});
+
+test('the tiled GEMM: four transpose forms on shapes that are not multiples of its tile, a grid, row sums; the same bits as the register kernel', async () => {
+  const M = 70,
+    N = 67,
+    K = 37;
+  const results = {};
+  for (const kernel of ['gemm_tiled', 'gemm']) {
+    await page.evaluate((k) => {
+      window.gpuTest.table.gemmKernel = k;
+    }, kernel);
+    try {
+      for (const [tA, tB] of [
+        [false, false],
+        [false, true],
+        [true, false],
+        [true, true],
+      ]) {
+        const lda = (tA ? M : K) + 3,
+          ldb = (tB ? K : N) + 2,
+          ldc = N + 5;
+        // the same data for both kernels
+        const A = Float32Array.from({ length: (tA ? K : M) * lda + 7 }, (_, i) => Math.sin(i * 0.37)),
+          B = Float32Array.from({ length: (tB ? N : K) * ldb + 5 }, (_, i) => Math.cos(i * 0.23)),
+          C = Float32Array.from({ length: M * ldc + 9 }, (_, i) => Math.sin(i * 0.11)),
+          db0 = Float32Array.from({ length: M }, (_, i) => i / M);
+        const want = Float64Array.from(C),
+          db = Float64Array.from(db0);
+        ref.gemm(tA, tB, M, N, K, 0.7, A, lda, B, ldb, 0.3, want, ldc, 7, 5, 9);
+        for (let i = 0; i < M; ++i) for (let k = 0; k < K; ++k) db[i] += tA ? A[7 + k * lda + i] : A[7 + i * lda + k];
+        const g = await onGpu(
+          {
+            A: { type: 'f32', data: A },
+            B: { type: 'f32', data: B },
+            C: { type: 'f32', data: C },
+            db: { type: 'f32', data: db0 },
+          },
+          [
+            [
+              'gemm_fused',
+              tA,
+              tB,
+              M,
+              N,
+              K,
+              0.7,
+              { buf: 'A', off: 7 },
+              lda,
+              { buf: 'B', off: 5 },
+              ldb,
+              0.3,
+              { buf: 'C', off: 9 },
+              ldc,
+              { rowsum: { buf: 'db' } },
+            ],
+          ],
+          ['C', 'db']
+        );
+        for (let i = 0; i < 9; ++i) want[i] = C[i];
+        close(g.C, want, 2e-5, `${kernel} tA=${tA} tB=${tB}`);
+        close(g.db, db, 2e-5, `${kernel} row sums tA=${tA}`);
+        results[`${kernel} ${tA} ${tB}`] = g;
+      }
+      // a grid of 2 × 3 matrices (attention's batch × heads), one dispatch
+      const [outer, inner, m, n, k] = [2, 3, 33, 65, 17];
+      const A = f32(outer * inner * m * k),
+        B = f32(outer * inner * k * n),
+        C = new Float32Array(outer * inner * m * n);
+      const want = new Float64Array(C.length);
+      for (let z = 0; z < outer * inner; ++z)
+        ref.gemm(false, true, m, n, k, 1, A, k, B, k, 0, want, n, z * m * k, z * k * n, z * m * n);
+      const { C: got } = await onGpu(
+        { A: { type: 'f32', data: A }, B: { type: 'f32', data: B }, C: { type: 'f32', data: C } },
+        [
+          [
+            'gemm_grid',
+            false,
+            true,
+            m,
+            n,
+            k,
+            1,
+            { buf: 'A' },
+            k,
+            inner * m * k,
+            m * k,
+            { buf: 'B' },
+            k,
+            inner * k * n,
+            k * n,
+            0,
+            { buf: 'C' },
+            n,
+            inner * m * n,
+            m * n,
+            outer,
+            inner,
+          ],
+        ],
+        ['C']
+      );
+      close(got, want, 2e-5, `${kernel} grid`);
+    } finally {
+      await page.evaluate(() => {
+        window.gpuTest.table.gemmKernel = 'gemm';
+      });
+    }
+  }
+  for (const forms of ['false false', 'false true', 'true false', 'true true']) {
+    assert.deepEqual(results[`gemm_tiled ${forms}`], results[`gemm ${forms}`], `the same bits, tA tB = ${forms}`);
+  }
+});
+
+test('the GEMM choice: both kernels timed at the shapes encoded, the faster used and stored for the adapter', async () => {
+  const r = await page.evaluate(async () => {
+    const { table, errors } = window.gpuTest;
+    const { GpuTable } = await import('/gpu/table.js');
+    localStorage.clear();
+    const before = table.arena.usedBytes;
+    const choice = await table.chooseGemm({ force: true, runs: 1 });
+    const again = await table.chooseGemm(); // decided once per table
+    const other = new GpuTable(table.device, { arenaBytes: 1 << 16, adapter: table.adapter });
+    const stored = await other.chooseGemm();
+    return {
+      choice,
+      same: again === choice,
+      kernel: table.gemmKernel,
+      saved: localStorage.getItem(`attnlab:gemm:${table.adapter}`),
+      stored,
+      arena: table.arena.usedBytes - before,
+      errors: errors.splice(0),
+    };
+  });
+  assert.ok(['gemm', 'gemm_tiled'].includes(r.choice.kernel), JSON.stringify(r.choice));
+  for (const k of ['gemm', 'gemm_tiled'])
+    assert.ok(r.choice.ms[k] > 0 && Number.isFinite(r.choice.ms[k]), `${k} timed: ${r.choice.ms[k]} ms`);
+  assert.equal(r.choice.kernel, r.choice.ms.gemm_tiled < r.choice.ms.gemm ? 'gemm_tiled' : 'gemm');
+  assert.ok(r.same);
+  assert.equal(r.kernel, r.choice.kernel, 'the table now encodes the chosen kernel');
+  assert.equal(r.saved, r.choice.kernel, 'stored for the adapter');
+  assert.deepEqual(
+    r.stored,
+    { kernel: r.choice.kernel, ms: null, stored: true },
+    'a later table takes the stored choice'
+  );
+  assert.equal(r.arena, 0, 'the timing buffers are given back');
+  assert.deepEqual(r.errors, []);
+});

@@ -75,6 +75,12 @@ test('WebGPU chosen: the playground trains on the GPU; a lost device falls back 
     null,
     { timeout: 120000 }
   );
+  // the GEMM kernel chosen for the adapter after the first chunk, named on the engine line
+  await page.waitForFunction(
+    () => /WebGPU · .* · GEMM kernel: (registers|tiled)$/.test(document.getElementById('engine-gpu').textContent),
+    null,
+    { timeout: 60000 }
+  );
   // the run has been read back at least once (every 2 s): lose the device under it
   await page.waitForTimeout(2500);
   const lostAt = await stepOf(page);

@@ -20,7 +20,8 @@
 //                          readBack (WebGPU): the step of the last state read back
 //   {event: 'snapshot', session, step, data}   latest-wins: at most one unacknowledged
 //   {event: 'state', session, state: 'training' | 'paused' | 'idle'}
-//   {event: 'engine', backend: 'webgpu' | 'wasm', adapter?, reason?, detail?, ms?, session?, step?}
+//   {event: 'engine', backend: 'webgpu' | 'wasm', adapter?, gemm?, reason?, detail?, ms?, session?,
+//    step?}
 //                          the backend a new model got, or a WebGPU run's fall back to wasm
 //                          reason: 'chosen' | 'none' | 'failed' | 'slower' | 'lost'
 export const REQUESTS = ['init', 'call', 'create', 'load', 'session', 'train', 'dispose', 'backend', 'gpu-lose'];

@@ -240,6 +240,11 @@ export class Runtime {
           continue;
         }
         const ms = Math.max(now() - t0, 1e-3);
+        // the GEMM kernel the adapter runs, once chosen (after the first chunk): on the engine line
+        if (s.backend === 'webgpu' && !s.gemmShown && s.info().gemm) {
+          s.gemmShown = true;
+          this.post({ event: 'engine', backend: 'webgpu', adapter: s.gpu.name, gemm: s.info().gemm, session: id });
+        }
         const chunkLosses = Array.from(r.losses);
         losses.push(...chunkLosses);
         done += chunkLosses.length;

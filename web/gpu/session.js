@@ -17,7 +17,7 @@ export function attachGpu(engine, { arenaBytes } = {}) {
     return Promise.reject(new Error('WebGPU: this engine has no module to attach to'));
   if (!gpus.has(mod)) {
     const p = openGpu().then(({ device, name }) => {
-      const table = new GpuTable(device, { arenaBytes });
+      const table = new GpuTable(device, { arenaBytes, adapter: name });
       const state = { table, name, lost: null };
       device.lost.then((info) => {
         state.lost = info.message || info.reason || 'device lost';
@@ -83,16 +83,23 @@ export class GpuSession {
     this.gpu.table.device.destroy();
   }
 
+  // the engine's info, with the GEMM kernel this adapter runs (null until chosen)
   info() {
-    return this.inner.info();
+    return { ...this.inner.info(), gemm: this.gpu.table.gemmChoice?.kernel ?? null };
   }
   async train(steps) {
     this.table; // throws once the device is lost
     const r = this.inner.train(steps); // encodes `steps` steps; nothing is read
-    return this.settle(r);
+    return this.chosen(await this.settle(r));
   }
   async trainBatch(src, tgt) {
-    return this.settle(this.inner.trainBatch(src, tgt));
+    return this.chosen(await this.settle(this.inner.trainBatch(src, tgt)));
+  }
+  // After the first steps of the table (their GEMM shapes known), the GEMM kernel is chosen
+  // (GpuTable.chooseGemm: stored for this adapter, or timed once).
+  async chosen(r) {
+    await gpuCall(() => this.table.chooseGemm());
+    return r;
   }
   async evaluate(samples, seed) {
     await this.read();

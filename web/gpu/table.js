@@ -3,14 +3,22 @@
 // encode: each is a compute dispatch appended to the pending pass, its parameters written to a
 // slot of a uniform ring; flush() submits, read() waits for the queue and maps a copy. A
 // training step therefore never waits on the GPU; what the page draws is read at the end of a
-// chunk. Pipelines are compiled on first use.
+// chunk. Pipelines are compiled on first use. The fused entries (gemm_fused, gemm_grid,
+// add_layernorm_forward, layernorm_backward_fused) keep a step's dispatches few; the GEMM kernel
+// (registers or tiled) is chosen per adapter by timing both (chooseGemm).
 // Long because: one method per entry of the C++ kernel table (cpp/kernels/kernels.hpp), so
-// the two are read side by side.
+// the two are read side by side, and the GEMM choice beside the GEMM entries.
 import { GpuArena } from './arena.js';
 import { source } from './wgsl.js';
 
 const SLOT = 256; // minUniformBufferOffsetAlignment
 const SLOTS = 4096; // dispatches per submit at most
+const WORDS = 32; // parameter words of a dispatch (wgsl.js Params)
+// The GEMM kernels (wgsl.js) and the edge of the tile of C a workgroup computes: 'gemm' keeps
+// its sums in registers and reads the arena directly (fast on SwiftShader), 'gemm_tiled' stages
+// tiles in workgroup memory (what a GPU wants). Both give the same bits; chooseGemm() times them.
+export const GEMMS = { gemm: 32, gemm_tiled: 64 };
+const GEMM_SHAPES = 64; // distinct GEMM shapes remembered for the choice
 const MAX_GRID = 65535;
 const ACT = { none: 0, relu: 1, gelu: 2 };
 
@@ -26,6 +34,41 @@ const grid = (groups) => {
   const x = Math.max(1, Math.min(groups, MAX_GRID));
   return [x, Math.max(1, Math.ceil(groups / x))];
 };
+
+// Where the GEMM choice is kept per adapter: localStorage where there is one (a page), else
+// IndexedDB (a Worker), else nothing (storage refused: the choice lasts as long as the table).
+const GEMM_KEY = (adapter) => `attnlab:gemm:${adapter}`;
+async function storeGet(key) {
+  try {
+    if (globalThis.localStorage) return globalThis.localStorage.getItem(key);
+    return await idb('readonly', (st) => st.get(key));
+  } catch {
+    return null;
+  }
+}
+async function storeSet(key, value) {
+  try {
+    if (globalThis.localStorage) globalThis.localStorage.setItem(key, value);
+    else await idb('readwrite', (st) => st.put(value, key));
+  } catch {
+    // no storage here: the choice is made again on the next visit
+  }
+}
+function idb(mode, op) {
+  return new Promise((resolve, reject) => {
+    if (!globalThis.indexedDB) return resolve(null);
+    const open = globalThis.indexedDB.open('attnlab-webgpu', 1);
+    open.onupgradeneeded = () => open.result.createObjectStore('choices');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const req = op(db.transaction('choices', mode).objectStore('choices'));
+      req.onsuccess = () => resolve(req.result ?? null);
+      req.onerror = () => reject(req.error);
+      req.transaction.oncomplete = () => db.close();
+    };
+  });
+}
 
 // The device: the adapter's higher storage limits requested (the arena is one binding).
 export async function openGpu({ powerPreference = 'high-performance' } = {}) {
@@ -44,9 +87,17 @@ export async function openGpu({ powerPreference = 'high-performance' } = {}) {
 }
 
 export class GpuTable {
-  constructor(device, { arenaBytes } = {}) {
+  // adapter: the adapter's name (openGpu), the key of the GEMM choice
+  constructor(device, { arenaBytes, adapter } = {}) {
     this.name = 'webgpu';
     this.device = device;
+    const info = device.adapterInfo ?? {};
+    this.adapter =
+      adapter ?? ([info.vendor, info.architecture, info.description].filter(Boolean).join(' ') || 'WebGPU adapter');
+    this.gemmKernel = 'gemm'; // until chooseGemm() decides
+    this.gemmChoice = null; // {kernel, ms: {gemm, gemm_tiled} | null, stored: bool}
+    this.gemmChoosing = null;
+    this.gemmShapes = new Map(); // "tA tB M N K matrices" -> dispatches: the shapes encoded
     this.arena = new GpuArena(device, { bytes: arenaBytes });
     this.arena.pending = () => this.flush();
     this.layout = device.createBindGroupLayout({
@@ -55,7 +106,7 @@ export class GpuTable {
         {
           binding: 1,
           visibility: GPUShaderStage.COMPUTE,
-          buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: 64 },
+          buffer: { type: 'uniform', hasDynamicOffset: true, minBindingSize: WORDS * 4 },
         },
       ],
     });
@@ -94,14 +145,14 @@ export class GpuTable {
   // One dispatch of kernel `name` with parameter words (numbers: integers as u32, floats given
   // through bits()), over workgroups [x, y, z].
   run(name, words, [x, y = 1, z = 1]) {
-    if (words.length > 16)
-      throw new RangeError(`WebGPU ${name}: ${words.length} parameter words, a kernel takes at most 16`);
+    if (words.length > WORDS)
+      throw new RangeError(`WebGPU ${name}: ${words.length} parameter words, a kernel takes at most ${WORDS}`);
     for (const w of words)
       if (!Number.isInteger(w) || w < -(2 ** 31) || w >= 2 ** 32)
         throw new RangeError(`WebGPU ${name}: parameter word ${w} is not a 32-bit integer`);
     this.drop();
     if (this.slot === SLOTS) this.flush();
-    const view = new Uint32Array(this.params, this.slot * SLOT, 16);
+    const view = new Uint32Array(this.params, this.slot * SLOT, WORDS);
     for (let i = 0; i < words.length; ++i) view[i] = words[i] >>> 0;
     if (!this.pass || this.groupVersion !== this.arena.version) {
       if (this.pass) this.flush();
@@ -110,7 +161,7 @@ export class GpuTable {
           layout: this.layout,
           entries: [
             { binding: 0, resource: { buffer: this.arena.buffer } },
-            { binding: 1, resource: { buffer: this.ring, size: 64 } },
+            { binding: 1, resource: { buffer: this.ring, size: WORDS * 4 } },
           ],
         });
         this.groupVersion = this.arena.version;
@@ -219,10 +270,56 @@ export class GpuTable {
   }
 
   gemm_batched(transA, transB, M, N, K, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC, batch) {
-    if (M <= 0 || N <= 0 || batch <= 0) return;
-    if (batch > MAX_GRID) throw new RangeError(`WebGPU gemm: ${batch} batches exceed ${MAX_GRID}`);
+    this.gemm_grid(
+      transA,
+      transB,
+      M,
+      N,
+      K,
+      alpha,
+      A,
+      lda,
+      0,
+      strideA,
+      B,
+      ldb,
+      0,
+      strideB,
+      beta,
+      C,
+      ldc,
+      0,
+      strideC,
+      1,
+      batch
+    );
+  }
+
+  // outer × inner GEMMs in one dispatch (kernels/gemm_grid.hpp): matrix (o, i) of an operand
+  // at base + o * outer stride + i * inner stride (attention's products over batch × heads)
+  gemm_grid(tA, tB, M, N, K, alpha, A, lda, oA, iA, B, ldb, oB, iB, beta, C, ldc, oC, iC, outer, inner) {
+    this.gemmRun(tA, tB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, [oA, iA, oB, iB, oC, iC, outer, inner], {});
+  }
+
+  // gemm, then the epilogue e = {bias, act, pre, mask, dact, rowsum} (kernels.hpp GemmEpilogue:
+  // addresses, 0 or absent for none; act a code or 'relu' / 'gelu')
+  gemm_fused(tA, tB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, e) {
+    this.gemmRun(tA, tB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, [0, 0, 0, 0, 0, 0, 1, 1], e);
+  }
+
+  gemmRun(tA, tB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, [oA, iA, oB, iB, oC, iC, outer, inner], e) {
+    if (M <= 0 || N <= 0 || outer <= 0 || inner <= 0) return;
+    if (outer * inner > MAX_GRID)
+      throw new RangeError(`WebGPU gemm: ${outer * inner} matrices in one call exceed ${MAX_GRID}`);
+    const at = (a) => (a ? a / 4 : 0);
+    if (!this.gemmChoice && this.gemmShapes.size < GEMM_SHAPES) {
+      const key = [tA ? 1 : 0, tB ? 1 : 0, M, N, K, outer * inner].join(' ');
+      this.gemmShapes.set(key, (this.gemmShapes.get(key) ?? 0) + 1);
+    }
+    const kernel = this.gemmKernel,
+      tile = GEMMS[kernel];
     this.run(
-      'gemm',
+      kernel,
       [
         M,
         N,
@@ -233,16 +330,86 @@ export class GpuTable {
         A / 4,
         B / 4,
         C / 4,
-        strideA,
-        strideB,
-        strideC,
-        transA ? 1 : 0,
-        transB ? 1 : 0,
+        iA,
+        iB,
+        iC,
+        tA ? 1 : 0,
+        tB ? 1 : 0,
         bits(alpha),
         bits(beta),
+        inner,
+        oA,
+        oB,
+        oC,
+        at(e.bias),
+        actCode(e.act ?? 0),
+        at(e.pre),
+        at(e.mask),
+        at(e.dact),
+        at(e.rowsum),
       ],
-      [Math.ceil(N / 32), Math.ceil(M / 32), batch]
+      [Math.ceil(N / tile), Math.ceil(M / tile), outer * inner]
     );
+  }
+
+  // Which GEMM kernel this adapter runs faster, decided once per table: the choice stored for
+  // this adapter, else both kernels timed at the shapes encoded so far (a model's step: the four
+  // with the most work in it, once each; 256³ when none yet), `runs` timed runs each after a
+  // warm-up, the median; the faster is used from then on and stored. Returns
+  // {kernel, ms, stored}. `force`: time again even when a choice is stored.
+  chooseGemm({ runs = 3, force = false } = {}) {
+    this.gemmChoosing ??= this.timeGemms(runs, force).then((c) => {
+      this.gemmChoice = c;
+      this.gemmKernel = c.kernel;
+      return c;
+    });
+    return this.gemmChoosing;
+  }
+
+  async timeGemms(runs, force) {
+    const key = GEMM_KEY(this.adapter);
+    const stored = force ? null : await storeGet(key);
+    if (Object.hasOwn(GEMMS, stored ?? '')) return { kernel: stored, ms: null, stored: true };
+    let shapes = [...this.gemmShapes].map(([k, count]) => {
+      const [tA, tB, M, N, K, z] = k.split(' ').map(Number);
+      return { tA: tA === 1, tB: tB === 1, M, N, K, z, count, work: M * N * K * z * count };
+    });
+    if (!shapes.length) shapes = [{ tA: false, tB: false, M: 256, N: 256, K: 256, z: 1, count: 1, work: 1 }];
+    shapes = shapes.sort((a, b) => b.work - a.work).slice(0, 4);
+    const floats = (f) => Math.max(...shapes.map(f));
+    const A = this.alloc(4 * floats((s) => s.M * s.K * s.z)),
+      B = this.alloc(4 * floats((s) => s.K * s.N * s.z)),
+      C = this.alloc(4 * floats((s) => s.M * s.N * s.z));
+    const saved = this.gemmKernel;
+    const once = async (kernel) => {
+      this.gemmKernel = kernel;
+      for (const s of shapes) {
+        const [lda, ldb] = [s.tA ? s.M : s.K, s.tB ? s.K : s.N];
+        const [sA, sB, sC] = [s.M * s.K, s.K * s.N, s.M * s.N];
+        this.gemmRun(s.tA, s.tB, s.M, s.N, s.K, 1, A, lda, B, ldb, 0, C, s.N, [0, sA, 0, sB, 0, sC, 1, s.z], {});
+      }
+      const t0 = performance.now();
+      this.flush();
+      await this.device.queue.onSubmittedWorkDone();
+      return performance.now() - t0;
+    };
+    const ms = {};
+    try {
+      this.flush();
+      await this.device.queue.onSubmittedWorkDone(); // what was encoded before is not timed
+      for (const k of Object.keys(GEMMS)) await once(k); // pipelines compile
+      const times = Object.fromEntries(Object.keys(GEMMS).map((k) => [k, []]));
+      for (let r = 0; r < runs; ++r) for (const k of Object.keys(GEMMS)) times[k].push(await once(k));
+      for (const [k, t] of Object.entries(times)) ms[k] = t.sort((a, b) => a - b)[Math.floor(t.length / 2)];
+    } finally {
+      this.gemmKernel = saved;
+      this.release(A);
+      this.release(B);
+      this.release(C);
+    }
+    const kernel = Object.keys(ms).reduce((a, b) => (ms[b] < ms[a] ? b : a));
+    await storeSet(key, kernel);
+    return { kernel, ms, stored: false };
   }
 
   // --- row kernels ---
@@ -276,13 +443,53 @@ export class GpuTable {
     this.run('layernorm_backward_dx', [dx / 4, dy / 4, x / 4, mean / 4, rstd / 4, gamma / 4, R, C, gx], [gx, gy]);
   }
 
+  // s = x + r, y = LN(s) (a residual's sum and its norm; r 0: y = LN(x))
+  add_layernorm_forward(y, s, mean, rstd, x, r, gamma, beta, eps, R, C) {
+    const [gx, gy] = grid(R);
+    this.run(
+      'add_layernorm_forward',
+      [y / 4, s / 4, mean / 4, rstd / 4, x / 4, r / 4, gamma / 4, beta / 4, bits(eps), R, C, gx],
+      [gx, gy]
+    );
+  }
+
+  // dx = (accumulate ? dx : 0) + (add ? add : 0) + LN'(dy), copy (0: none) = the same; dgamma,
+  // dbeta += : one dispatch (rows, then the parameter columns; dx and copy must not alias dy)
+  layernorm_backward_fused(dx, copy, dgamma, dbeta, dy, add, x, mean, rstd, gamma, accumulate, R, C) {
+    if (dx === dy || (copy && copy === dy))
+      throw new RangeError('WebGPU layernorm_backward_fused: dx and copy must not alias dy');
+    const [gx, gy] = grid(R + Math.ceil(C / 8));
+    this.run(
+      'layernorm_backward_fused',
+      [
+        dx / 4,
+        copy / 4,
+        dgamma / 4,
+        dbeta / 4,
+        dy / 4,
+        add / 4,
+        x / 4,
+        mean / 4,
+        rstd / 4,
+        gamma / 4,
+        accumulate ? 1 : 0,
+        R,
+        C,
+        gx,
+      ],
+      [gx, gy]
+    );
+  }
+
   bias_act_forward(y, pre, x, bias, act, R, C) {
     this.elements('bias_act_forward', [y / 4, pre / 4, x / 4, bias / 4, actCode(act), R, C], R * C);
   }
 
   bias_act_backward(dx, dbias, dy, pre, act, R, C) {
-    this.elements('bias_act_backward_dx', [dx / 4, dy / 4, pre / 4, actCode(act), R, C], R * C);
-    if (dbias) this.run('column_sum', [dbias / 4, dx / 4, R, C], [Math.ceil(C / 64)]);
+    // with no activation dx = dy: nothing to do in place
+    if (!(actCode(act) === 0 && dx === dy))
+      this.elements('bias_act_backward_dx', [dx / 4, dy / 4, pre / 4, actCode(act), R, C], R * C);
+    if (dbias) this.run('column_sum', [dbias / 4, dx / 4, R, C], [Math.ceil(C / 8)]);
   }
 
   cross_entropy(loss, dlogits, logits, targets, smoothing, ignoreIndex, gradScale, R, V) {
@@ -380,7 +587,7 @@ export class GpuTable {
 
   tanh_bias_backward(dx, dbias, dy, y, R, C) {
     this.elements('tanh_backward', [dx / 4, dy / 4, y / 4, R * C], R * C);
-    if (dbias) this.run('column_sum', [dbias / 4, dx / 4, R, C], [Math.ceil(C / 64)]);
+    if (dbias) this.run('column_sum', [dbias / 4, dx / 4, R, C], [Math.ceil(C / 8)]);
   }
 
   gru_gates_forward(zr, rh, xg, hg, hPrev, B, C) {

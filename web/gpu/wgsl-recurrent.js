@@ -1,6 +1,6 @@
 // WGSL of the recurrent layers' pointwise kernels, additive attention and the pointer loss
 // (contracts: cpp/kernels/recurrent.hpp; reference loops: cpp/kernels/recurrent.cpp). Same
-// conventions as wgsl.js: the arena as `mem`, 16 parameter words, element offsets; an element
+// conventions as wgsl.js: the arena as `mem`, 32 parameter words, element offsets; an element
 // kernel's index is (x + y * gridX) * 256 + lane. GRU gates z | r | candidate, LSTM i | f | g | o.
 
 const ELEMENT = (grid) => /* wgsl */ `

@@ -1,5 +1,5 @@
 // WGSL of the WebGPU kernel table (web/gpu/table.js). Every kernel binds the arena whole as
-// `mem` (binding 0) and its parameters as 16 words (binding 1, a slot of the uniform ring):
+// `mem` (binding 0) and its parameters as 32 words (binding 1, a slot of the uniform ring):
 // element offsets into mem, sizes, and floats by bitcast. Contracts: cpp/kernels/kernels.hpp;
 // the reference loops they are tested against: cpp/kernels/reference.cpp.
 // Rows are spread over a 2-D grid (x up to 65,535 workgroups, row = x + y * gridX). The
@@ -10,7 +10,7 @@ import { RECURRENT } from './wgsl-recurrent.js';
 
 const PRELUDE = /* wgsl */ `
 @group(0) @binding(0) var<storage, read_write> mem: array<f32>;
-struct Params { w: array<vec4<u32>, 4> }
+struct Params { w: array<vec4<u32>, 8> }
 @group(0) @binding(1) var<uniform> P: Params;
 fn pu(i: u32) -> u32 { return P.w[i / 4u][i % 4u]; }
 fn pf(i: u32) -> f32 { return bitcast<f32>(pu(i)); }
@@ -50,18 +50,60 @@ fn red_max(v: f32, t: u32) -> f32 {
 
 const NEG_INF = '-3.4028234663852886e38';
 
+// The words of every GEMM kernel: 0 M 1 N 2 K 3 lda 4 ldb 5 ldc 6 A 7 B 8 C 9 inner stride of A
+// 10 of B 11 of C 12 tA 13 tB 14 alpha 15 beta 16 inner (matrices of the grid's inner index)
+// 17 outer stride of A 18 of B 19 of C; the epilogue's: 20 bias 21 act 22 pre 23 mask 24 dact
+// 25 rowsum (addresses; 0: none). Matrix z of the grid is (z / inner, z % inner).
+const GEMM_WORDS = /* wgsl */ `
+fn operand(base: u32, outer: u32, inner: u32, z: u32) -> u32 {
+  return pu(base) + (z / pu(16u)) * pu(outer) + (z % pu(16u)) * pu(inner);
+}
+`;
+
+// The GEMM epilogue (kernels.hpp GemmEpilogue) on element (i, j) of matrix C, acc its product.
+const EPILOGUE = /* wgsl */ `
+const GK: f32 = 0.7978845608028654;
+fn gelu(z: f32) -> f32 { return 0.5 * z * (1.0 + tanh(GK * (z + 0.044715 * z * z * z))); }
+fn gelu_grad(x: f32) -> f32 {
+  let t = tanh(GK * (x + 0.044715 * x * x * x));
+  return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * GK * (1.0 + 3.0 * 0.044715 * x * x);
+}
+fn epilogue(C: u32, i: u32, j: u32, acc: f32) {
+  let e = i * pu(5u) + j;
+  let at = C + e;
+  var v = pf(14u) * acc;
+  if (pf(15u) != 0.0) { v = v + pf(15u) * mem[at]; }
+  if (pu(20u) != 0u) { v = v + mem[pu(20u) + j]; }
+  if (pu(22u) != 0u) { mem[pu(22u) + e] = v; }
+  let act = pu(21u);
+  if (pu(24u) != 0u) {  // backward: the mask, then act'(dact)
+    if (pu(23u) != 0u) { v = v * mem[pu(23u) + e]; }
+    let z = mem[pu(24u) + e];
+    if (act == 1u && !(z > 0.0)) { v = 0.0; }
+    if (act == 2u) { v = v * gelu_grad(z); }
+  } else {  // forward: act, then the mask
+    if (act == 1u) { v = max(v, 0.0); }
+    if (act == 2u) { v = gelu(v); }
+    if (pu(23u) != 0u) { v = v * mem[pu(23u) + e]; }
+  }
+  mem[at] = v;
+}
+`;
+
 export const KERNELS = {
-  // C = alpha op(A) op(B) + beta C, batched over wg.z. Each invocation computes a 4×4 block of C
-  // in registers (a workgroup of 8×8 invocations: a 32×32 tile), reading A and B straight from
-  // the arena: no workgroup memory and no barriers, which keeps it fast on software Vulkan
-  // (SwiftShader) too. words: 0 M 1 N 2 K 3 lda 4 ldb 5 ldc 6 A 7 B 8 C 9 sA 10 sB 11 sC 12 tA
-  // 13 tB 14 alpha 15 beta
-  gemm: /* wgsl */ `
+  // C = alpha op(A) op(B) + beta C over a grid of matrices along wg.z (GEMM_WORDS), then the
+  // fused epilogue (EPILOGUE). Each invocation computes a 4×4 block of C in registers (a
+  // workgroup of 8×8 invocations: a 32×32 tile), reading A and B straight from the arena: no
+  // workgroup memory and no barriers, which keeps it fast on software Vulkan (SwiftShader) too.
+  gemm:
+    GEMM_WORDS +
+    EPILOGUE +
+    /* wgsl */ `
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let M = pu(0u); let N = pu(1u); let K = pu(2u);
-  let lda = pu(3u); let ldb = pu(4u); let ldc = pu(5u);
-  let A = pu(6u) + wg.z * pu(9u); let B = pu(7u) + wg.z * pu(10u); let C = pu(8u) + wg.z * pu(11u);
+  let lda = pu(3u); let ldb = pu(4u);
+  let A = operand(6u, 17u, 9u, wg.z); let B = operand(7u, 18u, 10u, wg.z);
   let ta = pu(12u) != 0u; let tb = pu(13u) != 0u;
   let i0 = (wg.y * 8u + l.y) * 4u; let j0 = (wg.x * 8u + l.x) * 4u;
   if (i0 >= M || j0 >= N) { return; }
@@ -75,6 +117,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
     bj[r] = B + select(j, j * ldb, tb);
   }
   let astep = select(1u, lda, ta); let bstep = select(ldb, 1u, tb);
+  // the row sums of op(A) (a bias gradient), by the invocations of the first block column
+  let sums = pu(25u) != 0u && j0 == 0u;
+  var rs = vec4<f32>(0.0);
   var acc: array<vec4<f32>, 4>;
   for (var k = 0u; k < K; k = k + 1u) {
     let av = vec4<f32>(mem[ai[0] + k * astep], mem[ai[1] + k * astep], mem[ai[2] + k * astep], mem[ai[3] + k * astep]);
@@ -83,16 +128,83 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
     acc[1] = fma(vec4<f32>(av.y), bv, acc[1]);
     acc[2] = fma(vec4<f32>(av.z), bv, acc[2]);
     acc[3] = fma(vec4<f32>(av.w), bv, acc[3]);
+    if (sums) { rs = rs + av; }
   }
-  let alpha = pf(14u); let beta = pf(15u);
+  let C = operand(8u, 19u, 11u, wg.z);
   for (var r = 0u; r < 4u; r = r + 1u) {
     if (i0 + r >= M) { break; }
+    if (sums) { let at = pu(25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
     for (var c = 0u; c < 4u; c = c + 1u) {
       if (j0 + c >= N) { break; }
-      let at = C + (i0 + r) * ldc + j0 + c;
-      var v = alpha * acc[r][c];
-      if (beta != 0.0) { v = v + beta * mem[at]; }
-      mem[at] = v;
+      epilogue(C, i0 + r, j0 + c, acc[r][c]);
+    }
+  }
+}`,
+
+  // The same GEMM (words, grid along wg.z, epilogue) for GPUs: a workgroup of 16×16 invocations
+  // computes a 64×64 tile of C, 4×4 outputs each, staging op(A) and op(B) through workgroup
+  // memory 16 k at a time (each invocation loads 4 of the 1024 values of each tile, consecutive
+  // invocations consecutive addresses whatever the transpose). Every output sums its k in
+  // ascending order with fma, as the register kernel: the two give the same bits.
+  gemm_tiled:
+    GEMM_WORDS +
+    EPILOGUE +
+    /* wgsl */ `
+const TM: u32 = 64u;
+const TK: u32 = 16u;
+var<workgroup> As: array<f32, 1024>;  // [k][i] of op(A)'s tile
+var<workgroup> Bs: array<f32, 1024>;  // [k][j] of op(B)'s tile
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let M = pu(0u); let N = pu(1u); let K = pu(2u);
+  let lda = pu(3u); let ldb = pu(4u);
+  let A = operand(6u, 17u, 9u, wg.z); let B = operand(7u, 18u, 10u, wg.z);
+  let ta = pu(12u) != 0u; let tb = pu(13u) != 0u;
+  let ti = wg.y * TM; let tj = wg.x * TM;
+  let lid = l.y * 16u + l.x;
+  let sums = pu(25u) != 0u && wg.x == 0u && l.x == 0u;
+  var rs = vec4<f32>(0.0);
+  var acc: array<vec4<f32>, 4>;
+  for (var k0 = 0u; k0 < K; k0 = k0 + TK) {
+    for (var q = 0u; q < 4u; q = q + 1u) {
+      let e = lid + q * 256u;
+      // op(A)[i, k]: k fastest when A is row-major in k (not transposed), else i fastest
+      var ai = e / TK; var ak = e % TK;
+      if (ta) { ai = e % TM; ak = e / TM; }
+      var av = 0.0;
+      if (ti + ai < M && k0 + ak < K) {
+        av = mem[A + select((ti + ai) * lda + k0 + ak, (k0 + ak) * lda + ti + ai, ta)];
+      }
+      As[ak * TM + ai] = av;
+      var bj = e % TM; var bk = e / TM;
+      if (tb) { bj = e / TK; bk = e % TK; }
+      var bv = 0.0;
+      if (tj + bj < N && k0 + bk < K) {
+        bv = mem[B + select((k0 + bk) * ldb + tj + bj, (tj + bj) * ldb + k0 + bk, tb)];
+      }
+      Bs[bk * TM + bj] = bv;
+    }
+    workgroupBarrier();
+    let kn = min(TK, K - k0);
+    for (var k = 0u; k < kn; k = k + 1u) {
+      let a = vec4<f32>(As[k * TM + l.y * 4u], As[k * TM + l.y * 4u + 1u], As[k * TM + l.y * 4u + 2u], As[k * TM + l.y * 4u + 3u]);
+      let b = vec4<f32>(Bs[k * TM + l.x * 4u], Bs[k * TM + l.x * 4u + 1u], Bs[k * TM + l.x * 4u + 2u], Bs[k * TM + l.x * 4u + 3u]);
+      acc[0] = fma(vec4<f32>(a.x), b, acc[0]);
+      acc[1] = fma(vec4<f32>(a.y), b, acc[1]);
+      acc[2] = fma(vec4<f32>(a.z), b, acc[2]);
+      acc[3] = fma(vec4<f32>(a.w), b, acc[3]);
+      if (sums) { rs = rs + a; }
+    }
+    workgroupBarrier();
+  }
+  let C = operand(8u, 19u, 11u, wg.z);
+  let i0 = ti + l.y * 4u; let j0 = tj + l.x * 4u;
+  for (var r = 0u; r < 4u; r = r + 1u) {
+    if (i0 + r >= M) { break; }
+    if (sums) { let at = pu(25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
+    for (var c = 0u; c < 4u; c = c + 1u) {
+      if (j0 + c >= N) { break; }
+      epilogue(C, i0 + r, j0 + c, acc[r][c]);
     }
   }
 }`,
@@ -169,6 +281,99 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
     mem[y + c] = (mem[x + c] - m) * rs * mem[pu(4u) + c] + mem[pu(5u) + c];
   }
   if (l.x == 0u) { mem[pu(1u) + r] = m; mem[pu(2u) + r] = rs; }
+}`,
+
+  // s = x + r, y = LN(s) (r 0: y = LN(x), s not written), a workgroup per row;
+  // words: 0 y 1 s 2 mean 3 rstd 4 x 5 r 6 gamma 7 beta 8 eps 9 R 10 C 11 gridX
+  add_layernorm_forward:
+    ROWS +
+    /* wgsl */ `
+fn val(x: u32, r: u32, c: u32) -> f32 {
+  if (r == 0u) { return mem[x + c]; }
+  return mem[x + c] + mem[r + c];
+}
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let C = pu(10u);
+  let row = wg.x + wg.y * pu(11u);
+  if (row >= pu(9u)) { return; }
+  let o = row * C; let x = pu(4u) + o; let y = pu(0u) + o;
+  let r = select(0u, pu(5u) + o, pu(5u) != 0u);
+  var m = 0.0;
+  for (var c = l.x; c < C; c = c + WG) {
+    let v = val(x, r, c);
+    if (r != 0u) { mem[pu(1u) + o + c] = v; }
+    m = m + v;
+  }
+  m = red_sum(m, l.x) / f32(C);
+  var v = 0.0;
+  for (var c = l.x; c < C; c = c + WG) { let d = val(x, r, c) - m; v = v + d * d; }
+  v = red_sum(v, l.x) / f32(C);
+  let rs = inverseSqrt(v + pf(8u));
+  for (var c = l.x; c < C; c = c + WG) {
+    mem[y + c] = (val(x, r, c) - m) * rs * mem[pu(6u) + c] + mem[pu(7u) + c];
+  }
+  if (l.x == 0u) { mem[pu(2u) + row] = m; mem[pu(3u) + row] = rs; }
+}`,
+
+  // Layer norm backward in one dispatch: workgroups [0, R) one row each, dx = (acc ? dx : 0) +
+  // (add ? add : 0) + LN'(dy) (and copy = the same); the workgroups after them dgamma, dbeta
+  // += over rows, 8 columns each, the rows split over 8 lanes and the lanes' sums added in
+  // workgroup memory. dx and copy must not alias dy (both halves read it). words: 0 dx 1 copy
+  // 2 dgamma 3 dbeta 4 dy 5 add 6 x 7 mean 8 rstd 9 gamma 10 acc 11 R 12 C 13 gridX
+  layernorm_backward_fused:
+    ROWS +
+    /* wgsl */ `
+var<workgroup> pg: array<f32, 64>;
+var<workgroup> pb: array<f32, 64>;
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let R = pu(11u); let C = pu(12u);
+  let g = wg.x + wg.y * pu(13u);
+  let dyb = pu(4u); let xb = pu(6u); let mean = pu(7u); let rstd = pu(8u); let gamma = pu(9u);
+  if (g < R) {
+    let o = g * C; let dy = dyb + o; let x = xb + o;
+    let m = mem[mean + g]; let rs = mem[rstd + g];
+    var s1 = 0.0; var s2 = 0.0;
+    for (var c = l.x; c < C; c = c + WG) {
+      let gg = mem[dy + c] * mem[gamma + c];
+      s1 = s1 + gg;
+      s2 = s2 + gg * (mem[x + c] - m) * rs;
+    }
+    s1 = red_sum(s1, l.x) / f32(C);
+    s2 = red_sum(s2, l.x) / f32(C);
+    let dx = pu(0u) + o; let add = pu(5u); let cp = pu(1u); let acc = pu(10u) != 0u;
+    for (var c = l.x; c < C; c = c + WG) {
+      let xhat = (mem[x + c] - m) * rs;
+      let d = rs * (mem[dy + c] * mem[gamma + c] - s1 - xhat * s2);
+      var v = 0.0;
+      if (acc) { v = mem[dx + c]; }
+      if (add != 0u) { v = v + mem[add + o + c]; }
+      v = v + d;
+      mem[dx + c] = v;
+      if (cp != 0u) { mem[cp + o + c] = v; }
+    }
+    return;
+  }
+  let col = (g - R) * 8u + l.x % 8u; let lane = l.x / 8u;
+  var dg = 0.0; var db = 0.0;
+  if (col < C) {
+    for (var r = lane; r < R; r = r + 8u) {
+      let dy = mem[dyb + r * C + col];
+      dg = dg + dy * (mem[xb + r * C + col] - mem[mean + r]) * mem[rstd + r];
+      db = db + dy;
+    }
+  }
+  pg[l.x] = dg; pb[l.x] = db;
+  workgroupBarrier();
+  for (var k = 32u; k >= 8u; k = k >> 1u) {
+    if (l.x < k) { pg[l.x] = pg[l.x] + pg[l.x + k]; pb[l.x] = pb[l.x] + pb[l.x + k]; }
+    workgroupBarrier();
+  }
+  if (lane == 0u && col < C) {
+    mem[pu(2u) + col] = mem[pu(2u) + col] + pg[l.x];
+    mem[pu(3u) + col] = mem[pu(3u) + col] + pb[l.x];
+  }
 }`,
 
   // dx per row; words: 0 dx 1 dy 2 x 3 mean 4 rstd 5 gamma 6 R 7 C 8 gridX
@@ -250,15 +455,24 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   mem[pu(0u) + i] = d;
 }`,
 
-  // dst[c] += sum_r src[r, c] (a thread per column, rows in order); words: 0 dst 1 src 2 R 3 C
+  // dst[c] += sum_r src[r, c]: a workgroup per 8 columns, the rows split over 8 lanes, the
+  // lanes' sums added in workgroup memory; words: 0 dst 1 src 2 R 3 C
   column_sum: /* wgsl */ `
+var<workgroup> part: array<f32, 64>;
 @compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-  let C = pu(3u); let c = g.x;
-  if (c >= C) { return; }
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let C = pu(3u); let c = wg.x * 8u + l.x % 8u; let lane = l.x / 8u;
   var s = 0.0;
-  for (var r = 0u; r < pu(2u); r = r + 1u) { s = s + mem[pu(1u) + r * C + c]; }
-  mem[pu(0u) + c] = mem[pu(0u) + c] + s;
+  if (c < C) {
+    for (var r = lane; r < pu(2u); r = r + 8u) { s = s + mem[pu(1u) + r * C + c]; }
+  }
+  part[l.x] = s;
+  workgroupBarrier();
+  for (var k = 32u; k >= 8u; k = k >> 1u) {
+    if (l.x < k) { part[l.x] = part[l.x] + part[l.x + k]; }
+    workgroupBarrier();
+  }
+  if (lane == 0u && c < C) { mem[pu(0u) + c] = mem[pu(0u) + c] + part[l.x]; }
 }`,
 
   // words: 0 loss 1 dlogits 2 logits 3 targets 4 smoothing 5 ignore 6 grad_scale 7 R 8 V 9 gridX

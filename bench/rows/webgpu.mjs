@@ -98,7 +98,7 @@ async function openInPage(page) {
     const ns = await import('/public/engine/attnlab.mjs');
     const mod = await ns.default({ locateFile: (f) => `/public/engine/${f}` });
     const { wrapModule } = await import('/core/api.js');
-    const gpu = await import('/gpu/session.js');
+    const gpu = await import('/gpu/backend.js');
     const engine = wrapModule(mod);
     window.bench = { engine, mod, gpu, errors: [] };
     try {

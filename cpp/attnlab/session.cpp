@@ -8,7 +8,7 @@
 #include <chrono>
 #include <utility>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "core/check.hpp"
 #include "core/json.hpp"
 #include "data/bpe.hpp"

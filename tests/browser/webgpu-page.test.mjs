@@ -1,4 +1,4 @@
-// The page and a widget on the WebGPU backend (web/gpu/choose.js, web/gpu/session.js), in
+// The page and a widget on the WebGPU backend (web/gpu/choose.js, web/gpu/backend.js), in
 // headless Chromium with WebGPU on SwiftShader: with WebGPU chosen in the engine line's menu the
 // playground's Transformer trains on the GPU and the line names the adapter; when the device is
 // lost mid-run the run goes on in WebAssembly from its last read-back state (no earlier) and its

@@ -1,4 +1,4 @@
-// Model sessions on the WebGPU backend (web/gpu/session.js, cpp/kernels/webgpu_table.cpp) in
+// Model sessions on the WebGPU backend (web/gpu/backend.js, cpp/kernels/webgpu_table.cpp) in
 // headless Chromium's WebGPU on SwiftShader, against the wasm engine's CPU kernels in the same
 // page: 20 training steps of config S (a Transformer, d_model 64, 4 heads, d_ff 256, 2 + 2
 // layers, batch 32, dropout 0.1) give losses within 1e-4 relative and weights within 1e-3; the
@@ -25,7 +25,7 @@ const setup = async () =>
     const ns = await import('/public/engine/attnlab.mjs');
     const mod = await ns.default({ locateFile: (f) => `/public/engine/${f}` });
     const { wrapModule } = await import('/core/api.js');
-    const gpu = await import('/gpu/session.js');
+    const gpu = await import('/gpu/backend.js');
     window.eng = { engine: wrapModule(mod), mod, gpu };
     // the float32 tensors of a .safetensors file, in header order
     window.eng.tensors = (bytes) => {

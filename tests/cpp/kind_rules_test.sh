@@ -28,8 +28,8 @@ allowed=$(cat <<'LIST'
 cpp/cli/cmd_train.cpp	\{"model", "[a-z]+"\}	the reproduction recipes name the kind they train (data; the presets move out of C++)
 cpp/cli/cmd_train.cpp	cfg\.contains\("max_len"\)	builds a config: the task's lengths fill an absent max_len
 cpp/cli/cmd_train.cpp	cfg\.value\("model"	builds a config: --model, else the --config file's kind, else the default
-cpp/api/session.cpp	cfg\.contains\("(model|max_len)"\)	builds a config: defaults for absent keys
-cpp/api/session.cpp	: "transformer";	a session given neither model nor task trains the default kind
+cpp/api/model_session.cpp	cfg\.contains\("(model|max_len)"\)	builds a config: defaults for absent keys
+cpp/api/model_session.cpp	: "transformer";	a session given neither model nor task trains the default kind
 cpp/data/task.hpp	return "transformer";	a task names the kind it trains by default (Task::default_model)
 cpp/data/point_task.hpp	return "pointer";	a point task names the kind it trains by default
 cpp/data/point_task.cpp	cfg\["model"\] = "pointer";	pointer_config_for builds the pointer's config
@@ -38,7 +38,7 @@ cpp/cli/cmd_bench.cpp	"transformer"	the benchmark times fixed Transformer config
 cpp/bench/	"(transformer|rnnsearch|pointer)"	benchmarks build fixed configs of the kinds they time
 cpp/cli/train_flags.cpp	\{"encoder", FlagType	the config key "encoder" (rnnsearch's and the pointer's), not the kind
 cpp/cli/cmd_train.cpp	\{"encoder", "rpw"\}	a recipe's --encoder flag (the pointer's read-process-write encoder)
-cpp/api/session.cpp	model_cfg\.value\("max_len", 64\)	the size estimate of a config not yet checked (a config too large is refused as such, before validation), as estimate_model reads it
+cpp/api/model_session.cpp	model_cfg\.value\("max_len", 64\)	the size estimate of a config not yet checked (a config too large is refused as such, before validation), as estimate_model reads it
 cpp/cli/cmd_parallel_eval.cpp	cfg\.contains\(k\) \? cfg\[k\]\.dump\(\)	attn average names the key where two checkpoints' configs differ, whatever the kind
 cpp/cli/cmd_parallel.cpp	opts\[k\] = cfg\[k\];	the corpus run's options keep the architecture keys the preset and the flags set
 cpp/io/checkpoint.cpp	config\(\)\.contains\(it\.key\(\)\)	config_difference compares two configs key by key, whatever the kind

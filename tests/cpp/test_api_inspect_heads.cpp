@@ -8,7 +8,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "core/check.hpp"
 #include "tolerances.hpp"
 

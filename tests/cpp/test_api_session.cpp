@@ -1,11 +1,11 @@
-// Model sessions (cpp/api/session.hpp): training follows the shared Trainer exactly, batches
+// Model sessions (cpp/api/model_session.hpp): training follows the shared Trainer exactly, batches
 // given as ids train, inspection shapes, checkpoints round-trip through bytes, and every
 // user-facing error (bad config, out-of-range token, malformed checkpoint, too-large model).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "train/trainer.hpp"

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "eval/align_eval.hpp"
 
 using namespace attnlab;

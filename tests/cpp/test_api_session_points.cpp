@@ -1,11 +1,11 @@
-// Sessions of the pointer network (cpp/api/session.hpp, the one session for every model):
+// Sessions of the pointer network (cpp/api/model_session.hpp, the one session for every model):
 // training follows the Trainer, decoding gives one distribution over inputs + end per output
 // step, a point task without a model gets the pointer network, "sort" follows task_for_model,
 // evaluation has the point metrics, and checkpoints round-trip (old ones included).
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "core/check.hpp"
 #include "data/point_task.hpp"
 #include "io/checkpoint.hpp"

@@ -11,7 +11,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "eval/decode.hpp"
 #include "train/trainer.hpp"
 

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <xtensor/xview.hpp>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "attnlab/attnlab.hpp"
 #include "data/bpe.hpp"
 #include "io/checkpoint.hpp"

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "data/point_task.hpp"
 #include "data/seq_task.hpp"
 #include "io/checkpoint.hpp"

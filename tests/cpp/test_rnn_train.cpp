@@ -4,7 +4,7 @@
 // with a one-way encoder learns faster from reversed input (the §3 demo's setting).
 #include <catch2/catch.hpp>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "data/point_task.hpp"
 #include "eval/align_eval.hpp"
 #include "eval/point_eval.hpp"

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "core/check.hpp"
 #include "train/trainer.hpp"
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "core/check.hpp"
 #include "kernels/kernels.hpp"
 #include "models/cost.hpp"

@@ -34,7 +34,7 @@ if(ATTNLAB_SANITIZE)
   target_precompile_headers(attnlab_tests PRIVATE <catch2/catch.hpp> <nlohmann/json.hpp> <cmath>
                             <string> <vector> "${CMAKE_SOURCE_DIR}/cpp/train/trainer.hpp"
                             "${CMAKE_SOURCE_DIR}/cpp/io/checkpoint.hpp"
-                            "${CMAKE_SOURCE_DIR}/cpp/api/session.hpp"
+                            "${CMAKE_SOURCE_DIR}/cpp/api/model_session.hpp"
                             "${CMAKE_SOURCE_DIR}/cpp/kernels/kernels.hpp")
 else()
   set_property(SOURCE ${CMAKE_CURRENT_LIST_DIR}/main.cpp APPEND PROPERTY COMPILE_OPTIONS -O1)

@@ -9,7 +9,7 @@
 // instead of queueing behind it (keeping its evaluation).
 // Independent of Worker globals: `post(msg, transfer)` sends, `load(init)` returns the engine.
 import { CALLS, SESSION_METHODS, errorPayload, transferables } from './protocol.js';
-import { createSession, loadSession } from '../gpu/session.js';
+import { createSession, loadSession } from '../gpu/backend.js';
 import { BackendChooser, gpuFailure } from '../gpu/choose.js';
 import { checkpointModel } from './api.js';
 

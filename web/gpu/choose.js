@@ -12,14 +12,14 @@
 // lost or ran out of memory mid-run: the run went on in wasm).
 // Checkpoints loaded to run (the translator) stay on wasm unless WebGPU was chosen outright:
 // their reads (decoding) run on a host copy of the weights either way.
-import { attachGpu } from './session.js';
+import { attachGpu } from './backend.js';
 
 const TIMED_CHUNKS = 3;
 const CHUNK_MS = 50; // the run's chunk target (runtime.js)
 const MAX_CHUNK_STEPS = 16;
 
 export class BackendChooser {
-  // options (tests): createSession(engine, config) and now() in place of web/gpu/session.js's
+  // options (tests): createSession(engine, config) and now() in place of web/gpu/backend.js's
   // and performance.now
   constructor(engine, post, choice = 'auto', { createSession = null, now = () => performance.now() } = {}) {
     this.engine = engine;
@@ -77,7 +77,7 @@ export class BackendChooser {
 
   // The median ms per step of TIMED_CHUNKS chunks on each backend, after a warm-up step.
   async time(config, st) {
-    const createSession = this.makeSession ?? (await import('./session.js')).createSession;
+    const createSession = this.makeSession ?? (await import('./backend.js')).createSession;
     const ms = {};
     for (const backend of ['webgpu', 'wasm']) {
       let s = null;

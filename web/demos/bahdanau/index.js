@@ -18,7 +18,7 @@
 import { t } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import '../../viz/heatmap.js';
-import { sessionRun } from '../common/session.js';
+import { sessionRun } from '../common/training-run.js';
 import { setTexText } from '../../viz/inline-tex.js';
 import { tokenLabels, alignmentMap } from '../common/maps.js';
 import { TASKS, SCORES, ALIGNED, HELD_OUT, sessionConfig } from './config.js';

@@ -6,7 +6,7 @@
 // `answer` is the choice its own numbers support, decided from those numbers at that moment, and
 // `explain()` the one line, in the current language, that gives the deciding figures. reset()
 // unlocks it and hides the answer; follow(runEl) does lock() and reset() as the run's
-// data-state (web/demos/common/run.js, session.js) leaves and returns to idle. relabel()
+// data-state (web/demos/common/run.js, training-run.js) leaves and returns to idle. relabel()
 // re-renders the answer line in the page's language. On the fieldset: data-answer and
 // data-guess once revealed.
 import { t } from '../../i18n/index.js';

@@ -33,7 +33,7 @@ import { t, applyI18n } from '../../i18n/index.js';
 import { lineChart } from '../../viz/chart.js';
 import { escapeHtml } from '../../viz/bars.js';
 import '../../viz/heatmap.js';
-import { sessionRun } from '../common/session.js';
+import { sessionRun } from '../common/training-run.js';
 import { tokenLabels } from '../common/maps.js';
 import { headMatrix, vocabFrom, findMap } from '../common/heads.js';
 import { ownData, measure as ownMeasure, metricsText as ownMetrics, WORD_DROPOUT } from './owndata.js';

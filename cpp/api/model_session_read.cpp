@@ -1,10 +1,10 @@
-// Model sessions (see session.hpp), the reading side: inspection (attention maps and their parts,
-// heads muted or the causal mask lifted for one call), drawn examples with their readable
+// Model sessions (see model_session.hpp), the reading side: inspection (attention maps and their
+// parts, heads muted or the causal mask lifted for one call), drawn examples with their readable
 // tokens, point-set decoding, and the text vocabulary's encode, decode and pieces.
 #include <algorithm>
 #include <cmath>
 
-#include "api/session.hpp"
+#include "api/model_session.hpp"
 #include "core/check.hpp"
 #include "data/point_task.hpp"
 #include "eval/decode.hpp"

@@ -1,13 +1,12 @@
-// Embind registration of model sessions (cpp/api/session.hpp): conversion of token rows and
+// Embind registration of model sessions (cpp/api/model_session.hpp): conversion of token rows and
 // point sets, results copied out of the heap as typed arrays, C++ errors as JS Errors. Every
 // key of the JSON results is camelCase, for every model kind.
-#include "api/session.hpp"
-
 #include <emscripten/bind.h>
 
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "api/model_session.hpp"
 #include "bindings/convert.hpp"
 #include "core/check.hpp"
 #include "models/memory.hpp"

@@ -1,9 +1,9 @@
 // Model sessions (see model_session.hpp): config resolution as in `attn train`, training on the
 // task through the shared Trainer or on given batches, evaluation, decoding of token rows,
-// checkpoints (inspection, examples, point sets and text: model_session_read.cpp). Long because:
-// the public Session's config resolution, training, evaluation and decoding read the same private
-// state; the reading side (inspection, examples, point sets, text) is already apart in
-// model_session_read.cpp.
+// checkpoints (inspection, examples, point sets and text: model_session_read.cpp).
+// Long because: the public Session's config resolution, training, evaluation and decoding read
+// the same private state; the reading side (inspection, examples, point sets, text) is already
+// apart in model_session_read.cpp.
 #include "api/model_session.hpp"
 
 #include <algorithm>

@@ -51,6 +51,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lengthCurveSvg } from './lib/length-curve.mjs';
 import { flagArgs, presetFlags } from './presets.mjs';
+import { machineInfo } from '../bench/peers/machine.mjs';
+import os from 'node:os';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const attn = path.join(root, 'build', 'native', 'attn');
@@ -279,6 +281,11 @@ mkdirSync(keep, { recursive: true });
 const allowStale = process.argv.includes('--allow-stale');
 const git = (...a) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim();
 const ENGINE = ['cpp', 'CMakeLists.txt', 'cmake'];
+// The machine each run trained on, kept in its file (the results files name it).
+const CPU = (() => {
+  const m = machineInfo();
+  return `${m.cpu}${m.isa ? `, ${m.isa}` : ''}, ${os.cpus().length} cores`;
+})();
 const engineCommit = `${git('log', '-1', '--format=%H', '--', ...ENGINE)}${git('status', '--porcelain', '--', ...ENGINE) ? '+dirty' : ''}`;
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const checkpointOf = (j) => path.join(keep, `${j.r.id}-seed${j.seed}.safetensors`);
@@ -344,6 +351,8 @@ async function worker() {
     res.recipe = recipe;
     res.commit = engineCommit;
     res.eval_seed = evalSeed;
+    res.cpu = CPU;
+    res.finished = new Date().toISOString();
     writeFileSync(j.file, `${JSON.stringify(res)}\n`);
   }
 }

@@ -17,6 +17,23 @@ function formatName(f, fallback) {
   return known[s];
 }
 
+// What ran: the command, the engine commit and machine its runs recorded, their wall time and
+// when they finished (runs from before the machine was recorded say so).
+function measuredBy(id, result, { commit, date }) {
+  const runs = result.runs ?? [];
+  const uniq = (xs) => [...new Set(xs.filter(Boolean))];
+  const engines = uniq(runs.map((r) => String(r.commit ?? '').slice(0, 12)));
+  const cpus = uniq(runs.map((r) => r.cpu));
+  const days = uniq(runs.map((r) => r.finished?.slice(0, 10)));
+  const wall = runs.map((r) => r.wall_seconds).filter((x) => x > 0);
+  return (
+    `npm run reproduce -- --only ${id} (seeds ${result.seeds.join(', ')}), engine commit ` +
+    `${engines.join(' and ') || 'not recorded'}; ${cpus.length ? cpus.join(' and ') : 'machine not recorded in its run files'}; ` +
+    `${wall.length ? `wall ${wall.map((s) => `${(s / 60).toFixed(1)}`).join(', ')} min a seed; ` : ''}` +
+    `${days.length ? `finished ${days.join(', ')}` : `results.json of ${date}`}; written by --readme at ${commit}`
+  );
+}
+
 // One source file's object from a row of results.json and its definition in reproduce.mjs.
 export function sourceRow(def, result, previous, { commit, date }) {
   const metrics = def.metrics.map((k) => {
@@ -47,7 +64,7 @@ export function sourceRow(def, result, previous, { commit, date }) {
     met: result.met,
     steps: result.steps,
     minutes: result.minutes,
-    source: `npm run reproduce at commit ${commit}, results.json of ${date} (per-seed files in build/reproduce/)`,
+    source: measuredBy(def.id, result, { commit, date }),
   };
 }
 

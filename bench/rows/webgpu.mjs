@@ -18,7 +18,8 @@
 // (`adapter`); on SwiftShader (a CPU implementation of Vulkan) the rows are correctness-only
 // (note and printed line say so) and carry no goal. On a hardware adapter the rows carry the
 // goals of issue 33 (printed beside them, not asserted): training step of config M >= 5x the wasm
-// engine, GEMM 1024³ >= 1 TFLOP/s. Without an adapter the rows say so (skipped, with the reason);
+// engine, GEMM 1024³ >= 1 TFLOP/s; the dispatches per config-M step carry theirs (<= 300) on any
+// adapter, the count being the table's. Without an adapter the rows say so (skipped, with the reason);
 // no figure is reported that was not measured. With the hardware flags, an adapter that is
 // SwiftShader counts as none (every row skipped; what chrome://gpu says is printed).
 // SwiftShader is slow (a 2-core machine: GEMM 1.3-2.2 GFLOP/s; ~2.6 s a config S step): there
@@ -472,7 +473,12 @@ export async function rows(ctx = {}) {
       ...base,
       note: `${note}; ${adapterNote}`,
     });
-    add('dispatches', counterRow('dispatches', 'dispatches', r1(c.dispatches), c.how));
+    // The dispatch count is the table's, whatever the adapter: its goal holds on SwiftShader too.
+    add('dispatches', {
+      ...counterRow('dispatches', 'dispatches', r1(c.dispatches), c.how),
+      goal: '<= 300',
+      goal_met: c.dispatches <= 300,
+    });
     add(
       'submits',
       counterRow('submits', 'submits', r2(c.submits), `${c.how}; ${c.reads} read${c.reads === 1 ? '' : 's'} in them`)

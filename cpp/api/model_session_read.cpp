@@ -105,7 +105,9 @@ Inspection Session::inspect(const Rows& src, const Rows& tgt, const InspectOptio
     tracer = capability<ForwardTracing>(m);
     AL_CHECK(tracer, "inspect: trace follows a Transformer's forward pass, not a \""
                          << model_->kind() << "\" model's");
-    AL_CHECK(model_->kind() != "transformer",
+    // One stack of layers: the decoder-only model packs its source into the target, the
+    // encoder-only one does not generate; an encoder-decoder does neither.
+    AL_CHECK(m.packs_source() || !m.autoregressive(),
              "inspect: trace follows a decoder-only (\"lm\") or encoder-only (\"encoder\") "
              "Transformer, one stack of layers; this is an encoder-decoder");
   }

@@ -5,13 +5,14 @@
 // shipped model, the last step's most likely word is the engine's argmax (the generator's logits,
 // which the trace's own last row equals bit for bit, and the word greedy decoding then draws,
 // which the trace follows and marks); in Korean the labels are Korean and nothing overflows
-// 375 px; axe finds nothing (target size included). Screenshots: docs/screenshots/lm-trace-1280-en.png, -375-ko.png.
+// 375 px; axe finds nothing (target size included). Screenshots:
+// test-results/screenshots/lm-trace-1280-en.png, -375-ko.png (copied to docs/screenshots/).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { unavailable } from '../unavailable.mjs';
-import { startServer, launch, openDemo, axeDemo, root } from './harness.mjs';
+import { startServer, launch, openDemo, axeDemo, root, shots } from './harness.mjs';
 
 let server, browser;
 before(async () => {
@@ -23,7 +24,9 @@ after(async () => {
   await server?.close();
 });
 
-const docShots = path.join(root, 'docs', 'screenshots');
+// Written under test-results/ (a test run leaves the repository's files as they are); the copies in
+// docs/screenshots/ come from here.
+const docShots = shots;
 const config = JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'index.json'), 'utf8'))[
   'lm-moby-dick'
 ].config;

@@ -2,6 +2,7 @@
 #include "data/phrase_task.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "core/check.hpp"
 
@@ -46,6 +47,13 @@ const Adj kAdjs[] = {{"European", "européen", "européenne"},
                      {"rural", "rural", "rurale"},
                      {"financial", "financier", "financière"},
                      {"monetary", "monétaire", "monétaire"}};
+// English writes "an" before a vowel sound: "an urban area", but "a European union" (/j/).
+bool takes_an(const char* w) {
+  for (const char* v : {"area", "agency", "economic", "urban"})
+    if (std::string(w) == v) return true;
+  return false;
+}
+
 constexpr int kNounCount = int(sizeof(kNouns) / sizeof(kNouns[0]));
 constexpr int kAdjCount = int(sizeof(kAdjs) / sizeof(kAdjs[0]));
 
@@ -58,6 +66,7 @@ PhraseTask::PhraseTask(int n_min, int n_max) : n_min_(n_min), n_max_(n_max) {
   for (const char* w : {"the", "a", "and"}) src_.add(w);
   for (const auto& n : kNouns) src_.add(n.en);
   for (const auto& a : kAdjs) src_.add(a.en);
+  src_.add("an");  // last, so the ids of the words before it stay those of earlier versions
   for (const char* w : {"le", "la", "un", "une", "et"}) tgt_.add(w);
   for (const auto& n : kNouns) tgt_.add(n.fr);
   for (const auto& a : kAdjs) tgt_.add(a.masc), tgt_.add(a.fem);
@@ -92,7 +101,8 @@ SeqExample PhraseTask::draw_length(Rng& rng, int n) const {
       }
       const bool definite = rng.below(2) == 0;
       const int base = int(en.size());
-      emit(en, definite ? "the" : "a");
+      const char* first = k > 0 ? kAdjs[adj[0]].en : nn.en;
+      emit(en, definite ? "the" : takes_an(first) ? "an" : "a");
       for (int j = 0; j < k; ++j) emit(en, kAdjs[adj[j]].en);
       emit(en, nn.en);
       // French: det noun adj_k .. adj_1 (the adjective nearest the noun stays nearest)

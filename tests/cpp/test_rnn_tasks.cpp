@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "core/check.hpp"
 #include "data/date_task.hpp"
@@ -152,6 +154,38 @@ TEST_CASE("phrases: adjectives follow the noun in reverse order, alignment cross
     CHECK(ex.gold == std::vector<std::vector<int>>{{0}, {3}, {2}, {1}});
   }
   CHECK(found);
+}
+
+TEST_CASE("phrases: the English article is \"an\" before a vowel sound, \"a\" elsewhere",
+          "[tasks]") {
+  PhraseTask task(2, 12);
+  Rng rng(3);
+  int an = 0, a = 0;
+  for (int k = 0; k < 4000; ++k) {
+    const SeqExample ex = task.sample_length(rng, Split::Train, 2 + k % 11);
+    std::vector<std::string> w;
+    std::string cur;
+    for (char c : ex.src_text + " ")
+      if (c == ' ')
+        w.push_back(cur), cur.clear();
+      else
+        cur += c;
+    for (size_t i = 0; i + 1 < w.size(); ++i) {
+      const std::string& next = w[i + 1];
+      const bool vowel =
+          next == "area" || next == "agency" || next == "economic" || next == "urban";
+      if (w[i] == "an") {
+        ++an;
+        CHECK(vowel);
+      }
+      if (w[i] == "a") {
+        ++a;
+        CHECK_FALSE(vowel);
+      }
+    }
+  }
+  CHECK(an > 50);
+  CHECK(a > 500);
 }
 
 // A point i is a hull vertex iff some edge (i, j) has every other point strictly on its left.

@@ -54,6 +54,33 @@ const SERIAL_BROWSER = [
   'webgpu-page.test.mjs',
 ];
 const browserJobs = Math.max(1, Number(process.env.ATTNLAB_BROWSER_JOBS) || 2);
+// The files that take longest start first (the order of this list; a clean run on two cores took
+// a minute or more for each), so that the lanes finish together instead of one long file running
+// alone at the end; the others follow by name.
+const LONG_BROWSER = [
+  'reader-layout.test.mjs',
+  'guide-fixes.test.mjs',
+  'a11y.test.mjs',
+  'keys-share.test.mjs',
+  'named-controls.test.mjs',
+  'models.test.mjs',
+  'guide-fourth.test.mjs',
+  'page.test.mjs',
+  'persist.test.mjs',
+  'heads.test.mjs',
+  'controls.test.mjs',
+  'share.test.mjs',
+  'playground-pointer.test.mjs',
+];
+// `node scripts/test.mjs --only browser` runs that stage alone (Chromium, then Firefox/WebKit)
+// on the dist/ already built (`node scripts/build.mjs --page`): no set-up, builds or other suites.
+const only = (() => {
+  const i = process.argv.indexOf('--only');
+  if (i < 0) return null;
+  const what = process.argv[i + 1];
+  if (what !== 'browser') throw new Error(`--only takes "browser", got ${JSON.stringify(what)}`);
+  return what;
+})();
 
 // counts: { passed, failed, skipped }
 function record(name, { passed, failed, skipped = 0 }, seconds) {
@@ -169,16 +196,61 @@ function testFiles(dir) {
         .map((f) => path.join(dir, f));
 }
 
-// Browser tests: the files that measure the page's speed alone, the rest two at a time.
+// Browser tests: the files that measure the page's speed alone, the rest two at a time, longest
+// first. node --test sorts the files it is given by name, so the lanes are run here: each takes
+// the next file as it finishes one, and a file's output is printed whole when it ends.
 async function browserTests() {
   const all = testFiles('tests/browser');
   const serial = all.filter((f) => SERIAL_BROWSER.includes(path.basename(f)));
-  const parallel = all.filter((f) => !serial.includes(f));
-  return add(await nodeTests(parallel, { concurrency: browserJobs }), await nodeTests(serial));
+  const rank = (f) => {
+    const i = LONG_BROWSER.indexOf(path.basename(f));
+    return i < 0 ? LONG_BROWSER.length : i;
+  };
+  const parallel = all.filter((f) => !serial.includes(f)).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+  return add(await testLanes(parallel, browserJobs), await nodeTests(serial));
+}
+
+// Each file in its own `node --test` (as node --test itself runs them), `lanes` at a time, in the
+// order given; the counts summed. The files share the whole suite's 30 minutes: a file still
+// running then is killed and counts one failure beside the tests it finished, and a file not
+// started by then one failure.
+async function testLanes(files, lanes) {
+  const queue = [...files];
+  let counts = none;
+  const started = Date.now();
+  const lane = async () => {
+    for (let f = queue.shift(); f; f = queue.shift()) {
+      const left = 30 * 60 * 1000 - (Date.now() - started);
+      if (left <= 0) {
+        console.error(`attnlab: node --test ${f} not started: the browser files ran past 30 minutes`);
+        counts = add(counts, { ...none, failed: 1 });
+        continue;
+      }
+      const t = Date.now();
+      const r = await run(
+        process.execPath,
+        ['--test', '--test-reporter=tap', '--test-timeout=600000', '--test-force-exit', f],
+        { capture: true, cwd: root, timeoutMs: left }
+      );
+      process.stdout.write(`${r.out}\n# ${f}: ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+      if (r.timedOut) {
+        const done = r.out.match(/^ok \d+ /gm)?.length ?? 0;
+        counts = add(counts, { passed: done, failed: 1, skipped: 0 });
+      } else counts = add(counts, tapCounts(r.out, r.code, `node --test ${f}`));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, files.length) }, lane));
+  return counts;
 }
 
 const build = await import('./build.mjs');
-const setupOk = await buildStage('set-up', () => must('bash', [path.join(root, 'scripts', 'setup.sh')]));
+if (only === 'browser') {
+  if (!existsSync(path.join(root, 'dist', 'index.html')))
+    throw new Error('dist/index.html is missing: run node scripts/build.mjs --page first');
+  await stage('browser tests (headless Chromium)', browserTests);
+  await stage('browser tests (Firefox ESR, WebKitGTK)', () => nodeTests('tests/engines'));
+}
+const setupOk = !only && (await buildStage('set-up', () => must('bash', [path.join(root, 'scripts', 'setup.sh')])));
 if (setupOk) {
   await stage('style (clang-format, Prettier)', async () => {
     const r = await run(process.execPath, [path.join(root, 'scripts', 'format.mjs'), '--check'], {

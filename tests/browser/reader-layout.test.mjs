@@ -305,16 +305,55 @@ test('a theme switch redraws heatmap labels, chart axes and bar labels in the ne
   await page.close();
 });
 
+// Until the layout holds still: every demo the page mounts near the viewport (within the 600 px
+// of web/main.js's observer) is ready, and neither the page's height nor the position of any
+// demo or heading has moved for half a second (and at least 5 frames); 30 s at most.
+async function layoutSettled(page) {
+  await page.waitForFunction(
+    () =>
+      new Promise((resolve) => {
+        const shape = () => {
+          const near = [...document.querySelectorAll('[data-demo]')].filter((d) => {
+            const r = d.getBoundingClientRect();
+            return r.bottom > -600 && r.top < innerHeight + 600;
+          });
+          if (near.some((d) => d.dataset.ready !== '1')) return null;
+          const tops = [...document.querySelectorAll('[data-demo], h2')].map((e) =>
+            Math.round(e.getBoundingClientRect().top)
+          );
+          return `${document.scrollingElement.scrollHeight} ${scrollY} ${tops.join(' ')}`;
+        };
+        let last = shape(),
+          since = performance.now(),
+          frames = 0;
+        const tick = () => {
+          const now = shape();
+          if (now === null || now !== last) {
+            last = now;
+            since = performance.now();
+            frames = 0;
+          } else frames += 1;
+          if (last !== null && frames >= 5 && performance.now() - since >= 500) resolve(true);
+          else requestAnimationFrame(tick);
+        };
+        requestAnimationFrame(tick);
+      }),
+    null,
+    { timeout: 30000 }
+  );
+}
+
 test('a language switch keeps the reader where they were in the text', async () => {
   const page = await browser.newPage({ width: 1280, height: 900 });
   await page.goto(`${server.url}?lang=en`);
   await page.waitForSelector('body[data-ready="1"]');
   const top = (sel) => page.evaluate((s) => document.querySelector(s).getBoundingClientRect().top, sel);
+  const settled = () => layoutSettled(page);
   const switchLang = async () => {
     const lang = await page.evaluate(() => document.documentElement.lang);
     await press(page, '#lang-toggle');
     await page.waitForFunction((l) => document.body.dataset.lang && document.body.dataset.lang !== l, lang);
-    await page.waitForTimeout(2000); // relabelled demos redraw, the layout settles
+    await settled(); // relabelled demos redraw, the layout settles
   };
   // [element kept in view, where it is put, elements that must stay put]
   const cases = [
@@ -327,7 +366,7 @@ test('a language switch keeps the reader where they were in the text', async () 
   ];
   for (const [sel, y, watched] of cases) {
     await page.locator(watched.at(-1)).scrollIntoViewIfNeeded();
-    await page.waitForTimeout(1500); // the demos near it mount
+    await settled(); // the demos near it mount
     if (sel)
       await page.evaluate(([s, y]) => scrollBy(0, document.querySelector(s).getBoundingClientRect().top - y), [sel, y]);
     else
@@ -336,7 +375,7 @@ test('a language switch keeps the reader where they were in the text', async () 
           b = document.querySelector('[data-demo=positional]').getBoundingClientRect().top;
         scrollBy(0, (a + b) / 2 - 300);
       });
-    await page.waitForTimeout(1000);
+    await settled();
     const before = await Promise.all(watched.map(top));
     await switchLang();
     const switched = await Promise.all(watched.map(top));

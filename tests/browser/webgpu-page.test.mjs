@@ -81,8 +81,8 @@ test('WebGPU chosen: the playground trains on the GPU; a lost device falls back 
     null,
     { timeout: 60000 }
   );
-  // the run has been read back at least once (every 2 s): lose the device under it
-  await page.waitForTimeout(2500);
+  // the run has been read back (every 2 s) at step 15 or later: lose the device under it
+  await page.waitForFunction(() => window.readBack >= 15, null, { timeout: 60000 });
   const lostAt = await stepOf(page);
   const [readBack, lost] = await page.evaluate(async () => {
     const seen = window.readBack; // before the loss: the fall back can only start at or after it

@@ -35,9 +35,13 @@ export function compactCount(n) {
 }
 
 export function applyI18n(root = document, { updateDocument = true } = {}) {
+  // Written only when they change: setting <html lang>, even to the value it has, makes the
+  // browser restyle the whole guide (a tenth of a second or more), and every demo's mount comes
+  // here.
   if (updateDocument) {
-    document.documentElement.lang = lang;
-    document.title = t('site.title');
+    if (document.documentElement.lang !== lang) document.documentElement.lang = lang;
+    const title = t('site.title');
+    if (document.title !== title) document.title = title;
   }
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
   for (const el of root.querySelectorAll('[data-i18n-aria]')) el.setAttribute('aria-label', t(el.dataset.i18nAria));

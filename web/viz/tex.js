@@ -4,14 +4,22 @@
 // phone) take keyboard focus, so they can be scrolled without a mouse.
 import katex from 'katex';
 
+// Each formula is laid out by KaTeX once per page and copied after that: a language switch
+// writes the same formulas again (the notation is the same in both languages), and many recur
+// within the guide.
+const typesetNodes = new Map(); // (display ? 'D' : 'I') + LaTeX source -> a typeset element
 export function typeset(root) {
   for (const el of root.querySelectorAll('.tex, .tex-block')) {
     if (el.dataset.typeset) continue;
-    katex.render(el.textContent, el, {
-      displayMode: el.classList.contains('tex-block'),
-      throwOnError: false,
-      output: 'htmlAndMathml',
-    });
+    const displayMode = el.classList.contains('tex-block');
+    const key = `${displayMode ? 'D' : 'I'}${el.textContent}`;
+    let done = typesetNodes.get(key);
+    if (!done) {
+      done = document.createElement('span');
+      katex.render(el.textContent, done, { displayMode, throwOnError: false, output: 'htmlAndMathml' });
+      typesetNodes.set(key, done);
+    }
+    el.replaceChildren(...done.cloneNode(true).childNodes);
     el.dataset.typeset = '1';
   }
 }

@@ -266,9 +266,17 @@ int cmd_train_parallel(Args& a) {
   o.lexicon_share = opts.value("lexicon_share", -1.0);
   o.seed = opts["seed"];
   o.dp = dist.dp();
-  // --threads: thread ranks (each a share of the batch's rows, of about max_tokens / max_len
-  // rows) or split kernel calls, as plan_threads decides; GPU and MPI runs split kernels
-  const long rows = std::max(1L, global_tokens / (opts["max_len"].get<long>() + 2));
+  // --threads: thread ranks (each a share of the batch's rows: about max_tokens over the mean
+  // padded length of a pair) or split kernel calls, as plan_threads decides; GPU and MPI runs
+  // split kernels
+  double mean_len = 1;
+  if (train.size() > 0) {
+    double sum = 0;
+    for (size_t i = 0; i < train.size(); ++i)
+      sum += std::max(train.src_len(i), train.tgt_len(i) + 1);
+    mean_len = std::max(1.0, sum / double(train.size()));
+  }
+  const long rows = std::max(1L, long(double(global_tokens) / mean_len));
   const ThreadPlan plan =
       dist.size() > 1 || cuda
           ? plan_threads(threads, ThreadSplit::Kernels, rows, 2.0 * double(global_tokens), 0)

@@ -5,7 +5,9 @@
 // biases aside, as in tests/dist/st_tool.cpp: their exact gradient is zero, so they hold rounding
 // noise that Adam scales up). A checkpoint of a thread-rank run with dropout resumes bit for bit;
 // with dropout, rank r draws its masks from MPI rank r's stream (trainer.hpp), and the run does
-// not depend on how the threads were scheduled. Kernels on one thread (the test binary's).
+// not depend on how the threads were scheduled. Kernels on one thread (the test binary's). In
+// single-threaded WebAssembly each case checks the fallback instead: one rank, and a clear error
+// for a world of more.
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -81,9 +83,20 @@ std::vector<char> key_bias_mask(const nlohmann::json& cfg) {
   return mask;
 }
 
+// Single-threaded WebAssembly has no second thread: there a plan is one rank and a world of
+// more is a clear error. True when that is the case (the caller's threaded checks are moot).
+bool single_threaded_fallback() {
+  if (thread_ranks_supported()) return false;
+  CHECK_THROWS_WITH(ThreadWorld(2), Catch::Contains("no threads"));
+  CHECK(plan_threads(2, ThreadSplit::Ranks, 32, 1024, 64).ranks == 1);
+  CHECK(plan_threads(2, ThreadSplit::Auto, 32, 1024, 64).ranks == 1);
+  return true;
+}
+
 }  // namespace
 
 TEST_CASE("threads-dp: float sums are in place, in rank order, on every rank", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
   for (int n : {1, 2, 3}) {
     const size_t len = 2500;  // uneven slices, several blocks
     const size_t ranks = static_cast<size_t>(n);
@@ -126,6 +139,7 @@ TEST_CASE("threads-dp: float sums are in place, in rank order, on every rank", "
 }
 
 TEST_CASE("threads-dp: broadcast, repeated rounds and a failed rank", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
   std::vector<std::vector<int>> v(3, std::vector<int>(5));
   on_ranks(3, [&](int r, Communicator& c) {
     for (int i = 0; i < 5; ++i) v[size_t(r)][size_t(i)] = 10 * r + i;
@@ -186,6 +200,7 @@ TEST_CASE("threads-dp: broadcast, repeated rounds and a failed rank", "[threads-
 }
 
 TEST_CASE("threads-dp: the plan picks ranks for enough rows, kernels for few", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
   const ThreadPlan one = plan_threads(1, ThreadSplit::Auto, 32, 1024, 64);
   CHECK(one.ranks == 1);
   CHECK(one.kernel_threads == 1);
@@ -204,6 +219,7 @@ TEST_CASE("threads-dp: the plan picks ranks for enough rows, kernels for few", "
 }
 
 TEST_CASE("threads-dp: 2 and 3 thread ranks take the one-thread step", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
   auto task = make_task("reverse");
   const nlohmann::json cfg = small_transformer(*task, 0.0);
   const std::vector<char> key_bias = key_bias_mask(cfg);
@@ -242,6 +258,7 @@ TEST_CASE("threads-dp: 2 and 3 thread ranks take the one-thread step", "[threads
 
 TEST_CASE("threads-dp: with dropout a run is reproducible and resumes bit for bit",
           "[threads-dp]") {
+  if (single_threaded_fallback()) return;
   auto task = make_task("reverse");
   const nlohmann::json cfg = small_transformer(*task, 0.1);
   const int ranks = 2, steps = 6;

@@ -7,6 +7,12 @@
 // threads), at 1 and 2 threads, in the same run; and each step's model FLOP/s and % of the peak.
 // Rows follow build/bench.json's shape {name, unit, attnlab, peer, peer_value, ratio}; ratio =
 // peer time / attnlab time (> 1: attnlab is faster). Run alone: `node bench/rows/transformer.mjs`.
+// Also the thread split of the native step (threadSplitRows, alone: `node
+// bench/rows/transformer.mjs --thread-split`): per config S, M and base, the 1-thread step and
+// the 2-thread step with each --thread-split mode (kernels: every kernel call split; ranks: two
+// replicas on halves of the batch, parallel/thread_ranks.hpp; auto: the engine's cost model),
+// measured in turn in one run; each row's value is the speedup 1T ms / 2T ms and names the mode
+// auto chose.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -130,9 +136,63 @@ export async function rows(ctx = {}) {
       });
     }
   }
+  return out.concat(await threadSplitRows({ ...ctx, root }));
+}
+
+// 2 threads against 1 for each --thread-split mode, the configs' steps measured in turn.
+export async function threadSplitRows(ctx = {}) {
+  const root = ctx.root ?? path.resolve(here, '..', '..');
+  const attn = path.join(root, 'build', 'native', 'attn');
+  if (!existsSync(attn)) throw new Error('build/native/attn is missing: build the native engine first');
+  const seconds = (config) => (config === 'base' ? 1 : ctx.quick ? 0.5 : 2);
+  const r2 = (x) => (x == null ? null : Number(x.toFixed(2)));
+  const out = [];
+  for (const config of ['S', 'M', 'base']) {
+    const step = (threads, split) =>
+      json(
+        attn,
+        [
+          'bench',
+          '--config',
+          config,
+          '--threads',
+          String(threads),
+          '--thread-split',
+          split,
+          '--seconds',
+          String(seconds(config)),
+        ],
+        root
+      );
+    const one = step(1, 'kernels');
+    for (const split of ['kernels', 'ranks', 'auto']) {
+      const two = step(2, split);
+      out.push({
+        name: `thread split of a training step, config ${config}: 2 threads (${split}) / 1 thread`,
+        unit: 'x',
+        attnlab: r2(one.ms_per_step / two.ms_per_step),
+        peer: null,
+        peer_value: null,
+        ratio: null,
+        ms_1t: r2(one.ms_per_step),
+        ms_2t: r2(two.ms_per_step),
+        // the same speedup in process CPU time would hide the split's gain: wall time only
+        mode: two.split,
+        thread_ranks: two.thread_ranks,
+        kernel_threads: two.kernel_threads,
+        note: split === 'auto' ? `auto chose ${two.split}: ${two.plan.why}` : null,
+      });
+    }
+  }
   return out;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (
+  process.argv[1] &&
+  path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) &&
+  process.argv.includes('--thread-split')
+) {
+  console.log(JSON.stringify(await threadSplitRows(), null, 2));
+} else if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   console.log(JSON.stringify(await rows(), null, 2));
 }

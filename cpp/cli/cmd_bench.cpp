@@ -15,17 +15,25 @@
 // all-reduce, started during backward (GradientSync::begin / grads_ready) and finished before
 // Adam (reduce_ms: the wait after backward). Rank 0 prints the JSON; tokens_per_s counts the
 // target tokens of every rank. The peer is bench/peers/torch_ddp.py.
+// --thread-split ranks|kernels|auto (with --threads N, one process): ranks runs the config's
+// batch as N thread ranks (parallel/thread_ranks.hpp: replicas viewing one copy of the weights,
+// each on its rank_rows share of the batch, the bucketed sync over a ThreadWorld, Adam on rank
+// 0); kernels splits each kernel call over N threads (the default, the bench as it was); auto
+// takes plan_threads' choice. The JSON says which ("split", "thread_ranks", "kernel_threads",
+// "plan"); a thread-rank step's wall time includes starting and joining the rank threads.
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <memory>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "cli/data_parallel.hpp"
 #include "core/check.hpp"
 #include "models/model.hpp"
+#include "parallel/thread_ranks.hpp"
 #include "train/optim.hpp"
 
 namespace attnlab::cli {
@@ -36,9 +44,9 @@ int cmd_bench(Args& a) {
            "--config must be S, M, base or de-en");
   const int threads = a.integer("threads", 1, 1, 256);
   const double seconds = a.number("seconds", 2.0, 0.01, 3600);
+  const ThreadSplit split = parse_thread_split(a.str("thread-split", "kernels"));
   DataParallelRun dist(a, false);
   a.finish();
-  set_num_threads(threads);
   struct Shape {
     int C, L, B, V, H, N, F;  // F: d_ff
     bool tied;
@@ -59,6 +67,10 @@ int cmd_bench(Args& a) {
                               {"dropout", 0.0},
                               {"max_len", L + 1},
                               {"tie_embeddings", sh.tied}};
+  const ThreadPlan plan = dist.size() > 1
+                              ? plan_threads(threads, ThreadSplit::Kernels, B, 2.0 * B * L, C)
+                              : plan_threads(threads, split, B, 2.0 * B * L, C);
+  set_num_threads(plan.kernel_threads);
   auto m = make_model(cfg, cpu_kernels(), 1);
   Rng rng(2 + uint64_t(dist.rank()));  // each rank its own tokens
   Batch b;
@@ -101,11 +113,63 @@ int cmd_bench(Args& a) {
     const double cpu = 1e3 * double(std::clock() - c0) / CLOCKS_PER_SEC;
     return std::array<double, 6>{all, f, fb - f, all - fbr, cpu, fbr - fb};
   };
-  for (int i = 0; i < 3; ++i) step();
+  // Thread ranks: replicas on rank_rows shares of the batch, rank 0's step timed as the step.
+  const int R = plan.ranks;
+  std::unique_ptr<ThreadRanks> ranks;
+  std::vector<std::unique_ptr<Model>> replicas;
+  std::vector<Batch> shares;
+  if (R > 1) {
+    ranks = std::make_unique<ThreadRanks>(R);
+    replicas = make_replicas(*m, R - 1);
+    for (int r = 0; r < R; ++r) {
+      long first = 0, last = 0;
+      rank_rows(B, r, R, &first, &last);
+      Batch s;
+      s.B = int(last - first);
+      s.S = s.T = L;
+      auto rows = [&](const std::vector<int32_t>& v) {
+        return std::vector<int32_t>(v.begin() + first * L, v.begin() + last * L);
+      };
+      s.src = rows(b.src);
+      s.tgt_in = rows(b.tgt_in);
+      s.tgt_out = rows(b.tgt_out);
+      shares.push_back(std::move(s));
+    }
+  }
+  auto rank_step = [&] {
+    std::array<double, 6> t{};
+    const std::clock_t c00 = std::clock();
+    const auto t00 = clock::now();
+    ranks->run([&](int r) {
+      Model& mr = r ? *replicas[size_t(r - 1)] : *m;
+      ParamArena& Pr = mr.params();
+      GradientSync* s = ranks->dp(r).sync;
+      const int64_t n = int64_t(shares[size_t(r)].B) * L;
+      const auto t0 = clock::now();
+      Pr.zero_grad();
+      s->begin(Pr, n);
+      Pr.set_grads_ready([s](size_t offset, size_t k) { s->grads_ready(offset, k); });
+      const double loss = mr.forward(shares[size_t(r)], true, nullptr, 0.1f);
+      const double f = ms_since(t0);
+      mr.backward();
+      const double fb = ms_since(t0);
+      Pr.set_grads_ready(nullptr);
+      s->reduce(Pr, loss, n);
+      const double fbr = ms_since(t0);
+      if (r != 0) return;
+      adam.step(1e-4f);
+      t = {0, f, fb - f, ms_since(t0) - fbr, 0, fbr - fb};
+    });
+    t[0] = ms_since(t00);
+    t[4] = 1e3 * double(std::clock() - c00) / CLOCKS_PER_SEC;
+    return t;
+  };
+  auto any_step = [&] { return R > 1 ? rank_step() : step(); };
+  for (int i = 0; i < 3; ++i) any_step();
   std::array<std::vector<double>, 6> ms;
   const auto t0 = clock::now();
   for (;;) {  // every rank stops at the same step (the all-reduces pair them up)
-    const auto t = step();
+    const auto t = any_step();
     for (size_t k = 0; k < t.size(); ++k) ms[k].push_back(t[k]);
     if (dist.any(ms[0].size() >= 5 && ms_since(t0) >= 1e3 * seconds)) break;
   }
@@ -116,7 +180,11 @@ int cmd_bench(Args& a) {
   if (!dist.root()) return 0;
   const double step_ms = median(ms[0]);
   std::printf("%s\n", nlohmann::json({{"config", size},
-                                      {"threads", num_threads()},
+                                      {"threads", threads},
+                                      {"split", plan.mode},
+                                      {"kernel_threads", num_threads()},
+                                      {"thread_ranks", R},
+                                      {"plan", plan.to_json()},
                                       {"ranks", dist.size()},
                                       {"ms_per_step", step_ms},
                                       {"forward_ms", median(ms[1])},

@@ -22,6 +22,7 @@
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "models/config.hpp"
+#include "parallel/thread_ranks.hpp"
 #include "train/parallel_trainer.hpp"
 
 namespace attnlab::cli {
@@ -152,7 +153,8 @@ int cmd_train_parallel(Args& a) {
   const int keep_optimizer = train_int(a, "keep-optimizer", keep);
   const int every = train_int(a, "log-every", 100);
   const int eval_sentences = train_int(a, "eval-sentences", 0);
-  set_num_threads(train_int(a, "threads", 1));
+  const int threads = train_int(a, "threads", 1);
+  const ThreadSplit split = parse_thread_split(a.str("thread-split", "auto"));
   const KernelTable& kt = device_table(a);
 
   nlohmann::json opts;  // everything a resume needs to continue the same run
@@ -264,7 +266,26 @@ int cmd_train_parallel(Args& a) {
   o.lexicon_share = opts.value("lexicon_share", -1.0);
   o.seed = opts["seed"];
   o.dp = dist.dp();
-  ParallelTrainer tr(*model, train, bpe, o);
+  // --threads: thread ranks (each a share of the batch's rows: about max_tokens over the mean
+  // padded length of a pair) or split kernel calls, as plan_threads decides; GPU and MPI runs
+  // split kernels
+  double mean_len = 1;
+  if (train.size() > 0) {
+    double sum = 0;
+    for (size_t i = 0; i < train.size(); ++i)
+      sum += std::max(train.src_len(i), train.tgt_len(i) + 1);
+    mean_len = std::max(1.0, sum / double(train.size()));
+  }
+  const long rows = std::max(1L, long(double(global_tokens) / mean_len));
+  const ThreadPlan plan =
+      dist.size() > 1 || cuda
+          ? plan_threads(threads, ThreadSplit::Kernels, rows, 2.0 * double(global_tokens), 0)
+          : plan_threads(threads, split, rows, 2.0 * double(global_tokens),
+                         model->schedule_width());
+  set_num_threads(plan.kernel_threads);
+  if (dist.root() && threads > 1)
+    std::fprintf(stderr, "threads: %s\n", plan.to_json().dump().c_str());
+  ThreadRankParallelTrainer tr(*model, train, bpe, o, plan.ranks);
   if (resume) tr.restore(resume_from);
   dist.check_same({{"options", opts},
                    {"global_tokens", global_tokens},

@@ -33,6 +33,7 @@
 #include "eval/align_eval.hpp"
 #include "eval/point_eval.hpp"
 #include "io/checkpoint.hpp"
+#include "parallel/thread_ranks.hpp"
 #include "train/trainer.hpp"
 
 namespace attnlab::cli {
@@ -119,6 +120,9 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
   o.clip = float(train_number(a, "clip", info.train.clip));
   const int every = train_int(a, "log-every", 100);
   set_num_threads(train_int(a, "threads", 1));
+  // the recurrent kinds split kernel calls (thread ranks train the Transformer kinds)
+  AL_CHECK(parse_thread_split(a.str("thread-split", "kernels")) != ThreadSplit::Ranks,
+           "--thread-split ranks: the recurrent kinds split kernel calls only");
   const int eval_samples = train_int(a, "eval-samples", 0);
   // the held-out sets of --eval-samples: by default drawn from the training seed (other seeds,
   // other sets); a fixed --eval-seed scores every seed on the same sets (attn eval's default

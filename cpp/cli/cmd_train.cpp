@@ -5,7 +5,9 @@
 // rank 0 alone logs, writes the checkpoint and evaluates. The checkpoint's "examples" counts
 // the global training examples drawn so far, whatever the world size. The checkpoint holds
 // Adam's state, the step and the generators (unless --weights-only), so --resume continues the
-// run bit for bit (resume.hpp).
+// run bit for bit (resume.hpp). --threads N either runs N replicas on row shares of each batch
+// (thread ranks, parallel/thread_ranks.hpp; --batch stays the whole batch) or splits each kernel
+// call, as --thread-split says (auto: the cost model there; the log's "threads:" line says which).
 #include <algorithm>
 #include <cfloat>
 #include <chrono>
@@ -23,6 +25,7 @@
 #include "core/json.hpp"
 #include "data/text_task.hpp"
 #include "io/checkpoint.hpp"
+#include "parallel/thread_ranks.hpp"
 #include "train/trainer.hpp"
 
 namespace attnlab::cli {
@@ -112,7 +115,8 @@ int cmd_train(Args& a) {
   DataParallelRun dist(a, false);
   // fail before training, not after, when the checkpoint can't be written
   if (dist.root()) check_writable(out);
-  set_num_threads(train_int(a, "threads", 1));
+  const int threads = train_int(a, "threads", 1);
+  const ThreadSplit split = parse_thread_split(a.str("thread-split", "auto"));
 
   // the kind's training defaults (its registry row; a kind named only in --config: the
   // Transformers' defaults, TrainDefaults{})
@@ -185,7 +189,17 @@ int cmd_train(Args& a) {
                                       {"clip", o.clip},
                                       {"label-smoothing", o.label_smoothing}};
 
-  Trainer tr(*model, *task, o);
+  // --threads: replicas on row shares of the batch (thread ranks, --batch the global batch) or
+  // split kernel calls, as plan_threads decides (a run under mpirun splits kernels)
+  const long rows_tokens = long(batch) * (task->max_src_len() + task->max_tgt_len() + 2);
+  ThreadPlan plan =
+      dist.size() > 1
+          ? plan_threads(threads, ThreadSplit::Kernels, batch, double(rows_tokens), 0)
+          : plan_threads(threads, split, batch, double(rows_tokens), model->schedule_width());
+  set_num_threads(plan.kernel_threads);
+  if (dist.root() && threads > 1)
+    std::fprintf(stderr, "threads: %s\n", plan.to_json().dump().c_str());
+  ThreadRankTrainer tr(*model, *task, o, plan.ranks);
   if (exact) tr.restore_state(resume->st, resume->state);
   const bool tty = stderr_is_tty();
   const auto t0 = std::chrono::steady_clock::now();

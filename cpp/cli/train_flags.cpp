@@ -106,6 +106,9 @@ const std::vector<TrainFlag> kTrainFlags = {
     {"eval-seed", FlagType::Int, nullptr, nullptr, 0, kMaxSeed, "seed of the held-out sets"},
     {"log-every", FlagType::Int, nullptr, nullptr, 1, 1 << 30, "steps between log lines"},
     {"threads", FlagType::Int, nullptr, nullptr, 1, 256, "CPU threads"},
+    {"thread-split", FlagType::String, nullptr, nullptr, kNoBound, kNoBound,
+     "how the threads share a step: ranks (replicas on row shares of the batch), kernels (each "
+     "kernel call split) or auto (a cost model picks; the log says which)"},
 };
 
 const TrainFlag& training_flag(const char* name) {

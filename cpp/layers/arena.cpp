@@ -9,7 +9,7 @@
 namespace attnlab {
 
 ParamArena::~ParamArena() {
-  if (values_) kt_->release(values_);
+  if (values_ && owns_values_) kt_->release(values_);
   if (grads_) kt_->release(grads_);
 }
 
@@ -70,6 +70,19 @@ void ParamArena::allocate(Rng& rng) {
     }
   }
   if (!host.empty()) kt_->upload(values_, host.data(), host.size() * sizeof(float));
+}
+
+void ParamArena::share_values(const ParamArena& master) {
+  AL_CHECK(values_ && master.values_, "share_values: both arenas must be allocated");
+  AL_CHECK(kt_ == master.kt_, "share_values: the arenas live on different backends");
+  bool same = total_ == master.total_ && params_.size() == master.params_.size();
+  for (size_t i = 0; same && i < params_.size(); ++i)
+    same =
+        params_[i].name == master.params_[i].name && params_[i].offset == master.params_[i].offset;
+  AL_CHECK(same, "share_values: the arenas hold different parameters");
+  if (owns_values_) kt_->release(values_);
+  values_ = master.values_;
+  owns_values_ = false;
 }
 
 void ParamArena::grads_ready(int first, int last) const {

@@ -41,6 +41,11 @@ class ParamArena {
   // Allocates both blocks and fills the values from rng (declaration order, so seeded inits are
   // identical on every platform). Gradients start at zero.
   void allocate(Rng& rng);
+  // A replica's view of another arena's values (data-parallel thread ranks, one copy of the
+  // weights): after allocate(), frees this arena's value block and reads `master`'s instead,
+  // which must have the same layout and outlive this one. Gradients stay this arena's own.
+  void share_values(const ParamArena& master);
+  bool shares_values() const { return !owns_values_; }
   // Upper bound on a model's parameter count (floats), checked by allocate(): a config read
   // from a file can't ask for more memory than this. Default 2^30.
   static void set_limit(size_t floats);
@@ -80,6 +85,7 @@ class ParamArena {
   size_t total_ = 0;
   float* values_ = nullptr;
   float* grads_ = nullptr;
+  bool owns_values_ = true;
   GradsReady grads_ready_;
 };
 

@@ -36,6 +36,13 @@ class GradientSync {
 struct DataParallel {
   int rank = 0, size = 1;
   GradientSync* sync = nullptr;  // null in a world of one: the single-process step
+  // Thread ranks in one process (parallel/thread_ranks.hpp): the trainer's batch is the global
+  // batch and this rank takes its rank_rows share of it (as the corpus trainer always does), so
+  // a run keeps its batch whatever the number of ranks.
+  bool split_batch = false;
+  // False on a replica that views another rank's weights (ParamArena::share_values): it
+  // computes and reduces gradients, and rank 0 alone clips and takes the optimizer step.
+  bool update = true;
 
   void require_valid() const {
     AL_CHECK(size >= 1 && rank >= 0 && rank < size,

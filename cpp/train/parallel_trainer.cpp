@@ -50,7 +50,8 @@ StepInfo ParallelTrainer::step() {
   }
   Rng dropout((o_.seed * 0x9E3779B97F4A7C15ull ^ (uint64_t(step_) * 0xD1B54A32D192ED03ull)) +
               uint64_t(o_.dp.rank) * 0xBF58476D1CE4E5B9ull);
-  const StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing};
+  StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing};
+  so.update = o_.dp.update;
   StepInfo s;
   if (ex.empty()) {  // a global batch with fewer rows than ranks: this rank adds no gradient
     s = train_step(

@@ -58,6 +58,10 @@ StepInfo train_step(ParamArena& P, Adam& adam, const std::function<double()>& fo
   } else {
     s.loss = forward_backward();
   }
+  if (!o.update) {
+    s.lr = o.lr;
+    return s;
+  }
   s.grad_norm = clip_grad_norm(P, o.clip);
   s.lr = o.lr;
   check_step_finite(o.step, s.loss, s.grad_norm, s.lr);

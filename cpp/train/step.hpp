@@ -32,6 +32,9 @@ struct StepOptions {
   float clip = 1.f;               // global gradient-norm bound (<= 0: none)
   float label_smoothing = 0.f;    // token batches only
   DeviceSteps* device = nullptr;  // readback-free: loss and norm stay on the backend (NaN here)
+  // false: the step ends after the gradient sync (a replica whose weights another rank updates;
+  // grad_norm is then 0 and the optimizer untouched)
+  bool update = true;
 };
 
 struct StepInfo {

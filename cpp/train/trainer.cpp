@@ -27,6 +27,8 @@ Trainer::Trainer(Model& m, const Task& task, TrainOptions o)
       step_(std::max(1, o.first_step)) {
   AL_CHECK(o.batch >= 1, "batch size must be at least 1");
   o.dp.require_valid();
+  AL_CHECK(!o.dp.split_batch || o.batch >= o.dp.size,
+           "a batch of " << o.batch << " rows does not split over " << o.dp.size << " ranks");
   AL_CHECK(task.input_dim() == m.input_dim(), "task "
                                                   << task.name() << " has " << task.input_dim()
                                                   << " float features per input, the model reads "
@@ -74,13 +76,21 @@ StepInfo Trainer::step() {
 }
 
 StepInfo Trainer::draw_and_step() {
-  Batch b = task_.sample_batch(data_, Split::Train, o_.batch * o_.dp.size, o_.dp.rank * o_.batch,
-                               o_.batch);
+  Batch b;
+  if (o_.dp.split_batch) {  // the global batch is o_.batch rows; this rank takes its share
+    long first = 0, last = o_.batch;
+    rank_rows(o_.batch, o_.dp.rank, o_.dp.size, &first, &last);
+    b = task_.sample_batch(data_, Split::Train, o_.batch, int(first), int(last - first));
+  } else {
+    b = task_.sample_batch(data_, Split::Train, o_.batch * o_.dp.size, o_.dp.rank * o_.batch,
+                           o_.batch);
+  }
   if (o_.word_dropout > 0) {
     Rng words = word_dropout_rng(o_.seed, step_, o_.dp.rank);
     drop_words(b, o_.word_dropout, o_.word_dropout, o_.unk, words);
   }
-  const StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing, o_.device};
+  StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing, o_.device};
+  so.update = o_.dp.update;
   return train_step(m_, adam_, b, so, &dropout_, o_.dp.sync);
 }
 
@@ -102,6 +112,10 @@ void Trainer::save_state(SafeTensors& st, nlohmann::json& state) const {
   state["data_rng"] = rng_to_json(data_);
   state["dropout_rng"] = rng_to_json(dropout_);
 }
+
+nlohmann::json Trainer::dropout_state() const { return rng_to_json(dropout_); }
+
+void Trainer::set_dropout_state(const nlohmann::json& j) { rng_from_json(dropout_, j, "dropout"); }
 
 void Trainer::restore_state(const SafeTensors& st, const nlohmann::json& state) {
   AL_CHECK(state.is_object() && state.contains("step") && state["step"].is_number_integer() &&

@@ -5,6 +5,8 @@
 // rank draws the global batch of size·batch examples from the same stream and trains on its
 // rows [rank·batch, (rank+1)·batch); the sync makes the step the one-process step on the global
 // batch. Rank r > 0 draws dropout masks from its own stream (rank 0's is the single-process one).
+// Thread ranks (o.dp.split_batch, parallel/thread_ranks.hpp) instead split a global batch of
+// `batch` rows by rank_rows, so that --threads leaves the run's batch as it was.
 // A run continues exactly: save_state puts into a checkpoint what the next step depends on
 // besides the parameters (Adam's moments and step count, the step, both generators), and a
 // Trainer built with the same options that restore_state()s it takes the steps the uninterrupted
@@ -66,6 +68,10 @@ class Trainer {
   void save_state(SafeTensors& st, nlohmann::json& state) const;
   // Continues from what save_state wrote (throws naming what is missing).
   void restore_state(const SafeTensors& st, const nlohmann::json& state);
+  // This rank's dropout generator (thread ranks save every rank's, so that a resume with the
+  // same ranks draws the masks of the uninterrupted run).
+  nlohmann::json dropout_state() const;
+  void set_dropout_state(const nlohmann::json& j);
 
  private:
   StepInfo draw_and_step();

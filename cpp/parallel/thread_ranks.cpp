@@ -1,0 +1,201 @@
+// Thread ranks: the plan, the ranks and the replicated trainers (see thread_ranks.hpp).
+#include "parallel/thread_ranks.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <thread>
+
+#include "attnlab/error.hpp"
+#include "train/train_state.hpp"
+
+namespace attnlab {
+
+ThreadSplit parse_thread_split(const std::string& s) {
+  if (s == "auto") return ThreadSplit::Auto;
+  if (s == "ranks") return ThreadSplit::Ranks;
+  if (s == "kernels") return ThreadSplit::Kernels;
+  throw Error("--thread-split must be auto, ranks or kernels, got " + s);
+}
+
+nlohmann::json ThreadPlan::to_json() const {
+  return {{"mode", mode},
+          {"ranks", ranks},
+          {"kernel_threads", kernel_threads},
+          {"ranks_speedup", std::round(ranks_speedup * 100) / 100},
+          {"kernels_speedup", std::round(kernels_speedup * 100) / 100},
+          {"why", why}};
+}
+
+ThreadPlan plan_threads(int threads, ThreadSplit split, long rows, double tokens, int width) {
+  ThreadPlan p;
+  threads = std::max(1, threads);
+  const int max_ranks = thread_ranks_supported() ? int(std::min<long>(threads, rows)) : 1;
+  const int fit_ranks = int(std::max<long>(1, std::min<long>(max_ranks, rows / kMinRowsPerRank)));
+  const double w = std::max(0.0, tokens) * double(width) * double(width);
+  p.kernels_speedup = 1 + (threads - 1) * 0.85 * w / (w + double(1 << 24));
+  p.ranks_speedup = fit_ranks > 1 ? fit_ranks * 0.92 : 1.0;
+  char buf[200];
+  if (threads == 1) {
+    p.mode = "one";
+    p.why = "one thread";
+    return p;
+  }
+  if (split == ThreadSplit::Kernels) {
+    p.mode = "kernels";
+    p.kernel_threads = threads;
+    p.why = "--thread-split kernels";
+    return p;
+  }
+  if (split == ThreadSplit::Ranks) {
+    if (max_ranks <= 1) {
+      p.mode = "one";
+      p.why = thread_ranks_supported() ? "a batch of one row has one rank"
+                                       : "no threads in this build: one rank";
+      return p;
+    }
+    p.mode = "ranks";
+    p.ranks = max_ranks;
+    std::snprintf(buf, sizeof buf, "--thread-split ranks: %d ranks of %ld-%ld rows", max_ranks,
+                  rows / max_ranks, (rows + max_ranks - 1) / max_ranks);
+    p.why = buf;
+    return p;
+  }
+  if (fit_ranks > 1 && p.ranks_speedup >= p.kernels_speedup) {
+    p.mode = "ranks";
+    p.ranks = fit_ranks;
+    std::snprintf(buf, sizeof buf,
+                  "%d ranks of >= %ld rows: estimated %.2fx against %.2fx for split kernels",
+                  fit_ranks, rows / fit_ranks, p.ranks_speedup, p.kernels_speedup);
+  } else {
+    p.mode = "kernels";
+    p.kernel_threads = threads;
+    if (fit_ranks <= 1)
+      std::snprintf(buf, sizeof buf, "%ld rows: too few for ranks of >= %ld rows; split kernels",
+                    rows, kMinRowsPerRank);
+    else
+      std::snprintf(buf, sizeof buf, "split kernels: estimated %.2fx against %.2fx for %d ranks",
+                    p.kernels_speedup, p.ranks_speedup, fit_ranks);
+  }
+  p.why = buf;
+  return p;
+}
+
+ThreadRanks::ThreadRanks(int ranks) : world_(std::make_unique<ThreadWorld>(ranks)) {
+  for (int r = 0; r < ranks; ++r)
+    syncs_.push_back(std::make_unique<BucketedGradientSync>(world_->comm(r)));
+}
+
+ThreadRanks::~ThreadRanks() = default;
+
+DataParallel ThreadRanks::dp(int rank) const {
+  DataParallel d;
+  d.rank = rank;
+  d.size = size();
+  d.sync = size() > 1 ? syncs_[size_t(rank)].get() : nullptr;
+  d.split_batch = true;
+  d.update = rank == 0;
+  return d;
+}
+
+void ThreadRanks::run(const std::function<void(int)>& fn) {
+  const int n = size();
+  if (n == 1) return fn(0);
+  std::vector<std::exception_ptr> failed(static_cast<size_t>(n));
+  std::atomic<int> first{-1};  // the rank that failed first (the others were released by it)
+  auto guarded = [&](int r) {
+    try {
+      fn(r);
+    } catch (...) {
+      failed[size_t(r)] = std::current_exception();
+      int none = -1;
+      first.compare_exchange_strong(none, r);
+      world_->abort();
+    }
+  };
+  std::vector<std::thread> others;
+  others.reserve(size_t(n - 1));
+  for (int r = 1; r < n; ++r) others.emplace_back(guarded, r);
+  guarded(0);
+  for (std::thread& t : others) t.join();
+  if (first >= 0) std::rethrow_exception(failed[size_t(first.load())]);
+}
+
+std::vector<std::unique_ptr<Model>> make_replicas(Model& m, int n) {
+  std::vector<std::unique_ptr<Model>> out;
+  for (int i = 0; i < n; ++i) {
+    out.push_back(make_model(m.config(), m.params().kernels(), 1));
+    out.back()->params().share_values(m.params());
+  }
+  return out;
+}
+
+ThreadRankTrainer::ThreadRankTrainer(Model& m, const Task& task, TrainOptions o, int ranks)
+    : ranks_(ranks), replicas_(make_replicas(m, ranks - 1)) {
+  for (int r = 0; r < ranks; ++r) {
+    TrainOptions ro = o;
+    if (ranks > 1) ro.dp = ranks_.dp(r);
+    trainers_.push_back(std::make_unique<Trainer>(r ? *replicas_[size_t(r - 1)] : m, task, ro));
+  }
+}
+
+ThreadRankTrainer::~ThreadRankTrainer() = default;
+
+StepInfo ThreadRankTrainer::step() {
+  if (trainers_.size() == 1) return trainers_[0]->step();
+  StepInfo s;
+  ranks_.run([&](int r) {
+    const StepInfo mine = trainers_[size_t(r)]->step();
+    if (r == 0) s = mine;
+  });
+  s.tokens = ranks_.global_tokens();
+  return s;
+}
+
+void ThreadRankTrainer::save_state(SafeTensors& st, nlohmann::json& state) const {
+  trainers_[0]->save_state(st, state);
+  if (trainers_.size() == 1) return;
+  nlohmann::json ranks = nlohmann::json::array();
+  for (const auto& t : trainers_) ranks.push_back(t->dropout_state());
+  state["dropout_rng_ranks"] = ranks;
+}
+
+void ThreadRankTrainer::restore_state(const SafeTensors& st, const nlohmann::json& state) {
+  for (auto& t : trainers_) t->restore_state(st, state);
+  const auto it = state.find("dropout_rng_ranks");
+  if (it != state.end() && it->is_array() && it->size() == trainers_.size())
+    for (size_t r = 1; r < trainers_.size(); ++r) trainers_[r]->set_dropout_state((*it)[r]);
+}
+
+ThreadRankParallelTrainer::ThreadRankParallelTrainer(Model& m, const ParallelCorpus& corpus,
+                                                     const Bpe& bpe, ParallelTrainOptions o,
+                                                     int ranks)
+    : ranks_(ranks), replicas_(make_replicas(m, ranks - 1)) {
+  for (int r = 0; r < ranks; ++r) {
+    ParallelTrainOptions ro = o;
+    if (ranks > 1) ro.dp = ranks_.dp(r);
+    trainers_.push_back(
+        std::make_unique<ParallelTrainer>(r ? *replicas_[size_t(r - 1)] : m, corpus, bpe, ro));
+  }
+}
+
+ThreadRankParallelTrainer::~ThreadRankParallelTrainer() = default;
+
+StepInfo ThreadRankParallelTrainer::step() {
+  if (trainers_.size() == 1) return trainers_[0]->step();
+  StepInfo s;
+  ranks_.run([&](int r) {
+    const StepInfo mine = trainers_[size_t(r)]->step();
+    if (r == 0) s = mine;
+  });
+  s.tokens = ranks_.global_tokens();
+  return s;
+}
+
+void ThreadRankParallelTrainer::restore(const SafeTensors& st) {
+  for (auto& t : trainers_) t->restore(st);
+}
+
+}  // namespace attnlab

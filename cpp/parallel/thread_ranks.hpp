@@ -1,0 +1,119 @@
+// Data parallelism inside one process: `attn train --threads N` can run N replicas of the step,
+// one thread each, on contiguous row shares of the batch (rank_rows), their gradients summed by
+// the bucketed sync over a ThreadWorld (thread_communicator.hpp). The replicas are models of the
+// same config whose ParamArenas view rank 0's values (ParamArena::share_values): one copy of the
+// weights, each replica its own activations and gradients; rank 0 alone clips and takes the
+// optimizer step (DataParallel::update), after every rank's backward and reduction finished, so
+// no replica reads weights while they change. Kernels then run on the rank's own thread.
+//
+// The other way to use N threads is to split each kernel call (kernels/threads.hpp). The choice,
+// plan_threads(), is a cost model of the speedup of each, from the shape of one step:
+//   ranks r:   r * 0.92 (the measured efficiency of 2 MPI ranks on S, M and base), allowed while
+//              every rank keeps at least kMinRowsPerRank rows of the batch (fewer rows make the
+//              GEMMs of a replica too thin to keep a core busy); r = min(N, rows / kMinRowsPerRank)
+//   kernels k: 1 + (k - 1) * 0.85 * w / (w + 2^24), w = tokens per batch * width^2: the size of
+//              one projection GEMM of the step, which decides how well a split call amortises
+//              its fork and join (fitted to the 2-thread steps of S, M and base: about 1.1x,
+//              1.4x, 1.8x)
+// and the larger wins. Both at once (ranks x kernel threads) is not planned: the kernel pool runs
+// one parallel region at a time, so kernel threads inside several ranks would queue for it.
+#pragma once
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "models/model.hpp"
+#include "parallel/bucketed_sync.hpp"
+#include "parallel/thread_communicator.hpp"
+#include "train/grad_sync.hpp"
+#include "train/parallel_trainer.hpp"
+#include "train/trainer.hpp"
+
+namespace attnlab {
+
+enum class ThreadSplit { Auto, Ranks, Kernels };
+// "auto", "ranks", "kernels" (anything else: an attnlab::Error naming them).
+ThreadSplit parse_thread_split(const std::string& s);
+
+struct ThreadPlan {
+  int ranks = 1, kernel_threads = 1;
+  std::string mode;                               // "ranks", "kernels" or "one" (a single thread)
+  double ranks_speedup = 1, kernels_speedup = 1;  // the cost model's estimates
+  std::string why;
+  nlohmann::json to_json() const;
+};
+
+constexpr long kMinRowsPerRank = 4;
+
+// The plan for `threads` threads on a step of `rows` rows (sequences), `tokens` tokens (padded,
+// all sides) and model width `width`. Forced modes keep their mode: ranks (at most one per row),
+// kernels. Without threads to spare (single-threaded WebAssembly) every plan is one rank.
+ThreadPlan plan_threads(int threads, ThreadSplit split, long rows, double tokens, int width);
+
+// T ranks as threads: the world, each rank's bucketed sync and DataParallel.
+class ThreadRanks {
+ public:
+  explicit ThreadRanks(int ranks);
+  ~ThreadRanks();
+  int size() const { return int(syncs_.size()); }
+  // {rank, size, its sync (null for one rank), split_batch, update on rank 0 only}
+  DataParallel dp(int rank) const;
+  // fn(rank) on every rank, rank 0 on the calling thread and the others on threads of their
+  // own; returns when all returned. A rank that throws releases the others (ThreadWorld::abort)
+  // and its exception is rethrown (not theirs); the world is then spent (later runs throw).
+  void run(const std::function<void(int)>& fn);
+  // The global target tokens of the last step.
+  long global_tokens() const { return long(syncs_[0]->global_tokens()); }
+
+ private:
+  std::unique_ptr<ThreadWorld> world_;
+  std::vector<std::unique_ptr<BucketedGradientSync>> syncs_;
+};
+
+// n models of m's config, each viewing m's parameter values.
+std::vector<std::unique_ptr<Model>> make_replicas(Model& m, int n);
+
+// The toy tasks' Trainer on thread ranks: rank 0 trains `m` itself, ranks 1..T-1 replicas of
+// it; o.batch is the global batch. With one rank it is exactly the single-thread Trainer.
+// save_state adds every rank's dropout generator ("dropout_rng_ranks"), so that a resume on as
+// many ranks continues bit for bit; on another rank count the ranks past 0 reseed as MPI's do.
+class ThreadRankTrainer {
+ public:
+  ThreadRankTrainer(Model& m, const Task& task, TrainOptions o, int ranks);
+  ~ThreadRankTrainer();
+  StepInfo step();  // rank 0's, with the global tokens
+  int next_step() const { return trainers_[0]->next_step(); }
+  int ranks() const { return ranks_.size(); }
+  void save_state(SafeTensors& st, nlohmann::json& state) const;
+  void restore_state(const SafeTensors& st, const nlohmann::json& state);
+
+ private:
+  ThreadRanks ranks_;
+  std::vector<std::unique_ptr<Model>> replicas_;
+  std::vector<std::unique_ptr<Trainer>> trainers_;
+};
+
+// The corpus trainer on thread ranks (its batch is always split by rank_rows); rank 0 saves.
+class ThreadRankParallelTrainer {
+ public:
+  ThreadRankParallelTrainer(Model& m, const ParallelCorpus& corpus, const Bpe& bpe,
+                            ParallelTrainOptions o, int ranks);
+  ~ThreadRankParallelTrainer();
+  StepInfo step();
+  int next_step() const { return trainers_[0]->next_step(); }
+  int epoch() const { return trainers_[0]->epoch(); }
+  int ranks() const { return ranks_.size(); }
+  void save(const std::string& path, const nlohmann::json& extra = nlohmann::json::object()) const {
+    trainers_[0]->save(path, extra);
+  }
+  void restore(const SafeTensors& st);
+
+ private:
+  ThreadRanks ranks_;
+  std::vector<std::unique_ptr<Model>> replicas_;
+  std::vector<std::unique_ptr<ParallelTrainer>> trainers_;
+};
+
+}  // namespace attnlab

@@ -1,0 +1,304 @@
+// Thread ranks (cpp/parallel/thread_ranks.hpp, thread_communicator.hpp): the shared-memory
+// collectives against hand-computed values, and training on T replicas in one process against
+// the one-thread run. T = 2 and T = 3 ranks on uneven row shares take the step the single thread
+// takes on the whole batch: the parameters agree to 1e-6 relative after a few steps (the key
+// biases aside, as in tests/dist/st_tool.cpp: their exact gradient is zero, so they hold rounding
+// noise that Adam scales up). A checkpoint of a thread-rank run with dropout resumes bit for bit;
+// with dropout, rank r draws its masks from MPI rank r's stream (trainer.hpp), and the run does
+// not depend on how the threads were scheduled. Kernels on one thread (the test binary's). In
+// single-threaded WebAssembly each case checks the fallback instead: one rank, and a clear error
+// for a world of more.
+#include <algorithm>
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "attnlab/error.hpp"
+#include "data/task.hpp"
+#include "io/checkpoint.hpp"
+#include "parallel/thread_ranks.hpp"
+#include "train/train_state.hpp"
+
+using namespace attnlab;
+
+namespace {
+
+// fn(rank, comm) on the `n` ranks of a fresh world, each on its own thread.
+template <class Fn>
+void on_ranks(int n, Fn fn) {
+  ThreadWorld w(n);
+  std::vector<std::thread> t;
+  for (int r = 0; r < n; ++r) t.emplace_back([&, r] { fn(r, w.comm(r)); });
+  for (auto& x : t) x.join();
+}
+
+nlohmann::json small_transformer(const Task& task, double dropout) {
+  return {{"model", "transformer"},
+          {"src_vocab", task.src_vocab()},
+          {"tgt_vocab", task.tgt_vocab()},
+          {"d_model", 16},
+          {"heads", 2},
+          {"d_ff", 32},
+          {"enc_layers", 1},
+          {"dec_layers", 1},
+          {"dropout", dropout},
+          {"max_len", 24}};
+}
+
+TrainOptions options(int batch) {
+  TrainOptions o;
+  o.batch = batch;
+  o.seed = 7;
+  o.schedule.kind = "constant";
+  o.schedule.lr = 1e-3f;
+  return o;
+}
+
+std::vector<float> params_after(const Task& task, const nlohmann::json& cfg, int batch, int ranks,
+                                int steps, std::vector<double>* losses = nullptr) {
+  auto m = make_model(cfg, cpu_kernels(), 3);
+  ThreadRankTrainer tr(*m, task, options(batch), ranks);
+  for (int i = 0; i < steps; ++i) {
+    const StepInfo s = tr.step();
+    if (losses) losses->push_back(s.loss);
+  }
+  const ParamArena& P = m->params();
+  return std::vector<float>(P.values(), P.values() + P.total());
+}
+
+// True for a float of an attention key bias (the middle third of an in_proj_bias).
+std::vector<char> key_bias_mask(const nlohmann::json& cfg) {
+  auto m = make_model(cfg, cpu_kernels(), 3);
+  const ParamArena& P = m->params();
+  std::vector<char> mask(size_t(P.total()), 0);
+  for (const ParamInfo& p : P.list()) {
+    const std::string& n = p.name;
+    if (n.size() < 12 || n.compare(n.size() - 12, 12, "in_proj_bias") != 0) continue;
+    const size_t C = size_t(p.numel) / 3;
+    for (size_t i = C; i < 2 * C; ++i) mask[p.offset + i] = 1;
+  }
+  return mask;
+}
+
+// Single-threaded WebAssembly has no second thread: there a plan is one rank and a world of
+// more is a clear error. True when that is the case (the caller's threaded checks are moot).
+bool single_threaded_fallback() {
+  if (thread_ranks_supported()) return false;
+  CHECK_THROWS_WITH(ThreadWorld(2), Catch::Contains("no threads"));
+  CHECK(plan_threads(2, ThreadSplit::Ranks, 32, 1024, 64).ranks == 1);
+  CHECK(plan_threads(2, ThreadSplit::Auto, 32, 1024, 64).ranks == 1);
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("threads-dp: float sums are in place, in rank order, on every rank", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  for (int n : {1, 2, 3}) {
+    const size_t len = 2500;  // uneven slices, several blocks
+    const size_t ranks = static_cast<size_t>(n);
+    std::vector<std::vector<float>> buf(ranks, std::vector<float>(len));
+    std::vector<std::vector<float>> small(ranks, std::vector<float>(3));
+    for (int r = 0; r < n; ++r)
+      for (size_t i = 0; i < len; ++i) buf[size_t(r)][i] = float(r + 1) * 0.1f + float(i);
+    for (int r = 0; r < n; ++r)
+      for (size_t i = 0; i < 3; ++i) small[size_t(r)][i] = float(10 * r + int(i));
+    std::vector<double> d(ranks);
+    std::vector<int64_t> mn(ranks), mx(ranks);
+    on_ranks(n, [&](int r, Communicator& c) {
+      REQUIRE(c.rank() == r);
+      REQUIRE(c.size() == n);
+      c.iallreduce_sum(buf[size_t(r)].data(), len);
+      c.iallreduce_sum(small[size_t(r)].data(), 3);
+      c.progress();
+      c.wait_all();
+      d[size_t(r)] = c.allreduce_double(0.5 * (r + 1), ReduceOp::Sum);
+      mn[size_t(r)] = c.allreduce_int64(100 - r, ReduceOp::Min);
+      mx[size_t(r)] = c.allreduce_int64(100 - r, ReduceOp::Max);
+    });
+    for (int r = 0; r < n; ++r) {
+      for (size_t i = 0; i < len; ++i) {
+        float want = 0.1f + float(i);  // rank 0 first, then 1, 2: the order of the sum
+        for (int q = 1; q < n; ++q) want += float(q + 1) * 0.1f + float(i);
+        INFO("n " << n << " rank " << r << " float " << i);
+        REQUIRE(buf[size_t(r)][i] == want);
+      }
+      for (size_t i = 0; i < 3; ++i) {
+        float want = 0;
+        for (int q = 0; q < n; ++q) want += float(10 * q + int(i));
+        REQUIRE(small[size_t(r)][i] == want);
+      }
+      CHECK(d[size_t(r)] == Approx(0.25 * n * (n + 1)));
+      CHECK(mn[size_t(r)] == 100 - (n - 1));
+      CHECK(mx[size_t(r)] == 100);
+    }
+  }
+}
+
+TEST_CASE("threads-dp: broadcast, repeated rounds and a failed rank", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  std::vector<std::vector<int>> v(3, std::vector<int>(5));
+  on_ranks(3, [&](int r, Communicator& c) {
+    for (int i = 0; i < 5; ++i) v[size_t(r)][size_t(i)] = 10 * r + i;
+    c.broadcast(v[size_t(r)].data(), 5 * sizeof(int), 2);
+    c.barrier();
+    for (int round = 0; round < 4; ++round) {  // the slots serve round after round
+      float x[2] = {float(r), float(round)};
+      c.allreduce_sum(x, 2);
+      REQUIRE(x[0] == 3.f);
+      REQUIRE(x[1] == 3.f * float(round));
+    }
+  });
+  for (int r = 0; r < 3; ++r)
+    for (int i = 0; i < 5; ++i) CHECK(v[size_t(r)][size_t(i)] == 20 + i);
+  CHECK_THROWS_AS(ThreadWorld(0), Error);
+  // a rank that fails releases the others from their collectives, now or later
+  {
+    ThreadWorld w(3);
+    std::atomic<int> released{0};
+    std::vector<std::thread> t;
+    for (int r = 0; r < 3; ++r)
+      t.emplace_back([&, r] {
+        if (r == 1) return w.abort();
+        try {
+          w.comm(r).barrier();
+        } catch (const Error&) {
+          ++released;
+        }
+      });
+    for (auto& x : t) x.join();
+    CHECK(released == 2);
+  }
+  // ThreadRanks::run rethrows the failure; the others, waiting in the gradient sync, return
+  ThreadRanks ranks(3);
+  std::vector<std::unique_ptr<ParamArena>> arenas;
+  for (int r = 0; r < 3; ++r) {
+    arenas.push_back(std::make_unique<ParamArena>(cpu_kernels()));
+    arenas.back()->add("w", {4}, Init::Ones);
+    Rng rng(1);
+    arenas.back()->allocate(rng);
+  }
+  std::atomic<int> released{0};
+  try {
+    ranks.run([&](int r) {
+      if (r == 1) throw Error("rank 1 fails");
+      try {
+        ranks.dp(r).sync->begin(*arenas[size_t(r)], 5);
+      } catch (const Error&) {
+        ++released;
+        throw;
+      }
+    });
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "rank 1 fails");
+  }
+  CHECK(released == 2);
+}
+
+TEST_CASE("threads-dp: the plan picks ranks for enough rows, kernels for few", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  const ThreadPlan one = plan_threads(1, ThreadSplit::Auto, 32, 1024, 64);
+  CHECK(one.ranks == 1);
+  CHECK(one.kernel_threads == 1);
+  const ThreadPlan s = plan_threads(2, ThreadSplit::Auto, 32, 32 * 32, 64);  // config S
+  CHECK(s.mode == "ranks");
+  CHECK(s.ranks == 2);
+  CHECK(s.kernel_threads == 1);
+  const ThreadPlan few = plan_threads(4, ThreadSplit::Auto, 6, 6 * 64, 512);
+  CHECK(few.mode == "kernels");
+  CHECK(few.ranks == 1);
+  CHECK(few.kernel_threads == 4);
+  const ThreadPlan forced = plan_threads(4, ThreadSplit::Ranks, 3, 3 * 64, 512);
+  CHECK(forced.ranks == 3);  // at most one rank per row
+  CHECK(plan_threads(4, ThreadSplit::Kernels, 64, 1e5, 64).kernel_threads == 4);
+  CHECK_THROWS_AS(parse_thread_split("both"), Error);
+}
+
+TEST_CASE("threads-dp: 2 and 3 thread ranks take the one-thread step", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  auto task = make_task("reverse");
+  const nlohmann::json cfg = small_transformer(*task, 0.0);
+  const std::vector<char> key_bias = key_bias_mask(cfg);
+  const int steps = 4;
+  for (int batch : {12, 13}) {
+    std::vector<double> l1;
+    const std::vector<float> one = params_after(*task, cfg, batch, 1, steps, &l1);
+    auto m0 = make_model(cfg, cpu_kernels(), 3);
+    for (int ranks : {2, 3}) {
+      std::vector<double> lr;
+      const std::vector<float> many = params_after(*task, cfg, batch, ranks, steps, &lr);
+      REQUIRE(many.size() == one.size());
+      // |a - b| relative to the largest weight of the tensor, the key biases aside
+      double worst = 0;
+      size_t compared = 0;
+      for (const ParamInfo& p : m0->params().list()) {
+        double scale = 0;
+        for (long i = 0; i < p.numel; ++i)
+          scale = std::max(scale, std::fabs(double(one[p.offset + size_t(i)])));
+        for (long i = 0; i < p.numel; ++i) {
+          const size_t k = p.offset + size_t(i);
+          if (key_bias[k]) continue;
+          worst = std::max(worst, std::fabs(double(many[k]) - double(one[k])) / scale);
+          ++compared;
+        }
+      }
+      INFO("batch " << batch << ", " << ranks << " ranks: worst relative difference " << worst);
+      CHECK(worst <= 1e-6);
+      CHECK(compared > size_t(one.size()) / 2);
+      for (int i = 0; i < steps; ++i) CHECK(lr[size_t(i)] == Approx(l1[size_t(i)]).epsilon(1e-6));
+      // the runs moved the weights: the comparison is not of the initial values
+      CHECK(std::memcmp(m0->params().values(), many.data(), many.size() * sizeof(float)) != 0);
+    }
+  }
+}
+
+TEST_CASE("threads-dp: with dropout a run is reproducible and resumes bit for bit",
+          "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  auto task = make_task("reverse");
+  const nlohmann::json cfg = small_transformer(*task, 0.1);
+  const int ranks = 2, steps = 6;
+  const TrainOptions o = options(10);
+  auto serialise = [](Model& m, const ThreadRankTrainer& tr) {
+    SafeTensors st = model_tensors(m, false);
+    nlohmann::json state = nlohmann::json::object();
+    tr.save_state(st, state);
+    st.metadata["attnlab_train"] = state.dump();
+    return serialize_safetensors(st);
+  };
+  auto straight = [&] {
+    auto m = make_model(cfg, cpu_kernels(), 3);
+    ThreadRankTrainer tr(*m, *task, o, ranks);
+    for (int i = 0; i < steps; ++i) tr.step();
+    return serialise(*m, tr);
+  };
+  const std::vector<uint8_t> whole = straight();
+  CHECK(straight() == whole);  // however the threads were scheduled
+  // steps / 2, a checkpoint, and the rest from its bytes
+  std::vector<uint8_t> half;
+  {
+    auto m = make_model(cfg, cpu_kernels(), 3);
+    ThreadRankTrainer tr(*m, *task, o, ranks);
+    for (int i = 0; i < steps / 2; ++i) tr.step();
+    half = serialise(*m, tr);
+  }
+  const SafeTensors st = parse_safetensors(half.data(), half.size());
+  nlohmann::json state;
+  auto m = model_from_safetensors(st, cpu_kernels(), &state);
+  REQUIRE(state.contains("dropout_rng_ranks"));
+  TrainOptions ro = o;
+  ro.first_step = state["step"].get<int>() + 1;
+  ThreadRankTrainer tr(*m, *task, ro, ranks);
+  tr.restore_state(st, state);
+  for (int i = steps / 2; i < steps; ++i) tr.step();
+  CHECK(serialise(*m, tr) == whole);
+  // rank 1 draws its own masks: the run is not the one-thread run on the same batch
+  auto m1 = make_model(cfg, cpu_kernels(), 3);
+  ThreadRankTrainer one(*m1, *task, o, 1);
+  for (int i = 0; i < steps; ++i) one.step();
+  CHECK(serialise(*m1, one) != whole);
+}

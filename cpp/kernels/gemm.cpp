@@ -4,10 +4,17 @@
 // MR-tall row panels while a plain A is read in place, and an MR x NR register tile of xsimd
 // accumulators runs over each pair of panels.
 // Threads split C into row or column stripes (pieces claimed by whichever thread runs, see
-// kernels/threads.hpp), each a complete serial GEMM over fixed boundaries (deterministic). Row
-// stripes share one B packed whole beforehand (in parallel), so that splitting into more,
-// smaller stripes does not pack B once per stripe.
+// kernels/threads.hpp) in one parallel region per call, each stripe a complete GEMM over fixed
+// boundaries whose every C tile sums its K blocks in the same order as one thread would
+// (deterministic: the same bits for any thread count). Row stripes share one packed B, each
+// group of its panels packed by the first thread to need it (SharedB), so that splitting into
+// more, smaller stripes does not pack B once per stripe and no thread waits for another.
+// Long because: the packing, the micro-kernel and the blocking loops share the tile types and
+// cache constants that tie them together; apart they would each need the others' internals.
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "kernels/cpu.hpp"
@@ -218,25 +225,32 @@ size_t packed_b_offset(int K, int N, int jc, int pc) {
   return size_t(jc) * K + size_t(pc) * size_t((nc + T::NR - 1) / T::NR * T::NR);
 }
 
-// Packs columns [j0, j1) (j0 a multiple of NR) of op(B) [K, N] whole, as packed_b_offset lays out.
-template <class T>
-void pack_b_whole(float* pb, bool transB, const float* B, int ldb, int K, int N, int j0, int j1) {
-  for (int jc = j0 / T::NC * T::NC; jc < j1; jc += T::NC) {
-    const int b = std::max(j0, jc), e = std::min({j1, jc + T::NC, N});
-    for (int pc = 0; pc < K; pc += KC) {
-      const int kc = std::min(KC, K - pc);
-      pack_b<T::NV>(pb + packed_b_offset<T>(K, N, jc, pc) + size_t(b - jc) * kc, transB, B, ldb, pc,
-                    kc, b, e - b);
-    }
+// op(B) packed whole by the threads of one row split as they go (gemm_rows): packed_b_offset's
+// layout, each (jc, pc) block cut into groups of kGroupPanels NR-wide panels, each group with a
+// state word. The first thread to reach a group claims it, packs it into the shared buffer and
+// marks it ready; a thread that finds a group claimed but not ready computes other groups first
+// and, if it is still not ready then, packs its own copy (a descheduled packer never makes the
+// others wait). Which copy a tile reads changes no bits: packing copies.
+struct SharedB {
+  enum : uint8_t { kFree, kBusy, kReady };
+  float* pb;
+  std::atomic<uint8_t>* state;
+  int k_blocks, groups;  // per NC block of columns: k_blocks KC blocks of `groups` groups each
+  std::atomic<uint8_t>& at(int n_block, int k_block, int g) const {
+    return state[(size_t(n_block) * k_blocks + k_block) * groups + g];
   }
-}
+};
+// Four panels: 64 (AVX2) or 128 (AVX-512) columns, enough groups for two threads to start on
+// different ones at 256 columns, each a few microseconds of packing.
+constexpr int kGroupPanels = 4;
 
-// packed_b: op(B) already packed whole (pack_b_whole), or nullptr to pack block by block here.
+// shared: op(B) packed whole by whoever reaches a group first (SharedB), or nullptr to pack it
+// block by block here.
 template <class T>
 void gemm_blocked(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
                   int lda, const float* B, int ldb, float beta, float* C, int ldc,
-                  const float* packed_b = nullptr) {
-  constexpr int MR = T::MR, NR = T::NR, MC = T::MC, NC = T::NC;
+                  const SharedB* shared = nullptr) {
+  constexpr int MR = T::MR, NR = T::NR, MC = T::MC, NC = T::NC, GC = kGroupPanels * NR;
   Workspace& ws = workspace();
   const bool copy_plain = !transA && N > NR && aliasing_rows(lda);  // reused over >1 B panel
   float* pa = ws.pa();
@@ -245,26 +259,60 @@ void gemm_blocked(bool transA, bool transB, int M, int N, int K, float alpha, co
     for (int pc = 0; pc < K; pc += KC) {
       const int kc = std::min(KC, K - pc);
       const float b_eff = pc == 0 ? beta : 1.f;
-      const float* pb = packed_b ? packed_b + packed_b_offset<T>(K, N, jc, pc) : ws.pb();
-      if (!packed_b) pack_b<T::NV>(ws.pb(), transB, B, ldb, pc, kc, jc, nc);
+      float* pb = shared ? shared->pb + packed_b_offset<T>(K, N, jc, pc) : ws.pb();
+      if (!shared) pack_b<T::NV>(pb, transB, B, ldb, pc, kc, jc, nc);
       for (int ic = 0; ic < M; ic += MC) {
         const int mc = std::min(MC, M - ic);
         if (transA) pack_at<MR>(pa, A, lda, ic, mc, pc, kc);
         if (copy_plain) copy_a(pa, A, lda, ic, mc, pc, kc);
-        for (int jr = 0; jr < nc; jr += NR)
-          for (int ir = 0; ir < mc; ir += MR) {
-            float* c = C + size_t(ic + ir) * ldc + jc + jr;
-            const float* b = pb + size_t(jr) * kc;
-            const int m = std::min(MR, mc - ir), n = std::min(NR, nc - jr);
-            if (copy_plain)
-              micro_kernel<T, false>(kc, pa + size_t(ir) * kCopyLd, kCopyLd, b, c, ldc, alpha,
-                                     b_eff, m, n);
-            else if (!transA)
-              micro_kernel<T, false>(kc, A + size_t(ic + ir) * lda + pc, lda, b, c, ldc, alpha,
-                                     b_eff, m, n);
-            else
-              micro_kernel<T, true>(kc, pa + size_t(ir) * kc, 0, b, c, ldc, alpha, b_eff, m, n);
+        // columns [j0, j1) of this block against the A block, B's panels at b0
+        auto panels = [&](const float* b0, int j0, int j1) {
+          for (int jr = j0; jr < j1; jr += NR)
+            for (int ir = 0; ir < mc; ir += MR) {
+              float* c = C + size_t(ic + ir) * ldc + jc + jr;
+              const float* b = b0 + size_t(jr - j0) * kc;
+              const int m = std::min(MR, mc - ir), n = std::min(NR, nc - jr);
+              if (copy_plain)
+                micro_kernel<T, false>(kc, pa + size_t(ir) * kCopyLd, kCopyLd, b, c, ldc, alpha,
+                                       b_eff, m, n);
+              else if (!transA)
+                micro_kernel<T, false>(kc, A + size_t(ic + ir) * lda + pc, lda, b, c, ldc, alpha,
+                                       b_eff, m, n);
+              else
+                micro_kernel<T, true>(kc, pa + size_t(ir) * kc, 0, b, c, ldc, alpha, b_eff, m, n);
+            }
+        };
+        if (!shared) {
+          panels(pb, 0, nc);
+          continue;
+        }
+        const int groups = (nc + GC - 1) / GC;
+        int later[(NC + GC - 1) / GC], n_later = 0;
+        for (int g = 0; g < groups; ++g) {
+          std::atomic<uint8_t>& st = shared->at(jc / NC, pc / KC, g);
+          const int j0 = g * GC, j1 = std::min(nc, j0 + GC);
+          float* dst = pb + size_t(j0) * kc;
+          uint8_t s = st.load(std::memory_order_acquire);
+          if (s == SharedB::kFree &&
+              st.compare_exchange_strong(s, SharedB::kBusy, std::memory_order_relaxed)) {
+            pack_b<T::NV>(dst, transB, B, ldb, pc, kc, jc + j0, j1 - j0);
+            st.store(SharedB::kReady, std::memory_order_release);
+            s = SharedB::kReady;
           }
+          if (s == SharedB::kReady)
+            panels(dst, j0, j1);
+          else
+            later[n_later++] = g;
+        }
+        for (int i = 0; i < n_later; ++i) {
+          const int g = later[i], j0 = g * GC, j1 = std::min(nc, j0 + GC);
+          const float* src = pb + size_t(j0) * kc;
+          if (shared->at(jc / NC, pc / KC, g).load(std::memory_order_acquire) != SharedB::kReady) {
+            pack_b<T::NV>(ws.pb(), transB, B, ldb, pc, kc, jc + j0, j1 - j0);
+            src = ws.pb();
+          }
+          panels(src, j0, j1);
+        }
       }
     }
   }
@@ -288,33 +336,48 @@ void scale_c(int M, int N, float beta, float* C, int ldc) {
 
 constexpr double kGrainFlops = 2e6;  // below this much work per thread, stay on one thread
 
-// Row stripes of whole MR-row panels on up to `chunks` threads, after op(B) is packed whole (in
-// stripes of NR-column panels) into the calling thread's buffer.
+// Row stripes of whole MR-row panels (no C cache line written by two threads but where a row
+// ends) on up to `chunks` threads, in one parallel region: op(B) is packed whole into the
+// calling thread's buffer by whichever thread first needs each group of panels (SharedB). A
+// stripe's A block (at most MC x KC) and the group of B it runs over (kGroupPanels x KC x NR,
+// 64 KiB with AVX2, 128 KiB with AVX-512) stay in the core's L2 while the group is in use.
 template <class T>
 void gemm_rows(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                const float* B, int ldb, float beta, float* C, int ldc, int chunks) {
   thread_local std::vector<fbatch> whole;  // op(B) packed, K x N rounded up to NR columns
+  thread_local std::unique_ptr<std::atomic<uint8_t>[]> states;
+  thread_local size_t n_states = 0;
   const size_t need = size_t(K) * size_t((N + T::NR - 1) / T::NR * T::NR);
   if (whole.size() * W < need) whole.resize((need + W - 1) / W);
   float* pb = reinterpret_cast<float*>(whole.data());
-  threads::parallel_for((N + T::NR - 1) / T::NR, chunks, [&](long b, long e, int) {
-    pack_b_whole<T>(pb, transB, B, ldb, K, N, int(b) * T::NR, std::min(N, int(e) * T::NR));
-  });
+  constexpr int GC = kGroupPanels * T::NR;
+  const int groups = std::min((N + GC - 1) / GC, (T::NC + GC - 1) / GC);
+  const SharedB shared{pb, nullptr, (K + KC - 1) / KC, groups};
+  const size_t n = size_t((N + T::NC - 1) / T::NC) * shared.k_blocks * groups;
+  if (n_states < n) {
+    states.reset(new std::atomic<uint8_t>[n]);
+    n_states = n;
+  }
+  for (size_t i = 0; i < n; ++i) states[i].store(SharedB::kFree, std::memory_order_relaxed);
+  SharedB sh = shared;
+  sh.state = states.get();
   threads::parallel_for((M + T::MR - 1) / T::MR, chunks, [&](long b, long e, int) {
     const int i0 = int(b) * T::MR, i1 = std::min(M, int(e) * T::MR);
     gemm_blocked<T>(transA, transB, i1 - i0, N, K, alpha, transA ? A + i0 : A + size_t(i0) * lda,
-                    lda, B, ldb, beta, C + size_t(i0) * ldc, ldc, pb);
+                    lda, B, ldb, beta, C + size_t(i0) * ldc, ldc, &sh);
   });
 }
 
-// One GEMM on up to `chunks` threads: C split into row stripes (tall C) or column stripes.
+// One GEMM on up to `chunks` threads: C split into row stripes sharing B (gemm_rows) when there
+// are rows enough for two register tiles per thread, else into column stripes of NR-wide panels
+// (each packs its own columns of B; the 1 x N products of a decoder step).
 void gemm_split(bool transA, bool transB, int M, int N, int K, float alpha, const float* A, int lda,
                 const float* B, int ldb, float beta, float* C, int ldc, int chunks) {
   if (chunks <= 1) {
     gemm_serial(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
-  if (M >= N) {
+  if (M >= 2 * chunks * Wide::MR) {
 #if !defined(__wasm_simd128__)
     if (N <= W)
       return gemm_rows<Narrow>(transA, transB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,

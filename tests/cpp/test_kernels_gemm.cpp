@@ -1,12 +1,16 @@
 // GEMM and strided-batched GEMM of the CPU table vs. the reference loops: all four transpose
 // variants, tiny and odd sizes, sizes that cross every cache block, padded leading dimensions
 // (4 KiB row strides included), alpha/beta (beta == 0 must not read C), and bitwise
-// determinism across thread counts.
+// determinism across thread counts, on shapes large enough to be split (row stripes sharing one
+// packed B, or column stripes) in awkward ways.
+#include <cstring>
+#include <initializer_list>
 #include <string>
 
 #include "kernel_check.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/reference.hpp"
+#include "kernels/threads.hpp"
 
 using namespace attnlab;
 using namespace attnlab::test;
@@ -20,15 +24,35 @@ struct Case {
 // Runs the CPU gemm and the reference on the same random operands and compares. A float sum
 // of K products carries rounding relative to sum_k |a_ik b_kj|, not to the (possibly
 // cancelling) result, so the bound is kKernelRel times that magnitude.
-void check_gemm(bool ta, bool tb, Case c, float alpha, float beta, Rng& rng, int pad = 0) {
+// With `threads`, the CPU gemm runs once per thread count (the pool's balance reset first, so
+// that it does use them) and every run must give the bits of the first.
+void check_gemm(bool ta, bool tb, Case c, float alpha, float beta, Rng& rng, int pad = 0,
+                std::initializer_list<int> threads = {}) {
   const int lda = (ta ? c.M : c.K) + pad, ldb = (tb ? c.K : c.N) + pad, ldc = c.N + pad;
   const auto A = randv(size_t(ta ? c.K : c.M) * lda, rng);
   const auto B = randv(size_t(tb ? c.N : c.K) * ldb, rng);
   auto C0 = randv(size_t(c.M) * ldc, rng);
   if (beta == 0.f) C0.assign(C0.size(), NAN);  // must not be read
   auto got = C0, want = C0;
-  cpu_kernels().gemm(ta, tb, c.M, c.N, c.K, alpha, A.data(), lda, B.data(), ldb, beta, got.data(),
-                     ldc);
+  auto run = [&](std::vector<float>& out) {
+    cpu_kernels().gemm(ta, tb, c.M, c.N, c.K, alpha, A.data(), lda, B.data(), ldb, beta, out.data(),
+                       ldc);
+  };
+  if (threads.size() == 0) run(got);
+  for (const int t : threads) {
+    auto out = C0;
+    with_threads(t, [&] {
+      threads::reset_balance();
+      run(out);
+    });
+    if (t == *threads.begin()) {
+      got = out;
+    } else {
+      INFO("gemm ta=" << ta << " tb=" << tb << " M=" << c.M << " N=" << c.N << " K=" << c.K << ": "
+                      << t << " threads vs. " << *threads.begin());
+      REQUIRE(std::memcmp(out.data(), got.data(), out.size() * sizeof(float)) == 0);
+    }
+  }
   kernels::ref::gemm(ta, tb, c.M, c.N, c.K, alpha, A.data(), lda, B.data(), ldb, beta, want.data(),
                      ldc);
   for (int i = 0; i < c.M; ++i)
@@ -108,6 +132,27 @@ TEST_CASE("gemm: same bits for every thread count", "[kernels][gemm]") {
     CHECK(c1 == c2);
     CHECK(c1 == c3);
   }
+}
+
+// Each shape has at least 4 MFLOP, enough for two threads (kernels/gemm.cpp kGrainFlops).
+TEST_CASE("gemm: thread splits of awkward shapes match the reference, same bits",
+          "[kernels][gemm]") {
+  Rng rng(16);
+  const Case cases[] = {
+      {257, 130, 140},  // M, N off every panel and group boundary
+      {3000, 700, 1},   // K == 1: row stripes, eleven groups of B panels
+      {25, 20, 5000},   // barely enough rows for row stripes; twenty K blocks
+      {7, 16, 20000},   // too few rows for row stripes, one column panel: one thread idles
+      {1, 5000, 500},   // 1 x N: column stripes
+      {600, 5, 700},    // N below one vector: the narrow tile's row stripes
+      {40, 4200, 13},   // more than one NC block of B
+      {300, 300, 300},  // several K blocks
+  };
+  for (const Case& c : cases)
+    for (int t = 0; t < 4; ++t) {
+      check_gemm(t & 1, t & 2, c, 1.f, 0.f, rng, 0, {1, 2, 3});
+      check_gemm(t & 1, t & 2, c, 0.5f, -1.5f, rng, t, {2, 1, 4});
+    }
 }
 
 TEST_CASE("gemm_batched: strided heads vs. the reference", "[kernels][gemm]") {

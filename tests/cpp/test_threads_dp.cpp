@@ -1,19 +1,23 @@
 // Thread ranks (cpp/parallel/thread_ranks.hpp, thread_communicator.hpp): the shared-memory
 // collectives against hand-computed values, and training on T replicas in one process against
 // the one-thread run. T = 2 and T = 3 ranks on uneven row shares take the step the single thread
-// takes on the whole batch: the parameters agree to 1e-6 relative after a few steps (the key
-// biases aside, as in tests/dist/st_tool.cpp: their exact gradient is zero, so they hold rounding
-// noise that Adam scales up). A checkpoint of a thread-rank run with dropout resumes bit for bit;
-// with dropout, rank r draws its masks from MPI rank r's stream (trainer.hpp), and the run does
-// not depend on how the threads were scheduled. Kernels on one thread (the test binary's). In
-// single-threaded WebAssembly each case checks the fallback instead: one rank, and a clear error
-// for a world of more.
+// takes on the whole batch: the parameters agree to 1e-6 relative after the first step and to
+// 1e-5 after four, the bound tests/dist/attn_dist_test.sh holds MPI's np2 to np1 (Adam divides
+// each gradient by its own running size, so the rounding of the smallest gradients, summed in
+// another order, reaches the weights: measured on AVX2, 2.3e-7 after one step, up to 1.6e-6 after
+// two or three); the key biases aside, as in tests/dist/st_tool.cpp: their exact gradient is zero,
+// so they hold rounding noise that Adam scales up. A checkpoint of a thread-rank run with dropout
+// resumes bit for bit; with dropout, rank r draws its masks from MPI rank r's stream (trainer.hpp),
+// and the run does not depend on how the threads were scheduled. Kernels on one thread (the test
+// binary's). In single-threaded WebAssembly each case checks the fallback instead: one rank, and a
+// clear error for a world of more.
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "attnlab/error.hpp"
@@ -223,37 +227,38 @@ TEST_CASE("threads-dp: 2 and 3 thread ranks take the one-thread step", "[threads
   auto task = make_task("reverse");
   const nlohmann::json cfg = small_transformer(*task, 0.0);
   const std::vector<char> key_bias = key_bias_mask(cfg);
-  const int steps = 4;
-  for (int batch : {12, 13}) {
-    std::vector<double> l1;
-    const std::vector<float> one = params_after(*task, cfg, batch, 1, steps, &l1);
-    auto m0 = make_model(cfg, cpu_kernels(), 3);
-    for (int ranks : {2, 3}) {
-      std::vector<double> lr;
-      const std::vector<float> many = params_after(*task, cfg, batch, ranks, steps, &lr);
-      REQUIRE(many.size() == one.size());
-      // |a - b| relative to the largest weight of the tensor, the key biases aside
-      double worst = 0;
-      size_t compared = 0;
-      for (const ParamInfo& p : m0->params().list()) {
-        double scale = 0;
-        for (long i = 0; i < p.numel; ++i)
-          scale = std::max(scale, std::fabs(double(one[p.offset + size_t(i)])));
-        for (long i = 0; i < p.numel; ++i) {
-          const size_t k = p.offset + size_t(i);
-          if (key_bias[k]) continue;
-          worst = std::max(worst, std::fabs(double(many[k]) - double(one[k])) / scale);
-          ++compared;
+  for (const auto& [steps, bound] : {std::pair<int, double>{1, 1e-6}, {4, 1e-5}})
+    for (int batch : {12, 13}) {
+      std::vector<double> l1;
+      const std::vector<float> one = params_after(*task, cfg, batch, 1, steps, &l1);
+      auto m0 = make_model(cfg, cpu_kernels(), 3);
+      for (int ranks : {2, 3}) {
+        std::vector<double> lr;
+        const std::vector<float> many = params_after(*task, cfg, batch, ranks, steps, &lr);
+        REQUIRE(many.size() == one.size());
+        // |a - b| relative to the largest weight of the tensor, the key biases aside
+        double worst = 0;
+        size_t compared = 0;
+        for (const ParamInfo& p : m0->params().list()) {
+          double scale = 0;
+          for (long i = 0; i < p.numel; ++i)
+            scale = std::max(scale, std::fabs(double(one[p.offset + size_t(i)])));
+          for (long i = 0; i < p.numel; ++i) {
+            const size_t k = p.offset + size_t(i);
+            if (key_bias[k]) continue;
+            worst = std::max(worst, std::fabs(double(many[k]) - double(one[k])) / scale);
+            ++compared;
+          }
         }
+        INFO(steps << " steps, batch " << batch << ", " << ranks
+                   << " ranks: worst relative difference " << worst);
+        CHECK(worst <= bound);
+        CHECK(compared > size_t(one.size()) / 2);
+        for (int i = 0; i < steps; ++i) CHECK(lr[size_t(i)] == Approx(l1[size_t(i)]).epsilon(1e-6));
+        // the runs moved the weights: the comparison is not of the initial values
+        CHECK(std::memcmp(m0->params().values(), many.data(), many.size() * sizeof(float)) != 0);
       }
-      INFO("batch " << batch << ", " << ranks << " ranks: worst relative difference " << worst);
-      CHECK(worst <= 1e-6);
-      CHECK(compared > size_t(one.size()) / 2);
-      for (int i = 0; i < steps; ++i) CHECK(lr[size_t(i)] == Approx(l1[size_t(i)]).epsilon(1e-6));
-      // the runs moved the weights: the comparison is not of the initial values
-      CHECK(std::memcmp(m0->params().values(), many.data(), many.size() * sizeof(float)) != 0);
     }
-  }
 }
 
 TEST_CASE("threads-dp: with dropout a run is reproducible and resumes bit for bit",

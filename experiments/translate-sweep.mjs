@@ -1,16 +1,18 @@
 // The sweep behind the translator's recipe: several German→English configurations trained for the
-// same wall time on the same machine, then scored the way experiments/translator.mjs scores the
-// shipped model.
+// same compute on the same machine (minutes of one core's CPU time each: on a shared machine other
+// jobs stretch the wall time, not the CPU time), then scored the way experiments/translator.mjs
+// scores the shipped model.
 //   node experiments/translate-sweep.mjs [--only id,id] [--minutes 110] [--out build/sweep] [--skip-train]
 // The configurations: three Transformer sizes and two recurrent kinds (RNNsearch, Luong general).
 // Every chosen configuration trains at once, one thread each, so they share the machine evenly;
-// at the deadline attn train gets SIGINT, saves its step and exits (run the script again after an
-// interruption and each run continues from its newest checkpoint until it has had its minutes).
+// when its CPU minutes are spent attn train gets SIGINT, saves its step and exits (run the script
+// again after an interruption and each run continues from its newest checkpoint until it has had
+// its minutes; wall.json keeps both the wall and the CPU time of every sitting).
 // Then, for each run: greedy BLEU on the whole validation split every --curve-every steps, and the
 // average of its last 5 checkpoints on the 836-pair test split (beam 4, alpha 0.6; greedy too),
 // with the best single checkpoint among those 5 (by validation BLEU) beside it.
 // Writes OUT/sweep.json, OUT/sweep.md and docs/reproduce/translate-sweep.svg (validation BLEU
-// against training minutes).
+// against training CPU minutes).
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -99,10 +101,10 @@ function run(argv) {
 }
 const lastJson = (out) => JSON.parse(out.trim().split('\n').pop());
 
-// Train one configuration until it has had MINUTES of wall time (summed over resumed runs).
+// Train one configuration until it has had MINUTES of CPU time (summed over resumed runs).
 async function train(c) {
   mkdirSync(dir(c), { recursive: true });
-  const left = MINUTES * 60 - wallOf(c).seconds;
+  const left = MINUTES * 60 - wallOf(c).cpuSeconds;
   if (left < 30) return;
   const last = ckpts(c).at(-1);
   const argv = [
@@ -127,7 +129,7 @@ async function train(c) {
     argv.push('--train', path.join(DATA, 'train.tsv'), '--valid', path.join(DATA, 'valid.tsv'));
     for (const [k, v] of Object.entries({ ...(c.base ?? COMMON), ...c.flags })) argv.push(`--${k}`, v);
   }
-  console.error(`== ${c.id}: attn ${argv.join(' ')} (${(left / 60).toFixed(1)} min)`);
+  console.error(`== ${c.id}: attn ${argv.join(' ')} (${(left / 60).toFixed(1)} CPU min)`);
   const stderr = createWriteStream(path.join(dir(c), 'train.log'), { flags: 'a' });
   const code = await trainSitting({
     attn,
@@ -136,7 +138,7 @@ async function train(c) {
     run: runFile(c),
     dir: dir(c),
     threads: 1,
-    seconds: left,
+    cpuSeconds: left,
     stderr,
   });
   if (code !== 0 && code !== 130) throw new Error(`${c.id}: attn train exited ${code}`);
@@ -212,12 +214,13 @@ for (const c of chosen) {
     id: c.id,
     label: c.label,
     flags: { ...(c.base ?? COMMON), ...c.flags },
-    minutes: wall.seconds / 60,
+    minutes: wall.cpuSeconds / 60,
+    wallMinutes: wall.seconds / 60,
     steps: lastStep,
     params: Number(log.match(/(\d+) parameters/)?.[1] ?? 0),
     trainLoss: losses.at(-1)?.[1] ?? null,
     curve: Object.entries(curve)
-      .map(([s, b]) => ({ step: Number(s), minutes: ((Number(s) / lastStep) * wall.seconds) / 60, validBleu: b }))
+      .map(([s, b]) => ({ step: Number(s), minutes: ((Number(s) / lastStep) * wall.cpuSeconds) / 60, validBleu: b }))
       .sort((a, b) => a.step - b.step),
     test: {
       averageBeam4: lastJson(beam).bleu,
@@ -267,7 +270,7 @@ const table = [
   '| --- | --- | --- | --- | --- | --- | --- |',
   ...results.map(
     (r) =>
-      `| ${r.label} | ${(r.params / 1e6).toFixed(2)} M | ${r.steps} (${r.minutes.toFixed(0)} min, 1 thread) | ${r.trainLoss ?? '—'} | ` +
+      `| ${r.label} | ${(r.params / 1e6).toFixed(2)} M | ${r.steps} (${r.minutes.toFixed(0)} CPU min, ${r.wallMinutes.toFixed(0)} wall min, 1 thread) | ${r.trainLoss ?? '—'} | ` +
       `**${f2(r.test.averageBeam4)}** | ${f2(r.test.averageGreedy)} | ${f2(r.test.bestSingleBeam4)} (${r.test.bestStep}) |`
   ),
   '',
@@ -293,8 +296,8 @@ writeFileSync(
       points: r.curve.map((p) => [p.minutes, p.validBleu]),
     })),
     {
-      title: 'German→English: validation BLEU (greedy) against training time, 1 thread each',
-      xLabel: 'training minutes',
+      title: 'German→English: validation BLEU (greedy) against training CPU time, 1 thread each',
+      xLabel: 'training CPU minutes',
       yLabel: 'validation BLEU',
     }
   )

@@ -70,16 +70,54 @@ export const checkpoints = (run) =>
 
 export function readWall(dir) {
   const f = path.join(dir, 'wall.json');
-  return existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : { seconds: 0, runs: [] };
+  const wall = existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : { seconds: 0, runs: [] };
+  wall.cpuSeconds ??= 0;
+  return wall;
+}
+
+// The CPU seconds (user + system) the process `pid` and its children so far have used (Linux:
+// /proc/PID/stat fields 14-17, in clock ticks of 1/100 s, the kernel's USER_HZ), or null when
+// the process is gone.
+const TICKS = 100;
+export function cpuSecondsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // the fields after the command name, which is in parentheses and may hold spaces
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const own = Number(f[11]) + Number(f[12]);
+    const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean)
+      .reduce((sum, c) => sum + (cpuSecondsOf(c) ?? 0), 0);
+    return own / TICKS + children;
+  } catch {
+    return null;
+  }
 }
 
 // One sitting of `attn train argv` (fresh, or --resume from the newest checkpoint: the caller's
-// argv). Ctrl-C, or `seconds` running out, sends attn SIGINT: it saves its step and exits 130.
+// argv). Ctrl-C, `seconds` of wall time running out, or `cpuSeconds` of CPU time (the sitting's
+// processes, user + system, polled every 2 s) running out, sends attn SIGINT: it saves its step
+// and exits 130. A CPU budget is what equal-compute comparisons need on a shared machine: other
+// jobs lengthen a sitting's wall time, not its CPU time.
 // ranks > 1: the sitting runs under `mpirun -np ranks` (data-parallel, one thread per rank), and
 // SIGINT goes to the ranks, not to mpirun (which would end them without a save).
-// The sitting's wall time, steps, start date and `meta` (the CPU, the binary) are added to
-// DIR/wall.json. Resolves with the exit code (128 + the signal's number when killed by one).
-export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, seconds = Infinity, stderr, meta = {} }) {
+// The sitting's wall time, CPU time, steps, start date and `meta` (the CPU, the binary) are
+// added to DIR/wall.json (`seconds` and `cpuSeconds` are the sums over sittings). Resolves with
+// the exit code (128 + the signal's number when killed by one).
+export function trainSitting({
+  attn,
+  cwd,
+  argv,
+  run,
+  dir,
+  threads,
+  ranks = 1,
+  seconds = Infinity,
+  cpuSeconds = Infinity,
+  stderr,
+  meta = {},
+}) {
   const wall = readWall(dir);
   const from = checkpoints(run).at(-1);
   const t0 = Date.now();
@@ -99,11 +137,13 @@ export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, se
       : [attn, argv];
   // The sitting is in wall.json from its start and brought up to date every minute, so one that
   // is killed with its machine (no close event) still counts, up to its last checkpoint.
-  const base = wall.seconds;
+  const base = wall.seconds,
+    cpuBase = wall.cpuSeconds;
   const entry = {
     from: from ? stepOf(from) : 0,
     to: from ? stepOf(from) : 0,
     seconds: 0,
+    cpuSeconds: 0,
     threads: Number(threads),
     ranks,
     date: new Date(t0).toISOString(),
@@ -116,6 +156,7 @@ export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, se
     entry.seconds = (Date.now() - t0) / 1000;
     entry.to = to ? stepOf(to) : 0;
     wall.seconds = base + entry.seconds;
+    wall.cpuSeconds = cpuBase + entry.cpuSeconds;
     writeFileSync(path.join(dir, 'wall.json'), `${JSON.stringify(wall, null, 2)}\n`);
   };
   record();
@@ -125,15 +166,27 @@ export function trainSitting({ attn, cwd, argv, run, dir, threads, ranks = 1, se
     if (stderr) p.stderr.pipe(stderr);
     const stop = () => (ranks > 1 ? spawnSync('pkill', ['-INT', '-P', String(p.pid)]) : p.kill('SIGINT'));
     const timer = Number.isFinite(seconds) ? setTimeout(stop, seconds * 1000) : null;
+    let stopped = false;
+    const cpuTimer = setInterval(() => {
+      const used = cpuSecondsOf(p.pid);
+      if (used === null) return;
+      entry.cpuSeconds = used;
+      if (used >= cpuSeconds && !stopped) {
+        stopped = true;
+        stop();
+      }
+    }, 2000);
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     p.on('error', (e) => {
       clearInterval(ticker);
+      clearInterval(cpuTimer);
       reject(e);
     });
     p.on('close', (exitCode, signal) => {
       const code = exitCode ?? 128 + (os.constants.signals[signal] ?? 0);
       clearTimeout(timer);
+      clearInterval(cpuTimer);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       clearInterval(ticker);

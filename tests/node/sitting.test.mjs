@@ -38,3 +38,34 @@ test('a sitting is recorded when it starts and completed when it ends', async ()
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// A CPU budget stops a sitting that computes, not one that waits: a stand-in that spins gets
+// SIGINT once it has used its CPU second (and exits 130 as attn does); one that sleeps 3 s on a
+// 1-s CPU budget runs to its end. Both sittings' CPU time is in wall.json.
+test('a CPU-time budget stops a sitting by its CPU time, not its wall time', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-sitting-'));
+  try {
+    const run = path.join(dir, 'run.safetensors');
+    const stand = (name, body) => {
+      const f = path.join(dir, name);
+      writeFileSync(f, `#!/bin/sh\n${body}\n`);
+      chmodSync(f, 0o755);
+      return f;
+    };
+    const spin = stand('spin', 'trap "exit 130" INT\nwhile :; do :; done');
+    const t0 = Date.now();
+    const code = await trainSitting({ attn: spin, cwd: dir, argv: [], run, dir, threads: 1, cpuSeconds: 1 });
+    assert.equal(code, 130, 'stopped with SIGINT');
+    let wall = JSON.parse(readFileSync(path.join(dir, 'wall.json'), 'utf8'));
+    assert.ok(wall.runs[0].cpuSeconds >= 1, `spent its CPU second (${wall.runs[0].cpuSeconds})`);
+    assert.ok(Date.now() - t0 < 60000);
+    const sleeper = stand('sleeper', 'sleep 3');
+    assert.equal(await trainSitting({ attn: sleeper, cwd: dir, argv: [], run, dir, threads: 1, cpuSeconds: 1 }), 0);
+    wall = JSON.parse(readFileSync(path.join(dir, 'wall.json'), 'utf8'));
+    assert.equal(wall.runs.length, 2);
+    assert.ok(wall.runs[1].seconds >= 3 && wall.runs[1].cpuSeconds < 1, JSON.stringify(wall.runs[1]));
+    assert.ok(Math.abs(wall.cpuSeconds - wall.runs[0].cpuSeconds - wall.runs[1].cpuSeconds) < 1e-9);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -123,6 +123,17 @@ void ThreadRanks::run(const std::function<void(int)>& fn) {
   if (first >= 0) std::rethrow_exception(failed[size_t(first.load())]);
 }
 
+StepInfo ThreadRanks::step(const std::function<StepInfo(int)>& fn) {
+  if (size() == 1) return fn(0);
+  StepInfo s;
+  run([&](int r) {
+    const StepInfo mine = fn(r);
+    if (r == 0) s = mine;
+  });
+  s.tokens = global_tokens();
+  return s;
+}
+
 std::vector<std::unique_ptr<Model>> make_replicas(Model& m, int n) {
   std::vector<std::unique_ptr<Model>> out;
   for (int i = 0; i < n; ++i) {
@@ -144,14 +155,7 @@ ThreadRankTrainer::ThreadRankTrainer(Model& m, const Task& task, TrainOptions o,
 ThreadRankTrainer::~ThreadRankTrainer() = default;
 
 StepInfo ThreadRankTrainer::step() {
-  if (trainers_.size() == 1) return trainers_[0]->step();
-  StepInfo s;
-  ranks_.run([&](int r) {
-    const StepInfo mine = trainers_[size_t(r)]->step();
-    if (r == 0) s = mine;
-  });
-  s.tokens = ranks_.global_tokens();
-  return s;
+  return ranks_.step([&](int r) { return trainers_[size_t(r)]->step(); });
 }
 
 void ThreadRankTrainer::save_state(SafeTensors& st, nlohmann::json& state) const {
@@ -184,14 +188,7 @@ ThreadRankParallelTrainer::ThreadRankParallelTrainer(Model& m, const ParallelCor
 ThreadRankParallelTrainer::~ThreadRankParallelTrainer() = default;
 
 StepInfo ThreadRankParallelTrainer::step() {
-  if (trainers_.size() == 1) return trainers_[0]->step();
-  StepInfo s;
-  ranks_.run([&](int r) {
-    const StepInfo mine = trainers_[size_t(r)]->step();
-    if (r == 0) s = mine;
-  });
-  s.tokens = ranks_.global_tokens();
-  return s;
+  return ranks_.step([&](int r) { return trainers_[size_t(r)]->step(); });
 }
 
 void ThreadRankParallelTrainer::restore(const SafeTensors& st) {

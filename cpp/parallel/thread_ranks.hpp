@@ -64,6 +64,9 @@ class ThreadRanks {
   // own; returns when all returned. A rank that throws releases the others (ThreadWorld::abort)
   // and its exception is rethrown (not theirs); the world is then spent (later runs throw).
   void run(const std::function<void(int)>& fn);
+  // One training step on every rank: fn(rank) steps that rank's trainer (through run()); returns
+  // rank 0's StepInfo with the global target tokens of the step. With one rank, fn(0) as it is.
+  StepInfo step(const std::function<StepInfo(int)>& fn);
   // The global target tokens of the last step.
   long global_tokens() const { return long(syncs_[0]->global_tokens()); }
 

@@ -18,10 +18,16 @@
 // and the larger wins. Both at once (ranks x kernel threads) is not planned: the kernel pool runs
 // one parallel region at a time, so kernel threads inside several ranks would queue for it.
 #pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "models/model.hpp"
@@ -52,17 +58,23 @@ constexpr long kMinRowsPerRank = 4;
 // kernels. Without threads to spare (single-threaded WebAssembly) every plan is one rank.
 ThreadPlan plan_threads(int threads, ThreadSplit split, long rows, double tokens, int width);
 
-// T ranks as threads: the world, each rank's bucketed sync and DataParallel.
+// T ranks as threads: the world, each rank's bucketed sync and DataParallel, and the threads of
+// ranks 1..T-1: started once with the ranks, each asleep until run() hands it a job, joined when
+// the ranks are destroyed. A rank keeps its thread from step to step, and with it what its kernels
+// keep per thread (the GEMM's packing buffers).
 class ThreadRanks {
  public:
   explicit ThreadRanks(int ranks);
   ~ThreadRanks();
+  ThreadRanks(const ThreadRanks&) = delete;
+  ThreadRanks& operator=(const ThreadRanks&) = delete;
   int size() const { return int(syncs_.size()); }
   // {rank, size, its sync (null for one rank), split_batch, update on rank 0 only}
   DataParallel dp(int rank) const;
-  // fn(rank) on every rank, rank 0 on the calling thread and the others on threads of their
-  // own; returns when all returned. A rank that throws releases the others (ThreadWorld::abort)
-  // and its exception is rethrown (not theirs); the world is then spent (later runs throw).
+  // fn(rank) on every rank, rank 0 on the calling thread and the others on their threads;
+  // returns when all returned. A rank that throws releases the others (ThreadWorld::abort) and
+  // its exception is rethrown (not theirs); the world is then spent (later runs throw). One run
+  // at a time (from one thread).
   void run(const std::function<void(int)>& fn);
   // One training step on every rank: fn(rank) steps that rank's trainer (through run()); returns
   // rank 0's StepInfo with the global target tokens of the step. With one rank, fn(0) as it is.
@@ -71,8 +83,22 @@ class ThreadRanks {
   long global_tokens() const { return long(syncs_[0]->global_tokens()); }
 
  private:
+  void serve(int rank);    // the loop of rank `rank`'s thread
+  void guarded(int rank);  // job_(rank), its exception kept and the world aborted
+  void stop();             // wakes the threads to return and joins them
+
   std::unique_ptr<ThreadWorld> world_;
   std::vector<std::unique_ptr<BucketedGradientSync>> syncs_;
+  // the job: published with its generation under mu_, and `pending` threads still running it
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int)>* job_ = nullptr;
+  uint64_t generation_ = 0;
+  int pending_ = 0;
+  bool stop_ = false;
+  std::vector<std::exception_ptr> failed_;  // per rank, for the job in flight
+  std::atomic<int> first_failed_{-1};       // the rank that failed first (it released the others)
+  std::vector<std::thread> threads_;        // ranks 1..T-1
 };
 
 // n models of m's config, each viewing m's parameter values.

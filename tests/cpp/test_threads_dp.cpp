@@ -8,7 +8,8 @@
 // two or three); the key biases aside, as in tests/dist/st_tool.cpp: their exact gradient is zero,
 // so they hold rounding noise that Adam scales up. A checkpoint of a thread-rank run with dropout
 // resumes bit for bit; with dropout, rank r draws its masks from MPI rank r's stream (trainer.hpp),
-// and the run does not depend on how the threads were scheduled. Kernels on one thread (the test
+// and the run does not depend on how the threads were scheduled. The rank threads are started
+// once and serve every run (a failed one included). Kernels on one thread (the test
 // binary's). In single-threaded WebAssembly each case checks the fallback instead: one rank, and a
 // clear error for a world of more.
 #include <algorithm>
@@ -201,6 +202,46 @@ TEST_CASE("threads-dp: broadcast, repeated rounds and a failed rank", "[threads-
     CHECK(std::string(e.what()) == "rank 1 fails");
   }
   CHECK(released == 2);
+  // the world is spent: a later run throws on every rank instead of waiting for the failed one
+  CHECK_THROWS_AS(ranks.run([&](int r) { ranks.dp(r).sync->begin(*arenas[size_t(r)], 5); }), Error);
+}
+
+namespace {
+int runs_on_this_thread() {
+  static thread_local int n = 0;
+  return ++n;
+}
+}  // namespace
+
+TEST_CASE("threads-dp: the rank threads are started once and serve every run", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  ThreadRanks ranks(3);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::vector<std::thread::id> id(3);
+  std::vector<int> seen(3);
+  const int before = runs_on_this_thread();
+  const int runs = 40;
+  for (int k = 1; k <= runs; ++k) {
+    ranks.run([&](int r) {
+      id[size_t(r)] = std::this_thread::get_id();
+      seen[size_t(r)] = runs_on_this_thread();
+    });
+    INFO("run " << k);
+    REQUIRE(id[0] == caller);  // rank 0 runs on the calling thread
+    REQUIRE(id[1] != caller);
+    REQUIRE(id[2] != caller);
+    REQUIRE(id[1] != id[2]);
+    // a thread of its own that has served every run so far (a fresh thread would count 1)
+    REQUIRE(seen[1] == k);
+    REQUIRE(seen[2] == k);
+    REQUIRE(seen[0] == before + k);
+  }
+  // a rank's thread that throws keeps serving: the error is rethrown on the caller, every time
+  for (int k = 0; k < 3; ++k)
+    CHECK_THROWS_WITH(ranks.run([&](int r) {
+      if (r == 2) throw Error("rank 2 fails");
+    }),
+                      "rank 2 fails");
 }
 
 TEST_CASE("threads-dp: the plan picks ranks for enough rows, kernels for few", "[threads-dp]") {

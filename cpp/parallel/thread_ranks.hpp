@@ -4,7 +4,9 @@
 // same config whose ParamArenas view rank 0's values (ParamArena::share_values): one copy of the
 // weights, each replica its own activations and gradients; rank 0 alone clips and takes the
 // optimizer step (DataParallel::update), after every rank's backward and reduction finished, so
-// no replica reads weights while they change. Kernels then run on the rank's own thread.
+// no replica reads weights while they change, and only rank 0's optimizer holds moments (a
+// replica's Adam has none: two floats a parameter less per extra rank). Kernels then run on the
+// rank's own thread.
 //
 // The other way to use N threads is to split each kernel call (kernels/threads.hpp). The choice,
 // plan_threads(), is a cost model of the speedup of each, from the shape of one step:
@@ -115,6 +117,7 @@ class ThreadRankTrainer {
   StepInfo step();  // rank 0's, with the global tokens
   int next_step() const { return trainers_[0]->next_step(); }
   int ranks() const { return ranks_.size(); }
+  const Trainer& rank_trainer(int rank) const { return *trainers_.at(size_t(rank)); }
   void save_state(SafeTensors& st, nlohmann::json& state) const;
   void restore_state(const SafeTensors& st, const nlohmann::json& state);
 
@@ -134,6 +137,7 @@ class ThreadRankParallelTrainer {
   int next_step() const { return trainers_[0]->next_step(); }
   int epoch() const { return trainers_[0]->epoch(); }
   int ranks() const { return ranks_.size(); }
+  const ParallelTrainer& rank_trainer(int rank) const { return *trainers_.at(size_t(rank)); }
   void save(const std::string& path, const nlohmann::json& extra = nlohmann::json::object()) const {
     trainers_[0]->save(path, extra);
   }

@@ -67,24 +67,26 @@ class ThreadCommunicator : public Communicator {
   void barrier() override { w_.barrier(); }
 
   double allreduce_double(double x, ReduceOp op) override {
-    w_.dslot_[size_t(rank_)] = x;
-    w_.barrier();
-    double r = w_.dslot_[0];
-    for (int q = 1; q < w_.size_; ++q) r = combine(r, w_.dslot_[size_t(q)], op);
-    w_.barrier();
-    return r;
+    return allreduce_scalar(w_.dslot_, x, op);
   }
 
   int64_t allreduce_int64(int64_t x, ReduceOp op) override {
-    w_.islot_[size_t(rank_)] = x;
+    return allreduce_scalar(w_.islot_, x, op);
+  }
+
+ private:
+  // x into this rank's slot; every rank then combines all slots in rank order (the same result
+  // on every rank), and the second barrier keeps the slots until all have read them.
+  template <class T>
+  T allreduce_scalar(std::vector<T>& slot, T x, ReduceOp op) {
+    slot[size_t(rank_)] = x;
     w_.barrier();
-    int64_t r = w_.islot_[0];
-    for (int q = 1; q < w_.size_; ++q) r = combine(r, w_.islot_[size_t(q)], op);
+    T r = slot[0];
+    for (int q = 1; q < w_.size_; ++q) r = combine(r, slot[size_t(q)], op);
     w_.barrier();
     return r;
   }
 
- private:
   template <class T>
   static T combine(T a, T b, ReduceOp op) {
     switch (op) {

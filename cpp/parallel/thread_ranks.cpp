@@ -86,9 +86,53 @@ ThreadPlan plan_threads(int threads, ThreadSplit split, long rows, double tokens
 ThreadRanks::ThreadRanks(int ranks) : world_(std::make_unique<ThreadWorld>(ranks)) {
   for (int r = 0; r < ranks; ++r)
     syncs_.push_back(std::make_unique<BucketedGradientSync>(world_->comm(r)));
+  failed_.resize(size_t(ranks));
+  threads_.reserve(size_t(ranks - 1));
+  try {
+    for (int r = 1; r < ranks; ++r) threads_.emplace_back([this, r] { serve(r); });
+  } catch (...) {  // a thread that could not start: the started ones return before we throw
+    stop();
+    throw;
+  }
 }
 
-ThreadRanks::~ThreadRanks() = default;
+ThreadRanks::~ThreadRanks() { stop(); }
+
+void ThreadRanks::stop() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
+}
+
+void ThreadRanks::serve(int rank) {
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      wake_.wait(lk, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+    }
+    guarded(rank);
+    std::lock_guard<std::mutex> lk(mu_);
+    if (--pending_ == 0) done_.notify_one();
+  }
+}
+
+void ThreadRanks::guarded(int rank) {
+  try {
+    (*job_)(rank);
+  } catch (...) {
+    failed_[size_t(rank)] = std::current_exception();
+    int none = -1;
+    first_failed_.compare_exchange_strong(none, rank);
+    world_->abort();
+  }
+}
 
 DataParallel ThreadRanks::dp(int rank) const {
   DataParallel d;
@@ -103,24 +147,34 @@ DataParallel ThreadRanks::dp(int rank) const {
 void ThreadRanks::run(const std::function<void(int)>& fn) {
   const int n = size();
   if (n == 1) return fn(0);
-  std::vector<std::exception_ptr> failed(static_cast<size_t>(n));
-  std::atomic<int> first{-1};  // the rank that failed first (the others were released by it)
-  auto guarded = [&](int r) {
-    try {
-      fn(r);
-    } catch (...) {
-      failed[size_t(r)] = std::current_exception();
-      int none = -1;
-      first.compare_exchange_strong(none, r);
-      world_->abort();
-    }
-  };
-  std::vector<std::thread> others;
-  others.reserve(size_t(n - 1));
-  for (int r = 1; r < n; ++r) others.emplace_back(guarded, r);
+  std::fill(failed_.begin(), failed_.end(), nullptr);
+  first_failed_ = -1;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    job_ = &fn;
+    pending_ = n - 1;
+    ++generation_;
+  }
+  wake_.notify_all();
   guarded(0);
-  for (std::thread& t : others) t.join();
-  if (first >= 0) std::rethrow_exception(failed[size_t(first.load())]);
+  {
+    std::unique_lock<std::mutex> lk(mu_);
+    done_.wait(lk, [&] { return pending_ == 0; });
+    job_ = nullptr;
+  }
+  const int first = first_failed_.load();
+  if (first >= 0) std::rethrow_exception(failed_[size_t(first)]);
+}
+
+StepInfo ThreadRanks::step(const std::function<StepInfo(int)>& fn) {
+  if (size() == 1) return fn(0);
+  StepInfo s;
+  run([&](int r) {
+    const StepInfo mine = fn(r);
+    if (r == 0) s = mine;
+  });
+  s.tokens = global_tokens();
+  return s;
 }
 
 std::vector<std::unique_ptr<Model>> make_replicas(Model& m, int n) {
@@ -144,14 +198,7 @@ ThreadRankTrainer::ThreadRankTrainer(Model& m, const Task& task, TrainOptions o,
 ThreadRankTrainer::~ThreadRankTrainer() = default;
 
 StepInfo ThreadRankTrainer::step() {
-  if (trainers_.size() == 1) return trainers_[0]->step();
-  StepInfo s;
-  ranks_.run([&](int r) {
-    const StepInfo mine = trainers_[size_t(r)]->step();
-    if (r == 0) s = mine;
-  });
-  s.tokens = ranks_.global_tokens();
-  return s;
+  return ranks_.step([&](int r) { return trainers_[size_t(r)]->step(); });
 }
 
 void ThreadRankTrainer::save_state(SafeTensors& st, nlohmann::json& state) const {
@@ -184,14 +231,7 @@ ThreadRankParallelTrainer::ThreadRankParallelTrainer(Model& m, const ParallelCor
 ThreadRankParallelTrainer::~ThreadRankParallelTrainer() = default;
 
 StepInfo ThreadRankParallelTrainer::step() {
-  if (trainers_.size() == 1) return trainers_[0]->step();
-  StepInfo s;
-  ranks_.run([&](int r) {
-    const StepInfo mine = trainers_[size_t(r)]->step();
-    if (r == 0) s = mine;
-  });
-  s.tokens = ranks_.global_tokens();
-  return s;
+  return ranks_.step([&](int r) { return trainers_[size_t(r)]->step(); });
 }
 
 void ThreadRankParallelTrainer::restore(const SafeTensors& st) {

@@ -4,7 +4,9 @@
 // same config whose ParamArenas view rank 0's values (ParamArena::share_values): one copy of the
 // weights, each replica its own activations and gradients; rank 0 alone clips and takes the
 // optimizer step (DataParallel::update), after every rank's backward and reduction finished, so
-// no replica reads weights while they change. Kernels then run on the rank's own thread.
+// no replica reads weights while they change, and only rank 0's optimizer holds moments (a
+// replica's Adam has none: two floats a parameter less per extra rank). Kernels then run on the
+// rank's own thread.
 //
 // The other way to use N threads is to split each kernel call (kernels/threads.hpp). The choice,
 // plan_threads(), is a cost model of the speedup of each, from the shape of one step:
@@ -18,10 +20,16 @@
 // and the larger wins. Both at once (ranks x kernel threads) is not planned: the kernel pool runs
 // one parallel region at a time, so kernel threads inside several ranks would queue for it.
 #pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "models/model.hpp"
@@ -52,24 +60,47 @@ constexpr long kMinRowsPerRank = 4;
 // kernels. Without threads to spare (single-threaded WebAssembly) every plan is one rank.
 ThreadPlan plan_threads(int threads, ThreadSplit split, long rows, double tokens, int width);
 
-// T ranks as threads: the world, each rank's bucketed sync and DataParallel.
+// T ranks as threads: the world, each rank's bucketed sync and DataParallel, and the threads of
+// ranks 1..T-1: started once with the ranks, each asleep until run() hands it a job, joined when
+// the ranks are destroyed. A rank keeps its thread from step to step, and with it what its kernels
+// keep per thread (the GEMM's packing buffers).
 class ThreadRanks {
  public:
   explicit ThreadRanks(int ranks);
   ~ThreadRanks();
+  ThreadRanks(const ThreadRanks&) = delete;
+  ThreadRanks& operator=(const ThreadRanks&) = delete;
   int size() const { return int(syncs_.size()); }
   // {rank, size, its sync (null for one rank), split_batch, update on rank 0 only}
   DataParallel dp(int rank) const;
-  // fn(rank) on every rank, rank 0 on the calling thread and the others on threads of their
-  // own; returns when all returned. A rank that throws releases the others (ThreadWorld::abort)
-  // and its exception is rethrown (not theirs); the world is then spent (later runs throw).
+  // fn(rank) on every rank, rank 0 on the calling thread and the others on their threads;
+  // returns when all returned. A rank that throws releases the others (ThreadWorld::abort) and
+  // its exception is rethrown (not theirs); the world is then spent (later runs throw). One run
+  // at a time (from one thread).
   void run(const std::function<void(int)>& fn);
+  // One training step on every rank: fn(rank) steps that rank's trainer (through run()); returns
+  // rank 0's StepInfo with the global target tokens of the step. With one rank, fn(0) as it is.
+  StepInfo step(const std::function<StepInfo(int)>& fn);
   // The global target tokens of the last step.
   long global_tokens() const { return long(syncs_[0]->global_tokens()); }
 
  private:
+  void serve(int rank);    // the loop of rank `rank`'s thread
+  void guarded(int rank);  // job_(rank), its exception kept and the world aborted
+  void stop();             // wakes the threads to return and joins them
+
   std::unique_ptr<ThreadWorld> world_;
   std::vector<std::unique_ptr<BucketedGradientSync>> syncs_;
+  // the job: published with its generation under mu_, and `pending` threads still running it
+  std::mutex mu_;
+  std::condition_variable wake_, done_;
+  const std::function<void(int)>* job_ = nullptr;
+  uint64_t generation_ = 0;
+  int pending_ = 0;
+  bool stop_ = false;
+  std::vector<std::exception_ptr> failed_;  // per rank, for the job in flight
+  std::atomic<int> first_failed_{-1};       // the rank that failed first (it released the others)
+  std::vector<std::thread> threads_;        // ranks 1..T-1
 };
 
 // n models of m's config, each viewing m's parameter values.
@@ -86,6 +117,7 @@ class ThreadRankTrainer {
   StepInfo step();  // rank 0's, with the global tokens
   int next_step() const { return trainers_[0]->next_step(); }
   int ranks() const { return ranks_.size(); }
+  const Trainer& rank_trainer(int rank) const { return *trainers_.at(size_t(rank)); }
   void save_state(SafeTensors& st, nlohmann::json& state) const;
   void restore_state(const SafeTensors& st, const nlohmann::json& state);
 
@@ -105,6 +137,7 @@ class ThreadRankParallelTrainer {
   int next_step() const { return trainers_[0]->next_step(); }
   int epoch() const { return trainers_[0]->epoch(); }
   int ranks() const { return ranks_.size(); }
+  const ParallelTrainer& rank_trainer(int rank) const { return *trainers_.at(size_t(rank)); }
   void save(const std::string& path, const nlohmann::json& extra = nlohmann::json::object()) const {
     trainers_[0]->save(path, extra);
   }

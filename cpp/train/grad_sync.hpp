@@ -41,7 +41,8 @@ struct DataParallel {
   // a run keeps its batch whatever the number of ranks.
   bool split_batch = false;
   // False on a replica that views another rank's weights (ParamArena::share_values): it
-  // computes and reduces gradients, and rank 0 alone clips and takes the optimizer step.
+  // computes and reduces gradients, and rank 0 alone clips and takes the optimizer step (the
+  // replica's trainer builds an Adam without moments).
   bool update = true;
 
   void require_valid() const {

@@ -14,19 +14,30 @@ void AdamOptions::validate() const {
            "the momentum must be in [0, 1), got " << momentum);
 }
 
-Adam::Adam(ParamArena& P, AdamOptions o) : P_(P), o_(o) {
+Adam::Adam(ParamArena& P, AdamOptions o, bool moments) : P_(P), o_(o) {
   o_.validate();
+  if (!moments) return;
   const size_t bytes = size_t(std::max(1L, P.total())) * sizeof(float);
   m_ = static_cast<float*>(P.kernels().alloc(bytes));
   v_ = static_cast<float*>(P.kernels().alloc(bytes));
 }
 
 Adam::~Adam() {
-  P_.kernels().release(m_);
-  P_.kernels().release(v_);
+  if (m_) P_.kernels().release(m_);
+  if (v_) P_.kernels().release(v_);
 }
 
+namespace {
+
+void require_moments(const Adam& a) {
+  AL_CHECK(a.holds_moments(),
+           "this optimizer holds no moments (a data-parallel replica): rank 0 takes the step");
+}
+
+}  // namespace
+
 void Adam::step(float lr) {
+  require_moments(*this);
   ++t_;
   if (o_.kind == "sgd") {
     const KernelTable& k = P_.kernels();
@@ -44,6 +55,7 @@ void Adam::step(float lr) {
 void Adam::step_guarded(float lr, const float* state) {
   AL_CHECK(o_.kind == "adam",
            "SGD with momentum trains on the CPU backends only; this backend's step is Adam's");
+  require_moments(*this);
   ++t_;
   P_.kernels().adam_guarded(P_.values(), m_, v_, P_.grads(), P_.total(), lr, o_.beta1, o_.beta2,
                             o_.eps, o_.weight_decay, t_, state);

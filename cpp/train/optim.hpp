@@ -21,7 +21,10 @@ struct AdamOptions {
 
 class Adam {
  public:
-  Adam(ParamArena& P, AdamOptions o = {});
+  // moments = false: an Adam that never steps and holds no moment buffers (a data-parallel
+  // replica that views rank 0's weights, which rank 0's Adam updates); its step() and
+  // step_guarded() throw attnlab::Error, and its moment pointers are null.
+  Adam(ParamArena& P, AdamOptions o = {}, bool moments = true);
   ~Adam();
   Adam(const Adam&) = delete;
   Adam& operator=(const Adam&) = delete;
@@ -33,9 +36,10 @@ class Adam {
   int steps() const { return t_; }
   const AdamOptions& options() const { return o_; }
   // The moment buffers [total] and step count, for checkpoints that resume exactly (SGD: the
-  // velocity is the first buffer; the second stays zero).
+  // velocity is the first buffer; the second stays zero). Null without moments.
   float* first_moments() const { return m_; }
   float* second_moments() const { return v_; }
+  bool holds_moments() const { return m_ != nullptr; }
   void set_steps(int t) { t_ = t; }
 
  private:

@@ -33,7 +33,7 @@ ParallelTrainer::ParallelTrainer(Model& m, const ParallelCorpus& corpus, const B
       o_(o),
       batcher_(batch_costs(corpus), o.max_tokens, o.seed, 8192, corpus.lexicon_mask(),
                o.lexicon_share),
-      adam_(m.params()) {
+      adam_(m.params(), {}, o.dp.update) {  // a replica (update false) holds no moments
   o.dp.require_valid();
   AL_CHECK(bpe.size() <= m.out_vocab() && bpe.size() <= m.src_vocab(),
            "the vocabulary (" << bpe.size() << " tokens) does not fit the model's");

@@ -44,6 +44,7 @@ class ParallelTrainer {
   StepInfo step();
   int next_step() const { return step_; }
   int epoch() const { return batcher_.epoch(); }
+  const Adam& adam() const { return adam_; }
 
   // Writes model + optimizer + training state to `path` atomically; `extra` joins the state.
   void save(const std::string& path, const nlohmann::json& extra = nlohmann::json::object()) const;

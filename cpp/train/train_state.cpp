@@ -16,6 +16,7 @@ const char* kOptimV = "optimizer.v";
 }  // namespace
 
 void save_adam(const Adam& adam, ParamArena& P, SafeTensors& st, nlohmann::json& state) {
+  AL_CHECK(adam.holds_moments(), "save_adam: this optimizer holds no moments (a replica)");
   const long n = P.total();
   std::vector<float> host(static_cast<size_t>(n));
   const KernelTable& kt = P.kernels();
@@ -38,6 +39,7 @@ void restore_adam(Adam& adam, ParamArena& P, const SafeTensors& st, const nlohma
     const StTensor* t = st.find(name);
     AL_CHECK(t && t->numel() == n, "checkpoint has no optimizer state "
                                        << name << " of " << n << " values: cannot resume");
+    if (!dst) continue;  // a replica's optimizer keeps no moments: only the step count
     const std::vector<float> v = t->to_f32();
     kt.upload(dst, v.data(), v.size() * sizeof(float));
   }

@@ -12,10 +12,12 @@
 
 namespace attnlab {
 
-// Adds the moments of `adam` (over P) to st and its step count to state.
+// Adds the moments of `adam` (over P) to st and its step count to state (an Adam without
+// moments, a replica's, is an attnlab::Error).
 void save_adam(const Adam& adam, ParamArena& P, SafeTensors& st, nlohmann::json& state);
 bool has_optimizer_state(const SafeTensors& st);
-// Restores what save_adam wrote; throws naming what is missing or of the wrong size.
+// Restores what save_adam wrote; throws naming what is missing or of the wrong size. An Adam
+// without moments checks the tensors and takes the step count only.
 void restore_adam(Adam& adam, ParamArena& P, const SafeTensors& st, const nlohmann::json& state);
 
 nlohmann::json rng_to_json(const Rng& r);

@@ -23,7 +23,7 @@ Trainer::Trainer(Model& m, const Task& task, TrainOptions o)
       o_(o),
       data_(o.seed),
       dropout_(dropout_seed(o.seed, o.dp.rank)),
-      adam_(m.params(), o.adam),
+      adam_(m.params(), o.adam, o.dp.update),  // a replica (update false) holds no moments
       step_(std::max(1, o.first_step)) {
   AL_CHECK(o.batch >= 1, "batch size must be at least 1");
   o.dp.require_valid();

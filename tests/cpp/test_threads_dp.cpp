@@ -8,19 +8,26 @@
 // two or three); the key biases aside, as in tests/dist/st_tool.cpp: their exact gradient is zero,
 // so they hold rounding noise that Adam scales up. A checkpoint of a thread-rank run with dropout
 // resumes bit for bit; with dropout, rank r draws its masks from MPI rank r's stream (trainer.hpp),
-// and the run does not depend on how the threads were scheduled. Kernels on one thread (the test
-// binary's). In single-threaded WebAssembly each case checks the fallback instead: one rank, and a
-// clear error for a world of more.
+// and the run does not depend on how the threads were scheduled. The rank threads are started
+// once and serve every run (a failed one included). Only rank 0's optimizer holds Adam's
+// moments, and the corpus trainer on 2 ranks resumes bit for bit too. Kernels on one thread (the
+// test binary's). In single-threaded WebAssembly each case checks the fallback instead: one rank,
+// and a clear error for a world of more.
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "attnlab/error.hpp"
+#include "data/parallel_corpus.hpp"
 #include "data/task.hpp"
 #include "io/checkpoint.hpp"
 #include "parallel/thread_ranks.hpp"
@@ -201,6 +208,46 @@ TEST_CASE("threads-dp: broadcast, repeated rounds and a failed rank", "[threads-
     CHECK(std::string(e.what()) == "rank 1 fails");
   }
   CHECK(released == 2);
+  // the world is spent: a later run throws on every rank instead of waiting for the failed one
+  CHECK_THROWS_AS(ranks.run([&](int r) { ranks.dp(r).sync->begin(*arenas[size_t(r)], 5); }), Error);
+}
+
+namespace {
+int runs_on_this_thread() {
+  static thread_local int n = 0;
+  return ++n;
+}
+}  // namespace
+
+TEST_CASE("threads-dp: the rank threads are started once and serve every run", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  ThreadRanks ranks(3);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::vector<std::thread::id> id(3);
+  std::vector<int> seen(3);
+  const int before = runs_on_this_thread();
+  const int runs = 40;
+  for (int k = 1; k <= runs; ++k) {
+    ranks.run([&](int r) {
+      id[size_t(r)] = std::this_thread::get_id();
+      seen[size_t(r)] = runs_on_this_thread();
+    });
+    INFO("run " << k);
+    REQUIRE(id[0] == caller);  // rank 0 runs on the calling thread
+    REQUIRE(id[1] != caller);
+    REQUIRE(id[2] != caller);
+    REQUIRE(id[1] != id[2]);
+    // a thread of its own that has served every run so far (a fresh thread would count 1)
+    REQUIRE(seen[1] == k);
+    REQUIRE(seen[2] == k);
+    REQUIRE(seen[0] == before + k);
+  }
+  // a rank's thread that throws keeps serving: the error is rethrown on the caller, every time
+  for (int k = 0; k < 3; ++k)
+    CHECK_THROWS_WITH(ranks.run([&](int r) {
+      if (r == 2) throw Error("rank 2 fails");
+    }),
+                      "rank 2 fails");
 }
 
 TEST_CASE("threads-dp: the plan picks ranks for enough rows, kernels for few", "[threads-dp]") {
@@ -299,6 +346,8 @@ TEST_CASE("threads-dp: with dropout a run is reproducible and resumes bit for bi
   ro.first_step = state["step"].get<int>() + 1;
   ThreadRankTrainer tr(*m, *task, ro, ranks);
   tr.restore_state(st, state);
+  CHECK(tr.rank_trainer(0).adam().holds_moments());
+  CHECK_FALSE(tr.rank_trainer(1).adam().holds_moments());  // restored: the step count only
   for (int i = steps / 2; i < steps; ++i) tr.step();
   CHECK(serialise(*m, tr) == whole);
   // rank 1 draws its own masks: the run is not the one-thread run on the same batch
@@ -306,4 +355,109 @@ TEST_CASE("threads-dp: with dropout a run is reproducible and resumes bit for bi
   ThreadRankTrainer one(*m1, *task, o, 1);
   for (int i = 0; i < steps; ++i) one.step();
   CHECK(serialise(*m1, one) != whole);
+}
+
+TEST_CASE("threads-dp: only rank 0's optimizer holds moments", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  auto task = make_task("reverse");
+  const nlohmann::json cfg = small_transformer(*task, 0.0);
+  auto m = make_model(cfg, cpu_kernels(), 3);
+  ThreadRankTrainer tr(*m, *task, options(12), 3);
+  const long n = m->params().total();
+  const Adam& a0 = tr.rank_trainer(0).adam();
+  REQUIRE(a0.holds_moments());
+  REQUIRE(a0.first_moments() != nullptr);
+  REQUIRE(a0.second_moments() != nullptr);
+  for (int r : {1, 2}) {
+    const Adam& a = tr.rank_trainer(r).adam();
+    CHECK_FALSE(a.holds_moments());
+    CHECK(a.first_moments() == nullptr);
+    CHECK(a.second_moments() == nullptr);
+  }
+  tr.step();
+  tr.step();
+  // rank 0's moments moved; its step count is the run's
+  CHECK(a0.steps() == 2);
+  CHECK(std::any_of(a0.second_moments(), a0.second_moments() + n, [](float v) { return v > 0; }));
+  // an Adam without moments refuses to step or to be saved, with a clear error
+  Adam replica(m->params(), {}, false);
+  CHECK_THROWS_WITH(replica.step(1e-3f), Catch::Contains("holds no moments"));
+  SafeTensors st;
+  nlohmann::json state;
+  CHECK_THROWS_WITH(save_adam(replica, m->params(), st, state),
+                    Catch::Contains("holds no moments"));
+  // one rank: the single-thread trainer, moments and all
+  auto m1 = make_model(cfg, cpu_kernels(), 3);
+  ThreadRankTrainer one(*m1, *task, options(12), 1);
+  CHECK(one.rank_trainer(0).adam().holds_moments());
+}
+
+TEST_CASE("threads-dp: the corpus trainer on 2 ranks resumes bit for bit", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string tsv = (dir / "attnlab_threads_dp_corpus.tsv").string();
+  {
+    const char* w[] = {"ka", "lo", "mi", "nu", "pe", "ro"};
+    Rng rng(4);
+    std::ofstream f(tsv);
+    for (int i = 0; i < 200; ++i) {
+      const int len = 1 + int(rng.below(5));
+      std::string a, b;
+      for (int k = 0; k < len; ++k) {
+        a += (k ? " " : "") + std::string(w[rng.below(6)]);
+        b = std::string(w[rng.below(6)]) + (k ? " " : "") + b;
+      }
+      f << a << '\t' << b << '\n';
+    }
+  }
+  const Bpe bpe = Bpe::train(ParallelCorpus::read_sentences(tsv), 300, 2);
+  const ParallelCorpus corpus(tsv, bpe, 12);
+  nlohmann::json cfg = {{"model", "transformer"},
+                        {"src_vocab", bpe.size()},
+                        {"tgt_vocab", bpe.size()},
+                        {"d_model", 16},
+                        {"heads", 2},
+                        {"d_ff", 32},
+                        {"layers", 1},
+                        {"dropout", 0.1},
+                        {"max_len", 16}};
+  ParallelTrainOptions o;
+  o.max_tokens = 80;
+  o.schedule.kind = "constant";
+  o.schedule.lr = 1e-3f;
+  o.seed = 5;
+  const int ranks = 2, steps = 6;
+  auto bytes = [](const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::vector<char>(std::istreambuf_iterator<char>(f), {});
+  };
+  const std::string whole = (dir / "attnlab_threads_dp_whole.safetensors").string();
+  const std::string half = (dir / "attnlab_threads_dp_half.safetensors").string();
+  const std::string rest = (dir / "attnlab_threads_dp_rest.safetensors").string();
+  {
+    auto m = make_model(cfg, cpu_kernels(), 3);
+    ThreadRankParallelTrainer tr(*m, corpus, bpe, o, ranks);
+    CHECK(tr.rank_trainer(0).adam().holds_moments());
+    CHECK_FALSE(tr.rank_trainer(1).adam().holds_moments());
+    for (int i = 0; i < steps; ++i) tr.step();
+    tr.save(whole);
+  }
+  {
+    auto m = make_model(cfg, cpu_kernels(), 3);
+    ThreadRankParallelTrainer tr(*m, corpus, bpe, o, ranks);
+    for (int i = 0; i < steps / 2; ++i) tr.step();
+    tr.save(half);
+  }
+  const std::vector<char> h = bytes(half);
+  const SafeTensors st = parse_safetensors(reinterpret_cast<const uint8_t*>(h.data()), h.size());
+  auto m = model_from_safetensors(st, cpu_kernels());
+  ThreadRankParallelTrainer tr(*m, corpus, bpe, o, ranks);
+  tr.restore(st);
+  CHECK_FALSE(tr.rank_trainer(1).adam().holds_moments());
+  for (int i = steps / 2; i < steps; ++i) tr.step();
+  tr.save(rest);
+  const std::vector<char> a = bytes(whole), b = bytes(rest);
+  REQUIRE(!a.empty());
+  CHECK(a == b);
+  for (const std::string& p : {tsv, whole, half, rest}) std::remove(p.c_str());
 }

@@ -3,11 +3,11 @@
 // thread (to rounding), its checkpoint records the rank count and a session loaded from it
 // resumes on 2 ranks, bit for bit; the default splits kernels. The module is loaded with the
 // pthread pool the page gives it (web/core/engine.js: 2 * threads - 1 workers). In the
-// single-thread build a ranks session plans one rank.
+// single-thread build a ranks session plans one rank. The engine line names a plan on ranks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hasBuild, loadNodeApi, releaseEngine } from './engine.mjs';
-import { pthreadWorkers } from '../../web/core/engine.js';
+import { engineLabel, pthreadWorkers } from '../../web/core/engine.js';
 import { unavailable } from '../unavailable.mjs';
 
 const config = (threads, split, dropout = 0) => ({
@@ -78,4 +78,13 @@ test('wasm: a ranks session in the single-thread build plans one rank', async (t
   assert.match(s.info().threads.why, /no threads/);
   assert.equal(s.train(2).step, 2);
   s.dispose();
+});
+
+test('engineLabel: a session plan on ranks reads "N threads as ranks"', () => {
+  const info = { build: 'wasm-mt', poolSize: 4 };
+  assert.equal(engineLabel(info), 'WebAssembly SIMD128 · 4 threads');
+  assert.equal(engineLabel({ ...info, plan: { mode: 'ranks', ranks: 3 } }), 'WebAssembly SIMD128 · 3 threads as ranks');
+  assert.equal(engineLabel({ ...info, plan: { mode: 'kernels', ranks: 1 } }), 'WebAssembly SIMD128 · 4 threads');
+  assert.equal(engineLabel({ build: 'wasm', plan: { mode: 'ranks', ranks: 2 } }), 'WebAssembly SIMD128 · 1 thread');
+  assert.equal(pthreadWorkers(8), 15);
 });

@@ -338,8 +338,11 @@ json Session::thread_plan() const {
   if (kind && kind->recurrent)
     return one_rank(kernels, kernels.mode.c_str(), kernels.kernel_threads,
                     "a recurrent model splits kernels");
-  const ThreadPlan planned =
+  ThreadPlan planned =
       plan_threads(threads, parse_thread_split(thread_split_), rows, tokens, width);
+  const std::string flag = "--thread-split ";  // the CLI's words for the session's option
+  if (planned.why.rfind(flag, 0) == 0)
+    planned.why = "train.thread_split " + planned.why.substr(flag.size());
   // a resume continues on the rank count its checkpoint trained on, where it can
   if (resume_ && resume_state_.contains("data_rng")) {
     const int saved = resume_state_.value("thread_ranks", 1);

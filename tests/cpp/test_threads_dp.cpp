@@ -380,6 +380,7 @@ TEST_CASE("threads-dp: a session on thread ranks takes the one-thread steps", "[
     CHECK(plan["mode"] == "ranks");
     CHECK(plan["ranks"] == ranks);
     CHECK(plan["kernel_threads"] == 1);
+    CHECK_THAT(plan["why"].get<std::string>(), Catch::StartsWith("train.thread_split ranks"));
     const api::TrainChunk c = s->train(steps);
     CHECK(s->info()["threads"] == plan);
     CHECK(c.step == steps);

@@ -50,7 +50,7 @@ export const GOALS = [
     id: 'browser-threads',
     text: 'training config M in Chromium: 2 threads >= 1.6x 1 thread',
     min: 1.6,
-    match: (r) => /^browser: train step config M, wasm-mt 2 threads vs 1 thread/.test(r.name),
+    match: (r) => /^browser: train step config M, wasm-mt 2 threads (as ranks )?vs 1 thread/.test(r.name),
   },
 ];
 

@@ -4,7 +4,10 @@
 // engine Worker that dist/ ships, on the pthread build (dist/ served with COOP/COEP, as the
 // service worker makes it on a static host), with the kernels limited to 1 thread and then to 2
 // (setThreads), in the same page; ratio = 1-thread time / 2-thread time (goal >= 1.6, see
-// peers/report.mjs). Also the single-thread build (wasm) at 1 thread, for reference.
+// peers/report.mjs). The same step on 2 thread ranks (a session of train.threads 2,
+// thread_split 'ranks': two replicas on 16 rows each, api/model_session.hpp) against the 1-thread
+// time and against 2 threads splitting kernels. Also the single-thread build (wasm) at 1 thread,
+// for reference.
 // FMA: the relaxed-SIMD build (wasm-relaxed, f32x4.relaxed_madd) against the plain SIMD128
 // build (wasm), both single-thread: GEMM GFLOP/s (benchGemm of each module on the page's main
 // thread) and ms per training step of config M (in the Worker). Needs npm run build (dist/).
@@ -21,10 +24,12 @@ import { pctOf } from '../peers/machine.mjs';
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 
 // In the page: starts dist/'s Worker, loads `threads` ('auto' -> wasm-mt when isolated, false ->
-// wasm), and times `steps` training steps per kernel thread count (best of `reps` runs).
-async function timeInWorker(page, { asset, threads, relaxed = 'auto', counts, steps, reps, config }) {
+// wasm), and times `steps` training steps per kernel thread count (best of `reps` runs). With
+// `split` ('ranks', 'kernels'), each count n trains a session of its own whose train.threads is
+// n and train.thread_split `split`; its plan (info().threads) comes back beside the time.
+async function timeInWorker(page, { asset, threads, relaxed = 'auto', counts, steps, reps, config, split = null }) {
   return page.evaluate(
-    async ({ asset, threads, relaxed, counts, steps, reps, config }) => {
+    async ({ asset, threads, relaxed, counts, steps, reps, config, split }) => {
       const worker = new Worker(asset, { type: 'module' });
       let next = 1;
       const pending = new Map();
@@ -42,10 +47,12 @@ async function timeInWorker(page, { asset, threads, relaxed = 'auto', counts, st
           worker.postMessage({ ...msg, id });
         });
       const info = await request({ type: 'init', base: document.baseURI, threads, relaxed });
-      const { session } = await request({ type: 'create', config });
+      const shared = split ? null : (await request({ type: 'create', config })).session;
       const out = {};
       for (const n of counts) {
         const used = info.build === 'wasm-mt' ? await request({ type: 'call', fn: 'setThreads', args: [n] }) : 1;
+        const own = { ...config, train: { ...config.train, threads: n, thread_split: split } };
+        const session = shared ?? (await request({ type: 'create', config: own })).session;
         await request({ type: 'train', session, steps: 2, chunkMs: 1e6 });
         let best = Infinity;
         for (let r = 0; r < reps; r++) {
@@ -54,11 +61,15 @@ async function timeInWorker(page, { asset, threads, relaxed = 'auto', counts, st
           best = Math.min(best, (performance.now() - t0) / steps);
         }
         out[n] = { ms: best, threads: used };
+        if (split) {
+          out[n].plan = (await request({ type: 'session', session, method: 'info', args: [] })).threads;
+          await request({ type: 'dispose', session });
+        }
       }
       worker.terminate();
       return { info, out };
     },
-    { asset, threads, relaxed, counts, steps, reps, config }
+    { asset, threads, relaxed, counts, steps, reps, config, split }
   );
 }
 
@@ -83,7 +94,8 @@ async function gemmInPage(page, name, shapes, seconds) {
 }
 
 // For bench/rows/loaded.mjs: a page on dist/ (cross-origin isolated) whose measure() times
-// the config M training step on wasm-mt at 1 and 2 threads ({1: ms, 2: ms}); close() ends it.
+// the config M training step on wasm-mt at 1 and 2 threads splitting kernels and on 2 thread
+// ranks ({1: ms, 2: ms, ranks2: ms}); close() ends it.
 export async function threadTimer({ quick = false } = {}) {
   const dist = path.join(root, 'dist');
   const asset = `assets/${readdirSync(path.join(dist, 'assets')).find((n) => /^worker-.*\.js$/.test(n))}`;
@@ -104,13 +116,24 @@ export async function threadTimer({ quick = false } = {}) {
         config: sessionConfig(CONFIGS.M),
       });
       if (mt.info.build !== 'wasm-mt') throw new Error(`the Worker loaded ${mt.info.build}, not wasm-mt`);
-      return { 1: mt.out[1].ms, 2: mt.out[2].ms };
+      const ranks = await ranksInWorker(page, { asset, steps, reps, config: sessionConfig(CONFIGS.M) });
+      return { 1: mt.out[1].ms, 2: mt.out[2].ms, ranks2: ranks.ms };
     },
     async close() {
       await browser.close();
       await server.close();
     },
   };
+}
+
+// The config M step on 2 thread ranks in the wasm-mt Worker: {ms, plan} (throws unless the
+// session planned 2 ranks).
+async function ranksInWorker(page, { asset, steps, reps, config }) {
+  const r = await timeInWorker(page, { asset, threads: 'auto', counts: [2], steps, reps, config, split: 'ranks' });
+  const plan = r.out[2].plan;
+  if (r.info.build !== 'wasm-mt' || plan?.mode !== 'ranks' || plan.ranks !== 2)
+    throw new Error(`the ranks session planned ${JSON.stringify(plan)} on ${r.info.build}`);
+  return { ms: r.out[2].ms, plan };
 }
 
 const GEMM_SHAPES = [
@@ -140,6 +163,7 @@ export async function rows(ctx = {}) {
       reps,
       config: sessionConfig(c),
     });
+    const ranks = await ranksInWorker(page, { asset, steps, reps, config: sessionConfig(c) });
     const st = await timeInWorker(page, {
       asset,
       threads: false,
@@ -195,6 +219,24 @@ export async function rows(ctx = {}) {
         ratio: r2(mt.out[1].ms / mt.out[2].ms),
         model_gflops: r2(gflop / (mt.out[2].ms * 1e-3)),
         browser_version: version,
+      },
+      {
+        name: 'browser: train step config M, wasm-mt 2 threads as ranks vs 1 thread (Chromium, ratio = speed-up)',
+        unit: 'ms',
+        attnlab: r1(ranks.ms),
+        peer: 'wasm-mt at 1 thread',
+        peer_value: r1(mt.out[1].ms),
+        ratio: r2(mt.out[1].ms / ranks.ms),
+        model_gflops: r2(gflop / (ranks.ms * 1e-3)),
+        note: `a session of train.thread_split 'ranks': ${ranks.plan.why}`,
+      },
+      {
+        name: 'browser: train step config M, wasm-mt 2 threads as ranks vs 2 threads splitting kernels (Chromium)',
+        unit: 'ms',
+        attnlab: r1(ranks.ms),
+        peer: 'wasm-mt, 2 threads splitting kernels',
+        peer_value: r1(mt.out[2].ms),
+        ratio: r2(mt.out[2].ms / ranks.ms),
       },
       {
         name: 'browser: train step config M, wasm (single-thread build) vs wasm-mt at 1 thread (Chromium)',

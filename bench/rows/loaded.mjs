@@ -6,7 +6,8 @@
 // loop; (c) the same training job at normal priority. In each: native GEMM 256×128×128 A·Bᵀ
 // and 512³ A·Bᵀ, and the native training step of config M, at 1 and 2 threads, with PyTorch at
 // 2 threads (peers/env.mjs: bounded spin, the passive figure in the note), and, when dist/ is
-// built, the Chromium training step of config M on wasm-mt at 1 and 2 threads. Each row prints
+// built, the Chromium training step of config M on wasm-mt at 1 and 2 threads (splitting kernels,
+// and on 2 thread ranks: a session of train.thread_split 'ranks'). Each row prints
 // attnlab 2T beside its own 1T (ratio = 2T speed-up over 1T) and beside PyTorch 2T.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -167,6 +168,17 @@ function condRows(cond, m) {
       peer: 'wasm-mt 1T',
       peer_value: r2(m.browser[1]),
       ratio: r2(m.browser[1] / m.browser[2]),
+      condition: cond.id,
+    });
+  if (m.browser?.ranks2)
+    out.push({
+      name: `${tag}: browser train step config M, wasm-mt 2T as ranks vs 1T (Chromium)`,
+      unit: 'ms',
+      attnlab: r2(m.browser.ranks2),
+      peer: 'wasm-mt 1T',
+      peer_value: r2(m.browser[1]),
+      ratio: r2(m.browser[1] / m.browser.ranks2),
+      note: `2T splitting kernels ${r2(m.browser[2])} ms`,
       condition: cond.id,
     });
   return out;

@@ -16,6 +16,7 @@
 #include "io/checkpoint.hpp"
 #include "io/safetensors.hpp"
 #include "models/cost.hpp"
+#include "parallel/thread_ranks.hpp"
 #include "train/step.hpp"
 #include "train/train_state.hpp"
 
@@ -107,6 +108,31 @@ const KernelTable& table_for(const std::string& backend) {
 std::string backend_of(const json& j) {
   const std::string b = string_or_empty(j, "backend");
   return b.empty() || b == "wasm" ? "cpu" : b;
+}
+
+// The kernel thread count for the steps of one train() call, the engine's own again after it.
+class KernelThreads {
+ public:
+  explicit KernelThreads(int n) : old_(num_threads()) {
+    if (n != old_) set_num_threads(n);
+  }
+  ~KernelThreads() {
+    if (num_threads() != old_) set_num_threads(old_);
+  }
+  KernelThreads(const KernelThreads&) = delete;
+  KernelThreads& operator=(const KernelThreads&) = delete;
+
+ private:
+  int old_;
+};
+
+// One rank, as `mode` with the reason `why` (the plan's estimates kept).
+json one_rank(ThreadPlan p, const char* mode, int kernel_threads, const std::string& why) {
+  p.mode = mode;
+  p.ranks = 1;
+  p.kernel_threads = kernel_threads;
+  p.why = why;
+  return p.to_json();
 }
 
 }  // namespace
@@ -250,6 +276,13 @@ void Session::set_train_options(const json& t) {
              "train.word_dropout needs train.unk, the unknown-word id, inside both vocabularies ("
                  << model_->src_vocab() << "/" << model_->out_vocab() << "; a pointer network "
                  << "reads points and has none)");
+  threads_ = t.value("threads", 0);
+  AL_CHECK(threads_ >= 0 && threads_ <= 256,
+           "train.threads must be in [1, 256] (0 or none: the engine's kernel threads), got "
+               << threads_);
+  thread_split_ = t.value("thread_split", std::string("kernels"));
+  AL_CHECK(thread_split_ == "kernels" || thread_split_ == "ranks" || thread_split_ == "auto",
+           "train.thread_split must be kernels, ranks or auto, got \"" << thread_split_ << "\"");
   opts_.seed = seed_ + uint64_t(steps_);
   opts_.first_step = steps_ + 1;
   batch_dropout_.reseed(seed_ ^ 0x5DEECE66Dull);
@@ -284,7 +317,52 @@ json Session::info() const {
           {"dim", model_->input_dim()},
           {"vocabulary", bpe_ ? json({{"kind", "bpe"}, {"size", bpe_->size()}}) : json(nullptr)},
           {"backend", backend_},
+          {"threads", thread_plan()},
           {"estimateBytes", estimate_for(c, task_.get(), opts_.batch).total()}};
+}
+
+json Session::thread_plan() const {
+  if (!plan_.is_null()) return plan_;
+  const int threads = threads_ > 0 ? threads_ : num_threads();
+  const long rows = opts_.batch;
+  const double tokens =
+      task_ ? double(rows) * (task_->max_src_len() + task_->max_tgt_len() + 2) : 0.0;
+  const int width = model_->schedule_width();
+  const ThreadPlan kernels = plan_threads(threads, ThreadSplit::Kernels, rows, tokens, width);
+  if (model_->params().kernels().deferred)
+    return one_rank(kernels, "one", 1, "the " + backend_ + " backend trains on one rank");
+  if (!task_ || batch_adam_)
+    return one_rank(kernels, kernels.mode.c_str(), kernels.kernel_threads,
+                    "trainBatch trains on one rank");
+  const KindInfo* kind = find_kind_info(model_->kind());
+  if (kind && kind->recurrent)
+    return one_rank(kernels, kernels.mode.c_str(), kernels.kernel_threads,
+                    "a recurrent model splits kernels");
+  ThreadPlan planned =
+      plan_threads(threads, parse_thread_split(thread_split_), rows, tokens, width);
+  const std::string flag = "--thread-split ";  // the CLI's words for the session's option
+  if (planned.why.rfind(flag, 0) == 0)
+    planned.why = "train.thread_split " + planned.why.substr(flag.size());
+  // a resume continues on the rank count its checkpoint trained on, where it can
+  if (resume_ && resume_state_.contains("data_rng")) {
+    const int saved = resume_state_.value("thread_ranks", 1);
+    if (saved <= 1) {
+      if (planned.ranks == 1) return planned.to_json();
+      return one_rank(kernels, kernels.mode.c_str(), kernels.kernel_threads,
+                      "resumes a run on one rank: split kernels");
+    }
+    if (thread_ranks_supported() && saved <= threads && saved <= rows) {
+      ThreadPlan p = plan_threads(saved, ThreadSplit::Ranks, rows, tokens, width);
+      p.why = "resumes the checkpoint's " + std::to_string(saved) + " ranks";
+      return p.to_json();
+    }
+    ThreadPlan p = planned;
+    p.why += "; the checkpoint trained on " + std::to_string(saved) + " ranks (this session has " +
+             std::to_string(thread_ranks_supported() ? threads : 1) +
+             "): the resume is not bit for bit";
+    return p.to_json();
+  }
+  return planned.to_json();
 }
 
 TrainChunk Session::train(int steps) {
@@ -298,15 +376,25 @@ TrainChunk Session::train(int steps) {
              "train(" + std::to_string(steps) + ")",
              "train fewer steps per call, or with a smaller batch");
   begin_steps(steps);
-  if (!trainer_) {
-    trainer_ = std::make_unique<Trainer>(*model_, task, opts_);
-    if (resume_ && resume_state_.contains("data_rng"))
-      trainer_->restore_state(*resume_, resume_state_);
+  if (!trainer_ && !rank_trainer_) {
+    plan_ = thread_plan();
+    const bool restore = resume_ && resume_state_.contains("data_rng");
+    const int ranks = plan_.value("ranks", 1);
+    if (ranks > 1) {
+      rank_trainer_ = std::make_unique<ThreadRankTrainer>(*model_, task, opts_, ranks);
+      if (restore) rank_trainer_->restore_state(*resume_, resume_state_);
+    } else {
+      trainer_ = std::make_unique<Trainer>(*model_, task, opts_);
+      if (restore) trainer_->restore_state(*resume_, resume_state_);
+    }
     resume_.reset();
   }
+  // ranks run their kernels on their own thread; split kernels on the plan's threads
+  const KernelThreads kernel_threads(
+      model_->params().kernels().deferred ? num_threads() : plan_.value("kernel_threads", 1));
   TrainChunk r;
   for (int i = 0; i < steps; ++i) {
-    const StepInfo s = trainer_->step();
+    const StepInfo s = rank_trainer_ ? rank_trainer_->step() : trainer_->step();
     r.losses.push_back(float(s.loss));
     r.tokens += s.tokens;
     r.lr = s.lr;
@@ -402,7 +490,7 @@ Model& Session::reader() {
 }
 
 TrainChunk Session::train_batch(const Rows& src, const Rows& tgt) {
-  AL_CHECK(!trainer_,
+  AL_CHECK(!trainer_ && !rank_trainer_,
            "this session trains on its task (train); create another session to "
            "train on given batches");
   AL_CHECK(model_->input_dim() == 0, "trainBatch: a pointer network trains on its task only");
@@ -547,8 +635,13 @@ std::vector<uint8_t> Session::save(bool optimizer) {
     state["n_max"] = task_->max_src_len();
   }
   SafeTensors st = model_tensors(*model_, false);
-  if (optimizer && trainer_) {
+  // the rank count the run trained on: a resume continues bit for bit on as many
+  if (optimizer && rank_trainer_) {
+    rank_trainer_->save_state(st, state);
+    state["thread_ranks"] = rank_trainer_->ranks();
+  } else if (optimizer && trainer_) {
     trainer_->save_state(st, state);
+    state["thread_ranks"] = 1;
   } else if (optimizer && batch_adam_) {
     save_adam(*batch_adam_, model_->params(), st, state);
     state["batch_dropout_rng"] = rng_to_json(batch_dropout_);

@@ -4,8 +4,19 @@
 // Config: {"model": {"model": "transformer", "d_model": 32, ...} | "transformer",
 //          "task": "reverse", "task_options": {...}, "seed": 1,
 //          "train": {"batch", "schedule", "lr", "lr_factor", "warmup", "clip", "label_smoothing",
-//                    "optimizer" ("adam" | "sgd"), "momentum"}}
+//                    "optimizer" ("adam" | "sgd"), "momentum", "threads", "thread_split"}}
 // Training on the task follows `attn train` exactly (same seed -> same losses and weights).
+// Threads (train.threads, default the engine's kernel thread count: in wasm-mt the page's pool;
+// train.thread_split "kernels" (default), "ranks" or "auto"): as `attn train --threads N
+// --thread-split S`, the steps of train() either split each kernel call or run on thread ranks
+// (parallel/thread_ranks.hpp: replicas on row shares of the batch, plan_threads decides for
+// "auto"); info()["threads"] is the plan. Split kernels give the same bits on any thread count;
+// ranks do not (the gradient sums round in another order and ranks past 0 draw their own dropout
+// masks), so the default keeps a session's numbers independent of the machine's cores (a page
+// link reproduces its run on any machine), and a checkpoint saved with its optimizer records the
+// rank count ("thread_ranks"): a session loaded from it resumes on as many ranks, bit for bit,
+// where it has that many threads (else it plans anew and info's plan says the resume is not
+// exact). The WebGPU backend, the recurrent kinds and trainBatch train on one rank.
 // Every model kind, the pointer network included: a config that names a point task
 // (convex-hull, tsp; "sort" with model "pointer", data/task.hpp's task_for_model) and no model
 // gets the pointer network, whose fields the task fixes (dim, permutation, min_outputs) and
@@ -26,6 +37,10 @@
 #include "models/memory.hpp"
 #include "models/model.hpp"
 #include "train/trainer.hpp"
+
+namespace attnlab {
+class ThreadRankTrainer;
+}
 
 namespace attnlab::api {
 
@@ -168,6 +183,8 @@ class Session {
   // up to date first (from the prefetched weights).
   Model& reader();
   void begin_steps(int steps);
+  // The thread plan train() runs on (fixed once training started), as info() reports it.
+  nlohmann::json thread_plan() const;
 
   std::string backend_ = "cpu";
   DeviceSteps device_;
@@ -184,6 +201,11 @@ class Session {
   uint64_t seed_ = 1;
   int steps_ = 0;  // optimizer steps taken (checkpoint "step")
   std::unique_ptr<Trainer> trainer_;
+  // train() on more than one thread rank (the CPU backend only), instead of trainer_
+  std::unique_ptr<ThreadRankTrainer> rank_trainer_;
+  int threads_ = 0;                       // train.threads (0: the kernel thread count)
+  std::string thread_split_ = "kernels";  // train.thread_split
+  nlohmann::json plan_;                   // the plan training started with (null before)
   std::unique_ptr<Adam> batch_adam_;
   Rng batch_dropout_{0};
   // trainBatch's unsettled readback-free steps: the dropout generator before each

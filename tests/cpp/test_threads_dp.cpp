@@ -13,6 +13,11 @@
 // moments, and the corpus trainer on 2 ranks resumes bit for bit too. Kernels on one thread (the
 // test binary's). In single-threaded WebAssembly each case checks the fallback instead: one rank,
 // and a clear error for a world of more.
+// The model session (api/model_session.hpp, train.thread_split "ranks") on 2 and 3 ranks takes
+// the one-thread session's steps to the same bounds, reports its plan in info(), records its rank
+// count in a checkpoint and resumes from it bit for bit.
+// Long because: the collectives, the plan, the trainers and the session on ranks share the
+// replica helpers and the bound of one comparison.
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
@@ -26,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/model_session.hpp"
 #include "attnlab/error.hpp"
 #include "data/parallel_corpus.hpp"
 #include "data/task.hpp"
@@ -94,6 +100,54 @@ std::vector<char> key_bias_mask(const nlohmann::json& cfg) {
   return mask;
 }
 
+// The worst |a - b| relative to the largest weight of each tensor, the key biases aside; `compared`
+// counts the floats compared.
+double worst_relative(const ParamArena& P, const std::vector<float>& one,
+                      const std::vector<float>& many, const std::vector<char>& key_bias,
+                      size_t& compared) {
+  double worst = 0;
+  compared = 0;
+  for (const ParamInfo& p : P.list()) {
+    double scale = 0;
+    for (long i = 0; i < p.numel; ++i)
+      scale = std::max(scale, std::fabs(double(one[p.offset + size_t(i)])));
+    for (long i = 0; i < p.numel; ++i) {
+      const size_t k = p.offset + size_t(i);
+      if (key_bias[k]) continue;
+      worst = std::max(worst, std::fabs(double(many[k]) - double(one[k])) / scale);
+      ++compared;
+    }
+  }
+  return worst;
+}
+
+// A session config of small_transformer's model on `task`, trained on `threads` threads split
+// as `split`.
+nlohmann::json session_config(double dropout, int threads, const char* split) {
+  return {{"model",
+           {{"model", "transformer"},
+            {"d_model", 16},
+            {"heads", 2},
+            {"d_ff", 32},
+            {"enc_layers", 1},
+            {"dec_layers", 1},
+            {"dropout", dropout},
+            {"max_len", 24}}},
+          {"task", "reverse"},
+          {"seed", 3},
+          {"train",
+           {{"batch", 12},
+            {"schedule", "constant"},
+            {"lr", 1e-3},
+            {"threads", threads},
+            {"thread_split", split}}}};
+}
+
+std::vector<float> values_of(api::Session& s) {
+  const ParamArena& P = s.model().params();
+  return std::vector<float>(P.values(), P.values() + P.total());
+}
+
 // Single-threaded WebAssembly has no second thread: there a plan is one rank and a world of
 // more is a clear error. True when that is the case (the caller's threaded checks are moot).
 bool single_threaded_fallback() {
@@ -101,6 +155,10 @@ bool single_threaded_fallback() {
   CHECK_THROWS_WITH(ThreadWorld(2), Catch::Contains("no threads"));
   CHECK(plan_threads(2, ThreadSplit::Ranks, 32, 1024, 64).ranks == 1);
   CHECK(plan_threads(2, ThreadSplit::Auto, 32, 1024, 64).ranks == 1);
+  auto s = api::Session::create(session_config(0.0, 2, "ranks"));
+  CHECK(s->info()["threads"]["ranks"] == 1);
+  s->train(1);
+  CHECK(s->info()["threads"]["ranks"] == 1);
   return true;
 }
 
@@ -460,4 +518,91 @@ TEST_CASE("threads-dp: the corpus trainer on 2 ranks resumes bit for bit", "[thr
   REQUIRE(!a.empty());
   CHECK(a == b);
   for (const std::string& p : {tsv, whole, half, rest}) std::remove(p.c_str());
+}
+
+TEST_CASE("threads-dp: a session on thread ranks takes the one-thread steps", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  const int steps = 4;
+  auto one = api::Session::create(session_config(0.0, 1, "ranks"));
+  CHECK(one->info()["threads"]["mode"] == "one");
+  const api::TrainChunk c1 = one->train(steps);
+  const std::vector<float> v1 = values_of(*one);
+  const std::vector<char> key_bias = key_bias_mask(one->model().config());
+  auto fresh = api::Session::create(session_config(0.0, 1, "kernels"));
+  for (int ranks : {2, 3}) {
+    auto s = api::Session::create(session_config(0.0, ranks, "ranks"));
+    const nlohmann::json plan = s->info()["threads"];
+    CHECK(plan["mode"] == "ranks");
+    CHECK(plan["ranks"] == ranks);
+    CHECK(plan["kernel_threads"] == 1);
+    CHECK_THAT(plan["why"].get<std::string>(), Catch::StartsWith("train.thread_split ranks"));
+    const api::TrainChunk c = s->train(steps);
+    CHECK(s->info()["threads"] == plan);
+    CHECK(c.step == steps);
+    CHECK(c.tokens == c1.tokens);  // every rank's tokens, as the one thread's
+    for (int i = 0; i < steps; ++i)
+      CHECK(c.losses[size_t(i)] == Approx(c1.losses[size_t(i)]).epsilon(1e-6));
+    size_t compared = 0;
+    const std::vector<float> v = values_of(*s);
+    const double worst = worst_relative(s->model().params(), v1, v, key_bias, compared);
+    INFO(ranks << " ranks: worst relative difference " << worst);
+    CHECK(worst <= 1e-5);  // the bound of "2 and 3 thread ranks take the one-thread step"
+    CHECK(compared > v1.size() / 2);
+    CHECK(values_of(*fresh) != v);  // the weights moved
+  }
+  // "auto": ranks of at least 4 rows where the batch has them, else kernels; kernels by default
+  const nlohmann::json plan =
+      api::Session::create(session_config(0.0, 4, "auto"))->info()["threads"];
+  CHECK(plan["mode"] == "ranks");
+  CHECK(plan["ranks"] == 3);
+  nlohmann::json small = session_config(0.0, 4, "auto");
+  small["train"]["batch"] = 6;
+  CHECK(api::Session::create(small)->info()["threads"]["mode"] == "kernels");
+  nlohmann::json dflt = session_config(0.0, 4, "kernels");
+  dflt["train"].erase("thread_split");
+  CHECK(api::Session::create(dflt)->info()["threads"]["mode"] == "kernels");
+  nlohmann::json bad = session_config(0.0, 2, "both");
+  CHECK_THROWS_WITH(api::Session::create(bad), Catch::Contains("train.thread_split"));
+  bad = session_config(0.0, -1, "ranks");
+  CHECK_THROWS_WITH(api::Session::create(bad), Catch::Contains("train.threads"));
+}
+
+TEST_CASE("threads-dp: a session on thread ranks resumes bit for bit on as many ranks",
+          "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  const nlohmann::json cfg = session_config(0.1, 2, "ranks");  // dropout: every rank's stream
+  auto straight = api::Session::create(cfg);
+  straight->train(6);
+  const std::vector<uint8_t> whole = straight->save(true);
+  auto first = api::Session::create(cfg);
+  first->train(3);
+  const std::vector<uint8_t> half = first->save(true);
+  const SafeTensors st = parse_safetensors(half.data(), half.size());
+  const nlohmann::json state = nlohmann::json::parse(st.metadata.at("attnlab_train"));
+  CHECK(state["thread_ranks"] == 2);
+  CHECK(state["dropout_rng_ranks"].size() == 2);
+  auto resumed = api::Session::load(half, nlohmann::json::object());
+  CHECK(resumed->info()["threads"]["ranks"] == 2);
+  CHECK_THAT(resumed->info()["threads"]["why"].get<std::string>(), Catch::Contains("resumes"));
+  resumed->train(3);
+  CHECK(resumed->save(true) == whole);
+  // in two calls of 3 steps: the same run as one of 6
+  first->train(3);
+  CHECK(first->save(true) == whole);
+  // the one-thread run differs (rank 1 draws its own masks), and a resume on one thread says so
+  auto one = api::Session::create(session_config(0.1, 1, "ranks"));
+  one->train(6);
+  CHECK(values_of(*one) != values_of(*straight));  // the weights, not just the recorded ranks
+  nlohmann::json fewer = cfg["train"];
+  fewer["threads"] = 1;
+  auto moved = api::Session::load(half, {{"train", fewer}});
+  CHECK(moved->info()["threads"]["ranks"] == 1);
+  CHECK_THAT(moved->info()["threads"]["why"].get<std::string>(),
+             Catch::Contains("not bit for bit"));
+  moved->train(1);
+  // a kernels run's checkpoint resumes on one rank, whatever the loading session asks
+  auto k = api::Session::create(session_config(0.1, 2, "kernels"));
+  k->train(2);
+  auto k2 = api::Session::load(k->save(true), {{"train", cfg["train"]}});
+  CHECK(k2->info()["threads"]["ranks"] == 1);
 }

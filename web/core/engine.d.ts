@@ -57,8 +57,22 @@ export interface ContentAddress { similarity: Float32Array; weights: Float32Arra
 // Same JSON as the CLI's config files; see the CLI's `attn --help` for every key. Its `train`
 // object: batch, lr, lr_factor, warmup, schedule ('noam' | 'constant'), clip, label_smoothing,
 // and word_dropout (0 to 0.9: source and decoder-input tokens replaced by the id `unk`, which
-// it then needs; token models only).
+// it then needs; token models only); threads (default: the engine's kernel threads, in the
+// pthread build its pool size) and thread_split ('kernels' by default, 'ranks' or 'auto'): how
+// train() uses them (SessionInfo.threads). Split kernels give the same numbers on any thread
+// count; ranks are faster on large batches but their numbers depend on the rank count, which a
+// checkpoint with the optimizer records and a loaded session resumes on.
 export type SessionConfig = Record<string, unknown>;
+
+// How train() uses threads: N replicas on row shares of the batch ('ranks', kernel_threads 1),
+// every kernel call split ('kernels'), or one thread ('one'); the cost model's estimated
+// speed-ups and the reason for the choice.
+export interface ThreadPlan {
+  mode: 'ranks' | 'kernels' | 'one';
+  ranks: number; kernel_threads: number;
+  ranks_speedup: number; kernels_speedup: number;
+  why: string;
+}
 
 export interface SessionInfo {
   config: SessionConfig;
@@ -69,6 +83,7 @@ export interface SessionInfo {
   srcVocab: number; tgtVocab: number;
   vocabulary: { kind: 'bpe'; size: number } | null;  // text models only
   dim: number;         // float features per input of a point-set model (0: token ids)
+  threads: ThreadPlan; // the plan train() runs on (fixed once it trained)
   [key: string]: unknown;
 }
 

@@ -6,7 +6,11 @@
 // fails to load falls back to engine/attnlab.mjs. `base` is the page's base URL; a
 // Worker passes the URL its page gave it, since its own location is elsewhere. The result is
 // the synchronous engine API of api.js; its info() names the build that loaded and, for the
-// threaded one, its pool size (poolSize: navigator.hardwareConcurrency capped at 8).
+// threaded one, its pool size (poolSize: navigator.hardwareConcurrency capped at 8). Its pthread
+// pool holds 2 * poolSize - 1 workers: the kernels' poolSize - 1 and as many again for a
+// session that trains on thread ranks (train.thread_split, api/model_session.hpp), whose rank
+// threads run beside the kernel workers; a thread started with the pool empty would wait on this
+// Worker's event loop, which a blocked step never returns to.
 // `files` (optional) maps engine file names ('attnlab.mjs', 'attnlab.wasm', ...) to the URLs to
 // load them from instead of engine/<name> under `base` (the npm package passes bundler-visible
 // URLs). The files may live on another origin (a CDN): the module and the wasm are then fetched
@@ -23,6 +27,8 @@ export const engineFileUrl = (file, base) =>
 
 export const MAX_POOL = 8;
 export const poolSize = () => Math.max(1, Math.min(MAX_POOL, globalThis.navigator?.hardwareConcurrency || 4));
+// The pthread workers started for a pool of `threads` (see above).
+export const pthreadWorkers = (threads) => 2 * threads - 1;
 
 // What a Worker started now would run: its build and thread count (the page shows it).
 export function expectedEngine() {
@@ -31,10 +37,13 @@ export function expectedEngine() {
 }
 
 // A short, language-neutral label for the engine that runs: "WebAssembly SIMD128 · 1 thread",
-// "WebAssembly SIMD128 · 4 threads" (+ " · FMA" when the build has relaxed-SIMD FMA).
-export function engineLabel({ build, threads, kernelThreads, poolSize: pool, fma } = {}) {
+// "WebAssembly SIMD128 · 4 threads" (+ " · FMA" when the build has relaxed-SIMD FMA). With a
+// session's thread plan (`plan`: its info().threads) on ranks: "· 4 threads as ranks".
+export function engineLabel({ build, threads, kernelThreads, poolSize: pool, fma, plan } = {}) {
   const n = build === 'wasm-mt' ? (pool ?? kernelThreads ?? threads ?? 1) : 1;
-  return `WebAssembly SIMD128 · ${n} thread${n === 1 ? '' : 's'}${fma || build === 'wasm-relaxed' ? ' · FMA' : ''}`;
+  const ranks = build === 'wasm-mt' && plan?.mode === 'ranks' && plan.ranks > 1 ? plan.ranks : 0;
+  const count = ranks ? `${ranks} threads as ranks` : `${n} thread${n === 1 ? '' : 's'}`;
+  return `WebAssembly SIMD128 · ${count}${fma || build === 'wasm-relaxed' ? ' · FMA' : ''}`;
 }
 
 const pending = new Map();
@@ -117,7 +126,7 @@ export function loadEngine(
           const mod = await ns.default({
             locateFile: (file) => (file.endsWith('.worker.js') ? pthreadWorkerUrl(fileUrl(file)) : fileUrl(file)),
             mainScriptUrlOrBlob: moduleUrl,
-            threads,
+            threads: pthreadWorkers(threads), // the pthread pool (PTHREAD_POOL_SIZE=Module.threads)
           });
           const extra =
             which === 'wasm-mt'

@@ -1,6 +1,7 @@
 // Browser-test harness: serves the built dist/ over loopback (Vite's preview server) and
 // drives Debian's Chromium headless through playwright-core. Collects console errors per page.
 // Screenshots go to test-results/screenshots/.
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { preview } from 'vite';
 import { mkdtempSync, mkdirSync, existsSync, rmSync, readFileSync } from 'node:fs';
@@ -58,6 +59,40 @@ export async function launch({ bypassCSP = true } = {}) {
     async close() {
       await context.close();
       rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// The usual set-up of a browser test file, as node:test before/after hooks: the guide served
+// (startServer with `isolated` and `dir`; `server: false` serves nothing) and one Chromium
+// (launch with `bypassCSP`), both closed when the file's tests end. Returns `server` and
+// `browser` handles that reach the ones started by the hook once it has run (server.url,
+// browser.newPage, browser.context), so a file names them as it would its own variables.
+export function usePage({ isolated = false, dir = 'dist', bypassCSP = true, server: serve = true } = {}) {
+  const state = { server: null, browser: null };
+  const started = (what) => {
+    if (!state[what]) throw new Error(`usePage: the ${what} is used before its before() hook ran`);
+    return state[what];
+  };
+  before(async () => {
+    if (serve) state.server = await startServer({ isolated, dir });
+    state.browser = await launch({ bypassCSP });
+  });
+  after(async () => {
+    await state.browser?.close();
+    await state.server?.close();
+  });
+  return {
+    server: {
+      get url() {
+        return started('server').url;
+      },
+    },
+    browser: {
+      get context() {
+        return started('browser').context;
+      },
+      newPage: (opts) => started('browser').newPage(opts),
     },
   };
 }

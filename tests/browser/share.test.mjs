@@ -9,22 +9,14 @@
 //     the engine: maps whose rows sum to 1, loss curves that start at a finite step-0 point, and
 //     nothing trains;
 //   - widgets fit a 320 px wide host (no horizontal overflow of the widget box).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { axeDemo, startServer, launch, shots } from './harness.mjs';
+import { axeDemo, shots, usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 async function openDemo(name, { hash = '', lang = 'en', width = 1280 } = {}) {
   const page = await browser.newPage({ width });

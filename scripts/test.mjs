@@ -41,7 +41,7 @@ const t0 = Date.now();
 const BUDGET_S = 25 * 60;
 // Browser test files whose assertions depend on the page getting the machine to itself (the
 // cost demo's n² growth, the page's longest task while it parses 2 MB): they run one at a time
-// after the others, which run two files at a time (each file launches its own Chromium).
+// after the others, which run two files at a time (each lane with its own Chromium).
 // The WebGPU suites run there too: SwiftShader is Vulkan on the CPU and takes both cores, which
 // starved the lane beside it (a 150-s wait in named-controls ran out once).
 // ATTNLAB_BROWSER_JOBS=1 runs every file one at a time.
@@ -207,18 +207,32 @@ async function browserTests() {
     return i < 0 ? LONG_BROWSER.length : i;
   };
   const parallel = all.filter((f) => !serial.includes(f)).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-  return add(await testLanes(parallel, browserJobs), await nodeTests(serial));
+  // One preview server of dist/ for every file of the lanes, instead of one per file (the
+  // serial files, which time the page, start their own, as a file run alone does).
+  const { startServer, SHARED_SERVER_ENV } = await import('../tests/browser/harness.mjs');
+  const server = await startServer();
+  try {
+    return add(await testLanes(parallel, browserJobs, { [SHARED_SERVER_ENV]: server.url }), await nodeTests(serial));
+  } finally {
+    await server.close();
+  }
 }
 
 // Each file in its own `node --test` (as node --test itself runs them), `lanes` at a time, in the
 // order given; the counts summed. The files share the whole suite's 30 minutes: a file still
 // running then is killed and counts one failure beside the tests it finished, and a file not
-// started by then one failure.
-async function testLanes(files, lanes) {
+// started by then one failure. `env` goes to every file; each lane also starts one Chromium
+// (tests/browser/harness.mjs launchSharedChromium) that its files connect to, each in a fresh
+// browser context: starting a browser took seconds of each file's set-up. A Chromium that
+// exited is started again before the lane's next file.
+async function testLanes(files, lanes, env = {}) {
+  const { launchSharedChromium, SHARED_CHROMIUM_ENV } = await import('../tests/browser/harness.mjs');
+  const down = (c) => !c || c.process().exitCode !== null || c.process().signalCode !== null;
   const queue = [...files];
   let counts = none;
   const started = Date.now();
   const lane = async () => {
+    let chromium = null;
     for (let f = queue.shift(); f; f = queue.shift()) {
       const left = 30 * 60 * 1000 - (Date.now() - started);
       if (left <= 0) {
@@ -227,10 +241,20 @@ async function testLanes(files, lanes) {
         continue;
       }
       const t = Date.now();
+      if (down(chromium))
+        chromium = await launchSharedChromium().catch((e) => {
+          console.error(`attnlab: the lane's Chromium did not start (${e.message}): ${f} starts its own`);
+          return null;
+        });
       const r = await run(
         process.execPath,
         ['--test', '--test-reporter=tap', '--test-timeout=600000', '--test-force-exit', f],
-        { capture: true, cwd: root, timeoutMs: left }
+        {
+          capture: true,
+          cwd: root,
+          timeoutMs: left,
+          env: { ...process.env, ...env, ...(chromium ? { [SHARED_CHROMIUM_ENV]: chromium.wsEndpoint() } : {}) },
+        }
       );
       process.stdout.write(`${r.out}\n# ${f}: ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
       if (r.timedOut) {
@@ -238,6 +262,7 @@ async function testLanes(files, lanes) {
         counts = add(counts, { passed: done, failed: 1, skipped: 0 });
       } else counts = add(counts, tapCounts(r.out, r.code, `node --test ${f}`));
     }
+    await chromium?.close();
   };
   await Promise.all(Array.from({ length: Math.min(lanes, files.length) }, lane));
   return counts;

@@ -3,25 +3,17 @@
 // mounted and drawn. Fails on any serious or critical violation and prints each one (rule,
 // target, summary). Also checks the fixes axe cannot see: names that match visible labels,
 // MathML beside KaTeX's HTML, heatmap alternatives and legends, chart summaries.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const PHONE_TAGS = [...TAGS, 'wcag22aa']; // + target-size (24 × 24 CSS px) at phone width
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 // Scrolls every demo into view (they mount lazily), waits until all are mounted, then back to top.
 async function mountAll(page) {

@@ -1,20 +1,12 @@
 // Two demos train at the same time on one page, as a reader who starts §4 and then the
 // playground would: both reach "done", both curves grow while the other trains, and pausing
 // one leaves the other's controls working (no "already training" error, nothing sticks).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const stepOf = (page, name) =>
   page.evaluate((n) => Number(document.querySelector(`[data-demo=${n}] .run progress`).value), name);

@@ -11,21 +11,13 @@
 //   in the URL. Both at 375 px in Korean with the dark theme as well, without overflow, and with
 //   no serious or critical axe-core violation in the trained demo.
 // Skipped only when the engine build has no model sessions.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { axeDemo, startServer, launch, shots } from './harness.mjs';
+import { axeDemo, shots, usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 async function openDemo(page, name, query) {
   await page.goto(`${server.url}${query}`);

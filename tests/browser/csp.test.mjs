@@ -8,21 +8,18 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer, launch, serveDir, root } from './harness.mjs';
+import { usePage, serveDir, root } from './harness.mjs';
 
 const POLICY =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; " +
   "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self' data: blob:";
 
-let server, browser, tmp;
+const { server, browser } = usePage({ bypassCSP: false }); // the policy in force, as readers get it
+let tmp;
 before(async () => {
-  server = await startServer();
-  browser = await launch({ bypassCSP: false }); // the policy in force, as readers get it
   tmp = mkdtempSync(path.join(os.tmpdir(), 'attnlab-csp-'));
 });
 after(async () => {
-  await browser?.close();
-  await server?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -3,21 +3,13 @@
 // a matrix with weight above the diagonal and rows that still sum to 1, with the readout and
 // the URL hash following; toggling back gives exact zeros again; a link with the mask off
 // opens in that state. Skipped only when the engine build has no model sessions.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launch, shots } from './harness.mjs';
+import { shots, usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 async function openDecoder(hash = '') {
   const page = await browser.newPage();

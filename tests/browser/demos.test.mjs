@@ -2,22 +2,14 @@
 // NTM content addressing (engine contentAddress vs engine attention vs plain JS), the
 // positional-encoding table against the sin/cos formula, the measured n² growth of attention
 // time, the C++ shown in §12 against the files in cpp/, keyboard access to heatmaps.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, launch, root } from './harness.mjs';
+import { root, usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 async function openDemo(name, hash = '', lang = 'en') {
   const page = await browser.newPage();

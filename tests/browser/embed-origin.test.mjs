@@ -9,17 +9,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root, launch, serveDir, shots } from './harness.mjs';
+import { root, usePage, serveDir, shots } from './harness.mjs';
 
 const CORS = { 'Access-Control-Allow-Origin': '*' };
-let browser, hostDir;
+const { browser } = usePage({ server: false });
+let hostDir;
 const servers = [];
 before(async () => {
-  browser = await launch();
   hostDir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-host-'));
 });
 after(async () => {
-  await browser?.close();
   for (const s of servers) await s.close();
   if (hostDir) rmSync(hostDir, { recursive: true, force: true });
 });

@@ -2,20 +2,12 @@
 // <attnlab-demo> widgets mount with their attribute settings and each in its own language,
 // start() runs one, progress events carry {step, loss}, and nothing is fetched from outside the
 // server (the engine's Worker is a Blob of the page's own origin).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launch, shots } from './harness.mjs';
+import { shots, usePage } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 test('embed example: four widgets from one script, settings from attributes, start() and progress', async () => {
   const page = await browser.newPage({ width: 900, height: 900 });

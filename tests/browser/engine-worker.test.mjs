@@ -3,12 +3,12 @@
 // cross-origin isolated one (info.build says which); a session trains in the Worker with
 // progress events and pause/resume, its checkpoint goes to IndexedDB and comes back after a
 // reload with the same logits; a C++ error arrives as an Error and the engine stays usable.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { createServer } from 'vite';
-import { launch, root } from './harness.mjs';
+import { usePage, root } from './harness.mjs';
 
 const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
 const PAGE =
@@ -45,16 +45,12 @@ const CONFIG = {
   train: { batch: 16 },
 };
 
-let browser;
 before(async () => {
   for (const f of ['attnlab.mjs', 'attnlab-mt.mjs'])
     if (!existsSync(path.join(root, 'web', 'public', 'engine', f)))
       throw new Error(`web/public/engine/${f} is missing: run node scripts/build.mjs`);
-  browser = await launch();
 });
-after(async () => {
-  await browser?.close();
-});
+const { browser } = usePage({ server: false });
 
 // A plain page in Chromium (relaxed SIMD since 114) gets the relaxed-SIMD single-thread build.
 for (const isolated of [false, true]) {

@@ -1,23 +1,15 @@
 // The model figures in the prose are filled on the page from the models themselves
 // (web/demos/common/facts.js): every [data-fact] span gets a value, in both languages, equal to
 // what the node side reads from the same checkpoint headers, index.json and demo settings.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createReadStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import path from 'node:path';
-import { startServer, launch, root } from './harness.mjs';
+import { root, usePage } from './harness.mjs';
 import { readHeader, modelFacts, resolveFacts, demoFacts, formatFact } from '../../web/demos/common/facts.js';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const pub = path.join(root, 'web', 'public');
 const index = JSON.parse(readFileSync(path.join(pub, 'models', 'index.json'), 'utf8'));

@@ -7,25 +7,17 @@
 // first step-through output not rounded to zeros; §9's row labels naming dimensions 2i; one
 // engine line. (Phone-size targets and print: phone.test.mjs; every control and language after
 // every state change: named-controls.test.mjs.)
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { unavailable } from '../unavailable.mjs';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, launch, root, openDemo } from './harness.mjs';
+import { root, openDemo, usePage } from './harness.mjs';
 
 const index = JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'index.json'), 'utf8'));
 const HANGUL = /[\uac00-\ud7a3]/;
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const open = (name, opts) => openDemo(browser, server, name, opts);
 const pending = (page, name) =>

@@ -4,24 +4,16 @@
 // pace note does not count down "0 s" after the run; §7's step slider sits beside its label at
 // 375 px; controls are at least 24 px at 1280 px; a widget says where it trains, and one on a
 // page without `lang` follows the browser's language.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { unavailable } from '../unavailable.mjs';
-import { startServer, launch, root, openDemo } from './harness.mjs';
+import { root, openDemo, usePage } from './harness.mjs';
 
 const index = JSON.parse(readFileSync(path.join(root, 'web', 'public', 'models', 'index.json'), 'utf8'));
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const open = (name, opts) => openDemo(browser, server, name, opts);
 

@@ -1,8 +1,14 @@
 // Browser-test harness: serves the built dist/ over loopback (Vite's preview server) and
 // drives Debian's Chromium headless through playwright-core. Collects console errors per page.
 // Screenshots go to test-results/screenshots/.
+// A run of scripts/test.mjs starts these once and hands them to every test file it starts:
+// ATTNLAB_DIST_URL, the URL of a preview server of dist/ (startServer() with no options answers
+// it instead of starting one), and ATTNLAB_CHROMIUM_WS, the endpoint of a Chromium started by
+// chromium.launchServer() (launch() connects to it and opens a fresh browser context, with its
+// own storage, cache and service workers, instead of starting a browser with a fresh profile).
+// A file run alone (node --test tests/browser/x.test.mjs) starts its own.
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
-import { preview } from 'vite';
 import { mkdtempSync, mkdirSync, existsSync, rmSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -15,9 +21,15 @@ export const shots = path.join(root, 'test-results', 'screenshots');
 
 export { CHROMIUM_ARGS };
 
+export const SHARED_SERVER_ENV = 'ATTNLAB_DIST_URL';
+export const SHARED_CHROMIUM_ENV = 'ATTNLAB_CHROMIUM_WS';
+
 export async function startServer({ isolated = false, dir = 'dist' } = {}) {
   if (!existsSync(path.join(root, dir, 'index.html')))
     throw new Error(`${dir}/index.html is missing: run npm run build first`);
+  const shared = process.env[SHARED_SERVER_ENV];
+  if (shared && !isolated && dir === 'dist') return { url: shared, close: async () => {} };
+  const { preview } = await import('vite'); // a second or more of a file's start: only when used
   const headers = isolated
     ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' }
     : {};
@@ -34,14 +46,31 @@ export async function startServer({ isolated = false, dir = 'dist' } = {}) {
 // bypassCSP: the page's Content-Security-Policy (web/index.html) refuses inline scripts and string
 // evaluation, which tests use to reach into the page; tests/browser/csp.test.mjs runs under it
 // (bypassCSP false), as do the Firefox and WebKit lanes.
+const CHROMIUM = { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS };
+
+// The Chromium a run shares (its wsEndpoint() goes in ATTNLAB_CHROMIUM_WS); close() ends it.
+export function launchSharedChromium() {
+  return chromium.launchServer(CHROMIUM);
+}
+
 export async function launch({ bypassCSP = true } = {}) {
-  const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-    bypassCSP,
-  });
+  const ws = process.env[SHARED_CHROMIUM_ENV];
+  let context, release;
+  if (ws) {
+    const browser = await chromium.connect(ws);
+    context = await browser.newContext({ bypassCSP });
+    release = async () => {
+      await context.close();
+      await browser.close(); // disconnects; the shared Chromium runs on
+    };
+  } else {
+    const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-chromium-'));
+    context = await chromium.launchPersistentContext(userDataDir, { ...CHROMIUM, bypassCSP });
+    release = async () => {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    };
+  }
   mkdirSync(shots, { recursive: true });
   return {
     context,
@@ -55,11 +84,50 @@ export async function launch({ bypassCSP = true } = {}) {
       page.on('pageerror', (e) => page.errors.push(String(e)));
       return page;
     },
-    async close() {
-      await context.close();
-      rmSync(userDataDir, { recursive: true, force: true });
+    close: release,
+  };
+}
+
+// The usual set-up of a browser test file, as node:test before/after hooks: the guide served
+// (startServer with `isolated` and `dir`; `server: false` serves nothing) and one Chromium
+// (launch with `bypassCSP`), both closed when the file's tests end. Returns `server` and
+// `browser` handles that reach the ones started by the hook once it has run (server.url,
+// browser.newPage, browser.context), so a file names them as it would its own variables.
+export function usePage({ isolated = false, dir = 'dist', bypassCSP = true, server: serve = true } = {}) {
+  const state = { server: null, browser: null };
+  const started = (what) => {
+    if (!state[what]) throw new Error(`usePage: the ${what} is used before its before() hook ran`);
+    return state[what];
+  };
+  before(async () => {
+    if (serve) state.server = await startServer({ isolated, dir });
+    state.browser = await launch({ bypassCSP });
+  });
+  after(async () => {
+    await state.browser?.close();
+    await state.server?.close();
+  });
+  return {
+    server: {
+      get url() {
+        return started('server').url;
+      },
+    },
+    browser: {
+      get context() {
+        return started('browser').context;
+      },
+      newPage: (opts) => started('browser').newPage(opts),
     },
   };
+}
+
+// A download's bytes. Not download.path(): it throws in a browser reached by connect() (the
+// shared Chromium of a scripts/test.mjs run); the stream works in both.
+export async function downloadBytes(download) {
+  const chunks = [];
+  for await (const chunk of await download.createReadStream()) chunks.push(chunk);
+  return Buffer.concat(chunks);
 }
 
 // The guide opened on one demo, scrolled to it and mounted: `lang` 'en' or the page's default

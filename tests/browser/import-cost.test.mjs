@@ -3,20 +3,12 @@
 // of memory). The engine estimates the measure's cost from the checkpoint's config and refuses it
 // before any work (cpp/models/cost.hpp); the playground words its numbers for the reader and the
 // Worker stays free.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 test('a pointer checkpoint of 1,000-point sets is refused at once, and the engine stays free', async (t) => {
   const page = await browser.newPage();

@@ -2,20 +2,12 @@
 // in page order, even the demos that mount only near the viewport; a focused heatmap outlines its
 // current cell so that the outline stands out in the light and the dark theme. A share link holds
 // only the settings that differ from their defaults and the section being read, and opens there.
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 import { SECTIONS } from '../../web/sections.js';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const ready = (page) => page.waitForSelector('body[data-ready="1"]');
 

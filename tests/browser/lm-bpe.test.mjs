@@ -3,21 +3,20 @@
 // place of the shipped index's entries. The engine in the Worker splits the built-in sentences
 // and the prompt into the checkpoint's own pieces (no <unk>), the page joins the pieces back
 // into the same text at "▁", and the generator's text has no piece marks left.
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer, launch, root } from './harness.mjs';
+import { usePage, root } from './harness.mjs';
 import { mobyDickParagraphs } from '../../experiments/lib/lm-corpus.mjs';
 import { unavailable } from '../unavailable.mjs';
 
 const attn = path.join(root, 'build', 'native', 'attn');
-let server, browser, ckpt;
+const { server, browser } = usePage();
+let ckpt;
 before(async () => {
-  server = await startServer();
-  browser = await launch();
   if (!existsSync(attn)) return;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-lm-bpe-'));
   const corpus = path.join(dir, 'prose.txt');
@@ -32,10 +31,6 @@ before(async () => {
     { encoding: 'utf8' }
   );
   assert.equal(r.status, 0, r.stderr);
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
 });
 
 test('§1 with a BPE model: pieces from the engine, joined into words on the page', async (t) => {

@@ -3,20 +3,12 @@
 // add up to p (checked against the page's own logits in plain JS, set from the keyboard and kept
 // in the link), the legend names the cut in words in both languages (top-k 0: "all N words"),
 // and every row's bars start at the same x, the drawn word's row included.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { unavailable } from '../unavailable.mjs';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const sel = '[data-demo=lm] .lm-sample';
 

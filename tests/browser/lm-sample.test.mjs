@@ -4,23 +4,15 @@
 // orange bars equal softmax(z/T) over the k largest logits, the drawn word is among those k,
 // T = 0 draws the argmax, a seed reproduces the text, and the controls are labelled in both
 // languages.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { unavailable } from '../unavailable.mjs';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, launch, shots, root } from './harness.mjs';
+import { shots, root, usePage } from './harness.mjs';
 import { loadNodeApi, hasBuild } from '../node/engine.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const ckpt = path.join(root, 'web', 'public', 'models', 'lm-moby-dick.safetensors');
 const sel = '[data-demo=lm] .lm-sample';

@@ -7,22 +7,14 @@
 // which the trace follows and marks); in Korean the labels are Korean and nothing overflows
 // 375 px; axe finds nothing (target size included). Screenshots:
 // test-results/screenshots/lm-trace-1280-en.png, -375-ko.png (copied to docs/screenshots/).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { unavailable } from '../unavailable.mjs';
-import { startServer, launch, openDemo, axeDemo, root, shots } from './harness.mjs';
+import { openDemo, axeDemo, root, shots, usePage } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 // Written under test-results/ (a test run leaves the repository's files as they are); the copies in
 // docs/screenshots/ come from here.

@@ -2,23 +2,15 @@
 // Worker from the shipped Moby-Dick checkpoint; they equal a direct call of the same engine
 // (the node build of the module on the same bytes), the grammatical sentence outscores its
 // shuffled words, hovering a bar lists per-token log-probs, and a typed sentence is scored.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, launch, shots, root } from './harness.mjs';
+import { shots, root, usePage } from './harness.mjs';
 import { loadNodeEngine, hasBuild } from '../node/engine.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const ckpt = path.join(root, 'web', 'public', 'models', 'lm-moby-dick.safetensors');
 

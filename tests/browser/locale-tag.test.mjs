@@ -1,19 +1,11 @@
 // A browser whose language is not a BCP 47 tag (WebKit under the system locale C reports
 // navigator.language 'C'; every Intl constructor throws a RangeError on it): the guide's charts
 // load, §4 mounts and trains, in English number formats, with no "invalid language tag" error.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 test("navigator.language 'C': §4 mounts with its chart and trains", async () => {
   const page = await browser.newPage();

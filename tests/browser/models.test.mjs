@@ -6,23 +6,15 @@
 // to 1 and the decoder's self-attention is causal; the playground trains, exports its weights as
 // .safetensors and imports them back. Skipped only when the engine build has no
 // model sessions (then those demos show their pending note, checked in page.test.mjs).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launch, shots } from './harness.mjs';
+import { shots, usePage } from './harness.mjs';
 import { loadNodeApi, releaseEngine, hasBuild } from '../node/engine.mjs';
 import { HELD_OUT, sessionConfig } from '../../web/demos/bahdanau/config.js';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 async function openDemo(name, hash = '') {
   const page = await browser.newPage();

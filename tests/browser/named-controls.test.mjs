@@ -4,20 +4,12 @@
 // fails on any visible control, option or heading with no text or accessible name, and on text
 // in the other language (Hangul on the English page; Latin words beyond sweep.mjs's list of
 // names and terms on the Korean page). Prints every offender.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 import { mountAll, checkPage } from './sweep.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 async function check(page, state) {
   const lang = await page.evaluate(() => document.documentElement.lang);

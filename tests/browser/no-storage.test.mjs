@@ -9,22 +9,19 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import os from 'node:os';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { root, startServer, serveDir, launch } from './harness.mjs';
+import { root, usePage, serveDir } from './harness.mjs';
 
-let server, files, host, browser;
+const { server, browser } = usePage();
+let files, host;
 before(async () => {
-  server = await startServer();
   // dist/ as a file store that answers every origin (a sandboxed frame's origin is 'null')
   files = await serveDir(path.join(root, 'dist'), { headers: { 'Access-Control-Allow-Origin': '*' } });
   // a course page on a third origin that frames the guide or a widget
   const dir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-host-'));
   writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>course</title><body></body>');
   host = await serveDir(dir);
-  browser = await launch();
 });
 after(async () => {
-  await browser?.close();
-  await server?.close();
   await files?.close();
   await host?.close();
 });

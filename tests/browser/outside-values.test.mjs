@@ -3,19 +3,11 @@
 // sdpa.n=2.5, positional.L=100.5), one outside its range or not a number is replaced, the demo
 // still mounts and trains, and a note in the demo names the value and what is used instead; an
 // embedded widget's start() rejects with an Error naming it.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 async function show(page, name) {
   await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });

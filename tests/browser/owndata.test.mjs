@@ -9,22 +9,14 @@
 // nothing, in English and in Korean at 375 px in the dark theme; a 2 MB paste parses without
 // freezing the tab; nothing pasted goes into the URL; axe-core finds no serious or critical
 // violation in the trained playground or in the Korean one with its alert.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { axeDemo, startServer, launch, shots } from './harness.mjs';
+import { axeDemo, shots, usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 // Deterministic lowercase words (3 to 7 letters of a–p) and their reversals.
 function words(n, seed = 12345) {

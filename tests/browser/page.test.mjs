@@ -1,24 +1,16 @@
 // The whole guide in headless Chromium: every section and every demo renders in both
 // languages without console errors; the language toggle leaves no Korean text in English mode
 // (and back); hash state round-trips; screenshots at desktop and phone widths.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launch, shots } from './harness.mjs';
+import { shots, usePage } from './harness.mjs';
 import { SECTIONS } from '../../web/sections.js';
 
 const SECTION_IDS = SECTIONS.map((s) => s.id);
 const HANGUL = /[\uac00-\ud7a3]/;
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 // Scrolls every demo into view (they mount lazily) and waits until all are mounted.
 export async function mountAll(page) {

@@ -3,20 +3,12 @@
 // Reset starts over (the stored model is forgotten). Restore means the same run: the chart's
 // data, the step, the status line, the Start/Resume button and the readouts after a reload
 // equal those before it (§4 finished on dates, §4 paused on reverse, the playground finished).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 async function show(page, name) {
   await page.waitForSelector('body[data-ready="1"]');

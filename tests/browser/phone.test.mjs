@@ -2,20 +2,12 @@
 // every visible interactive target is 24 × 24 CSS px or more (WCAG 2.2 target size; links
 // inside sentences are exempt), and no visible text is set under 14 px (formulas' sub- and
 // superscripts aside). Prints every offender.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 import { mountAll, smallThings } from './sweep.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 test('375 px, Korean: targets of 24 × 24 px or more and print of 14 px or more, translator open', async () => {
   const page = await browser.newPage({ width: 375, height: 800 });

@@ -4,22 +4,14 @@
 // network chose), the engine's held-out metrics are shown (also on larger sets), the exported
 // .safetensors imports back with the same metrics, and the shipped pointer-hull checkpoint
 // imports with its own.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
-import { startServer, launch, shots, root } from './harness.mjs';
+import { shots, root, usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const io = (page) => page.locator('[data-demo=playground] [name=io]').textContent();
 

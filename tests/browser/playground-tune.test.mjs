@@ -3,21 +3,13 @@
 // rate, batch, dropout, optimizer and schedule are controls and share-link keys that reach the
 // engine's config; the held-out loss is drawn while it trains; a step button trains one step;
 // a kept run stays on the chart beside the next.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { unavailable } from '../unavailable.mjs';
-import { startServer, launch, root } from './harness.mjs';
+import { root, usePage } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 async function openPlayground(hash, { lang = 'en' } = {}) {
   const page = await browser.newPage();

@@ -2,21 +2,13 @@
 // from the demo's own settings (TUNE, LIVE), it reports progress after every chunk, the squares
 // follow it (a random point set gets the network's answer while it trains), and it finishes.
 // The wall time is reported (as a diagnostic, not asserted: the machine may be loaded).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { unavailable } from '../unavailable.mjs';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 import { TUNE, LIVE } from '../../web/demos/pointer/index.js';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 test('§10: Start on the pre-trained network fine-tunes in chunks, answering as it goes', async (t) => {
   const index = await (await fetch(`${server.url}models/index.json`)).json().catch(() => ({}));

@@ -1,21 +1,13 @@
 // §10 pointer demo: a Ptr-Net trains live in the Worker; clicked points get an answer whose
 // polygon is drawn beside the exact hull, with the metrics shown; the exact hull and the area
 // coverage agree with a plain-JS computation from the clicked coordinates.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launch, shots } from './harness.mjs';
+import { shots, usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const area = (p, order) =>
   Math.abs(

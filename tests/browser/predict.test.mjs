@@ -7,20 +7,12 @@
 // the 375 px page and axe finds no serious violation. Short runs (the hash sets their
 // steps), so that each ends in seconds; the bounds are hang bounds. Then ?lang=ko: the question
 // and the revealed answer are in Korean.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openDemo, axeDemo } from './harness.mjs';
+import { openDemo, axeDemo, usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const num = (text, re, what) => {
   const m = text.match(re);

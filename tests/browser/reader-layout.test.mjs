@@ -3,19 +3,11 @@
 // their end and show that they continue, heatmaps fit their box (and hover still finds the right
 // cell); a theme switch redraws canvas labels and axes in the new text colour; a language switch
 // keeps the reader's place in the text.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 // Scrolls down the page a part of a screen at a time, as a reader would, then waits until every
 // demo (they mount as they near the viewport) has mounted.

@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, serveDir, root } from './harness.mjs';
+import { usePage, serveDir, root } from './harness.mjs';
 import { hashFiles } from '../../scripts/web/engine-hashes.mjs';
 
-let tmp, server, browser;
+const { browser } = usePage({ server: false });
+let tmp, server;
 let current;
 const A = () => path.join(tmp, 'A');
 const B = () => path.join(tmp, 'B');
@@ -74,10 +75,8 @@ before(async () => {
       'Cache-Control': p === '/' || p.endsWith('.html') ? 'no-store' : 'public, max-age=31536000, immutable',
     }),
   });
-  browser = await launch();
 });
 after(async () => {
-  await browser?.close();
   await server?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });

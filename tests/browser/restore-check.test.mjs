@@ -3,22 +3,17 @@
 // run; the weights of another model, or of a batch of 65,536, under the demo's key) is dropped:
 // a note says why, the record is gone, the demo is ready for a fresh start and no session of it
 // is left in the engine's Worker.
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser, page;
-const URL_ = () => `${server.url}?lang=en#bahdanau.task=reverse&bahdanau.steps=100`;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
+let page;
 after(async () => {
-  await page?.close();
-  await browser?.close();
-  await server?.close();
+  await page?.close(); // registered first: the page closes before the fixture's browser
 });
+const { server, browser } = usePage();
+const URL_ = () => `${server.url}?lang=en#bahdanau.task=reverse&bahdanau.steps=100`;
 
 async function show() {
   await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });

@@ -4,21 +4,13 @@
 // one, its held-out loss is lower and it gets at least twice as many whole sequences right.
 // The race's seconds are reported, not judged (a loaded machine may take longer; the 90 s
 // wait is the bound). Skipped outside CI, and failed in CI, when the demo shows its placeholder.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launch, shots } from './harness.mjs';
+import { shots, usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 test('§3: reversed input trains faster than input in output order', async (t) => {
   const page = await browser.newPage();

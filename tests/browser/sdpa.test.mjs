@@ -1,19 +1,11 @@
 // The page's attention heatmap is the engine's softmax(QKᵀ/√d_k), recomputed here in plain JS
 // from the inputs the page used; both languages render; screenshots at desktop and phone width.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launch, shots } from './harness.mjs';
+import { shots, usePage } from './harness.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 function softmaxRows(q, k, n, dk, causal) {
   const w = [];

@@ -9,22 +9,13 @@
 //     the engine: maps whose rows sum to 1, loss curves that start at a finite step-0 point, and
 //     nothing trains;
 //   - widgets fit a 320 px wide host (no horizontal overflow of the widget box).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { axeDemo, startServer, launch, shots } from './harness.mjs';
+import { axeDemo, downloadBytes, shots, usePage } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 async function openDemo(name, { hash = '', lang = 'en', width = 1280 } = {}) {
   const page = await browser.newPage({ width });
@@ -85,7 +76,7 @@ function parseCsv(text) {
 
 async function download(page, locator) {
   const [dl] = await Promise.all([page.waitForEvent('download'), locator.click()]);
-  return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
+  return { name: dl.suggestedFilename(), bytes: await downloadBytes(dl) };
 }
 
 const close = (a, b) => Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(b));
@@ -195,7 +186,7 @@ test('PNG and CSV downloads of a heatmap and a chart hold what is drawn', async 
   // keyboard: focus the PNG button and press Enter
   await pngHeat.focus();
   const [dl] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
-  const png = readFileSync(await dl.path());
+  const png = await downloadBytes(dl);
   assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'PNG signature');
   const size = await heat.evaluate((h) => [h.canvas.width, h.canvas.height]);
   assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], size, "IHDR width and height are the canvas's");

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { root, launch, serveDir } from './harness.mjs';
+import { root, usePage, serveDir } from './harness.mjs';
 
-let browser, hostDir, files, host;
+const { browser } = usePage({ server: false });
+let hostDir, files, host;
 before(async () => {
-  browser = await launch();
   hostDir = mkdtempSync(path.join(os.tmpdir(), 'attnlab-host-'));
   files = await serveDir(path.join(root, 'dist'), { headers: { 'Access-Control-Allow-Origin': '*' } });
   writeFileSync(
@@ -27,7 +27,6 @@ before(async () => {
   });
 });
 after(async () => {
-  await browser?.close();
   await files?.close();
   await host?.close();
   if (hostDir) rmSync(hostDir, { recursive: true, force: true });

@@ -9,11 +9,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { launch, root, shots } from './harness.mjs';
+import { launch, usePage, root, shots } from './harness.mjs';
 import { staticServer } from '../../bench/peers/static.mjs';
 
 const dist = path.join(root, 'dist');
-let server, browser;
+const { browser } = usePage({ server: false });
+let server;
 before(async () => {
   if (!existsSync(path.join(dist, 'index.html'))) throw new Error('dist/ is missing: run npm run build first');
   server = await staticServer(dist, {
@@ -24,10 +25,8 @@ before(async () => {
         '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><p>another page of the site</p>',
     },
   });
-  browser = await launch();
 });
 after(async () => {
-  await browser?.close();
   await server?.close();
 });
 

@@ -3,9 +3,9 @@
 // the page's scroll padding puts it, once the page is still), at desktop and phone width.
 // Section numbers come from the order of web/sections.js (ToC, headings, cross-references in the
 // prose), and the old positional anchors (#s04) still land on their sections.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.mjs';
+import { usePage } from './harness.mjs';
 import { SECTIONS, LEGACY_IDS } from '../../web/sections.js';
 
 // Waits until section `id` has not moved for a second (or 20 s), returns its top and the page's
@@ -27,15 +27,7 @@ async function settledTop(page, id) {
   );
 }
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 for (const [width, height] of [
   [1280, 900],

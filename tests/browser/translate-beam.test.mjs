@@ -7,21 +7,13 @@
 // finds nothing serious in §7 at either width; a language switch relabels the view.
 // Screenshots: test-results/screenshots/translate-beam-1280-en.png and -375-ko.png (copied to
 // docs/screenshots/).
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, launch, openDemo, shots, axeDemo } from './harness.mjs';
+import { openDemo, shots, axeDemo, usePage } from './harness.mjs';
 import { checkPage, smallThings } from './sweep.mjs';
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 async function openTranslator(page) {
   const demo = page.locator('[data-demo=translate]');

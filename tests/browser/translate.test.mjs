@@ -5,11 +5,11 @@
 // cross-attention heatmap whose rows follow the step slider (keyboard); a sentence typed by
 // the reader translates on Enter; the beam width and example survive a reload (URL hash); at
 // phone width the maps stay inside the screen.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, launch, shots, root } from './harness.mjs';
+import { shots, root, usePage } from './harness.mjs';
 import { wordKey } from '../../web/demos/translate/words.js';
 
 const known = new Set(
@@ -20,15 +20,7 @@ const fixture = readFileSync(path.join(root, 'tests', 'fixtures', 'translate-de-
   .split('\n')
   .map((l) => JSON.parse(l));
 
-let server, browser;
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const { server, browser } = usePage();
 
 const translation = (page) => page.evaluate(() => document.querySelector('[data-demo=translate]').translation);
 

@@ -9,11 +9,16 @@ target_link_options(attnlab_flags INTERFACE -fexceptions -sALLOW_MEMORY_GROWTH=1
                                             -sMAXIMUM_MEMORY=2GB -sINITIAL_MEMORY=32MB)
 if(ATTNLAB_WASM_THREADS)
   # The pthread pool is filled before main() runs; its size comes from the loader
-  # (Module.threads, see web/core/engine.js), 4 when it gives none. Growth of a shared memory
+  # (Module.threads, see web/core/engine.js), 4 when it gives none. A thread asked for when
+  # every Worker is taken fails to start (PTHREAD_POOL_SIZE_STRICT=2: EAGAIN, std::system_error)
+  # rather than waiting for a new Worker to load, which needs the event loop of a main thread
+  # that is blocked waiting for that very thread: the kernel pool then runs with the workers it
+  # has, and thread ranks give a clear error. Growth of a shared memory
   # is fine for wasm code; only JS views must be refreshed, which Embind's copies do.
   target_compile_options(attnlab_flags INTERFACE -pthread)
   target_link_options(attnlab_flags INTERFACE -pthread -Wno-pthreads-mem-growth
-                                              "-sPTHREAD_POOL_SIZE=Module.threads||4")
+                                              "-sPTHREAD_POOL_SIZE=Module.threads||4"
+                                              -sPTHREAD_POOL_SIZE_STRICT=2)
 endif()
 # Emscripten's JS optimizer (run at link time) needs Debian's node modules; the launcher gives
 # every link NODE_PATH, so a bare `cmake --build` links as reliably as scripts/build.mjs.

@@ -19,7 +19,9 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -249,18 +251,41 @@ class Pool {
     window_threads_ = false;
   }
 
-  // Keeps `n` workers (ids 1..n) alive.
+  // Keeps `n` workers (ids 1..n) alive, or as many as could start: under WebAssembly the
+  // threads come from the loader's fixed pool of Workers (linked with PTHREAD_POOL_SIZE_STRICT=2,
+  // so a used-up pool fails the start instead of waiting for a Worker that the blocked main
+  // thread would never let load). A job's pieces do not depend on who runs them: with fewer
+  // workers the caller claims the rest, and the result is bit for bit the same.
   void resize(int n) {
-    if (static_cast<int>(workers_.size()) == n) return;
+    if (wanted_ == n) return;
     stop_.store(true, std::memory_order_relaxed);
     publish(0, 0);
     for (auto& w : workers_) w.join();
     workers_.clear();
     stop_.store(false, std::memory_order_relaxed);
+    wanted_ = n;
     const uint32_t seen = gen_.load();  // workers wait for the next job after this one
-    for (int i = 0; i < n; ++i) workers_.emplace_back([this, i, seen] { loop(i + 1, seen); });
+    try {
+      for (int i = 0; i < n; ++i) workers_.emplace_back([this, i, seen] { loop(i + 1, seen); });
+    } catch (const std::system_error&) {
+      if (!warned_short_) {
+        std::fprintf(stderr,
+                     "attnlab: %d of %d kernel threads could start (no thread left to "
+                     "start); the caller runs the others' share\n",
+                     int(workers_.size()), n);
+        warned_short_ = true;
+      }
+    }
   }
 
+ public:
+  // Stops the workers beyond `n` now (the next parallel region starts what it needs again).
+  void trim(int n) {
+    std::lock_guard<std::mutex> call(call_mu_);
+    if (wanted_ > n) resize(n);
+  }
+
+ private:
   // A new generation: job_ = gen << 32 | threads << 24 | pieces << 12 | next piece (0). A worker
   // reads a job's generation, thread count and pieces in one load, so one that was late never
   // reads the fields of a job that the next one may already be writing.
@@ -319,6 +344,8 @@ class Pool {
 
   std::mutex call_mu_;
   std::vector<std::thread> workers_;
+  int wanted_ = 0;  // the worker count asked of resize (workers_ may hold fewer)
+  bool warned_short_ = false;
   const Fn* fn_ = nullptr;
   long n_ = 0;
   int pieces_ = 1;
@@ -363,6 +390,10 @@ int pieces_for(long n, int chunks) {
 void set_worker_hook(void (*hook)()) { g_worker_hook.store(hook); }
 void reset_balance() {
   if (kHasThreads) pool().reset_balance();
+}
+
+void release_workers() {
+  if (kHasThreads) pool().trim(0);
 }
 
 void parallel_for(long n, int chunks, const Fn& fn) {

@@ -31,4 +31,10 @@ void set_worker_hook(void (*hook)());
 // even after regions that cost more than they saved (tests that stall workers on purpose).
 void reset_balance();
 
+// Stops the pool's workers now (the next parallel region starts what it needs again; otherwise
+// they are kept from region to region). Under WebAssembly threads come from the loader's fixed
+// pool of Workers, so code that starts threads of its own (ThreadRanks, whose kernels run on
+// their rank's thread) hands these back first.
+void release_workers();
+
 }  // namespace attnlab::threads

@@ -6,9 +6,12 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <system_error>
 #include <thread>
 
 #include "attnlab/error.hpp"
+#include "kernels/threads.hpp"
 #include "train/train_state.hpp"
 
 namespace attnlab {
@@ -88,9 +91,18 @@ ThreadRanks::ThreadRanks(int ranks) : world_(std::make_unique<ThreadWorld>(ranks
     syncs_.push_back(std::make_unique<BucketedGradientSync>(world_->comm(r)));
   failed_.resize(size_t(ranks));
   threads_.reserve(size_t(ranks - 1));
+  // The kernel pool's idle workers go first (a rank's kernels run on its own thread): under
+  // WebAssembly every thread comes from the loader's fixed pool of Workers.
+  if (ranks > 1) threads::release_workers();
   try {
     for (int r = 1; r < ranks; ++r) threads_.emplace_back([this, r] { serve(r); });
-  } catch (...) {  // a thread that could not start: the started ones return before we throw
+  } catch (const std::system_error&) {  // the started ones return before we throw
+    const int started = int(threads_.size()) + 1;
+    stop();
+    throw Error("thread ranks: only " + std::to_string(started) + " of " + std::to_string(ranks) +
+                " ranks could get a thread (none left to start: under WebAssembly, load the "
+                "engine with more threads, or train with fewer)");
+  } catch (...) {
     stop();
     throw;
   }

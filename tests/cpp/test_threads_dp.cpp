@@ -36,16 +36,22 @@
 #include "data/parallel_corpus.hpp"
 #include "data/task.hpp"
 #include "io/checkpoint.hpp"
+#include "kernel_check.hpp"
+#include "kernels/kernels.hpp"
+#include "kernels/threads.hpp"
 #include "parallel/thread_ranks.hpp"
+#include "skip.hpp"
 #include "train/train_state.hpp"
 
 using namespace attnlab;
 
 namespace {
 
-// fn(rank, comm) on the `n` ranks of a fresh world, each on its own thread.
+// fn(rank, comm) on the `n` ranks of a fresh world, each on its own thread (the kernel pool's
+// idle workers handed back first, as ThreadRanks does: wasm threads come from a fixed pool).
 template <class Fn>
 void on_ranks(int n, Fn fn) {
+  threads::release_workers();
   ThreadWorld w(n);
   std::vector<std::thread> t;
   for (int r = 0; r < n; ++r) t.emplace_back([&, r] { fn(r, w.comm(r)); });
@@ -226,6 +232,7 @@ TEST_CASE("threads-dp: broadcast, repeated rounds and a failed rank", "[threads-
   CHECK_THROWS_AS(ThreadWorld(0), Error);
   // a rank that fails releases the others from their collectives, now or later
   {
+    threads::release_workers();
     ThreadWorld w(3);
     std::atomic<int> released{0};
     std::vector<std::thread> t;
@@ -306,6 +313,46 @@ TEST_CASE("threads-dp: the rank threads are started once and serve every run", "
       if (r == 2) throw Error("rank 2 fails");
     }),
                       "rank 2 fails");
+}
+
+TEST_CASE("threads-dp: the kernel pool's workers make way for the rank threads", "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  // A 4-thread region keeps 3 kernel workers; under WebAssembly threads come from the loader's
+  // fixed pool (4 Workers in the tests), and rank threads asked for while those 3 were kept
+  // found none free: the main thread then waited for a Worker it would never let load.
+  std::atomic<long> covered{0};
+  test::with_threads(4, [&] {
+    threads::reset_balance();
+    threads::parallel_for(4000, 4, [&](long b, long e, int) { covered += e - b; });
+  });
+  REQUIRE(covered == 4000);
+  ThreadRanks ranks(3);
+  std::vector<int> ran(3, 0);
+  for (int k = 0; k < 5; ++k) ranks.run([&](int r) { ++ran[size_t(r)]; });
+  CHECK(ran == std::vector<int>{5, 5, 5});
+  // and a region asking for more threads than there are runs every piece with those that start
+  covered = 0;
+  test::with_threads(16, [&] {
+    threads::reset_balance();
+    threads::parallel_for(16000, 16, [&](long b, long e, int) { covered += e - b; });
+  });
+  CHECK(covered == 16000);
+}
+
+TEST_CASE("threads-dp: more ranks than threads to start is a clear error, not a wait",
+          "[threads-dp]") {
+#if !defined(__EMSCRIPTEN_PTHREADS__)
+  ATTNLAB_SKIP("only the threaded WebAssembly build draws its threads from a fixed pool");
+#else
+  // the tests' loader gives 4 Workers
+  CHECK_THROWS_WITH(ThreadRanks(12), Catch::Contains("ranks could get a thread"));
+  ThreadRanks two(2);  // the Workers of the failed start went back to the pool
+  int ran = 0;
+  two.run([&](int r) {
+    if (r == 1) ++ran;
+  });
+  CHECK(ran == 1);
+#endif
 }
 
 TEST_CASE("threads-dp: the plan picks ranks for enough rows, kernels for few", "[threads-dp]") {

@@ -14,6 +14,8 @@
 //              sweep and the test split's unseen words) and web/public/models/index.json (the
 //              shipped file's BLEU, steps, time and size)
 //   translate-v2  docs/translate/v2-run.json (the corpus v2 run, from its report.json)
+//   translate-sweep-rnn  docs/translate/sweep-rnnsearch.json (RNNsearch against the shipped
+//              Transformer at equal CPU time: the sweep's sweep.json and wall.json files)
 //   lm         docs/lm/lm-prose.report.json (`node experiments/lm.mjs --skip-train` writes it)
 //   dist-paper docs/distributed/on-paper.json (the assumptions of the multi-GPU estimate; the
 //              figures are computed by scripts/lib/dist-estimate.mjs)
@@ -32,6 +34,7 @@ export const REPRODUCE_SOURCES = 'docs/reproduce/results';
 export const POOL_SOURCES = ['docs/bench/pool-before.json', 'docs/bench/pool-after.json'];
 export const TRANSLATE_SOURCES = ['docs/translate/v1-run.json', 'web/public/models/index.json'];
 export const TRANSLATE_V2_SOURCE = 'docs/translate/v2-run.json';
+export const TRANSLATE_RNN_SWEEP_SOURCE = 'docs/translate/sweep-rnnsearch.json';
 export const LM_SOURCE = 'docs/lm/lm-prose.report.json';
 export const DIST_PAPER_SOURCE = 'docs/distributed/on-paper.json';
 
@@ -262,6 +265,33 @@ export function translateSplitTable(run) {
   return lines.join('\n');
 }
 
+// RNNsearch against the Transformer at equal CPU time (experiments/translate-sweep.mjs's
+// sweep.json, each configuration's sittings from its wall.json).
+export function translateRnnSweepText(sw) {
+  const rows = sw.results;
+  const lines = [
+    `| configuration | parameters | steps in ${Math.round(rows[0].minutes)} CPU min (wall min) | train loss at the end | test BLEU, average of last 5, beam 4 | greedy | best single, beam 4 (step) |`,
+    '| --- | --- | --- | --- | --- | --- | --- |',
+  ];
+  const best = Math.max(...rows.map((r) => r.test.averageBeam4));
+  for (const r of rows) {
+    const avg = r.test.averageBeam4 === best ? `**${bleu2(r.test.averageBeam4)}**` : bleu2(r.test.averageBeam4);
+    lines.push(
+      `| ${r.label} | ${(r.params / 1e6).toFixed(2)} M | ${thousands(r.steps)} (${Math.round(r.wallMinutes)}) | ${r.trainLoss.toFixed(2)} | ${avg} | ${bleu2(r.test.averageGreedy)} | ${bleu2(r.test.bestSingleBeam4)} (${thousands(r.test.bestStep)}) |`
+    );
+  }
+  lines.push(
+    '',
+    `Run on ${sw.source.machine}; \`${sw.source.command}\`, from ${sw.source.started}. Shared by both rows: ${Object.entries(
+      sw.common
+    )
+      .filter(([k]) => !['seed', 'warmup', 'd-model', 'heads', 'dropout'].includes(k))
+      .map(([k, v]) => `--${k} ${v}`)
+      .join(', ')}, seed ${sw.common.seed}.`
+  );
+  return lines.join('\n');
+}
+
 // The corpus v2 run, from its report.
 export function translateV2Text(v2) {
   const r = v2.rows;
@@ -383,6 +413,12 @@ export function tables(root) {
     out.push({ name: 'translate-sweep', sources: [TRANSLATE_SOURCES[0]], text: translateSweepTable(run) });
     out.push({ name: 'translate-split', sources: [TRANSLATE_SOURCES[0]], text: translateSplitTable(run) });
   }
+  if (existsSync(path.join(root, TRANSLATE_RNN_SWEEP_SOURCE)))
+    out.push({
+      name: 'translate-sweep-rnn',
+      sources: [TRANSLATE_RNN_SWEEP_SOURCE],
+      text: translateRnnSweepText(json(TRANSLATE_RNN_SWEEP_SOURCE)),
+    });
   if (existsSync(path.join(root, TRANSLATE_V2_SOURCE)))
     out.push({
       name: 'translate-v2',

@@ -97,9 +97,12 @@ export function balance(names, seconds, n) {
 
 // dir: the build folder (build/wasm, build/wasm-mt). Returns {passed, failed, skipped}.
 // spec: a Catch2 test spec (default: the build's ATTNLAB_TEST_SPEC, the cases CTest registers).
+// timeoutMs: a share's limit. Whole shares take seconds (a few dozen cases of the fast suites),
+// so a share still running after five minutes is hung (a thread waiting for a Worker, a lost
+// wake-up): it is killed, its case counts as failed, and the cases after it run in a new share.
 export async function catchShards(
   dir,
-  { jobs = 2, shares = 3 * jobs, timeoutMs = 900_000, env = process.env, spec = null } = {}
+  { jobs = 2, shares = 3 * jobs, timeoutMs = 300_000, env = process.env, spec = null } = {}
 ) {
   const cache = readFileSync(path.join(dir, 'CMakeCache.txt'), 'utf8');
   if (spec === null) {

@@ -16,7 +16,7 @@
 // last report (a crash at exit, a runtime that failed as it shut down) counts as one more
 // failure of the stage, named after the share.
 // Shares are balanced by the cases' durations in the previous run (build/<dir>/catch-times.json).
-import { mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { run } from './run.mjs';
 
@@ -117,13 +117,28 @@ export async function catchShards(
   const exec = (args, opts = {}) =>
     run(cmd, [...pre, exe, ...args], { capture: true, cwd: dir, env, timeoutMs, ...opts });
 
-  // Catch2 v2 exits with the number of cases it listed. The pthread build's runtime can exit
-  // before all of its stdout has reached a pipe: a listing shorter than that number is read again.
+  // Catch2 v2 exits with the number of cases it listed. The listing goes to a file, not a pipe:
+  // the pthread build's runtime exits with what it wrote to a full pipe still pending in node
+  // (a busy machine cut it at the same place every time), while a file's writes are synchronous.
+  const work = path.join(dir, 'catch-shards');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  const listFile = path.join(work, 'listing.txt');
   let names = [],
     listing = null;
-  for (let attempt = 0; attempt < 5; attempt++) {
-    listing = await exec(['--list-test-names-only', ...(spec ? [spec] : [])]);
-    names = listing.out.split('\n').filter((l) => l.trim());
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const fd = openSync(listFile, 'w');
+    try {
+      listing = await exec(['--list-test-names-only', ...(spec ? [spec] : [])], {
+        capture: false,
+        stdio: ['ignore', fd, 'inherit'],
+      });
+    } finally {
+      closeSync(fd);
+    }
+    names = readFileSync(listFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim());
     if (names.length && listing.code === names.length % 256) break;
   }
   if (!names.length || listing.code !== names.length % 256)
@@ -136,9 +151,6 @@ export async function catchShards(
   } catch {
     /* first run: every case counts as a second */
   }
-  const work = path.join(dir, 'catch-shards');
-  rmSync(work, { recursive: true, force: true });
-  mkdirSync(work, { recursive: true });
 
   const passed = new Set(),
     failed = new Map(), // name -> why

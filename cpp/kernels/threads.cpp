@@ -12,6 +12,9 @@
 // than they saved, or the caller itself did not have a core, it runs the same pieces alone for
 // a while, so the result bits never depend on the mode. With static per-thread chunks a busy
 // neighbour made two threads slower than one (256x128x128 A·Bᵀ: 20 GFLOP/s at 2T, 188 at 1T).
+// Long because: one pool class holds the job word, the workers' spin and futex waits (native
+// and wasm), the caller's balance bookkeeping and the start of its workers; split, they would
+// share every field.
 #include "kernels/threads.hpp"
 
 #include <algorithm>

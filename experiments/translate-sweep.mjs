@@ -51,6 +51,38 @@ const CONFIGS = [
     label: '3+3 layers, d_ff 1024, 5,000 BPE, 4,096 tokens',
     flags: { layers: '3', 'd-ff': '1024', 'vocab-size': '5000', 'max-tokens': '4096', warmup: '1000' },
   },
+  // Araabi & Monz 2020's settings for 5k-20k sentence pairs (2 heads, d_ff 512, attention and
+  // activation dropout 0.3, decoder LayerDrop 0.3, source word dropout 0.1, high label smoothing),
+  // at their depth and at the shipped one (LayerDrop needs layers to drop: none at 2).
+  {
+    id: 'am-l5',
+    label:
+      'Araabi–Monz: 5+5 layers, 2 heads, d_ff 512, attention/activation dropout 0.3, decoder LayerDrop 0.3, word dropout 0.1, smoothing 0.5',
+    flags: {
+      layers: '5',
+      'd-ff': '512',
+      heads: '2',
+      'attention-dropout': '0.3',
+      'activation-dropout': '0.3',
+      'dec-layer-drop': '0.3',
+      'word-dropout': '0.1',
+      'label-smoothing': '0.5',
+    },
+  },
+  {
+    id: 'am-l2',
+    label:
+      'Araabi–Monz at 2+2 layers: 2 heads, d_ff 512, attention/activation dropout 0.3, word dropout 0.1, smoothing 0.5',
+    flags: {
+      layers: '2',
+      'd-ff': '512',
+      heads: '2',
+      'attention-dropout': '0.3',
+      'activation-dropout': '0.3',
+      'word-dropout': '0.1',
+      'label-smoothing': '0.5',
+    },
+  },
 ];
 // The recurrent kinds at the same budget (RNN against Transformer at equal time): their own model
 // flags on the same data, vocabulary, batches and label smoothing; each kind's own learning rate

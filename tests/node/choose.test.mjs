@@ -1,8 +1,8 @@
 // The "Trains on: Auto" verdict (web/gpu/choose.js) on scripted sessions and a scripted clock:
 // each backend is timed as a run trains (chunks of several steps, one read-back each) over at
 // least three chunks after a warm-up, the faster median per step wins, one slow chunk (a
-// compile, a GC pause) does not decide it, and a WebGPU session that fails is reported as a
-// failure with its message, not as "slower".
+// compile, a GC pause) does not decide it, and a session that fails on either side is reported
+// as a failure with its message, not as "slower" or "faster".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BackendChooser } from '../../web/gpu/choose.js';
@@ -81,6 +81,21 @@ test('auto: a WebGPU session that fails is reported as a failure with its reason
     assert.equal(v.reason, 'failed', `failing at call ${failAt}`);
     assert.match(v.detail, /out of memory/);
     assert.equal(v.ms, undefined);
+  }
+});
+
+test('auto: a wasm session that fails is reported as a failure with its message; WebGPU trains the model', async () => {
+  for (const failAt of [0, 3]) {
+    const { chooser, events } = scripted({
+      webgpu: (n, k) => 50 * k, // slow, but the CPU cannot train the model at all
+      wasm: (n, k) => (n === failAt ? new Error('memory access out of bounds') : 5 * k),
+    });
+    assert.equal(await chooser.forCreate(config), 'webgpu');
+    const v = events.at(-1);
+    assert.equal(v.backend, 'webgpu');
+    assert.equal(v.reason, 'wasm-failed', `failing at call ${failAt}`);
+    assert.match(v.detail, /out of bounds/);
+    assert.deepEqual(v.ms, { webgpu: 50, wasm: null });
   }
 });
 

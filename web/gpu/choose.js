@@ -9,7 +9,9 @@
 // median per step); reason (when wasm runs): 'chosen' (the reader picked it), 'none' (no WebGPU
 // here, or no adapter: blocked or no usable GPU), 'failed' (WebGPU was there but training the
 // model on it failed: detail says how), 'slower' (timed slower here), 'lost' (the device was
-// lost or ran out of memory mid-run: the run went on in wasm).
+// lost or ran out of memory mid-run: the run went on in wasm); when WebGPU runs, reason
+// 'wasm-failed' (training the model on the wasm engine failed while timed: detail says how,
+// ms.wasm is null) or none (timed faster).
 // Checkpoints loaded to run (the translator) stay on wasm unless WebGPU was chosen outright:
 // their reads (decoding) run on a host copy of the weights either way.
 import { attachGpu } from './backend.js';
@@ -87,12 +89,14 @@ export class BackendChooser {
       } catch (e) {
         // a failure is no timing: WebGPU's sends the model to wasm and says why
         if (backend === 'webgpu') return { backend: 'wasm', reason: 'failed', adapter: st.name, detail: e.message };
-        ms.wasm = null; // the model fails on the CPU too: WebGPU's timing stands
+        // the model failed on the CPU: WebGPU trains it, and the verdict says why (not "faster")
+        ms.wasm = null;
+        return { backend: 'webgpu', reason: 'wasm-failed', adapter: st.name, detail: e.message, ms };
       } finally {
         s?.dispose();
       }
     }
-    if (ms.wasm !== null && !(ms.webgpu < ms.wasm)) return { backend: 'wasm', reason: 'slower', adapter: st.name, ms };
+    if (!(ms.webgpu < ms.wasm)) return { backend: 'wasm', reason: 'slower', adapter: st.name, ms };
     return { backend: 'webgpu', adapter: st.name, ms };
   }
 

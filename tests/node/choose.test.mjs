@@ -37,8 +37,9 @@ const config = { model: { model: 'transformer' }, task: 'reverse', seed: 1 };
 
 test('auto: the median of at least three timed chunks decides, not one slow chunk', async () => {
   // WebGPU: 5 ms a step, but its first timed chunk stalls (a late pipeline compile); wasm: 6 ms
+  // (calls: 0 the warm-up, 1 and 2 the sizing step and chunk, 3 on the timed chunks)
   const { chooser, calls, events } = scripted({
-    webgpu: (n, k) => (n === 0 ? 400 : n === 2 ? 200 * k : 5 * k),
+    webgpu: (n, k) => (n === 0 ? 400 : n === 3 ? 200 * k : 5 * k),
     wasm: (n, k) => (n === 0 ? 50 : 6 * k),
   });
   assert.equal(await chooser.forCreate(config), 'webgpu');
@@ -49,7 +50,7 @@ test('auto: the median of at least three timed chunks decides, not one slow chun
   assert.equal(v.ms.webgpu, 5);
   assert.equal(v.ms.wasm, 6);
   for (const b of ['webgpu', 'wasm']) {
-    const timed = calls.filter((c) => c.backend === b).slice(2); // after the warm-up and sizing steps
+    const timed = calls.filter((c) => c.backend === b).slice(3); // after the warm-up and sizing calls
     assert.ok(timed.length >= 3, `${b}: ${timed.length} timed chunks`);
     // a chunk is several steps read back once, as a run's chunks are (about 50 ms of steps)
     assert.ok(
@@ -57,6 +58,33 @@ test('auto: the median of at least three timed chunks decides, not one slow chun
       `${b}: chunk sizes ${timed.map((c) => c.k)}`
     );
   }
+});
+
+test('auto: a chunk is sized as a run sizes it, read-back included, so a slow read-back is amortized as in the run', async () => {
+  // WebGPU: a read-back of 30 ms a chunk and 1 ms a step (a run's chunks of about 50 ms hold 20
+  // steps: 2.5 ms a step); wasm: 4 ms a step, nothing to read back. One step's 31 ms alone would
+  // size WebGPU's chunks at one step and time it at 31 ms a step.
+  const { chooser, calls, events } = scripted({
+    webgpu: (n, k) => 30 + k,
+    wasm: (n, k) => 4 * k,
+  });
+  assert.equal(await chooser.forCreate(config), 'webgpu');
+  const v = events.at(-1);
+  assert.equal(v.backend, 'webgpu');
+  const timed = calls.filter((c) => c.backend === 'webgpu').slice(3);
+  assert.equal(timed.length, 3);
+  assert.ok(
+    timed.every((c) => c.k >= 8),
+    `WebGPU chunk sizes ${timed.map((c) => c.k)}`
+  );
+  assert.ok(v.ms.webgpu < 5 && v.ms.wasm === 4, JSON.stringify(v.ms));
+  // a step that fills a chunk on its own is timed a step at a time, without a sizing chunk
+  const slow = scripted({ webgpu: (n, k) => 5 + 60 * k, wasm: (n, k) => 80 * k });
+  assert.equal(await slow.chooser.forCreate(config), 'webgpu');
+  assert.deepEqual(
+    slow.calls.map((c) => c.k),
+    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]
+  );
 });
 
 test('auto: wasm wins when its median is faster, with both medians shown', async () => {

@@ -9,7 +9,7 @@ import { BackendChooser } from '../../web/gpu/choose.js';
 
 // Sessions whose train(k) advance a shared clock by script[backend](call, k) ms; every call is
 // logged (backend, steps).
-function scripted(script) {
+function scripted(script, { dispose = () => {} } = {}) {
   let clock = 0;
   const calls = [];
   const createSession = async (engine, config) => {
@@ -24,7 +24,7 @@ function scripted(script) {
         calls.push({ backend, k });
         return { losses: new Float32Array(k) };
       },
-      dispose() {},
+      dispose: () => dispose(backend),
     };
   };
   const events = [];
@@ -110,6 +110,25 @@ test('auto: a WebGPU session that fails is reported as a failure with its reason
     assert.match(v.detail, /out of memory/);
     assert.equal(v.ms, undefined);
   }
+});
+
+test('auto: a WebGPU session lost while timed, whose dispose then throws, is still reported as a failure', async () => {
+  const { chooser, events } = scripted(
+    {
+      webgpu: (n, k) => (n === 2 ? new Error('WebGPU: the device was lost (destroyed)') : 5 * k),
+      wasm: (n, k) => 50 * k,
+    },
+    {
+      dispose: (backend) => {
+        // the C++ session's release reaches Module.gpuTable, gone with the device
+        if (backend === 'webgpu') throw new TypeError("Cannot read properties of null (reading 'release')");
+      },
+    }
+  );
+  assert.equal(await chooser.forCreate(config), 'cpu');
+  const v = events.at(-1);
+  assert.deepEqual([v.backend, v.reason], ['wasm', 'failed']);
+  assert.match(v.detail, /device was lost/);
 });
 
 test('auto: a wasm session that fails is reported as a failure with its message; WebGPU trains the model', async () => {

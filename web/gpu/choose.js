@@ -94,7 +94,12 @@ export class BackendChooser {
         ms.wasm = null;
         return { backend: 'webgpu', reason: 'wasm-failed', adapter: st.name, detail: e.message, ms };
       } finally {
-        s?.dispose();
+        try {
+          s?.dispose();
+        } catch {
+          // a session on a lost device cannot give its GPU memory back (its table is gone): the
+          // verdict above stands
+        }
       }
     }
     if (!(ms.webgpu < ms.wasm)) return { backend: 'wasm', reason: 'slower', adapter: st.name, ms };

@@ -338,3 +338,50 @@ test('GPU memory stays flat over a run: each step gives its workspace back to th
   }
   assert.deepEqual(page.errors, []);
 });
+
+test('a WebGPU session whose device was lost fails its next call with WebGPU in the message and disposes without an error', async () => {
+  await setup();
+  const r = await page.evaluate(async () => {
+    // a module of its own: losing its device leaves the other tests' device alone
+    const ns = await import('/public/engine/attnlab.mjs');
+    const mod = await ns.default({ locateFile: (f) => `/public/engine/${f}` });
+    const { wrapModule } = await import('/core/api.js');
+    const { gpu } = window.eng;
+    const engine = wrapModule(mod);
+    const cfg = {
+      model: { model: 'lm', d_model: 16, heads: 2, d_ff: 32, layers: 1 },
+      task: 'reverse',
+      seed: 1,
+      train: { batch: 4 },
+      backend: 'webgpu',
+    };
+    const g = await gpu.createSession(engine, cfg);
+    const other = await gpu.createSession(engine, cfg);
+    await g.train(2);
+    g.lose();
+    const lost = mod.gpuTable.device.lost;
+    await lost;
+    const message = async (f) => {
+      try {
+        await f();
+        return null;
+      } catch (e) {
+        return String(e?.message ?? e);
+      }
+    };
+    const trainErr = await message(() => g.train(1));
+    const disposeErr = await message(() => g.dispose());
+    const otherErr = await message(() => other.dispose());
+    // the engine goes on: a CPU session of the same module trains
+    const cpu = engine.createSession({ ...cfg, backend: 'cpu' });
+    const steps = cpu.train(2).losses.length;
+    cpu.dispose();
+    return { trainErr, disposeErr, otherErr, steps, table: mod.gpuTable };
+  });
+  assert.match(r.trainErr ?? '', /^WebGPU: the device was lost/);
+  assert.equal(r.disposeErr, null, 'dispose after the loss');
+  assert.equal(r.otherErr, null, 'dispose of a session that never trained, after the loss');
+  assert.equal(r.table, null, 'the lost table is detached from the module');
+  assert.equal(r.steps, 2);
+  assert.deepEqual(page.errors, []);
+});

@@ -4,8 +4,9 @@
 // layers, batch 32, dropout 0.1) give losses within 1e-4 relative and weights within 1e-3; the
 // steps read nothing back (the table's read count does not move while they are encoded, and a
 // synchronous read without a prefetch would throw); a step that is not finite stops the run
-// at the same step, with the same message, as on the CPU; the other model kinds train; and GPU
-// memory in use stays flat from one chunk of steps to the next.
+// at the same step, with the same message, as on the CPU; the other model kinds train; GPU
+// memory in use stays flat from one chunk of steps to the next; and a session on a lost device
+// fails naming WebGPU and disposes cleanly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuPage } from './webgpu-harness.mjs';

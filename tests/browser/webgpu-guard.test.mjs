@@ -3,10 +3,10 @@
 // factor, the sticky stop on a loss or norm that is NaN or infinite, whatever the NaN's bits),
 // Adam's guarded update (a stop, also on gradients written as NaN and infinity bit patterns,
 // leaves weights, moments and gradients untouched bit for bit; a clip scales the gradients in
-// place), sum_to and sumsq_to over several partial sums, fill
-// (zero and copy) and zero over byte ranges that are not whole floats; and the table's own
-// checks: more than 32 parameter words is an error, and zeroing or allocating a large block
-// writes nothing of its size from JS.
+// place), sum_to and sumsq_to over several partial sums, fill (zero and copy) and zero over
+// byte ranges that are not whole floats; and the table's own checks: more than 32 parameter
+// words and an upload at an offset that is not whole words are errors, and zeroing or
+// allocating a large block writes nothing of its size from JS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuPage, onGpu, f32, close } from './webgpu-harness.mjs';
@@ -241,6 +241,16 @@ test('a kernel given more than 32 parameter words is refused, naming it; zero an
     } catch (e) {
       refused = e.message;
     }
+    // a queue write at an offset that is not whole words: an error that says so, not a
+    // validation error on the device
+    let unaligned = null;
+    const small = table.alloc(64);
+    try {
+      table.upload(small + 2, new Uint8Array(4));
+    } catch (e) {
+      unaligned = e.message;
+    }
+    table.release(small);
     // the largest host write while a 4 MiB block is allocated (over freed, dirty memory) and zeroed
     const dirty = table.alloc(1 << 22);
     table.upload(dirty, new Float32Array(1 << 20).fill(3));
@@ -265,9 +275,10 @@ test('a kernel given more than 32 parameter words is refused, naming it; zero an
     } finally {
       queue.writeBuffer = write;
     }
-    return { refused, largest, zeroed, rezeroed, errors: errors.splice(0) };
+    return { refused, unaligned, largest, zeroed, rezeroed, errors: errors.splice(0) };
   });
   assert.match(r.refused ?? '', /WebGPU fill: 33 parameter words, a kernel takes at most 32/);
+  assert.match(r.unaligned ?? '', /WebGPU arena: upload at \d+ is not 4-byte aligned/);
   assert.ok(r.zeroed, 'an allocation over freed memory is zero');
   assert.ok(r.rezeroed, 'zero() cleared the block');
   assert.ok(r.largest <= 1 << 16, `a host write of ${r.largest} bytes`);

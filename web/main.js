@@ -59,6 +59,9 @@ window.attnlab = { engine: () => worker() };
 // What the last model got: WebGPU and its adapter, or why WebAssembly runs.
 let shownBackend = null;
 function showBackend(ev) {
+  // the GEMM note that follows a model's first chunk keeps what its verdict said about the CPU
+  if (ev.gemm && !ev.reason && shownBackend?.backend === 'webgpu' && shownBackend.reason === 'wasm-failed')
+    ev = { ...ev, reason: shownBackend.reason, detail: shownBackend.detail };
   shownBackend = ev;
   const el = document.getElementById('engine-gpu');
   if (!el) return;
@@ -70,6 +73,13 @@ function showBackend(ev) {
     el.replaceChildren(`— ${t(softwareAdapter(ev.adapter) ? 'engine.gpu.software' : 'engine.gpu.on')} `, name);
     // the GEMM kernel chosen for this adapter (web/gpu/table.js chooseGemm), once known
     if (ev.gemm) el.append(` · ${t('engine.gpu.gemm', { kernel: t(`engine.gpu.gemm.${ev.gemm}`) })}`);
+    // Auto: the CPU side failed while timed, so WebGPU trains it (not "faster")
+    if (ev.reason === 'wasm-failed')
+      el.append(
+        ` · ${t('engine.gpu.wasm-failed')} (`,
+        Object.assign(document.createElement('span'), { lang: 'en', textContent: ev.detail ?? '' }),
+        ')'
+      );
     return;
   }
   const round = (x) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : '?');

@@ -20,7 +20,9 @@ namespace {
 // clang-format off
 EM_JS(int, al_gpu_present, (), { return Module.gpuTable ? 1 : 0; });
 EM_JS(uint32_t, al_gpu_alloc, (uint32_t bytes), { return Module.gpuTable.alloc(bytes); });
-EM_JS(void, al_gpu_release, (uint32_t at), { Module.gpuTable.release(at); });
+// A lost device takes the arena with it (web/gpu/backend.js detaches the table): what a session
+// gives back then is gone already, and its destructor must not throw through wasm frames.
+EM_JS(void, al_gpu_release, (uint32_t at), { if (Module.gpuTable) Module.gpuTable.release(at); });
 EM_JS(void, al_gpu_zero, (uint32_t at, uint32_t bytes), { Module.gpuTable.zero(at, bytes); });
 EM_JS(void, al_gpu_upload, (uint32_t at, uint32_t src, uint32_t bytes), {
   Module.gpuTable.upload(at, HEAPU8.subarray(src, src + bytes));

@@ -1,11 +1,12 @@
 // The readback-free step's kernels of the WebGPU table (web/gpu/) against JS references on the
 // same inputs, in headless Chromium's WebGPU on SwiftShader: step_guard (the norm, the clip
 // factor, the sticky stop on a loss or norm that is NaN or infinite, whatever the NaN's bits),
-// Adam's guarded update (a stop leaves weights, moments and gradients untouched bit for bit;
-// a clip scales the gradients in place), sum_to and sumsq_to over several partial sums, fill
-// (zero and copy) and zero over byte ranges that are not whole floats; and the table's own
-// checks: more than 32 parameter words is an error, and zeroing or allocating a large block
-// writes nothing of its size from JS.
+// Adam's guarded update (a stop, also on gradients written as NaN and infinity bit patterns,
+// leaves weights, moments and gradients untouched bit for bit; a clip scales the gradients in
+// place), sum_to and sumsq_to over several partial sums, fill (zero and copy) and zero over
+// byte ranges that are not whole floats; and the table's own checks: more than 32 parameter
+// words and an upload at an offset that is not whole words are errors, and zeroing or
+// allocating a large block writes nothing of its size from JS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuPage, onGpu, f32, close } from './webgpu-harness.mjs';
@@ -102,7 +103,8 @@ test("Adam's guarded update: a clipped step scales the gradients in place; a NaN
     p: { type: 'f32', data: p },
     m: { type: 'f32', data: m },
     v: { type: 'f32', data: v },
-    g: { type: 'f32', data: grad },
+    // an Int32Array: the gradients as bit patterns (NaNs with payloads, signalling NaNs)
+    g: grad instanceof Int32Array ? { type: 'i32', data: grad } : { type: 'f32', data: grad },
     rec: { type: 'i32', data: [lossBits, 0] },
     state: { type: 'f32', data: [0, 0, 0, 0] },
   });
@@ -128,17 +130,27 @@ test("Adam's guarded update: a clipped step scales the gradients in place; a NaN
       got.every((x, i) => Object.is(Math.fround(x), want[i])),
       `${what} changed`
     );
+  // g's bits with some words replaced
+  const withBits = (x, words) => {
+    const w = new Int32Array(Float32Array.from(x).buffer);
+    for (const [i, b] of Object.entries(words)) w[i] = b;
+    return w;
+  };
   const nanG = Float32Array.from(g);
   nanG[517] = NaN;
   const infG = Float32Array.from(g);
   infG[3] = -Infinity;
-  for (const [what, grad, lossBits] of [
+  for (let [what, grad, lossBits] of [
     ['a NaN gradient', nanG, word(3.25)],
     ['an infinite gradient', infG, word(3.25)],
     ['a NaN loss', g, BITS.nan],
     ['an infinite loss', g, BITS.inf],
+    ['a signalling NaN gradient (bits)', withBits(g, { 10: BITS.signalingNan }), word(3.25)],
+    ['a NaN gradient with a payload (bits)', withBits(g, { 999: BITS.negNanPayload }), word(3.25)],
+    ['an infinite gradient (bits)', withBits(g, { 0: BITS.inf, 500: BITS.negInf }), word(3.25)],
   ]) {
     const r = await onGpu(bufs(grad, lossBits), guardedStep(1, 2), ['p', 'm', 'v', 'g', 'state']);
+    if (grad instanceof Int32Array) grad = new Float32Array(grad.buffer);
     assert.equal(r.state[0], 1, `${what}: the stop is reported`);
     same(r.p, p, `${what}: weights`);
     same(r.m, m, `${what}: first moments`);
@@ -229,6 +241,16 @@ test('a kernel given more than 32 parameter words is refused, naming it; zero an
     } catch (e) {
       refused = e.message;
     }
+    // a queue write at an offset that is not whole words: an error that says so, not a
+    // validation error on the device
+    let unaligned = null;
+    const small = table.alloc(64);
+    try {
+      table.upload(small + 2, new Uint8Array(4));
+    } catch (e) {
+      unaligned = e.message;
+    }
+    table.release(small);
     // the largest host write while a 4 MiB block is allocated (over freed, dirty memory) and zeroed
     const dirty = table.alloc(1 << 22);
     table.upload(dirty, new Float32Array(1 << 20).fill(3));
@@ -253,9 +275,10 @@ test('a kernel given more than 32 parameter words is refused, naming it; zero an
     } finally {
       queue.writeBuffer = write;
     }
-    return { refused, largest, zeroed, rezeroed, errors: errors.splice(0) };
+    return { refused, unaligned, largest, zeroed, rezeroed, errors: errors.splice(0) };
   });
   assert.match(r.refused ?? '', /WebGPU fill: 33 parameter words, a kernel takes at most 32/);
+  assert.match(r.unaligned ?? '', /WebGPU arena: upload at \d+ is not 4-byte aligned/);
   assert.ok(r.zeroed, 'an allocation over freed memory is zero');
   assert.ok(r.rezeroed, 'zero() cleared the block');
   assert.ok(r.largest <= 1 << 16, `a host write of ${r.largest} bytes`);

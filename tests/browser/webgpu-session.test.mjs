@@ -4,7 +4,9 @@
 // layers, batch 32, dropout 0.1) give losses within 1e-4 relative and weights within 1e-3; the
 // steps read nothing back (the table's read count does not move while they are encoded, and a
 // synchronous read without a prefetch would throw); a step that is not finite stops the run
-// at the same step, with the same message, as on the CPU; and the other model kinds train.
+// at the same step, with the same message, as on the CPU; the other model kinds train; GPU
+// memory in use stays flat from one chunk of steps to the next; and a session on a lost device
+// fails naming WebGPU and disposes cleanly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuPage } from './webgpu-harness.mjs';
@@ -288,4 +290,99 @@ test('a WebGPU session gives all its GPU memory back when disposed', async () =>
   }, S);
   assert.equal(r.second, r.first, `GPU bytes in use after a second session: ${r.second}, after the first ${r.first}`);
   assert.equal(r.third, r.first);
+});
+
+test('GPU memory stays flat over a run: each step gives its workspace back to the arena', async () => {
+  await setup();
+  // fixed lengths, so every step needs the same workspace after the first
+  const runs = [
+    {
+      model: { model: 'transformer', d_model: 32, heads: 2, d_ff: 64, enc_layers: 1, dec_layers: 1, dropout: 0.1 },
+      task: 'reverse',
+      task_options: { min_len: 8, max_len: 8 },
+    },
+    {
+      model: { model: 'rnnsearch', emb: 16, hidden: 24, attn: 24 },
+      task: 'reverse',
+      task_options: { min_len: 7, max_len: 7 },
+    },
+    { task: 'convex-hull', task_options: { n_min: 6, n_max: 6 } },
+  ];
+  const r = await page.evaluate(async (runs) => {
+    const { engine, mod, gpu } = window.eng;
+    const out = [];
+    for (const k of runs) {
+      const g = await gpu.createSession(engine, { ...k, seed: 4, train: { batch: 8 }, backend: 'webgpu' });
+      const arena = mod.gpuTable.arena;
+      const seen = [];
+      for (let chunk = 0; chunk < 8; ++chunk) {
+        await g.train(3);
+        if (chunk % 3 === 1) {
+          await g.evaluate(8, 1);
+          await g.save({ optimizer: true });
+        }
+        seen.push({ used: arena.usedBytes, blocks: arena.used.size, capacity: arena.capacity });
+      }
+      out.push({ kind: g.info().model, backend: g.info().backend, step: g.info().step, seen });
+      g.dispose();
+    }
+    return out;
+  }, runs);
+  assert.equal(r.length, runs.length);
+  for (const k of r) {
+    assert.equal(k.backend, 'webgpu', k.kind);
+    assert.equal(k.step, 24, k.kind);
+    // the first chunk grows the workspace and allocates the records; later chunks add nothing
+    const [first, ...later] = k.seen;
+    for (const [i, s] of later.entries())
+      assert.deepEqual(s, first, `${k.kind}: GPU memory after chunk ${i + 2} (first chunk: ${JSON.stringify(first)})`);
+  }
+  assert.deepEqual(page.errors, []);
+});
+
+test('a WebGPU session whose device was lost fails its next call with WebGPU in the message and disposes without an error', async () => {
+  await setup();
+  const r = await page.evaluate(async () => {
+    // a module of its own: losing its device leaves the other tests' device alone
+    const ns = await import('/public/engine/attnlab.mjs');
+    const mod = await ns.default({ locateFile: (f) => `/public/engine/${f}` });
+    const { wrapModule } = await import('/core/api.js');
+    const { gpu } = window.eng;
+    const engine = wrapModule(mod);
+    const cfg = {
+      model: { model: 'lm', d_model: 16, heads: 2, d_ff: 32, layers: 1 },
+      task: 'reverse',
+      seed: 1,
+      train: { batch: 4 },
+      backend: 'webgpu',
+    };
+    const g = await gpu.createSession(engine, cfg);
+    const other = await gpu.createSession(engine, cfg);
+    await g.train(2);
+    g.lose();
+    const lost = mod.gpuTable.device.lost;
+    await lost;
+    const message = async (f) => {
+      try {
+        await f();
+        return null;
+      } catch (e) {
+        return String(e?.message ?? e);
+      }
+    };
+    const trainErr = await message(() => g.train(1));
+    const disposeErr = await message(() => g.dispose());
+    const otherErr = await message(() => other.dispose());
+    // the engine goes on: a CPU session of the same module trains
+    const cpu = engine.createSession({ ...cfg, backend: 'cpu' });
+    const steps = cpu.train(2).losses.length;
+    cpu.dispose();
+    return { trainErr, disposeErr, otherErr, steps, table: mod.gpuTable };
+  });
+  assert.match(r.trainErr ?? '', /^WebGPU: the device was lost/);
+  assert.equal(r.disposeErr, null, 'dispose after the loss');
+  assert.equal(r.otherErr, null, 'dispose of a session that never trained, after the loss');
+  assert.equal(r.table, null, 'the lost table is detached from the module');
+  assert.equal(r.steps, 2);
+  assert.deepEqual(page.errors, []);
 });

@@ -23,7 +23,8 @@
 //   {event: 'engine', backend: 'webgpu' | 'wasm', adapter?, gemm?, reason?, detail?, ms?, session?,
 //    step?}
 //                          the backend a new model got, or a WebGPU run's fall back to wasm
-//                          reason: 'chosen' | 'none' | 'failed' | 'slower' | 'lost'
+//                          reason: 'chosen' | 'none' | 'failed' | 'slower' | 'lost'; with backend
+//                          'webgpu': 'wasm-failed' (Auto: the CPU side failed while timed) or none
 export const REQUESTS = ['init', 'call', 'create', 'load', 'session', 'train', 'dispose', 'backend', 'gpu-lose'];
 export const CONTROLS = ['pause', 'resume', 'cancel', 'snapshot-ack'];
 export const EVENTS = ['progress', 'snapshot', 'state', 'engine'];

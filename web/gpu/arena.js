@@ -110,7 +110,10 @@ export class GpuArena {
     this.device.queue.submit([enc.finish()]);
   }
 
+  // at: 4-byte aligned (a queue write's offset must be); a length that is not whole words is
+  // padded with zeros to the word (the words of C++'s byte buffers are their own: Workspace).
   upload(at, data) {
+    if (at % 4) throw new RangeError(`WebGPU arena: upload at ${at} is not 4-byte aligned`);
     this.pending?.();
     const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     const padded =

@@ -3,13 +3,16 @@
 // model on WebGPU and on the wasm engine (throwaway sessions of the same config) as a run
 // trains, in chunks of several steps with one read-back each, and take the backend whose median
 // chunk, per step, is the faster. Each backend gets a warm-up step (pipelines compile, the
-// workspace grows), then TIMED_CHUNKS timed chunks of as many steps as fill about CHUNK_MS by
-// the time of one further step (as the run's chunks do); the verdict is kept per model config. Every verdict is posted as an
-// 'engine' event: {backend: 'webgpu' | 'wasm', adapter, reason, ms: {webgpu, wasm}} (ms: the
-// median per step); reason (when wasm runs): 'chosen' (the reader picked it), 'none' (no WebGPU
+// workspace grows), then TIMED_CHUNKS timed chunks of as many steps as fill about CHUNK_MS,
+// read-back included (as the run's chunks do; sized from one step and one larger chunk, which
+// tell the read-back's cost from a step's); the verdict is kept per model config. Every verdict
+// is posted as an 'engine' event: {backend: 'webgpu' | 'wasm', adapter, reason, ms: {webgpu,
+// wasm}} (ms: the median per step); reason (when wasm runs): 'chosen' (the reader picked it), 'none' (no WebGPU
 // here, or no adapter: blocked or no usable GPU), 'failed' (WebGPU was there but training the
 // model on it failed: detail says how), 'slower' (timed slower here), 'lost' (the device was
-// lost or ran out of memory mid-run: the run went on in wasm).
+// lost or ran out of memory mid-run: the run went on in wasm); when WebGPU runs, reason
+// 'wasm-failed' (training the model on the wasm engine failed while timed: detail says how,
+// ms.wasm is null) or none (timed faster).
 // Checkpoints loaded to run (the translator) stay on wasm unless WebGPU was chosen outright:
 // their reads (decoding) run on a host copy of the weights either way.
 import { attachGpu } from './backend.js';
@@ -87,30 +90,49 @@ export class BackendChooser {
       } catch (e) {
         // a failure is no timing: WebGPU's sends the model to wasm and says why
         if (backend === 'webgpu') return { backend: 'wasm', reason: 'failed', adapter: st.name, detail: e.message };
-        ms.wasm = null; // the model fails on the CPU too: WebGPU's timing stands
+        // the model failed on the CPU: WebGPU trains it, and the verdict says why (not "faster")
+        ms.wasm = null;
+        return { backend: 'webgpu', reason: 'wasm-failed', adapter: st.name, detail: e.message, ms };
       } finally {
-        s?.dispose();
+        try {
+          s?.dispose();
+        } catch {
+          // a session on a lost device cannot give its GPU memory back (its table is gone): the
+          // verdict above stands
+        }
       }
     }
-    if (ms.wasm !== null && !(ms.webgpu < ms.wasm)) return { backend: 'wasm', reason: 'slower', adapter: st.name, ms };
+    if (!(ms.webgpu < ms.wasm)) return { backend: 'wasm', reason: 'slower', adapter: st.name, ms };
     return { backend: 'webgpu', adapter: st.name, ms };
   }
 
   // train(k) trains k steps and reads them back once (as a chunk of a run): the median per step
   async perStep(train) {
-    await train(1); // warm-up: pipelines compile, the workspace grows
-    let t0 = this.now();
-    await train(1); // the chunk's size, from one step
-    const first = Math.max(this.now() - t0, 1e-3);
-    const k = Math.max(1, Math.min(MAX_CHUNK_STEPS, Math.floor(CHUNK_MS / first)));
-    const per = [];
-    for (let i = 0; i < TIMED_CHUNKS; ++i) {
-      t0 = this.now();
+    const timed = async (k) => {
+      const t0 = this.now();
       await train(k);
-      per.push((this.now() - t0) / k);
-    }
+      return Math.max(this.now() - t0, 1e-3);
+    };
+    await train(1); // warm-up: pipelines compile, the workspace grows
+    const k = await this.chunkSteps(timed);
+    const per = [];
+    for (let i = 0; i < TIMED_CHUNKS; ++i) per.push((await timed(k)) / k);
     per.sort((a, b) => a - b);
     return per[Math.floor(per.length / 2)];
+  }
+
+  // The steps of a chunk of about CHUNK_MS, the size a run's chunks settle at (runtime.js grows
+  // them to the time a chunk takes, read-back included). A chunk costs one read-back plus its
+  // steps, so one step's time alone would size it by the read-back (a GPU whose read-back
+  // takes 30 ms would be timed a step at a time, its read-back never amortized): a step and a
+  // larger chunk tell the two apart, unless one step already fills the chunk.
+  async chunkSteps(timed) {
+    const one = await timed(1);
+    if (one >= CHUNK_MS) return 1;
+    const n = Math.max(2, Math.min(MAX_CHUNK_STEPS, Math.floor(CHUNK_MS / one)));
+    const step = Math.max((await timed(n)) - one, 1e-3 * (n - 1)) / (n - 1);
+    const readBack = Math.max(0, one - step);
+    return Math.max(1, Math.min(MAX_CHUNK_STEPS, Math.floor((CHUNK_MS - readBack) / step)));
   }
 }
 

@@ -46,6 +46,7 @@ export default {
   'engine.gpu.slower': 'WebGPU timed slower here ({gpu} ms a step, CPU {wasm} ms)',
   'engine.gpu.failed': 'training on WebGPU failed here, so the CPU trains',
   'engine.gpu.lost': 'the GPU was lost; training went on on the CPU from step {step}',
+  'engine.gpu.wasm-failed': 'training it on the CPU failed here',
   'engine.gpu.chosen': 'the CPU chosen in the menu',
   'demo.unknown': 'Unknown demo “{name}”.',
 

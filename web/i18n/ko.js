@@ -46,6 +46,7 @@ export default {
   'engine.gpu.slower': '여기서는 WebGPU가 더 느림 (한 스텝 {gpu} ms, CPU {wasm} ms)',
   'engine.gpu.failed': '여기서는 WebGPU 학습이 실패해 CPU로 학습',
   'engine.gpu.lost': 'GPU를 잃음: {step} 스텝부터 CPU로 이어서 학습',
+  'engine.gpu.wasm-failed': '여기서는 CPU 학습이 실패함',
   'engine.gpu.chosen': '메뉴에서 CPU를 고름',
   'demo.unknown': '알 수 없는 데모 “{name}”.',
 

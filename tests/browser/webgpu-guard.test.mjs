@@ -4,7 +4,7 @@
 // Adam's guarded update (a stop leaves weights, moments and gradients untouched bit for bit;
 // a clip scales the gradients in place), sum_to and sumsq_to over several partial sums, fill
 // (zero and copy) and zero over byte ranges that are not whole floats; and the table's own
-// checks: more than 32 parameter words is an error, and zeroing or allocating a large block
+// checks: more than 64 parameter words is an error, and zeroing or allocating a large block
 // writes nothing of its size from JS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -216,14 +216,14 @@ test('fill: zero and copy at offsets leave the floats around them; zero over byt
     );
 });
 
-test('a kernel given more than 32 parameter words is refused, naming it; zero and alloc of a large block write nothing its size from JS', async () => {
+test('a kernel given more than 64 parameter words is refused, naming it; zero and alloc of a large block write nothing its size from JS', async () => {
   const r = await page.evaluate(async () => {
     const { table, errors } = window.gpuTest;
     let refused = null;
     try {
       table.run(
         'fill',
-        Array.from({ length: 33 }, () => 0),
+        Array.from({ length: 65 }, () => 0),
         [1]
       );
     } catch (e) {
@@ -255,7 +255,7 @@ test('a kernel given more than 32 parameter words is refused, naming it; zero an
     }
     return { refused, largest, zeroed, rezeroed, errors: errors.splice(0) };
   });
-  assert.match(r.refused ?? '', /WebGPU fill: 33 parameter words, a kernel takes at most 32/);
+  assert.match(r.refused ?? '', /WebGPU fill: 65 parameter words, a kernel takes at most 64/);
   assert.ok(r.zeroed, 'an allocation over freed memory is zero');
   assert.ok(r.rezeroed, 'zero() cleared the block');
   assert.ok(r.largest <= 1 << 16, `a host write of ${r.largest} bytes`);

@@ -891,6 +891,179 @@ test('the tiled GEMM: four transpose forms on shapes that are not multiples of i
   }
 });
 
+// Independent GEMM problems encoded one after the other share a dispatch (table.js gemmRun: a
+// layer's dx and dW, attention's dV and dA, its dQ and dK in the columns of one buffer); a
+// problem that reads or writes what the one before it writes, or writes what it reads, gets its
+// own. The pair gives the bits of the two dispatches apart, in both GEMM kernels.
+test('independent GEMMs share a dispatch with the same bits; dependent ones do not', async () => {
+  const [R, inp, out] = [45, 37, 29];
+  const dy = f32(R * out),
+    W = f32(out * inp),
+    x = f32(R * inp),
+    dW0 = f32(out * inp),
+    db0 = f32(out);
+  // q and k heads side by side: [R, 3C] with C = H * hs, grid 1 × H
+  const [H, hs, K2] = [3, 5, 11];
+  const C3 = 3 * H * hs;
+  const a2 = f32(R * K2),
+    b2 = f32(H * K2 * hs);
+  const r = await page.evaluate(
+    async ({ R, inp, out, H, hs, K2, C3, data }) => {
+      const { table, errors } = window.gpuTest;
+      const put = (arr) => {
+        const at = table.alloc(arr.length * 4);
+        table.upload(at, Float32Array.from(arr));
+        return at;
+      };
+      const bufs = [];
+      const buf = (arr) => (bufs.push(put(arr)), bufs[bufs.length - 1]);
+      const spare = buf([0]);
+      const apart = () => table.fill(spare, 0, 1, 0); // a dispatch between two GEMMs
+      const read = async (at, n) => Array.from(await table.readFloats(at, n));
+      // encodes f, returns the dispatches it made
+      const count = (f) => {
+        table.flush();
+        const d = table.dispatches;
+        f();
+        table.flush();
+        return table.dispatches - d;
+      };
+      const out1 = {};
+      for (const kernel of ['gemm', 'gemm_tiled']) {
+        table.gemmKernel = kernel;
+        const res = {};
+        for (const together of [true, false]) {
+          const key = together ? 'pair' : 'apart';
+          // a linear layer's backward: dx = dy W, dW += dyᵀ x with db += row sums of dyᵀ
+          const bdy = buf(data.dy),
+            bW = buf(data.W),
+            bx = buf(data.x),
+            bdx = buf(new Array(R * inp).fill(0)),
+            bdW = buf(data.dW0),
+            bdb = buf(data.db0);
+          const n1 = count(() => {
+            table.gemm(false, false, R, inp, out, 1, bdy, out, bW, inp, 0, bdx, inp);
+            if (!together) apart();
+            table.gemm_fused(true, false, out, inp, R, 1, bdy, out, bx, inp, 1, bdW, inp, { rowsum: bdb });
+          });
+          // two products into the q and k columns of one [R, 3C] buffer (a grid of H heads)
+          const ba = buf(data.a2),
+            bb = buf(data.b2),
+            bqk = buf(new Array(R * C3).fill(7));
+          const C = H * hs;
+          const n2 = count(() => {
+            for (const col of [0, C]) {
+              table.gemm_grid(
+                false,
+                false,
+                R,
+                hs,
+                K2,
+                1,
+                ba,
+                K2,
+                0,
+                0,
+                bb,
+                hs,
+                0,
+                K2 * hs,
+                0,
+                bqk + col * 4,
+                C3,
+                0,
+                hs,
+                1,
+                H
+              );
+              if (!together) apart();
+            }
+          });
+          res[key] = {
+            dispatches: [n1, n2],
+            dx: await read(bdx, R * inp),
+            dW: await read(bdW, out * inp),
+            db: await read(bdb, out),
+            qk: await read(bqk, R * C3),
+          };
+        }
+        // dependent: the second reads the first's output (RAW), writes its input (WAR), writes
+        // columns overlapping its output by one (WAW)
+        const p = buf(new Array(R * R).fill(0)),
+          q = buf(new Array(R * R).fill(0));
+        const bdy = buf(data.dy);
+        const raw = count(() => {
+          table.gemm(false, true, R, R, out, 1, bdy, out, bdy, out, 0, p, R);
+          table.gemm(false, false, R, R, R, 1, p, R, p, R, 0, q, R);
+        });
+        const war = count(() => {
+          table.gemm(false, false, R, R, R, 1, p, R, p, R, 0, q, R);
+          table.gemm(false, true, R, R, out, 1, bdy, out, bdy, out, 0, p, R);
+        });
+        const waw = count(() => {
+          table.gemm(false, true, R, 10, out, 1, bdy, out, bdy, out, 0, q, R);
+          table.gemm(false, true, R, 10, out, 1, bdy, out, bdy, out, 0, q + 9 * 4, R);
+        });
+        const three = count(() => {
+          for (const col of [0, 10, 20]) table.gemm(false, true, R, 10, out, 1, bdy, out, bdy, out, 0, q + col * 4, R);
+        });
+        res.dependent = { raw, war, waw, three, q: await read(q, R * R) };
+        out1[kernel] = res;
+      }
+      table.gemmKernel = 'gemm';
+      for (const at of bufs) table.release(at);
+      return { ...out1, errors: errors.splice(0) };
+    },
+    {
+      R,
+      inp,
+      out,
+      H,
+      hs,
+      K2,
+      C3,
+      data: Object.fromEntries(Object.entries({ dy, W, x, dW0, db0, a2, b2 }).map(([k, v]) => [k, Array.from(v)])),
+    }
+  );
+  assert.deepEqual(r.errors, [], 'WebGPU validation errors');
+  // the float64 references
+  const dx = new Float64Array(R * inp),
+    dW = Float64Array.from(dW0),
+    db = Float64Array.from(db0),
+    qk = new Float64Array(R * C3).fill(7);
+  ref.gemm(false, false, R, inp, out, 1, dy, out, W, inp, 0, dx, inp);
+  ref.gemm(true, false, out, inp, R, 1, dy, out, x, inp, 1, dW, inp);
+  for (let o = 0; o < out; ++o) for (let i = 0; i < R; ++i) db[o] += dy[i * out + o];
+  for (const col of [0, H * hs])
+    for (let h = 0; h < H; ++h)
+      ref.gemm(false, false, R, hs, K2, 1, a2, K2, b2, hs, 0, qk, C3, 0, h * K2 * hs, col + h * hs);
+  for (const kernel of ['gemm', 'gemm_tiled']) {
+    const { pair, apart, dependent } = r[kernel];
+    assert.deepEqual(pair.dispatches, [1, 1], `${kernel}: independent pairs in one dispatch`);
+    assert.deepEqual(apart.dispatches, [3, 4], `${kernel}: with a dispatch between them`);
+    for (const k of ['dx', 'dW', 'db', 'qk']) assert.deepEqual(pair[k], apart[k], `${kernel}: ${k}, the same bits`);
+    close(pair.dx, dx, 2e-5, `${kernel} dx`);
+    close(pair.dW, dW, 2e-5, `${kernel} dW`);
+    close(pair.db, db, 2e-5, `${kernel} db`);
+    close(pair.qk, qk, 2e-5, `${kernel} q, k columns`);
+    assert.equal(dependent.raw, 2, `${kernel}: a product of the one before`);
+    assert.equal(dependent.war, 2, `${kernel}: over the input of the one before`);
+    assert.equal(dependent.waw, 2, `${kernel}: columns that overlap by one`);
+    assert.equal(dependent.three, 2, `${kernel}: three independent products, a pair and one`);
+  }
+  // the last product (three column blocks of dy dyᵀ into q) against the reference
+  const q = new Float64Array(R * R);
+  for (const col of [0, 10, 20]) ref.gemm(false, true, R, 10, out, 1, dy, out, dy, out, 0, q, R, 0, 0, col);
+  for (const kernel of ['gemm', 'gemm_tiled']) {
+    const got = r[kernel].dependent.q;
+    for (let i = 0; i < R; ++i)
+      for (let j = 0; j < 30; ++j) {
+        const e = Math.abs(got[i * R + j] - q[i * R + j]) / (1 + Math.abs(q[i * R + j]));
+        assert.ok(e <= 2e-5, `${kernel} dy dyᵀ blocks at ${i}, ${j}: ${got[i * R + j]} vs ${q[i * R + j]}`);
+      }
+  }
+});
+
 test('the GEMM choice: both kernels timed at the shapes encoded, the faster used and stored for the adapter', async () => {
   const r = await page.evaluate(async () => {
     const { table, errors } = window.gpuTest;

@@ -13,7 +13,7 @@ import { source } from './wgsl.js';
 
 const SLOT = 256; // minUniformBufferOffsetAlignment
 const SLOTS = 4096; // dispatches per submit at most
-const WORDS = 32; // parameter words of a dispatch (wgsl.js Params)
+const WORDS = 64; // parameter words of a dispatch (wgsl.js Params: a slot's 256 bytes)
 // The GEMM kernels (wgsl.js) and the edge of the tile of C a workgroup computes: 'gemm' keeps
 // its sums in registers and reads the arena directly (fast on SwiftShader), 'gemm_tiled' stages
 // tiles in workgroup memory (what a GPU wants). Both give the same bits; chooseGemm() times them.
@@ -98,6 +98,7 @@ export class GpuTable {
     this.gemmChoice = null; // {kernel, ms: {gemm, gemm_tiled} | null, stored: bool}
     this.gemmChoosing = null;
     this.gemmShapes = new Map(); // "tA tB M N K matrices" -> dispatches: the shapes encoded
+    this.gemmHeld = null; // the last GEMM problem, not yet encoded: the next may join its dispatch
     this.arena = new GpuArena(device, { bytes: arenaBytes });
     this.arena.pending = () => this.flush();
     this.layout = device.createBindGroupLayout({
@@ -120,6 +121,7 @@ export class GpuTable {
     this.group = null;
     this.groupVersion = -1;
     this.dispatches = 0; // every dispatch encoded (a step's count is its difference)
+    this.kernelCounts = new Map(); // kernel name -> its dispatches (the breakdown of `dispatches`)
     this.submits = 0;
     this.reads = 0; // readbacks (read() calls): a training step makes none
     this.scratch = 0;
@@ -145,6 +147,7 @@ export class GpuTable {
   // One dispatch of kernel `name` with parameter words (numbers: integers as u32, floats given
   // through bits()), over workgroups [x, y, z].
   run(name, words, [x, y = 1, z = 1]) {
+    if (this.gemmHeld) this.gemmEmit();
     if (words.length > WORDS)
       throw new RangeError(`WebGPU ${name}: ${words.length} parameter words, a kernel takes at most ${WORDS}`);
     for (const w of words)
@@ -174,9 +177,11 @@ export class GpuTable {
     this.pass.dispatchWorkgroups(x, y, z);
     this.slot += 1;
     this.dispatches += 1;
+    this.kernelCounts.set(name, (this.kernelCounts.get(name) ?? 0) + 1);
   }
 
   flush() {
+    if (this.gemmHeld) this.gemmEmit();
     if (!this.pass) return;
     this.pass.end();
     this.pass = null;
@@ -316,40 +321,79 @@ export class GpuTable {
       const key = [tA ? 1 : 0, tB ? 1 : 0, M, N, K, outer * inner].join(' ');
       this.gemmShapes.set(key, (this.gemmShapes.get(key) ?? 0) + 1);
     }
-    const kernel = this.gemmKernel,
+    const words = [
+      M,
+      N,
+      K,
+      lda,
+      ldb,
+      ldc,
+      A / 4,
+      B / 4,
+      C / 4,
+      iA,
+      iB,
+      iC,
+      tA ? 1 : 0,
+      tB ? 1 : 0,
+      bits(alpha),
+      bits(beta),
+      inner,
+      oA,
+      oB,
+      oC,
+      at(e.bias),
+      actCode(e.act ?? 0),
+      at(e.pre),
+      at(e.mask),
+      at(e.dact),
+      at(e.rowsum),
+      outer * inner,
+    ];
+    // the floats it reads and writes (regions(): rows of a period), null where not known
+    let access = null;
+    if ([oA, iA, oB, iB, oC, iC].every((s) => s >= 0) && K > 0) {
+      const c = region(C / 4, M, N, ldc, oC, iC, outer, inner);
+      const like = (x) => region(x / 4, M, N, ldc, 0, 0, 1, 1); // laid out as C, one matrix
+      const flat = (x, n) => region(x / 4, 1, n, n, 0, 0, 1, 1);
+      const [ar, ac] = tA ? [K, M] : [M, K];
+      const [br, bc] = tB ? [N, K] : [K, N];
+      const reads = [
+        region(A / 4, ar, ac, lda, oA, iA, outer, inner),
+        region(B / 4, br, bc, ldb, oB, iB, outer, inner),
+        c,
+      ];
+      const writes = [c];
+      if (e.bias) reads.push(flat(e.bias, N));
+      if (e.pre) writes.push(like(e.pre));
+      if (e.mask) reads.push(like(e.mask));
+      if (e.dact) reads.push(like(e.dact));
+      if (e.rowsum) writes.push(flat(e.rowsum, M));
+      access = { reads, writes };
+    }
+    const problem = { kernel: this.gemmKernel, words, access };
+    const held = this.gemmHeld;
+    if (held && held.kernel === problem.kernel && independent(held.access, access)) {
+      this.gemmHeld = null;
+      this.gemmEmit([held, problem]);
+      return;
+    }
+    if (held) this.gemmEmit();
+    this.gemmHeld = problem;
+  }
+
+  // Encodes the held GEMM problem, or the pair given (independent problems: one dispatch, the
+  // first's tiles then the second's).
+  gemmEmit(problems = [this.gemmHeld]) {
+    this.gemmHeld = null;
+    const kernel = problems[0].kernel,
       tile = GEMMS[kernel];
-    this.run(
-      kernel,
-      [
-        M,
-        N,
-        K,
-        lda,
-        ldb,
-        ldc,
-        A / 4,
-        B / 4,
-        C / 4,
-        iA,
-        iB,
-        iC,
-        tA ? 1 : 0,
-        tB ? 1 : 0,
-        bits(alpha),
-        bits(beta),
-        inner,
-        oA,
-        oB,
-        oC,
-        at(e.bias),
-        actCode(e.act ?? 0),
-        at(e.pre),
-        at(e.mask),
-        at(e.dact),
-        at(e.rowsum),
-      ],
-      [Math.ceil(N / tile), Math.ceil(M / tile), outer * inner]
-    );
+    // tiles of C: column tiles x row tiles x matrices (words 1, 0, 26)
+    const tiles = problems.map(({ words: w }) => Math.ceil(w[1] / tile) * Math.ceil(w[0] / tile) * w[26]);
+    const [gx, gy] = grid(tiles.reduce((a, b) => a + b, 0));
+    const words = [...problems[0].words, gx, problems.length];
+    if (problems.length > 1) words.push(...new Array(32 - words.length).fill(0), ...problems[1].words);
+    this.run(kernel, words, [gx, gy]);
   }
 
   // Which GEMM kernel this adapter runs faster, decided once per table: the choice stored for
@@ -634,6 +678,48 @@ export class GpuTable {
     const [gx, gy] = grid(R);
     this.run('probs_xent', [loss / 4, dlogits / 4, p / 4, targets / 4, bits(scale), R, S, gx], [gx, gy]);
   }
+}
+
+// The floats a GEMM operand spans (elements): matrix (o, i) of an outer × inner grid at
+// base + o * os + i * is, each `rows` rows of `cols` floats, row r at + r * ld. Returned as its
+// hull [lo, hi) and, where the grid keeps to rows of period ld (os a multiple of ld, the inner
+// matrices side by side within ld floats), as rectangles of the arena seen as rows of ld
+// floats: [r0, r1) × [c0, c1) (two where its columns wrap past a row's end). So the columns of
+// q, k and v in one [rows, 3C] buffer are told apart.
+function region(base, rows, cols, ld, os, is, outer, inner) {
+  const lo = base,
+    hi = base + (rows - 1) * ld + cols + (outer - 1) * os + (inner - 1) * is;
+  const width = (inner - 1) * is + cols; // the floats of a row the inner matrices span
+  if (ld <= 0 || os % ld || width > ld) return { lo, hi, ld: 0 };
+  const c0 = base % ld,
+    r0 = (base - c0) / ld,
+    r1 = r0 + (outer - 1) * (os / ld) + rows;
+  const rects =
+    c0 + width <= ld
+      ? [[r0, r1, c0, c0 + width]]
+      : [
+          [r0, r1, c0, ld],
+          [r0 + 1, r1 + 1, 0, c0 + width - ld],
+        ];
+  return { lo, hi, ld, rects };
+}
+
+// Whether two regions may share a float: by their rectangles where both have the same period,
+// else by their hulls.
+function overlap(a, b) {
+  if (!(a.lo < b.hi && b.lo < a.hi)) return false;
+  if (!a.ld || a.ld !== b.ld) return true;
+  return a.rects.some(([r0, r1, c0, c1]) =>
+    b.rects.some(([s0, s1, d0, d1]) => r0 < s1 && s0 < r1 && c0 < d1 && d0 < c1)
+  );
+}
+
+// Two GEMM problems' accesses ({reads, writes}: regions) are independent when neither writes
+// what the other reads or writes (null: not known, never independent).
+function independent(a, b) {
+  if (!a || !b) return false;
+  const meet = (xs, ys) => xs.some((x) => ys.some((y) => overlap(x, y)));
+  return !meet(a.writes, b.reads) && !meet(a.writes, b.writes) && !meet(b.writes, a.reads);
 }
 
 function actCode(act) {

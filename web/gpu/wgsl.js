@@ -1,5 +1,5 @@
 // WGSL of the WebGPU kernel table (web/gpu/table.js). Every kernel binds the arena whole as
-// `mem` (binding 0) and its parameters as 32 words (binding 1, a slot of the uniform ring):
+// `mem` (binding 0) and its parameters as 64 words (binding 1, a slot of the uniform ring):
 // element offsets into mem, sizes, and floats by bitcast. Contracts: cpp/kernels/kernels.hpp;
 // the reference loops they are tested against: cpp/kernels/reference.cpp.
 // Rows are spread over a 2-D grid (x up to 65,535 workgroups, row = x + y * gridX). The
@@ -10,7 +10,7 @@ import { RECURRENT } from './wgsl-recurrent.js';
 
 const PRELUDE = /* wgsl */ `
 @group(0) @binding(0) var<storage, read_write> mem: array<f32>;
-struct Params { w: array<vec4<u32>, 8> }
+struct Params { w: array<vec4<u32>, 16> }
 @group(0) @binding(1) var<uniform> P: Params;
 fn pu(i: u32) -> u32 { return P.w[i / 4u][i % 4u]; }
 fn pf(i: u32) -> f32 { return bitcast<f32>(pu(i)); }
@@ -50,17 +50,39 @@ fn red_max(v: f32, t: u32) -> f32 {
 
 const NEG_INF = '-3.4028234663852886e38';
 
-// The words of every GEMM kernel: 0 M 1 N 2 K 3 lda 4 ldb 5 ldc 6 A 7 B 8 C 9 inner stride of A
-// 10 of B 11 of C 12 tA 13 tB 14 alpha 15 beta 16 inner (matrices of the grid's inner index)
-// 17 outer stride of A 18 of B 19 of C; the epilogue's: 20 bias 21 act 22 pre 23 mask 24 dact
-// 25 rowsum (addresses; 0: none). Matrix z of the grid is (z / inner, z % inner).
+// The words of every GEMM kernel, per problem from its base word b (0, or 32 for the second
+// problem of a pair): b+0 M 1 N 2 K 3 lda 4 ldb 5 ldc 6 A 7 B 8 C 9 inner stride of A 10 of B
+// 11 of C 12 tA 13 tB 14 alpha 15 beta 16 inner (matrices of the grid's inner index) 17 outer
+// stride of A 18 of B 19 of C; the epilogue's: 20 bias 21 act 22 pre 23 mask 24 dact 25 rowsum
+// (addresses; 0: none); 26 matrices (outer × inner). Matrix z of the grid is (z / inner,
+// z % inner). Shared: word 27 gridX, 28 problems (1 or 2). The dispatch is a 2-D grid of
+// workgroups, the first problem's tiles (column tile fastest, then row tile, then matrix), then
+// the second's: two independent products (a layer's dx and dW) are one dispatch.
 const GEMM_WORDS = /* wgsl */ `
-fn operand(base: u32, outer: u32, inner: u32, z: u32) -> u32 {
-  return pu(base) + (z / pu(16u)) * pu(outer) + (z % pu(16u)) * pu(inner);
+fn operand(b: u32, base: u32, outer: u32, inner: u32, z: u32) -> u32 {
+  return pu(b + base) + (z / pu(b + 16u)) * pu(b + outer) + (z % pu(b + 16u)) * pu(b + inner);
+}
+fn gemm_tiles(b: u32, tile: u32) -> u32 {
+  return ((pu(b + 1u) + tile - 1u) / tile) * ((pu(b) + tile - 1u) / tile) * pu(b + 26u);
+}
+// The problem (its base word) and tile (column tile, row tile, matrix) of workgroup wg; a
+// workgroup past the last tile gets base word 1 (none: it returns).
+fn gemm_tile(wg: vec3<u32>, tile: u32) -> vec4<u32> {
+  var t = wg.x + wg.y * pu(27u);
+  var b = 0u;
+  let n0 = gemm_tiles(0u, tile);
+  if (t >= n0) {
+    t = t - n0;
+    b = 32u;
+    if (pu(28u) < 2u || t >= gemm_tiles(32u, tile)) { return vec4<u32>(1u, 0u, 0u, 0u); }
+  }
+  let gx = (pu(b + 1u) + tile - 1u) / tile; let gy = (pu(b) + tile - 1u) / tile;
+  return vec4<u32>(b, t % gx, (t / gx) % gy, t / (gx * gy));
 }
 `;
 
-// The GEMM epilogue (kernels.hpp GemmEpilogue) on element (i, j) of matrix C, acc its product.
+// The GEMM epilogue (kernels.hpp GemmEpilogue) on element (i, j) of matrix C of the problem at
+// base word b, acc its product.
 const EPILOGUE = /* wgsl */ `
 const GK: f32 = 0.7978845608028654;
 fn gelu(z: f32) -> f32 { return 0.5 * z * (1.0 + tanh(GK * (z + 0.044715 * z * z * z))); }
@@ -68,30 +90,30 @@ fn gelu_grad(x: f32) -> f32 {
   let t = tanh(GK * (x + 0.044715 * x * x * x));
   return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * GK * (1.0 + 3.0 * 0.044715 * x * x);
 }
-fn epilogue(C: u32, i: u32, j: u32, acc: f32) {
-  let e = i * pu(5u) + j;
+fn epilogue(b: u32, C: u32, i: u32, j: u32, acc: f32) {
+  let e = i * pu(b + 5u) + j;
   let at = C + e;
-  var v = pf(14u) * acc;
-  if (pf(15u) != 0.0) { v = v + pf(15u) * mem[at]; }
-  if (pu(20u) != 0u) { v = v + mem[pu(20u) + j]; }
-  if (pu(22u) != 0u) { mem[pu(22u) + e] = v; }
-  let act = pu(21u);
-  if (pu(24u) != 0u) {  // backward: the mask, then act'(dact)
-    if (pu(23u) != 0u) { v = v * mem[pu(23u) + e]; }
-    let z = mem[pu(24u) + e];
+  var v = pf(b + 14u) * acc;
+  if (pf(b + 15u) != 0.0) { v = v + pf(b + 15u) * mem[at]; }
+  if (pu(b + 20u) != 0u) { v = v + mem[pu(b + 20u) + j]; }
+  if (pu(b + 22u) != 0u) { mem[pu(b + 22u) + e] = v; }
+  let act = pu(b + 21u);
+  if (pu(b + 24u) != 0u) {  // backward: the mask, then act'(dact)
+    if (pu(b + 23u) != 0u) { v = v * mem[pu(b + 23u) + e]; }
+    let z = mem[pu(b + 24u) + e];
     if (act == 1u && !(z > 0.0)) { v = 0.0; }
     if (act == 2u) { v = v * gelu_grad(z); }
   } else {  // forward: act, then the mask
     if (act == 1u) { v = max(v, 0.0); }
     if (act == 2u) { v = gelu(v); }
-    if (pu(23u) != 0u) { v = v * mem[pu(23u) + e]; }
+    if (pu(b + 23u) != 0u) { v = v * mem[pu(b + 23u) + e]; }
   }
   mem[at] = v;
 }
 `;
 
 export const KERNELS = {
-  // C = alpha op(A) op(B) + beta C over a grid of matrices along wg.z (GEMM_WORDS), then the
+  // C = alpha op(A) op(B) + beta C over a grid of matrices (GEMM_WORDS: one or two problems), then the
   // fused epilogue (EPILOGUE). Each invocation computes a 4×4 block of C in registers (a
   // workgroup of 8×8 invocations: a 32×32 tile), reading A and B straight from the arena: no
   // workgroup memory and no barriers, which keeps it fast on software Vulkan (SwiftShader) too.
@@ -100,12 +122,15 @@ export const KERNELS = {
     EPILOGUE +
     /* wgsl */ `
 @compute @workgroup_size(8, 8)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
-  let M = pu(0u); let N = pu(1u); let K = pu(2u);
-  let lda = pu(3u); let ldb = pu(4u);
-  let A = operand(6u, 17u, 9u, wg.z); let B = operand(7u, 18u, 10u, wg.z);
-  let ta = pu(12u) != 0u; let tb = pu(13u) != 0u;
-  let i0 = (wg.y * 8u + l.y) * 4u; let j0 = (wg.x * 8u + l.x) * 4u;
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let tl = gemm_tile(wid, 32u);
+  let b = tl.x;
+  if (b == 1u) { return; }
+  let M = pu(b); let N = pu(b + 1u); let K = pu(b + 2u);
+  let lda = pu(b + 3u); let ldb = pu(b + 4u);
+  let A = operand(b, 6u, 17u, 9u, tl.w); let B = operand(b, 7u, 18u, 10u, tl.w);
+  let ta = pu(b + 12u) != 0u; let tb = pu(b + 13u) != 0u;
+  let i0 = (tl.z * 8u + l.y) * 4u; let j0 = (tl.y * 8u + l.x) * 4u;
   if (i0 >= M || j0 >= N) { return; }
   // op(A)[i, k] = A[i*lda + k] (or A[k*lda + i]); rows past M and columns past N read row/column
   // i0 or j0 again (their sums are never stored)
@@ -118,7 +143,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   }
   let astep = select(1u, lda, ta); let bstep = select(ldb, 1u, tb);
   // the row sums of op(A) (a bias gradient), by the invocations of the first block column
-  let sums = pu(25u) != 0u && j0 == 0u;
+  let sums = pu(b + 25u) != 0u && j0 == 0u;
   var rs = vec4<f32>(0.0);
   var acc: array<vec4<f32>, 4>;
   for (var k = 0u; k < K; k = k + 1u) {
@@ -130,18 +155,18 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
     acc[3] = fma(vec4<f32>(av.w), bv, acc[3]);
     if (sums) { rs = rs + av; }
   }
-  let C = operand(8u, 19u, 11u, wg.z);
+  let C = operand(b, 8u, 19u, 11u, tl.w);
   for (var r = 0u; r < 4u; r = r + 1u) {
     if (i0 + r >= M) { break; }
-    if (sums) { let at = pu(25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
+    if (sums) { let at = pu(b + 25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
     for (var c = 0u; c < 4u; c = c + 1u) {
       if (j0 + c >= N) { break; }
-      epilogue(C, i0 + r, j0 + c, acc[r][c]);
+      epilogue(b, C, i0 + r, j0 + c, acc[r][c]);
     }
   }
 }`,
 
-  // The same GEMM (words, grid along wg.z, epilogue) for GPUs: a workgroup of 16×16 invocations
+  // The same GEMM (words, problems and tiles, epilogue) for GPUs: a workgroup of 16×16 invocations
   // computes a 64×64 tile of C, 4×4 outputs each, staging op(A) and op(B) through workgroup
   // memory 16 k at a time (each invocation loads 4 of the 1024 values of each tile, consecutive
   // invocations consecutive addresses whatever the transpose). Every output sums its k in
@@ -155,14 +180,17 @@ const TK: u32 = 16u;
 var<workgroup> As: array<f32, 1024>;  // [k][i] of op(A)'s tile
 var<workgroup> Bs: array<f32, 1024>;  // [k][j] of op(B)'s tile
 @compute @workgroup_size(16, 16)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
-  let M = pu(0u); let N = pu(1u); let K = pu(2u);
-  let lda = pu(3u); let ldb = pu(4u);
-  let A = operand(6u, 17u, 9u, wg.z); let B = operand(7u, 18u, 10u, wg.z);
-  let ta = pu(12u) != 0u; let tb = pu(13u) != 0u;
-  let ti = wg.y * TM; let tj = wg.x * TM;
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let tl = gemm_tile(wid, TM);
+  let b = tl.x;
+  if (b == 1u) { return; }
+  let M = pu(b); let N = pu(b + 1u); let K = pu(b + 2u);
+  let lda = pu(b + 3u); let ldb = pu(b + 4u);
+  let A = operand(b, 6u, 17u, 9u, tl.w); let B = operand(b, 7u, 18u, 10u, tl.w);
+  let ta = pu(b + 12u) != 0u; let tb = pu(b + 13u) != 0u;
+  let ti = tl.z * TM; let tj = tl.y * TM;
   let lid = l.y * 16u + l.x;
-  let sums = pu(25u) != 0u && wg.x == 0u && l.x == 0u;
+  let sums = pu(b + 25u) != 0u && tl.y == 0u && l.x == 0u;
   var rs = vec4<f32>(0.0);
   var acc: array<vec4<f32>, 4>;
   for (var k0 = 0u; k0 < K; k0 = k0 + TK) {
@@ -197,14 +225,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
     }
     workgroupBarrier();
   }
-  let C = operand(8u, 19u, 11u, wg.z);
+  let C = operand(b, 8u, 19u, 11u, tl.w);
   let i0 = ti + l.y * 4u; let j0 = tj + l.x * 4u;
   for (var r = 0u; r < 4u; r = r + 1u) {
     if (i0 + r >= M) { break; }
-    if (sums) { let at = pu(25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
+    if (sums) { let at = pu(b + 25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
     for (var c = 0u; c < 4u; c = c + 1u) {
       if (j0 + c >= N) { break; }
-      epilogue(C, i0 + r, j0 + c, acc[r][c]);
+      epilogue(b, C, i0 + r, j0 + c, acc[r][c]);
     }
   }
 }`,

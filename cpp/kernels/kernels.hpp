@@ -27,6 +27,16 @@ struct GemmEpilogue {
   float* rowsum = nullptr;
 };
 
+// The inverted dropout a fused entry applies to values it computes (dropout_forward's contract
+// with offset 0, element i being the i-th of the [R, C] rows it covers): mask[i] = 0 if
+// counter_hash::bits32(seed, i) < floor(p * 2^32), else 1/(1-p), written to `mask`; the values
+// are multiplied by it. mask null: no dropout.
+struct DropoutArgs {
+  float* mask = nullptr;
+  float p = 0.f;
+  uint64_t seed = 0;
+};
+
 struct KernelTable {
   const char* name;  // "cpu", "cuda" or "webgpu"
   // A deferred table (WebGPU) cannot read its memory synchronously: a training step there keeps
@@ -157,17 +167,19 @@ struct KernelTable {
   void (*gemm_fused)(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
                      int lda, const float* B, int ldb, float beta, float* C, int ldc,
                      const GemmEpilogue& e);
-  // s = x + r, y = LN(s) (layernorm_forward's contract with x + r as its input; s keeps the sum
-  // for the backward pass; r null: y = LN(x), s untouched).
+  // s = x + drop(r), y = LN(s) (layernorm_forward's contract with x + r as its input, r under
+  // the dropout `drop` (DropoutArgs, over r's [R, C]: a residual's sublayer output); s keeps the
+  // sum for the backward pass; r null: y = LN(x), s untouched, no dropout).
   void (*add_layernorm_forward)(float* y, float* s, float* mean, float* rstd, const float* x,
                                 const float* r, const float* gamma, const float* beta, float eps,
-                                int R, int C);
+                                int R, int C, const DropoutArgs& drop);
   // dx = (accumulate ? dx : 0) + (add ? add : 0) + LN'(dy), and copy (may be null) = the same
-  // values; dgamma, dbeta accumulated as by layernorm_backward. dx and copy must not alias dy.
+  // values times copy_mask (may be null: times 1; a dropout's mask, its backward); dgamma,
+  // dbeta accumulated as by layernorm_backward. dx and copy must not alias dy.
   void (*layernorm_backward_fused)(float* dx, float* copy, float* dgamma, float* dbeta,
                                    const float* dy, const float* add, const float* x,
                                    const float* mean, const float* rstd, const float* gamma,
-                                   bool accumulate, int R, int C);
+                                   bool accumulate, int R, int C, const float* copy_mask);
 };
 
 // The CPU table (xsimd kernels). Always available.

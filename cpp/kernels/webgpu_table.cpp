@@ -47,13 +47,15 @@ EM_JS(void, al_gpu_gemm_fused, (int tA, int tB, int M, int N, int K, float alpha
                              { bias, act, pre, mask, dact, rowsum });
 });
 EM_JS(void, al_gpu_add_layernorm_forward, (uint32_t y, uint32_t s, uint32_t mean, uint32_t rstd, uint32_t x,
-                                          uint32_t r, uint32_t g, uint32_t b, float eps, int R, int C), {
-  Module.gpuTable.add_layernorm_forward(y, s, mean, rstd, x, r, g, b, eps, R, C);
+                                          uint32_t r, uint32_t g, uint32_t b, float eps, int R, int C, uint32_t mask,
+                                          float p, uint32_t seed_lo, uint32_t seed_hi), {
+  const seed = (BigInt(seed_hi >>> 0) << BigInt(32)) | BigInt(seed_lo >>> 0);
+  Module.gpuTable.add_layernorm_forward(y, s, mean, rstd, x, r, g, b, eps, R, C, { mask, p, seed });
 });
 EM_JS(void, al_gpu_layernorm_backward_fused, (uint32_t dx, uint32_t copy, uint32_t dg, uint32_t db, uint32_t dy,
                                              uint32_t add, uint32_t x, uint32_t mean, uint32_t rstd, uint32_t g,
-                                             int accumulate, int R, int C), {
-  Module.gpuTable.layernorm_backward_fused(dx, copy, dg, db, dy, add, x, mean, rstd, g, !!accumulate, R, C);
+                                             int accumulate, int R, int C, uint32_t copy_mask), {
+  Module.gpuTable.layernorm_backward_fused(dx, copy, dg, db, dy, add, x, mean, rstd, g, !!accumulate, R, C, copy_mask);
 });
 EM_JS(void, al_gpu_softmax_forward, (uint32_t y, uint32_t x, float scale, uint32_t pad, int causal, int B, int H,
                                     int T, int S), {
@@ -199,15 +201,16 @@ KernelTable make_webgpu_table() {
   };
   t.add_layernorm_forward = [](float* y, float* s, float* mean, float* rstd, const float* x,
                                const float* r, const float* g, const float* b, float eps, int R,
-                               int C) {
-    al_gpu_add_layernorm_forward(a(y), a(s), a(mean), a(rstd), a(x), a(r), a(g), a(b), eps, R, C);
+                               int C, const DropoutArgs& d) {
+    al_gpu_add_layernorm_forward(a(y), a(s), a(mean), a(rstd), a(x), a(r), a(g), a(b), eps, R, C,
+                                 a(d.mask), d.p, uint32_t(d.seed), uint32_t(d.seed >> 32));
   };
   t.layernorm_backward_fused = [](float* dx, float* copy, float* dg, float* db, const float* dy,
                                   const float* add, const float* x, const float* mean,
-                                  const float* rstd, const float* g, bool accumulate, int R,
-                                  int C) {
+                                  const float* rstd, const float* g, bool accumulate, int R, int C,
+                                  const float* copy_mask) {
     al_gpu_layernorm_backward_fused(a(dx), a(copy), a(dg), a(db), a(dy), a(add), a(x), a(mean),
-                                    a(rstd), a(g), accumulate, R, C);
+                                    a(rstd), a(g), accumulate, R, C, a(copy_mask));
   };
   t.softmax_forward = [](float* y, const float* x, float scale, const uint8_t* pad, bool causal,
                          int B, int H, int T, int S) {

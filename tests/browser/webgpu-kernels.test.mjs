@@ -780,6 +780,99 @@ test('layernorm_backward_fused: assigned, accumulated, with an added gradient an
   }
 });
 
+// A residual's dropout inside its fused layer norm kernels: the forward draws the mask of
+// dropout_forward (the same seed, offset 0: counter_hash's bits) and adds x + r ⊙ mask; the
+// backward's copy (the sublayer's gradient) is LN'(dy) ⊙ mask.
+test("add_layernorm_forward with a dropout on r, layernorm_backward_fused's copy times a mask", async () => {
+  const R = 9,
+    C = 131,
+    p = 0.3,
+    seed = 0x1234abcd5678n;
+  const x = f32(R * C, 2),
+    r = f32(R * C, 2),
+    gamma = f32(C),
+    beta = f32(C),
+    dy = f32(R * C);
+  const mask = ref.dropoutMask(R * C, p, seed, 0n);
+  const s = Float64Array.from(x, (v, i) => v + Math.fround(r[i] * mask[i]));
+  const y = new Float64Array(R * C),
+    mean = new Float64Array(R),
+    rstd = new Float64Array(R);
+  ref.layernormForward(y, mean, rstd, s, gamma, beta, 1e-5, R, C);
+  const m32 = Float32Array.from(mean),
+    r32 = Float32Array.from(rstd);
+  const dx = new Float64Array(R * C),
+    dg = new Float64Array(C),
+    db = new Float64Array(C);
+  ref.layernormBackward(dx, dg, db, dy, Float32Array.from(s), m32, r32, gamma, R, C);
+  const g = await onGpu(
+    {
+      x: { type: 'f32', data: x },
+      r: { type: 'f32', data: r },
+      gamma: { type: 'f32', data: gamma },
+      beta: { type: 'f32', data: beta },
+      y: { type: 'f32', data: new Float32Array(R * C) },
+      s: { type: 'f32', data: new Float32Array(R * C) },
+      mask: { type: 'f32', data: new Float32Array(R * C).fill(5) },
+      stats: { type: 'f32', data: new Float32Array(2 * R) },
+      dy: { type: 'f32', data: dy },
+      dx: { type: 'f32', data: new Float32Array(R * C) },
+      copy: { type: 'f32', data: new Float32Array(R * C) },
+      dg: { type: 'f32', data: new Float32Array(C) },
+      db: { type: 'f32', data: new Float32Array(C) },
+    },
+    [
+      [
+        'add_layernorm_forward',
+        { buf: 'y' },
+        { buf: 's' },
+        { buf: 'stats' },
+        { buf: 'stats', off: R },
+        { buf: 'x' },
+        { buf: 'r' },
+        { buf: 'gamma' },
+        { buf: 'beta' },
+        1e-5,
+        R,
+        C,
+        { mask: { buf: 'mask' }, p, seed: { big: String(seed) } },
+      ],
+      [
+        'layernorm_backward_fused',
+        { buf: 'dx' },
+        { buf: 'copy' },
+        { buf: 'dg' },
+        { buf: 'db' },
+        { buf: 'dy' },
+        0,
+        { buf: 's' },
+        { buf: 'stats' },
+        { buf: 'stats', off: R },
+        { buf: 'gamma' },
+        false,
+        R,
+        C,
+        { buf: 'mask' },
+      ],
+    ],
+    ['y', 's', 'mask', 'stats', 'dx', 'copy', 'dg', 'db']
+  );
+  assert.deepEqual(g.mask, Array.from(mask), "the mask is dropout_forward's, bit for bit");
+  assert.ok(mask.includes(0) && !mask.every((v) => v === 0), 'some of the mask dropped, not all');
+  close(g.s, s, 1e-6, 'the sum x + r ⊙ mask');
+  close(g.y, y, 1e-5, 'y = LN(x + r ⊙ mask)');
+  close(g.stats, [...mean, ...rstd], 1e-5, 'mean, rstd');
+  close(g.dx, dx, 1e-5, "dx = LN'(dy)");
+  close(
+    g.copy,
+    Array.from(dx, (v, i) => v * mask[i]),
+    1e-5,
+    "copy = LN'(dy) ⊙ mask"
+  );
+  close(g.dg, dg, 1e-5, 'dgamma');
+  close(g.db, db, 1e-5, 'dbeta');
+});
+
 test('the tiled GEMM: four transpose forms on shapes that are not multiples of its tile, a grid, row sums; the same bits as the register kernel', async () => {
   const M = 70,
     N = 67,

@@ -157,6 +157,7 @@ export class GpuTable {
     if (this.slot === SLOTS) this.flush();
     const view = new Uint32Array(this.params, this.slot * SLOT, WORDS);
     for (let i = 0; i < words.length; ++i) view[i] = words[i] >>> 0;
+    view.fill(0, words.length); // words a kernel is not given read 0, never an earlier dispatch's
     if (!this.pass || this.groupVersion !== this.arena.version) {
       if (this.pass) this.flush();
       if (this.groupVersion !== this.arena.version) {
@@ -487,19 +488,35 @@ export class GpuTable {
     this.run('layernorm_backward_dx', [dx / 4, dy / 4, x / 4, mean / 4, rstd / 4, gamma / 4, R, C, gx], [gx, gy]);
   }
 
-  // s = x + r, y = LN(s) (a residual's sum and its norm; r 0: y = LN(x))
-  add_layernorm_forward(y, s, mean, rstd, x, r, gamma, beta, eps, R, C) {
+  // s = x + drop(r), y = LN(s) (a residual's sum and its norm; r 0: y = LN(x)); drop = {mask,
+  // p, seed (BigInt)}: the dropout on r (kernels.hpp DropoutArgs; mask 0 or absent: none)
+  add_layernorm_forward(y, s, mean, rstd, x, r, gamma, beta, eps, R, C, drop = {}) {
     const [gx, gy] = grid(R);
     this.run(
       'add_layernorm_forward',
-      [y / 4, s / 4, mean / 4, rstd / 4, x / 4, r / 4, gamma / 4, beta / 4, bits(eps), R, C, gx],
+      [
+        y / 4,
+        s / 4,
+        mean / 4,
+        rstd / 4,
+        x / 4,
+        r / 4,
+        gamma / 4,
+        beta / 4,
+        bits(eps),
+        R,
+        C,
+        gx,
+        ...dropWords(r ? drop : {}),
+      ],
       [gx, gy]
     );
   }
 
-  // dx = (accumulate ? dx : 0) + (add ? add : 0) + LN'(dy), copy (0: none) = the same; dgamma,
-  // dbeta += : one dispatch (rows, then the parameter columns; dx and copy must not alias dy)
-  layernorm_backward_fused(dx, copy, dgamma, dbeta, dy, add, x, mean, rstd, gamma, accumulate, R, C) {
+  // dx = (accumulate ? dx : 0) + (add ? add : 0) + LN'(dy), copy (0: none) = the same times
+  // copyMask (0: 1); dgamma, dbeta += : one dispatch (rows, then the parameter columns; dx and
+  // copy must not alias dy)
+  layernorm_backward_fused(dx, copy, dgamma, dbeta, dy, add, x, mean, rstd, gamma, accumulate, R, C, copyMask = 0) {
     if (dx === dy || (copy && copy === dy))
       throw new RangeError('WebGPU layernorm_backward_fused: dx and copy must not alias dy');
     const [gx, gy] = grid(R + Math.ceil(C / 8));
@@ -520,6 +537,7 @@ export class GpuTable {
         R,
         C,
         gx,
+        copyMask / 4,
       ],
       [gx, gy]
     );
@@ -607,14 +625,11 @@ export class GpuTable {
 
   // seed and offset: BigInt (64-bit, as the C++ table's uint64_t)
   dropout_forward(y, mask, x, n, p, seed, offset) {
-    const threshold = Math.floor(Math.fround(p) * 4294967296);
-    const keep = Math.fround(1 / Math.fround(1 - Math.fround(p)));
-    const lo = (v) => Number(BigInt.asUintN(64, BigInt(v)) & 0xffffffffn);
-    const hi = (v) => Number(BigInt.asUintN(64, BigInt(v)) >> 32n);
     const [gx, gy] = grid(Math.ceil(n / 256));
+    const [, threshold, keep, seedLo, seedHi] = dropWords({ mask: 1, p, seed });
     this.run(
       'dropout_forward',
-      [y / 4, mask / 4, x / 4, n, threshold, bits(keep), lo(seed), hi(seed), lo(offset), hi(offset), gx],
+      [y / 4, mask / 4, x / 4, n, threshold, keep, seedLo, seedHi, lo64(offset), hi64(offset), gx],
       [gx, gy]
     );
   }
@@ -712,6 +727,18 @@ function overlap(a, b) {
   return a.rects.some(([r0, r1, c0, c1]) =>
     b.rects.some(([s0, s1, d0, d1]) => r0 < s1 && s0 < r1 && c0 < d1 && d0 < c1)
   );
+}
+
+const lo64 = (v) => Number(BigInt.asUintN(64, BigInt(v)) & 0xffffffffn);
+const hi64 = (v) => Number(BigInt.asUintN(64, BigInt(v)) >> 32n);
+
+// The words of a dropout a kernel applies (kernels.hpp DropoutArgs {mask, p, seed}; wgsl.js
+// HASH): mask address (0: none), threshold floor(p 2^32), keep 1/(1-p), seed lo, seed hi.
+function dropWords({ mask = 0, p = 0, seed = 0n } = {}) {
+  if (!mask) return [0, 0, 0, 0, 0];
+  const threshold = Math.floor(Math.fround(p) * 4294967296);
+  const keep = Math.fround(1 / Math.fround(1 - Math.fround(p)));
+  return [mask / 4, threshold, bits(keep), lo64(seed), hi64(seed)];
 }
 
 // Two GEMM problems' accesses ({reads, writes}: regions) are independent when neither writes

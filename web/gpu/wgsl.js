@@ -112,6 +112,48 @@ fn epilogue(b: u32, C: u32, i: u32, j: u32, acc: f32) {
 }
 `;
 
+// kernels/counter_hash.hpp's bits with 64-bit words as (lo, hi) pairs, and the inverted dropout
+// of a fused kernel (kernels.hpp DropoutArgs) from the five words at w: mask address (0: none),
+// threshold, keep (1/(1-p)), seed lo, seed hi. drop_mask(w, i): element i's mask value, written
+// to the mask (1 when there is no dropout).
+const HASH = /* wgsl */ `
+fn mul32(a: u32, b: u32) -> vec2<u32> {  // the full 64-bit product of two 32-bit words
+  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
+  let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0; let p11 = a1 * b1;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  let lo = (p00 & 0xffffu) | (mid << 16u);
+  let hi = p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+  return vec2<u32>(lo, hi);
+}
+fn mul64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let p = mul32(a.x, b.x);
+  return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);
+}
+fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let lo = a.x + b.x;
+  return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+fn xshr(z: vec2<u32>, s: u32) -> vec2<u32> {  // z ^ (z >> s), 0 < s < 32
+  return vec2<u32>(z.x ^ ((z.x >> s) | (z.y << (32u - s))), z.y ^ (z.y >> s));
+}
+fn mix64(z0: vec2<u32>) -> vec2<u32> {
+  var z = mul64(xshr(z0, 30u), vec2<u32>(0x1CE4E5B9u, 0xBF58476Du));
+  z = mul64(xshr(z, 27u), vec2<u32>(0x133111EBu, 0x94D049BBu));
+  return xshr(z, 31u);
+}
+fn hash_bits(seed: vec2<u32>, i: u32) -> u32 {  // bits32(seed, i), offset 0
+  let golden = vec2<u32>(0x7F4A7C15u, 0x9E3779B9u);
+  let k = add64(vec2<u32>(i, 0u), vec2<u32>(1u, 0u));
+  return mix64(add64(mix64(seed), mul64(k, golden))).y;
+}
+fn drop_mask(w: u32, i: u32) -> f32 {
+  if (pu(w) == 0u) { return 1.0; }
+  let m = select(pf(w + 2u), 0.0, hash_bits(vec2<u32>(pu(w + 3u), pu(w + 4u)), i) < pu(w + 1u));
+  mem[pu(w) + i] = m;
+  return m;
+}
+`;
+
 export const KERNELS = {
   // C = alpha op(A) op(B) + beta C over a grid of matrices (GEMM_WORDS: one or two problems), then the
   // fused epilogue (EPILOGUE). Each invocation computes a 4×4 block of C in registers (a
@@ -311,15 +353,13 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   if (l.x == 0u) { mem[pu(1u) + r] = m; mem[pu(2u) + r] = rs; }
 }`,
 
-  // s = x + r, y = LN(s) (r 0: y = LN(x), s not written), a workgroup per row;
-  // words: 0 y 1 s 2 mean 3 rstd 4 x 5 r 6 gamma 7 beta 8 eps 9 R 10 C 11 gridX
+  // s = x + drop(r), y = LN(s) (r 0: y = LN(x), s not written, no dropout), a workgroup per row;
+  // words: 0 y 1 s 2 mean 3 rstd 4 x 5 r 6 gamma 7 beta 8 eps 9 R 10 C 11 gridX 12-16 the
+  // dropout on r (HASH: mask 0, none). Each invocation reads back the sums it wrote to s.
   add_layernorm_forward:
     ROWS +
+    HASH +
     /* wgsl */ `
-fn val(x: u32, r: u32, c: u32) -> f32 {
-  if (r == 0u) { return mem[x + c]; }
-  return mem[x + c] + mem[r + c];
-}
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let C = pu(10u);
@@ -327,19 +367,23 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   if (row >= pu(9u)) { return; }
   let o = row * C; let x = pu(4u) + o; let y = pu(0u) + o;
   let r = select(0u, pu(5u) + o, pu(5u) != 0u);
+  let src = select(x, pu(1u) + o, r != 0u);  // the values normed: s, or x without r
   var m = 0.0;
   for (var c = l.x; c < C; c = c + WG) {
-    let v = val(x, r, c);
-    if (r != 0u) { mem[pu(1u) + o + c] = v; }
+    var v = mem[x + c];
+    if (r != 0u) {
+      v = v + mem[r + c] * drop_mask(12u, o + c);
+      mem[src + c] = v;
+    }
     m = m + v;
   }
   m = red_sum(m, l.x) / f32(C);
   var v = 0.0;
-  for (var c = l.x; c < C; c = c + WG) { let d = val(x, r, c) - m; v = v + d * d; }
+  for (var c = l.x; c < C; c = c + WG) { let d = mem[src + c] - m; v = v + d * d; }
   v = red_sum(v, l.x) / f32(C);
   let rs = inverseSqrt(v + pf(8u));
   for (var c = l.x; c < C; c = c + WG) {
-    mem[y + c] = (val(x, r, c) - m) * rs * mem[pu(6u) + c] + mem[pu(7u) + c];
+    mem[y + c] = (mem[src + c] - m) * rs * mem[pu(6u) + c] + mem[pu(7u) + c];
   }
   if (l.x == 0u) { mem[pu(2u) + row] = m; mem[pu(3u) + row] = rs; }
 }`,
@@ -348,7 +392,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   // (add ? add : 0) + LN'(dy) (and copy = the same); the workgroups after them dgamma, dbeta
   // += over rows, 8 columns each, the rows split over 8 lanes and the lanes' sums added in
   // workgroup memory. dx and copy must not alias dy (both halves read it). words: 0 dx 1 copy
-  // 2 dgamma 3 dbeta 4 dy 5 add 6 x 7 mean 8 rstd 9 gamma 10 acc 11 R 12 C 13 gridX
+  // 2 dgamma 3 dbeta 4 dy 5 add 6 x 7 mean 8 rstd 9 gamma 10 acc 11 R 12 C 13 gridX 14 copy's
+  // mask (0: none; copy = the values times it, a dropout's backward)
   layernorm_backward_fused:
     ROWS +
     /* wgsl */ `
@@ -379,7 +424,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
       if (add != 0u) { v = v + mem[add + o + c]; }
       v = v + d;
       mem[dx + c] = v;
-      if (cp != 0u) { mem[cp + o + c] = v; }
+      if (cp != 0u) {
+        var w = v;
+        if (pu(14u) != 0u) { w = w * mem[pu(14u) + o + c]; }
+        mem[cp + o + c] = w;
+      }
     }
     return;
   }
@@ -665,31 +714,9 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
   // Inverted dropout with kernels/counter_hash.hpp's bits (64-bit words as (lo, hi) pairs);
   // words: 0 y 1 mask 2 x 3 n 4 threshold 5 keep 6 seed lo 7 seed hi 8 offset lo 9 offset hi
   //        10 gridX (256s)
-  dropout_forward: /* wgsl */ `
-fn mul32(a: u32, b: u32) -> vec2<u32> {  // the full 64-bit product of two 32-bit words
-  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
-  let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0; let p11 = a1 * b1;
-  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
-  let lo = (p00 & 0xffffu) | (mid << 16u);
-  let hi = p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
-  return vec2<u32>(lo, hi);
-}
-fn mul64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-  let p = mul32(a.x, b.x);
-  return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);
-}
-fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-  let lo = a.x + b.x;
-  return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
-}
-fn xshr(z: vec2<u32>, s: u32) -> vec2<u32> {  // z ^ (z >> s), 0 < s < 32
-  return vec2<u32>(z.x ^ ((z.x >> s) | (z.y << (32u - s))), z.y ^ (z.y >> s));
-}
-fn mix64(z0: vec2<u32>) -> vec2<u32> {
-  var z = mul64(xshr(z0, 30u), vec2<u32>(0x1CE4E5B9u, 0xBF58476Du));
-  z = mul64(xshr(z, 27u), vec2<u32>(0x133111EBu, 0x94D049BBu));
-  return xshr(z, 31u);
-}
+  dropout_forward:
+    HASH +
+    /* wgsl */ `
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let i = (wg.x + wg.y * pu(10u)) * 256u + l.x;

@@ -180,6 +180,15 @@ struct KernelTable {
                                    const float* dy, const float* add, const float* x,
                                    const float* mean, const float* rstd, const float* gamma,
                                    bool accumulate, int R, int C, const float* copy_mask);
+  // softmax_forward's y, and yd = y ⊙ mask under the dropout `drop` (DropoutArgs over the
+  // [B*H*T, S] rows): attention's weights and their dropout in one kernel (yd must not alias y).
+  void (*softmax_dropout_forward)(float* y, float* yd, const float* x, float scale,
+                                  const uint8_t* key_pad, bool causal, int B, int H, int T, int S,
+                                  const DropoutArgs& drop);
+  // softmax_backward with dy ⊙ mask as its gradient: a dropout's backward and the softmax's in
+  // one kernel (dx may alias dy).
+  void (*softmax_backward_masked)(float* dx, const float* y, const float* dy, const float* mask,
+                                  float scale, int R, int S);
 };
 
 // The CPU table (xsimd kernels). Always available.

@@ -61,6 +61,16 @@ EM_JS(void, al_gpu_softmax_forward, (uint32_t y, uint32_t x, float scale, uint32
                                     int T, int S), {
   Module.gpuTable.softmax_forward(y, x, scale, pad, !!causal, B, H, T, S);
 });
+EM_JS(void, al_gpu_softmax_dropout_forward, (uint32_t y, uint32_t yd, uint32_t x, float scale, uint32_t pad,
+                                            int causal, int B, int H, int T, int S, uint32_t mask, float p,
+                                            uint32_t seed_lo, uint32_t seed_hi), {
+  const seed = (BigInt(seed_hi >>> 0) << BigInt(32)) | BigInt(seed_lo >>> 0);
+  Module.gpuTable.softmax_dropout_forward(y, yd, x, scale, pad, !!causal, B, H, T, S, { mask, p, seed });
+});
+EM_JS(void, al_gpu_softmax_backward_masked, (uint32_t dx, uint32_t y, uint32_t dy, uint32_t mask, float scale, int R,
+                                            int S), {
+  Module.gpuTable.softmax_backward_masked(dx, y, dy, mask, scale, R, S);
+});
 EM_JS(void, al_gpu_softmax_backward, (uint32_t dx, uint32_t y, uint32_t dy, float scale, int R, int S), {
   Module.gpuTable.softmax_backward(dx, y, dy, scale, R, S);
 });
@@ -218,6 +228,16 @@ KernelTable make_webgpu_table() {
   };
   t.softmax_backward = [](float* dx, const float* y, const float* dy, float scale, int R, int S) {
     al_gpu_softmax_backward(a(dx), a(y), a(dy), scale, R, S);
+  };
+  t.softmax_dropout_forward = [](float* y, float* yd, const float* x, float scale,
+                                 const uint8_t* pad, bool causal, int B, int H, int T, int S,
+                                 const DropoutArgs& d) {
+    al_gpu_softmax_dropout_forward(a(y), a(yd), a(x), scale, a(pad), causal, B, H, T, S, a(d.mask),
+                                   d.p, uint32_t(d.seed), uint32_t(d.seed >> 32));
+  };
+  t.softmax_backward_masked = [](float* dx, const float* y, const float* dy, const float* mask,
+                                 float scale, int R, int S) {
+    al_gpu_softmax_backward_masked(a(dx), a(y), a(dy), a(mask), scale, R, S);
   };
   t.layernorm_forward = [](float* y, float* mean, float* rstd, const float* x, const float* g,
                            const float* b, float eps, int R, int C) {

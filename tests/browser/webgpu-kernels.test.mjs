@@ -873,6 +873,73 @@ test("add_layernorm_forward with a dropout on r, layernorm_backward_fused's copy
   close(g.db, db, 1e-5, 'dbeta');
 });
 
+// Attention's dropout inside its softmax kernels: the forward stores the weights and, beside
+// them, the weights times dropout_forward's mask (the same seed, offset 0); the backward takes
+// dy ⊙ mask as its gradient (in place, as the attention layer calls it).
+test('softmax_dropout_forward and softmax_backward_masked: the softmax with its dropout, each one kernel', async () => {
+  const B = 2,
+    H = 3,
+    T = 5,
+    S = 71,
+    n = B * H * T * S,
+    p = 0.25,
+    seed = 0x9abcdef012345n;
+  const x = f32(n, 4),
+    dy = f32(n);
+  const pad = Uint8Array.from({ length: B * S }, (_, k) => (k % 7 === 3 ? 1 : 0));
+  const y = new Float64Array(n);
+  ref.softmaxForward(y, x, 0.5, pad, true, B, H, T, S);
+  const mask = ref.dropoutMask(n, p, seed, 0n);
+  const y32 = Float32Array.from(y);
+  const dx = new Float64Array(n);
+  ref.softmaxBackward(
+    dx,
+    y32,
+    Float32Array.from(dy, (v, i) => v * mask[i]),
+    0.5,
+    B * H * T,
+    S
+  );
+  const g = await onGpu(
+    {
+      x: { type: 'f32', data: x },
+      pad: { type: 'u8', data: pad },
+      yd: { type: 'f32', data: new Float32Array(n) },
+      mask: { type: 'f32', data: new Float32Array(n).fill(5) },
+      ystore: { type: 'f32', data: y32 },
+      dy: { type: 'f32', data: dy },
+    },
+    [
+      [
+        'softmax_dropout_forward',
+        { buf: 'x' },
+        { buf: 'yd' },
+        { buf: 'x' },
+        0.5,
+        { buf: 'pad' },
+        true,
+        B,
+        H,
+        T,
+        S,
+        { mask: { buf: 'mask' }, p, seed: { big: String(seed) } },
+      ],
+      ['softmax_backward_masked', { buf: 'dy' }, { buf: 'ystore' }, { buf: 'dy' }, { buf: 'mask' }, 0.5, B * H * T, S],
+    ],
+    ['x', 'yd', 'mask', 'dy']
+  );
+  assert.deepEqual(g.mask, Array.from(mask), "the mask is dropout_forward's, bit for bit");
+  assert.ok(mask.includes(0) && !mask.every((v) => v === 0), 'some of the mask dropped, not all');
+  close(g.x, y, 1e-5, 'the weights (in place over the scores)');
+  close(
+    g.yd,
+    Array.from(y, (v, i) => v * mask[i]),
+    1e-5,
+    'the weights times the mask'
+  );
+  close(g.dy, dx, 1e-5, 'softmax backward of dy ⊙ mask (over dy)');
+});
+
 test('the tiled GEMM: four transpose forms on shapes that are not multiples of its tile, a grid, row sums; the same bits as the register kernel', async () => {
   const M = 70,
     N = 67,

@@ -463,9 +463,24 @@ export class GpuTable {
     this.run('softmax_forward', [y / 4, x / 4, bits(scale), keyPad, causal ? 1 : 0, B, H, T, S, gx], [gx, gy]);
   }
 
+  // softmax_forward's y, and yd = y ⊙ mask under the dropout drop = {mask, p, seed (BigInt)}
+  softmax_dropout_forward(y, yd, x, scale, keyPad, causal, B, H, T, S, drop) {
+    const [gx, gy] = grid(B * H * T);
+    this.run(
+      'softmax_forward',
+      [y / 4, x / 4, bits(scale), keyPad, causal ? 1 : 0, B, H, T, S, gx, yd / 4, ...dropWords(drop)],
+      [gx, gy]
+    );
+  }
+
   softmax_backward(dx, y, dy, scale, R, S) {
+    this.softmax_backward_masked(dx, y, dy, 0, scale, R, S);
+  }
+
+  // softmax_backward of dy ⊙ mask (mask 0: dy)
+  softmax_backward_masked(dx, y, dy, mask, scale, R, S) {
     const [gx, gy] = grid(R);
-    this.run('softmax_backward', [dx / 4, y / 4, dy / 4, bits(scale), R, S, gx], [gx, gy]);
+    this.run('softmax_backward', [dx / 4, y / 4, dy / 4, bits(scale), R, S, gx, mask / 4], [gx, gy]);
   }
 
   layernorm_forward(y, mean, rstd, x, gamma, beta, eps, R, C) {

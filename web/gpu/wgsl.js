@@ -280,8 +280,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: 
 }`,
 
   // words: 0 y 1 x 2 scale 3 key_pad byte address (0: none) 4 causal 5 B 6 H 7 T 8 S 9 gridX
+  // 10 yd (0: none): y under the dropout of words 11-15 (HASH, over the rows' elements)
   softmax_forward:
     ROWS +
+    HASH +
     /* wgsl */ `
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
@@ -311,10 +313,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
     var v = 0.0;
     if (!masked && any > 0.0) { v = exp(mem[x + j] * scale - mx) / sum; }
     mem[y + j] = v;
+    if (pu(10u) != 0u) { mem[pu(10u) + r * S + j] = v * drop_mask(11u, r * S + j); }
   }
 }`,
 
-  // dx = scale y (dy - sum dy y); words: 0 dx 1 y 2 dy 3 scale 4 R 5 S 6 gridX
+  // dx = scale y (g - sum g y), g = dy (times mask where word 7 is not 0: a dropout's backward);
+  // words: 0 dx 1 y 2 dy 3 scale 4 R 5 S 6 gridX 7 mask
   softmax_backward:
     ROWS +
     /* wgsl */ `
@@ -324,10 +328,19 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   let r = wg.x + wg.y * pu(6u);
   if (r >= pu(4u)) { return; }
   let o = r * S; let dx = pu(0u) + o; let y = pu(1u) + o; let dy = pu(2u) + o;
+  let mask = pu(7u);
   var d = 0.0;
-  for (var j = l.x; j < S; j = j + WG) { d = d + mem[dy + j] * mem[y + j]; }
+  for (var j = l.x; j < S; j = j + WG) {
+    var g = mem[dy + j];
+    if (mask != 0u) { g = g * mem[mask + o + j]; }
+    d = d + g * mem[y + j];
+  }
   d = red_sum(d, l.x);
-  for (var j = l.x; j < S; j = j + WG) { mem[dx + j] = pf(3u) * mem[y + j] * (mem[dy + j] - d); }
+  for (var j = l.x; j < S; j = j + WG) {
+    var g = mem[dy + j];
+    if (mask != 0u) { g = g * mem[mask + o + j]; }
+    mem[dx + j] = pf(3u) * mem[y + j] * (g - d);
+  }
 }`,
 
   // words: 0 y 1 mean 2 rstd 3 x 4 gamma 5 beta 6 eps 7 R 8 C 9 gridX

@@ -12,6 +12,16 @@ namespace attnlab {
 
 enum class Act : int { None = 0, ReLU = 1, GELU = 2 };  // GELU: tanh approximation
 
+// The inverted dropout a fused entry applies to values it computes (dropout_forward's contract
+// with offset 0, element i being the i-th of the [R, C] rows it covers): mask[i] = 0 if
+// counter_hash::bits32(seed, i) < floor(p * 2^32), else 1/(1-p), written to `mask`; the values
+// are multiplied by it. mask null: no dropout.
+struct DropoutArgs {
+  float* mask = nullptr;
+  float p = 0.f;
+  uint64_t seed = 0;
+};
+
 // What a fused GEMM (KernelTable::gemm_fused) does to each element of C after the product, in
 // this order: v = alpha op(A) op(B) + beta C; v += bias[j] (bias [N]); pre[i,j] = v; then
 // v = act(v) and v *= mask[i,j] (a dropout mask) or, when dact is set (the backward of an
@@ -25,16 +35,6 @@ struct GemmEpilogue {
   const float* mask = nullptr;
   const float* dact = nullptr;
   float* rowsum = nullptr;
-};
-
-// The inverted dropout a fused entry applies to values it computes (dropout_forward's contract
-// with offset 0, element i being the i-th of the [R, C] rows it covers): mask[i] = 0 if
-// counter_hash::bits32(seed, i) < floor(p * 2^32), else 1/(1-p), written to `mask`; the values
-// are multiplied by it. mask null: no dropout.
-struct DropoutArgs {
-  float* mask = nullptr;
-  float p = 0.f;
-  uint64_t seed = 0;
 };
 
 struct KernelTable {
@@ -189,6 +189,15 @@ struct KernelTable {
   // one kernel (dx may alias dy).
   void (*softmax_backward_masked)(float* dx, const float* y, const float* dy, const float* mask,
                                   float scale, int R, int S);
+  // out[r,:] = drop(scale W[ids[r],:] + pe[r % L,:]) over rows [R,C]: embedding_forward, the
+  // positional encodings (pe [L,C], may be null: none) added to each block of L rows, then the
+  // dropout `drop` (DropoutArgs over out), in one kernel.
+  void (*embedding_pe_forward)(float* out, const float* W, const int32_t* ids, int R, int C,
+                               float scale, const float* pe, int L, const DropoutArgs& drop);
+  // embedding_backward of dout ⊙ mask (mask may be null: dout): a dropout's backward in the
+  // scatter-add.
+  void (*embedding_backward_masked)(float* dW, const float* dout, const float* mask,
+                                    const int32_t* ids, int R, int C, float scale);
 };
 
 // The CPU table (xsimd kernels). Always available.

@@ -111,6 +111,16 @@ EM_JS(void, al_gpu_step_guard, (uint32_t record, uint32_t state, uint32_t ss, fl
 EM_JS(void, al_gpu_embedding_forward, (uint32_t out, uint32_t W, uint32_t ids, int R, int C, float scale), {
   Module.gpuTable.embedding_forward(out, W, ids, R, C, scale);
 });
+EM_JS(void, al_gpu_embedding_pe_forward, (uint32_t out, uint32_t W, uint32_t ids, int R, int C, float scale,
+                                         uint32_t pe, int L, uint32_t mask, float p, uint32_t seed_lo,
+                                         uint32_t seed_hi), {
+  const seed = (BigInt(seed_hi >>> 0) << BigInt(32)) | BigInt(seed_lo >>> 0);
+  Module.gpuTable.embedding_pe_forward(out, W, ids, R, C, scale, pe, L, { mask, p, seed });
+});
+EM_JS(void, al_gpu_embedding_backward_masked, (uint32_t dW, uint32_t dout, uint32_t mask, uint32_t ids, int R,
+                                              int C, float scale), {
+  Module.gpuTable.embedding_backward_masked(dW, dout, mask, ids, R, C, scale);
+});
 EM_JS(void, al_gpu_embedding_backward, (uint32_t dW, uint32_t dout, uint32_t ids, int R, int C, float scale), {
   Module.gpuTable.embedding_backward(dW, dout, ids, R, C, scale);
 });
@@ -292,6 +302,15 @@ KernelTable make_webgpu_table() {
   t.embedding_backward = [](float* dW, const float* dout, const int32_t* ids, int R, int C,
                             float scale) {
     al_gpu_embedding_backward(a(dW), a(dout), a(ids), R, C, scale);
+  };
+  t.embedding_pe_forward = [](float* out, const float* W, const int32_t* ids, int R, int C,
+                              float scale, const float* pe, int L, const DropoutArgs& d) {
+    al_gpu_embedding_pe_forward(a(out), a(W), a(ids), R, C, scale, a(pe), L, a(d.mask), d.p,
+                                uint32_t(d.seed), uint32_t(d.seed >> 32));
+  };
+  t.embedding_backward_masked = [](float* dW, const float* dout, const float* mask,
+                                   const int32_t* ids, int R, int C, float scale) {
+    al_gpu_embedding_backward_masked(a(dW), a(dout), a(mask), a(ids), R, C, scale);
   };
   t.dropout_forward = [](float* y, float* mask, const float* x, long n, float p, uint64_t seed,
                          uint64_t offset) {

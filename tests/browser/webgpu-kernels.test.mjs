@@ -940,6 +940,61 @@ test('softmax_dropout_forward and softmax_backward_masked: the softmax with its 
   close(g.dy, dx, 1e-5, 'softmax backward of dy ⊙ mask (over dy)');
 });
 
+// A token embedding with its positions and dropout in one kernel, and the dropout's backward
+// inside the scatter-add; the mask is dropout_forward's (same seed, offset 0), bit for bit.
+test('embedding_pe_forward and embedding_backward_masked: gather, positions and dropout in one kernel', async () => {
+  const [R, C, V, L] = [12, 67, 11, 4]; // 3 sequences of 4
+  const p = 0.2,
+    seed = 0x5eed5eedn;
+  const W = f32(V * C),
+    pe = f32(L * C),
+    ids = Int32Array.from({ length: R }, (_, r) => (r * 7) % V),
+    dout = f32(R * C),
+    dW0 = f32(V * C);
+  const mask = ref.dropoutMask(R * C, p, seed, 0n);
+  const want = Float64Array.from({ length: R * C }, (_, i) => {
+    const [r, c] = [Math.floor(i / C), i % C];
+    return Math.fround(Math.fround(0.5 * W[ids[r] * C + c]) + pe[(r % L) * C + c]) * mask[i];
+  });
+  const dW = Float32Array.from(dW0);
+  for (let r = 0; r < R; ++r)
+    for (let c = 0; c < C; ++c) {
+      const d = Math.fround(dout[r * C + c] * mask[r * C + c]);
+      dW[ids[r] * C + c] = Math.fround(dW[ids[r] * C + c] + Math.fround(0.5 * d));
+    }
+  const g = await onGpu(
+    {
+      W: { type: 'f32', data: W },
+      pe: { type: 'f32', data: pe },
+      ids: { type: 'i32', data: ids },
+      out: { type: 'f32', data: new Float32Array(R * C) },
+      mask: { type: 'f32', data: new Float32Array(R * C).fill(5) },
+      dout: { type: 'f32', data: dout },
+      dW: { type: 'f32', data: dW0 },
+    },
+    [
+      [
+        'embedding_pe_forward',
+        { buf: 'out' },
+        { buf: 'W' },
+        { buf: 'ids' },
+        R,
+        C,
+        0.5,
+        { buf: 'pe' },
+        L,
+        { mask: { buf: 'mask' }, p, seed: { big: String(seed) } },
+      ],
+      ['embedding_backward_masked', { buf: 'dW' }, { buf: 'dout' }, { buf: 'mask' }, { buf: 'ids' }, R, C, 0.5],
+    ],
+    ['out', 'mask', 'dW']
+  );
+  assert.deepEqual(g.mask, Array.from(mask), "the mask is dropout_forward's");
+  assert.ok(mask.includes(0) && !mask.every((v) => v === 0), 'some dropped, not all');
+  close(g.out, want, 1e-6, 'drop(scale W[ids] + pe)');
+  close(g.dW, dW, 1e-6, 'dW += scale dout ⊙ mask');
+});
+
 test('the tiled GEMM: four transpose forms on shapes that are not multiples of its tile, a grid, row sums; the same bits as the register kernel', async () => {
   const M = 70,
     N = 67,

@@ -631,11 +631,27 @@ export class GpuTable {
   }
 
   embedding_forward(out, W, ids, R, C, scale) {
-    this.elements('embedding_forward', [out / 4, W / 4, ids / 4, R, C, bits(scale)], R * C);
+    this.embedding_pe_forward(out, W, ids, R, C, scale, 0, 1, {});
+  }
+
+  // out = drop(scale W[ids] + pe[r % L]) (pe 0: none; drop = {mask, p, seed (BigInt)}, mask 0
+  // or absent: none)
+  embedding_pe_forward(out, W, ids, R, C, scale, pe, L, drop) {
+    const [gx, gy] = grid(Math.ceil((R * C) / 256));
+    this.run(
+      'embedding_forward',
+      [out / 4, W / 4, ids / 4, R, C, bits(scale), gx, pe / 4, pe ? L : 1, ...dropWords(drop)],
+      [gx, gy]
+    );
   }
 
   embedding_backward(dW, dout, ids, R, C, scale) {
-    this.run('embedding_backward', [dW / 4, dout / 4, ids / 4, R, C, bits(scale)], [Math.ceil(C / 64)]);
+    this.embedding_backward_masked(dW, dout, 0, ids, R, C, scale);
+  }
+
+  // embedding_backward of dout ⊙ mask (mask 0: dout)
+  embedding_backward_masked(dW, dout, mask, ids, R, C, scale) {
+    this.run('embedding_backward', [dW / 4, dout / 4, ids / 4, R, C, bits(scale), mask / 4], [Math.ceil(C / 64)]);
   }
 
   // seed and offset: BigInt (64-bit, as the C++ table's uint64_t)

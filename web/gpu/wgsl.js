@@ -700,27 +700,37 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   if (l.x == 0u) { mem[pu(0u) + w] = s; }
 }`,
 
-  // out[r, c] = scale W[ids[r], c]; words: 0 out 1 W 2 ids 3 R 4 C 5 scale 6 gridX (256s)
-  embedding_forward: /* wgsl */ `
+  // out[r, c] = drop(scale W[ids[r], c] + pe[r % L, c]); words: 0 out 1 W 2 ids 3 R 4 C 5 scale
+  // 6 gridX (256s) 7 pe (0: none) 8 L 9-13 the dropout (HASH: mask 0, none)
+  embedding_forward:
+    HASH +
+    /* wgsl */ `
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let C = pu(4u);
   let i = (wg.x + wg.y * pu(6u)) * 256u + l.x;
   if (i >= pu(3u) * C) { return; }
   let r = i / C; let c = i % C;
-  mem[pu(0u) + i] = pf(5u) * mem[pu(1u) + u32(ids(pu(2u) + r)) * C + c];
+  var v = pf(5u) * mem[pu(1u) + u32(ids(pu(2u) + r)) * C + c];
+  if (pu(7u) != 0u) { v = v + mem[pu(7u) + (r % pu(8u)) * C + c]; }
+  if (pu(9u) != 0u) { v = v * drop_mask(9u, i); }
+  mem[pu(0u) + i] = v;
 }`,
 
-  // dW[ids[r], c] += scale dout[r, c], rows in order (a thread per column: the CPU's sums);
-  // words: 0 dW 1 dout 2 ids 3 R 4 C 5 scale
+  // dW[ids[r], c] += scale dout[r, c] (times mask[r, c] where word 6 is not 0: a dropout's
+  // backward), rows in order (a thread per column: the CPU's sums);
+  // words: 0 dW 1 dout 2 ids 3 R 4 C 5 scale 6 mask
   embedding_backward: /* wgsl */ `
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
   let C = pu(4u); let c = g.x;
   if (c >= C) { return; }
+  let mask = pu(6u);
   for (var r = 0u; r < pu(3u); r = r + 1u) {
     let at = pu(0u) + u32(ids(pu(2u) + r)) * C + c;
-    mem[at] = mem[at] + pf(5u) * mem[pu(1u) + r * C + c];
+    var d = mem[pu(1u) + r * C + c];
+    if (mask != 0u) { d = d * mem[mask + r * C + c]; }
+    mem[at] = mem[at] + pf(5u) * d;
   }
 }`,
 

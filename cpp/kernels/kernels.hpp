@@ -24,10 +24,12 @@ struct DropoutArgs {
 
 // What a fused GEMM (KernelTable::gemm_fused) does to each element of C after the product, in
 // this order: v = alpha op(A) op(B) + beta C; v += bias[j] (bias [N]); pre[i,j] = v; then
-// v = act(v) and v *= mask[i,j] (a dropout mask) or, when dact is set (the backward of an
-// activation and a dropout), v *= mask[i,j] and v *= act'(dact[i,j]); and
-// rowsum[i] += sum_k op(A)[i,k] (a bias gradient beside dW = dyᵀ x). pre, mask and dact are
-// laid out as C (leading dimension ldc). Every pointer may be null (nothing of that kind).
+// v = act(v) and v *= mask[i,j] (a dropout mask) and v under the dropout `drop` (DropoutArgs,
+// element (i, j) being number i*ldc + j: its mask drawn and stored) or, when dact is set (the
+// backward of an activation and a dropout), v *= mask[i,j] and v *= act'(dact[i,j]); and
+// rowsum[i] += sum_k op(A)[i,k] (a bias gradient beside dW = dyᵀ x). pre, mask, dact and
+// drop.mask are laid out as C (leading dimension ldc). Every pointer may be null (nothing of
+// that kind).
 struct GemmEpilogue {
   const float* bias = nullptr;
   Act act = Act::None;
@@ -35,6 +37,7 @@ struct GemmEpilogue {
   const float* mask = nullptr;
   const float* dact = nullptr;
   float* rowsum = nullptr;
+  DropoutArgs drop;
 };
 
 struct KernelTable {

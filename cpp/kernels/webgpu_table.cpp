@@ -42,9 +42,11 @@ EM_JS(void, al_gpu_gemm_grid, (int tA, int tB, int M, int N, int K, float alpha,
 });
 EM_JS(void, al_gpu_gemm_fused, (int tA, int tB, int M, int N, int K, float alpha, uint32_t A, int lda, uint32_t B,
                                int ldb, float beta, uint32_t C, int ldc, uint32_t bias, int act, uint32_t pre,
-                               uint32_t mask, uint32_t dact, uint32_t rowsum), {
+                               uint32_t mask, uint32_t dact, uint32_t rowsum, uint32_t dmask, float p,
+                               uint32_t seed_lo, uint32_t seed_hi), {
+  const seed = (BigInt(seed_hi >>> 0) << BigInt(32)) | BigInt(seed_lo >>> 0);
   Module.gpuTable.gemm_fused(!!tA, !!tB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                             { bias, act, pre, mask, dact, rowsum });
+                             { bias, act, pre, mask, dact, rowsum, drop: { mask: dmask, p, seed } });
 });
 EM_JS(void, al_gpu_add_layernorm_forward, (uint32_t y, uint32_t s, uint32_t mean, uint32_t rstd, uint32_t x,
                                           uint32_t r, uint32_t g, uint32_t b, float eps, int R, int C, uint32_t mask,
@@ -217,7 +219,8 @@ KernelTable make_webgpu_table() {
   t.gemm_fused = [](bool tA, bool tB, int M, int N, int K, float alpha, const float* A, int lda,
                     const float* B, int ldb, float beta, float* C, int ldc, const GemmEpilogue& e) {
     al_gpu_gemm_fused(tA, tB, M, N, K, alpha, a(A), lda, a(B), ldb, beta, a(C), ldc, a(e.bias),
-                      int(e.act), a(e.pre), a(e.mask), a(e.dact), a(e.rowsum));
+                      int(e.act), a(e.pre), a(e.mask), a(e.dact), a(e.rowsum), a(e.drop.mask),
+                      e.drop.p, uint32_t(e.drop.seed), uint32_t(e.drop.seed >> 32));
   };
   t.add_layernorm_forward = [](float* y, float* s, float* mean, float* rstd, const float* x,
                                const float* r, const float* g, const float* b, float eps, int R,

@@ -995,6 +995,61 @@ test('embedding_pe_forward and embedding_backward_masked: gather, positions and 
   close(g.dW, dW, 1e-6, 'dW += scale dout ⊙ mask');
 });
 
+// The feed-forward network's dropout after its activation, in its first product's epilogue: the
+// mask drawn there is dropout_forward's (same seed, offset 0, element i*ldc + j), bit for bit.
+test('gemm_fused with a dropout in its epilogue: h = drop(relu(x W1ᵀ + b)), pre kept', async () => {
+  const [M, N, K] = [13, 37, 9];
+  const p = 0.2,
+    seed = 0x5eed5eeen;
+  const x = f32(M * K),
+    W1 = f32(N * K),
+    b = f32(N);
+  const gmask = ref.dropoutMask(M * N, p, seed, 0n);
+  const pre = new Float64Array(M * N);
+  ref.gemm(false, true, M, N, K, 1, x, K, W1, K, 0, pre, N);
+  for (let i = 0; i < M * N; ++i) pre[i] += b[i % N];
+  const h = Array.from(pre, (v, i) => Math.max(v, 0) * gmask[i]);
+  const g = await onGpu(
+    {
+      x: { type: 'f32', data: x },
+      W1: { type: 'f32', data: W1 },
+      b: { type: 'f32', data: b },
+      h: { type: 'f32', data: new Float32Array(M * N) },
+      pre: { type: 'f32', data: new Float32Array(M * N) },
+      gmask: { type: 'f32', data: new Float32Array(M * N).fill(5) },
+    },
+    [
+      [
+        'gemm_fused',
+        false,
+        true,
+        M,
+        N,
+        K,
+        1,
+        { buf: 'x' },
+        K,
+        { buf: 'W1' },
+        K,
+        0,
+        { buf: 'h' },
+        N,
+        {
+          bias: { buf: 'b' },
+          act: 1,
+          pre: { buf: 'pre' },
+          drop: { mask: { buf: 'gmask' }, p, seed: { big: String(seed) } },
+        },
+      ],
+    ],
+    ['h', 'pre', 'gmask']
+  );
+  assert.deepEqual(g.gmask, Array.from(gmask), "the epilogue's mask is dropout_forward's");
+  assert.ok(gmask.includes(0) && !gmask.every((v) => v === 0), 'some dropped, not all');
+  close(g.pre, pre, 2e-5, 'the pre-activation');
+  close(g.h, h, 2e-5, 'drop(relu(x W1ᵀ + b))');
+});
+
 test('the tiled GEMM: four transpose forms on shapes that are not multiples of its tile, a grid, row sums; the same bits as the register kernel', async () => {
   const M = 70,
     N = 67,

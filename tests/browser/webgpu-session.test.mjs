@@ -15,7 +15,7 @@ const page = gpuPage();
 // Dispatches a config S training step (below) encodes at most: the table's count, the same on
 // every adapter. A fusion undone (web/gpu/table.js, the fused entries of kernels.hpp) raises it.
 // The run's first step makes one more (it zeroes the step guard's state: model_session.cpp).
-const MAX_DISPATCHES_S = 121;
+const MAX_DISPATCHES_S = 117;
 
 const S = {
   model: { model: 'transformer', d_model: 64, heads: 4, d_ff: 256, enc_layers: 2, dec_layers: 2, dropout: 0.1 },

@@ -350,6 +350,7 @@ export class GpuTable {
       at(e.dact),
       at(e.rowsum),
       outer * inner,
+      ...dropWords(e.drop),
     ];
     // the floats it reads and writes (regions(): rows of a period), null where not known
     let access = null;
@@ -370,6 +371,7 @@ export class GpuTable {
       if (e.mask) reads.push(like(e.mask));
       if (e.dact) reads.push(like(e.dact));
       if (e.rowsum) writes.push(flat(e.rowsum, M));
+      if (e.drop?.mask) writes.push(like(e.drop.mask));
       access = { reads, writes };
     }
     const problem = { kernel: this.gemmKernel, words, access };
@@ -392,9 +394,7 @@ export class GpuTable {
     // tiles of C: column tiles x row tiles x matrices (words 1, 0, 26)
     const tiles = problems.map(({ words: w }) => Math.ceil(w[1] / tile) * Math.ceil(w[0] / tile) * w[26]);
     const [gx, gy] = grid(tiles.reduce((a, b) => a + b, 0));
-    const words = [...problems[0].words, gx, problems.length];
-    if (problems.length > 1) words.push(...new Array(32 - words.length).fill(0), ...problems[1].words);
-    this.run(kernel, words, [gx, gy]);
+    this.run(kernel, problems.length > 1 ? [...problems[0].words, ...problems[1].words] : problems[0].words, [gx, gy]);
   }
 
   // Which GEMM kernel this adapter runs faster, decided once per table: the choice stored for

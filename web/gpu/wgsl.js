@@ -54,10 +54,11 @@ const NEG_INF = '-3.4028234663852886e38';
 // problem of a pair): b+0 M 1 N 2 K 3 lda 4 ldb 5 ldc 6 A 7 B 8 C 9 inner stride of A 10 of B
 // 11 of C 12 tA 13 tB 14 alpha 15 beta 16 inner (matrices of the grid's inner index) 17 outer
 // stride of A 18 of B 19 of C; the epilogue's: 20 bias 21 act 22 pre 23 mask 24 dact 25 rowsum
-// (addresses; 0: none); 26 matrices (outer × inner). Matrix z of the grid is (z / inner,
-// z % inner). Shared: word 27 gridX, 28 problems (1 or 2). The dispatch is a 2-D grid of
-// workgroups, the first problem's tiles (column tile fastest, then row tile, then matrix), then
-// the second's: two independent products (a layer's dx and dW) are one dispatch.
+// (addresses; 0: none); 26 matrices (outer × inner; 0 for the second problem: there is none);
+// 27-31 the epilogue's dropout (HASH). Matrix z of the grid is (z / inner, z % inner). The
+// dispatch is a 2-D grid of workgroups (workgroup x + 65535 y: table.js grid()), the first
+// problem's tiles (column tile fastest, then row tile, then matrix), then the second's: two
+// independent products (a layer's dx and dW) are one dispatch.
 const GEMM_WORDS = /* wgsl */ `
 fn operand(b: u32, base: u32, outer: u32, inner: u32, z: u32) -> u32 {
   return pu(b + base) + (z / pu(b + 16u)) * pu(b + outer) + (z % pu(b + 16u)) * pu(b + inner);
@@ -68,13 +69,13 @@ fn gemm_tiles(b: u32, tile: u32) -> u32 {
 // The problem (its base word) and tile (column tile, row tile, matrix) of workgroup wg; a
 // workgroup past the last tile gets base word 1 (none: it returns).
 fn gemm_tile(wg: vec3<u32>, tile: u32) -> vec4<u32> {
-  var t = wg.x + wg.y * pu(27u);
+  var t = wg.x + wg.y * 65535u;
   var b = 0u;
   let n0 = gemm_tiles(0u, tile);
   if (t >= n0) {
     t = t - n0;
     b = 32u;
-    if (pu(28u) < 2u || t >= gemm_tiles(32u, tile)) { return vec4<u32>(1u, 0u, 0u, 0u); }
+    if (t >= gemm_tiles(32u, tile)) { return vec4<u32>(1u, 0u, 0u, 0u); }
   }
   let gx = (pu(b + 1u) + tile - 1u) / tile; let gy = (pu(b) + tile - 1u) / tile;
   return vec4<u32>(b, t % gx, (t / gx) % gy, t / (gx * gy));
@@ -103,10 +104,11 @@ fn epilogue(b: u32, C: u32, i: u32, j: u32, acc: f32) {
     let z = mem[pu(b + 24u) + e];
     if (act == 1u && !(z > 0.0)) { v = 0.0; }
     if (act == 2u) { v = v * gelu_grad(z); }
-  } else {  // forward: act, then the mask
+  } else {  // forward: act, then the mask, then the dropout
     if (act == 1u) { v = max(v, 0.0); }
     if (act == 2u) { v = gelu(v); }
     if (pu(b + 23u) != 0u) { v = v * mem[pu(b + 23u) + e]; }
+    if (pu(b + 27u) != 0u) { v = v * drop_mask(b + 27u, e); }
   }
   mem[at] = v;
 }
@@ -161,6 +163,7 @@ export const KERNELS = {
   // workgroup memory and no barriers, which keeps it fast on software Vulkan (SwiftShader) too.
   gemm:
     GEMM_WORDS +
+    HASH +
     EPILOGUE +
     /* wgsl */ `
 @compute @workgroup_size(8, 8)
@@ -215,6 +218,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: 
   // ascending order with fma, as the register kernel: the two give the same bits.
   gemm_tiled:
     GEMM_WORDS +
+    HASH +
     EPILOGUE +
     /* wgsl */ `
 const TM: u32 = 64u;

@@ -437,6 +437,56 @@ test('the arena grows past its first buffer and keeps what it held; nothing was 
   assert.deepEqual(page.errors, []);
 });
 
+// Uploads while work is encoded (a step's token ids between its dispatches) are staged and
+// copied in the pending command buffer: in order among the dispatches, with no submit; a large
+// one, or one with nothing pending, is a queue write as before.
+test('an upload between dispatches lands in order and submits nothing', async () => {
+  const r = await page.evaluate(async () => {
+    const { table, errors } = window.gpuTest;
+    const n = 300;
+    const [a, x, y, z] = [0, 0, 0, 0].map(() => table.alloc(4 * n));
+    const big = table.alloc(1 << 18);
+    table.upload(
+      a,
+      Float32Array.from({ length: n }, (_, i) => i)
+    );
+    const submits = table.submits;
+    table.copy(x, a, 4 * n); // x = the first a
+    table.upload(
+      a,
+      Float32Array.from({ length: n }, (_, i) => -i)
+    );
+    table.copy(y, a, 4 * n); // y = the second
+    table.upload(a, Uint8Array.of(0, 0, 128, 63, 0, 0)); // 1, then 2 bytes: padded with zeros
+    table.copy(z, a, 4 * n); // z = the third
+    const encoded = table.submits - submits;
+    table.upload(big, new Float32Array(1 << 16).fill(1)); // over the stage: submits first
+    const large = table.submits - submits;
+    const read = async (at) => Array.from(await table.readFloats(at, n));
+    const out = { encoded, large, x: await read(x), y: await read(y), z: await read(z) };
+    out.big = Array.from(await table.readFloats(big, 4));
+    for (const at of [a, x, y, z, big]) table.release(at);
+    return { ...out, errors: errors.splice(0) };
+  });
+  assert.deepEqual(r.errors, []);
+  assert.equal(r.encoded, 0, 'uploads between dispatches submitted');
+  assert.equal(r.large, 1, 'a large upload submits what is pending first');
+  assert.ok(
+    r.x.every((v, i) => v === i),
+    'the dispatch before an upload read the data before it'
+  );
+  assert.ok(
+    r.y.every((v, i) => Object.is(v, -i)),
+    'the dispatch after an upload read its data'
+  );
+  assert.deepEqual(r.z.slice(0, 2), [1, 0], 'a partial upload: its bytes, then zeros to a whole float');
+  assert.ok(
+    r.z.slice(2).every((v, i) => Object.is(v, -(i + 2))),
+    'the floats after a partial upload kept'
+  );
+  assert.deepEqual(r.big, [1, 1, 1, 1]);
+});
+
 // The fused entries (kernels.hpp: gemm_fused, add_layernorm_forward, layernorm_backward_fused;
 // gemm_grid of kernels/gemm_grid.hpp) against the plain calls they stand for, composed from the
 // same reference loops.

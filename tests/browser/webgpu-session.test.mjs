@@ -144,9 +144,10 @@ test("config M's step (at batch 2) encodes at most MAX_DISPATCHES_M dispatches, 
         const g = await gpu.createSession(engine, { ...cfg, backend: 'webgpu' });
         const table = mod.gpuTable;
         await g.settle(g.inner.train(1));
-        const before = table.dispatches;
+        const before = table.dispatches,
+          submits = table.submits;
         const raw = g.inner.train(2);
-        counts.push(table.dispatches - before);
+        counts.push(table.dispatches - before, table.submits - submits);
         const got = await g.settle(raw);
         counts.push(Array.from(got.losses).every(Number.isFinite));
         g.dispose();
@@ -155,7 +156,7 @@ test("config M's step (at batch 2) encodes at most MAX_DISPATCHES_M dispatches, 
     },
     [2, 3].map((batch) => ({ ...M, train: { ...M.train, batch } }))
   );
-  const [encoded2, finite2, encoded3, finite3] = r;
+  const [encoded2, submitted2, finite2, encoded3, submitted3, finite3] = r;
   assert.ok(finite2 && finite3, 'the steps trained');
   assert.equal(encoded2, encoded3, 'the same dispatches at batch 2 and 3');
   // two steps, and the call's one zeroing of the guard's state (as in the 20 steps above)
@@ -163,6 +164,10 @@ test("config M's step (at batch 2) encodes at most MAX_DISPATCHES_M dispatches, 
     encoded2 > 2 * 50 && encoded2 <= 2 * MAX_DISPATCHES_M + 1,
     `dispatches in 2 steps: ${encoded2} (at most ${MAX_DISPATCHES_M} a step, and 1)`
   );
+  // their token ids are staged between the dispatches (GpuTable.upload), so the call submits at
+  // most once (here where it allocates zeroed memory: the arena clears it on the queue after
+  // what is pending; the table also submits when something is read, or at 4096 dispatches)
+  assert.ok(submitted2 <= 1 && submitted3 <= 1, `submits while 2 steps were encoded: ${submitted2}, ${submitted3}`);
   assert.deepEqual(page.errors, []);
 });
 

@@ -14,6 +14,7 @@ import { source } from './wgsl.js';
 const SLOT = 256; // minUniformBufferOffsetAlignment
 const SLOTS = 4096; // dispatches per submit at most
 const WORDS = 64; // parameter words of a dispatch (wgsl.js Params: a slot's 256 bytes)
+const STAGE = 1 << 16; // bytes of small uploads staged between a submit's dispatches (upload())
 // The GEMM kernels (wgsl.js) and the edge of the tile of C a workgroup computes: 'gemm' keeps
 // its sums in registers and reads the arena directly (fast on SwiftShader), 'gemm_tiled' stages
 // tiles in workgroup memory (what a GPU wants). Both give the same bits; chooseGemm() times them.
@@ -118,6 +119,10 @@ export class GpuTable {
     this.slot = 0;
     this.encoder = null;
     this.pass = null;
+    // small uploads while work is encoded: written to `stage` on the queue and copied into the
+    // arena by the pending command buffer, in order among its dispatches (no submit)
+    this.stage = device.createBuffer({ size: STAGE, usage: GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+    this.staged = 0; // bytes of `stage` the pending command buffer copies from
     this.group = null;
     this.groupVersion = -1;
     this.dispatches = 0; // every dispatch encoded (a step's count is its difference)
@@ -158,8 +163,8 @@ export class GpuTable {
     const view = new Uint32Array(this.params, this.slot * SLOT, WORDS);
     for (let i = 0; i < words.length; ++i) view[i] = words[i] >>> 0;
     view.fill(0, words.length); // words a kernel is not given read 0, never an earlier dispatch's
-    if (!this.pass || this.groupVersion !== this.arena.version) {
-      if (this.pass) this.flush();
+    if (!this.encoder || this.groupVersion !== this.arena.version) {
+      if (this.encoder) this.flush();
       if (this.groupVersion !== this.arena.version) {
         this.group = this.device.createBindGroup({
           layout: this.layout,
@@ -171,8 +176,8 @@ export class GpuTable {
         this.groupVersion = this.arena.version;
       }
       this.encoder = this.device.createCommandEncoder();
-      this.pass = this.encoder.beginComputePass();
     }
+    this.pass ??= this.encoder.beginComputePass();
     this.pass.setPipeline(this.pipeline(name));
     this.pass.setBindGroup(0, this.group, [this.slot * SLOT]);
     this.pass.dispatchWorkgroups(x, y, z);
@@ -183,9 +188,10 @@ export class GpuTable {
 
   flush() {
     if (this.gemmHeld) this.gemmEmit();
-    if (!this.pass) return;
-    this.pass.end();
+    if (!this.encoder) return;
+    this.pass?.end();
     this.pass = null;
+    this.staged = 0;
     this.device.queue.writeBuffer(this.ring, 0, this.params, 0, this.slot * SLOT);
     this.device.queue.submit([this.encoder.finish()]);
     this.encoder = null;
@@ -200,9 +206,22 @@ export class GpuTable {
   release(at) {
     this.arena.release(at);
   }
+  // With work encoded and not submitted (a training step's token ids between its dispatches),
+  // a small upload is staged: written to the staging buffer now and copied into the arena by
+  // the pending command buffer where it stands, so it costs no submit. Else (nothing pending,
+  // or large) it is a queue write after a submit of what is pending (arena.upload).
   upload(at, data) {
     this.drop();
-    this.arena.upload(at, data);
+    if (this.gemmHeld) this.gemmEmit();
+    const size = Math.ceil(data.byteLength / 4) * 4;
+    if (!this.encoder || size === 0 || at % 4 || size > STAGE - this.staged) return this.arena.upload(at, data);
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const padded = size === bytes.byteLength ? bytes : Uint8Array.from({ length: size }, (_, k) => bytes[k] ?? 0);
+    this.device.queue.writeBuffer(this.stage, this.staged, padded);
+    this.pass?.end();
+    this.pass = null;
+    this.encoder.copyBufferToBuffer(this.stage, this.staged, this.arena.buffer, at, size);
+    this.staged += size;
   }
   // Zeroed and copied by a kernel, in the pass (no submit, nothing the size of the range on the
   // JS side): ranges of floats and ids (4-byte aligned) by `fill`, other byte ranges by

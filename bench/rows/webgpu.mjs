@@ -10,7 +10,7 @@
 //     vs the wasm engine's Session.train(N); the losses of both are compared (same seed).
 //   - per training step of config M on WebGPU: dispatches (also by kernel name, a row's `kernels`,
 //     and at config S) and submits (GpuTable counters), bytes
-//     uploaded (arena.upload, summed while the steps are encoded; all queue writes beside it),
+//     uploaded (GpuTable.upload, summed while the steps are encoded; all queue writes beside it),
 //     and the arena's allocated bytes.
 //   - the GEMM kernel the table chose on the adapter (GpuTable.chooseGemm: registers or tiled),
 //     with both kernels' median times at a training step's shapes (ratio: the other's / the
@@ -228,11 +228,11 @@ async function stepInPage(page, config, gpuSteps, wasmSteps, { encodeOnly = fals
         const kernelsBefore = new Map(table.kernelCounts);
         let uploaded = 0,
           written = 0;
-        const upload = arena.upload,
-          writeBuffer = queue.writeBuffer;
-        arena.upload = function (at, data) {
+        // every upload goes through GpuTable.upload (staged, or a queue write: arena.upload)
+        const writeBuffer = queue.writeBuffer;
+        table.upload = function (at, data) {
           uploaded += data.byteLength;
-          return upload.call(this, at, data);
+          return Object.getPrototypeOf(this).upload.call(this, at, data);
         };
         queue.writeBuffer = function (buffer, offset, data, dataOffset = 0, size) {
           const unit = ArrayBuffer.isView(data) ? data.BYTES_PER_ELEMENT : 1;
@@ -248,7 +248,7 @@ async function stepInPage(page, config, gpuSteps, wasmSteps, { encodeOnly = fals
             table.flush();
           } else got = await g.train(gpuSteps);
         } finally {
-          arena.upload = upload;
+          delete table.upload;
           queue.writeBuffer = writeBuffer;
         }
         const gpuMs = encodeOnly ? null : (now() - t0) / gpuSteps;
@@ -522,7 +522,7 @@ export async function rows(ctx = {}) {
         'uploaded',
         'KiB',
         kib(c.uploaded),
-        `arena.upload bytes, ${c.how}; all queue writes ${kib(c.written)} KiB/step (with zero fills and kernel parameters)`
+        `GpuTable.upload bytes, ${c.how}; all queue writes ${kib(c.written)} KiB/step (with zero fills and kernel parameters)`
       )
     );
     add(

@@ -8,8 +8,9 @@
 //     with the width, heads and source length controls at their maxima): after 2 warm-up steps,
 //     N steps as one GpuSession.train(N) (so the time includes the final readback of the losses)
 //     vs the wasm engine's Session.train(N); the losses of both are compared (same seed).
-//   - per training step of config M on WebGPU: dispatches and submits (GpuTable counters), bytes
-//     uploaded (arena.upload, summed while the steps are encoded; all queue writes beside it),
+//   - per training step of config M on WebGPU: dispatches (also by kernel name, a row's `kernels`,
+//     and at config S) and submits (GpuTable counters), bytes
+//     uploaded (GpuTable.upload, summed while the steps are encoded; all queue writes beside it),
 //     and the arena's allocated bytes.
 //   - the GEMM kernel the table chose on the adapter (GpuTable.chooseGemm: registers or tiled),
 //     with both kernels' median times at a training step's shapes (ratio: the other's / the
@@ -224,13 +225,14 @@ async function stepInPage(page, config, gpuSteps, wasmSteps, { encodeOnly = fals
         const arena = table.arena;
         const queue = table.device.queue;
         const before = { dispatches: table.dispatches, submits: table.submits, reads: table.reads };
+        const kernelsBefore = new Map(table.kernelCounts);
         let uploaded = 0,
           written = 0;
-        const upload = arena.upload,
-          writeBuffer = queue.writeBuffer;
-        arena.upload = function (at, data) {
+        // every upload goes through GpuTable.upload (staged, or a queue write: arena.upload)
+        const writeBuffer = queue.writeBuffer;
+        table.upload = function (at, data) {
           uploaded += data.byteLength;
-          return upload.call(this, at, data);
+          return Object.getPrototypeOf(this).upload.call(this, at, data);
         };
         queue.writeBuffer = function (buffer, offset, data, dataOffset = 0, size) {
           const unit = ArrayBuffer.isView(data) ? data.BYTES_PER_ELEMENT : 1;
@@ -246,7 +248,7 @@ async function stepInPage(page, config, gpuSteps, wasmSteps, { encodeOnly = fals
             table.flush();
           } else got = await g.train(gpuSteps);
         } finally {
-          arena.upload = upload;
+          delete table.upload;
           queue.writeBuffer = writeBuffer;
         }
         const gpuMs = encodeOnly ? null : (now() - t0) / gpuSteps;
@@ -261,6 +263,13 @@ async function stepInPage(page, config, gpuSteps, wasmSteps, { encodeOnly = fals
           lossDiff,
           finite: losses.every(Number.isFinite),
           dispatches: (table.dispatches - before.dispatches) / gpuSteps,
+          // per kernel name, most first
+          kernels: Object.fromEntries(
+            [...table.kernelCounts]
+              .map(([k, v]) => [k, (v - (kernelsBefore.get(k) ?? 0)) / gpuSteps])
+              .filter(([, v]) => v > 0)
+              .sort((a, b) => b[1] - a[1])
+          ),
           submits: (table.submits - before.submits) / gpuSteps,
           reads: table.reads - before.reads,
           uploaded: uploaded / gpuSteps,
@@ -485,11 +494,24 @@ export async function rows(ctx = {}) {
     // The dispatch count is the table's, whatever the adapter: its goal holds on SwiftShader too.
     add('dispatches', {
       ...counterRow('dispatches', 'dispatches', r1(c.dispatches), c.how),
+      kernels: c.kernels,
       goal: '<= 300',
       goal_met: c.dispatches <= 300,
       note: `${c.how}; adapter ${opened.name}: the count is the kernel table's, the same on any adapter`,
     });
-    add('dispatchesS', counterRow('dispatchesS', 'dispatches', r1(countersS.dispatches), countersS.how));
+    add('dispatchesS', {
+      ...counterRow('dispatchesS', 'dispatches', r1(countersS.dispatches), countersS.how),
+      kernels: countersS.kernels,
+    });
+    for (const [k, cs] of [
+      ['M', c],
+      ['S', countersS],
+    ])
+      log(
+        `dispatches per config ${k} step by kernel: ${Object.entries(cs.kernels)
+          .map(([n, v]) => `${n} ${v}`)
+          .join(', ')}`
+      );
     add(
       'submits',
       counterRow('submits', 'submits', r2(c.submits), `${c.how}; ${c.reads} read${c.reads === 1 ? '' : 's'} in them`)
@@ -500,7 +522,7 @@ export async function rows(ctx = {}) {
         'uploaded',
         'KiB',
         kib(c.uploaded),
-        `arena.upload bytes, ${c.how}; all queue writes ${kib(c.written)} KiB/step (with zero fills and kernel parameters)`
+        `GpuTable.upload bytes, ${c.how}; all queue writes ${kib(c.written)} KiB/step (with zero fills and kernel parameters)`
       )
     );
     add(

@@ -12,12 +12,24 @@ namespace attnlab {
 
 enum class Act : int { None = 0, ReLU = 1, GELU = 2 };  // GELU: tanh approximation
 
+// The inverted dropout a fused entry applies to values it computes (dropout_forward's contract
+// with offset 0, element i being the i-th of the [R, C] rows it covers): mask[i] = 0 if
+// counter_hash::bits32(seed, i) < floor(p * 2^32), else 1/(1-p), written to `mask`; the values
+// are multiplied by it. mask null: no dropout.
+struct DropoutArgs {
+  float* mask = nullptr;
+  float p = 0.f;
+  uint64_t seed = 0;
+};
+
 // What a fused GEMM (KernelTable::gemm_fused) does to each element of C after the product, in
 // this order: v = alpha op(A) op(B) + beta C; v += bias[j] (bias [N]); pre[i,j] = v; then
-// v = act(v) and v *= mask[i,j] (a dropout mask) or, when dact is set (the backward of an
-// activation and a dropout), v *= mask[i,j] and v *= act'(dact[i,j]); and
-// rowsum[i] += sum_k op(A)[i,k] (a bias gradient beside dW = dyᵀ x). pre, mask and dact are
-// laid out as C (leading dimension ldc). Every pointer may be null (nothing of that kind).
+// v = act(v) and v *= mask[i,j] (a dropout mask) and v under the dropout `drop` (DropoutArgs,
+// element (i, j) being number i*ldc + j: its mask drawn and stored) or, when dact is set (the
+// backward of an activation and a dropout), v *= mask[i,j] and v *= act'(dact[i,j]); and
+// rowsum[i] += sum_k op(A)[i,k] (a bias gradient beside dW = dyᵀ x). pre, mask, dact and
+// drop.mask are laid out as C (leading dimension ldc). Every pointer may be null (nothing of
+// that kind).
 struct GemmEpilogue {
   const float* bias = nullptr;
   Act act = Act::None;
@@ -25,6 +37,7 @@ struct GemmEpilogue {
   const float* mask = nullptr;
   const float* dact = nullptr;
   float* rowsum = nullptr;
+  DropoutArgs drop;
 };
 
 struct KernelTable {
@@ -157,17 +170,37 @@ struct KernelTable {
   void (*gemm_fused)(bool transA, bool transB, int M, int N, int K, float alpha, const float* A,
                      int lda, const float* B, int ldb, float beta, float* C, int ldc,
                      const GemmEpilogue& e);
-  // s = x + r, y = LN(s) (layernorm_forward's contract with x + r as its input; s keeps the sum
-  // for the backward pass; r null: y = LN(x), s untouched).
+  // s = x + drop(r), y = LN(s) (layernorm_forward's contract with x + r as its input, r under
+  // the dropout `drop` (DropoutArgs, over r's [R, C]: a residual's sublayer output); s keeps the
+  // sum for the backward pass; r null: y = LN(x), s untouched, no dropout).
   void (*add_layernorm_forward)(float* y, float* s, float* mean, float* rstd, const float* x,
                                 const float* r, const float* gamma, const float* beta, float eps,
-                                int R, int C);
+                                int R, int C, const DropoutArgs& drop);
   // dx = (accumulate ? dx : 0) + (add ? add : 0) + LN'(dy), and copy (may be null) = the same
-  // values; dgamma, dbeta accumulated as by layernorm_backward. dx and copy must not alias dy.
+  // values times copy_mask (may be null: times 1; a dropout's mask, its backward); dgamma,
+  // dbeta accumulated as by layernorm_backward. dx and copy must not alias dy.
   void (*layernorm_backward_fused)(float* dx, float* copy, float* dgamma, float* dbeta,
                                    const float* dy, const float* add, const float* x,
                                    const float* mean, const float* rstd, const float* gamma,
-                                   bool accumulate, int R, int C);
+                                   bool accumulate, int R, int C, const float* copy_mask);
+  // softmax_forward's y, and yd = y ⊙ mask under the dropout `drop` (DropoutArgs over the
+  // [B*H*T, S] rows): attention's weights and their dropout in one kernel (yd must not alias y).
+  void (*softmax_dropout_forward)(float* y, float* yd, const float* x, float scale,
+                                  const uint8_t* key_pad, bool causal, int B, int H, int T, int S,
+                                  const DropoutArgs& drop);
+  // softmax_backward with dy ⊙ mask as its gradient: a dropout's backward and the softmax's in
+  // one kernel (dx may alias dy).
+  void (*softmax_backward_masked)(float* dx, const float* y, const float* dy, const float* mask,
+                                  float scale, int R, int S);
+  // out[r,:] = drop(scale W[ids[r],:] + pe[r % L,:]) over rows [R,C]: embedding_forward, the
+  // positional encodings (pe [L,C], may be null: none) added to each block of L rows, then the
+  // dropout `drop` (DropoutArgs over out), in one kernel.
+  void (*embedding_pe_forward)(float* out, const float* W, const int32_t* ids, int R, int C,
+                               float scale, const float* pe, int L, const DropoutArgs& drop);
+  // embedding_backward of dout ⊙ mask (mask may be null: dout): a dropout's backward in the
+  // scatter-add.
+  void (*embedding_backward_masked)(float* dW, const float* dout, const float* mask,
+                                    const int32_t* ids, int R, int C, float scale);
 };
 
 // The CPU table (xsimd kernels). Always available.

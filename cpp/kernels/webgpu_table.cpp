@@ -44,22 +44,36 @@ EM_JS(void, al_gpu_gemm_grid, (int tA, int tB, int M, int N, int K, float alpha,
 });
 EM_JS(void, al_gpu_gemm_fused, (int tA, int tB, int M, int N, int K, float alpha, uint32_t A, int lda, uint32_t B,
                                int ldb, float beta, uint32_t C, int ldc, uint32_t bias, int act, uint32_t pre,
-                               uint32_t mask, uint32_t dact, uint32_t rowsum), {
+                               uint32_t mask, uint32_t dact, uint32_t rowsum, uint32_t dmask, float p,
+                               uint32_t seed_lo, uint32_t seed_hi), {
+  const seed = (BigInt(seed_hi >>> 0) << BigInt(32)) | BigInt(seed_lo >>> 0);
   Module.gpuTable.gemm_fused(!!tA, !!tB, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
-                             { bias, act, pre, mask, dact, rowsum });
+                             { bias, act, pre, mask, dact, rowsum, drop: { mask: dmask, p, seed } });
 });
 EM_JS(void, al_gpu_add_layernorm_forward, (uint32_t y, uint32_t s, uint32_t mean, uint32_t rstd, uint32_t x,
-                                          uint32_t r, uint32_t g, uint32_t b, float eps, int R, int C), {
-  Module.gpuTable.add_layernorm_forward(y, s, mean, rstd, x, r, g, b, eps, R, C);
+                                          uint32_t r, uint32_t g, uint32_t b, float eps, int R, int C, uint32_t mask,
+                                          float p, uint32_t seed_lo, uint32_t seed_hi), {
+  const seed = (BigInt(seed_hi >>> 0) << BigInt(32)) | BigInt(seed_lo >>> 0);
+  Module.gpuTable.add_layernorm_forward(y, s, mean, rstd, x, r, g, b, eps, R, C, { mask, p, seed });
 });
 EM_JS(void, al_gpu_layernorm_backward_fused, (uint32_t dx, uint32_t copy, uint32_t dg, uint32_t db, uint32_t dy,
                                              uint32_t add, uint32_t x, uint32_t mean, uint32_t rstd, uint32_t g,
-                                             int accumulate, int R, int C), {
-  Module.gpuTable.layernorm_backward_fused(dx, copy, dg, db, dy, add, x, mean, rstd, g, !!accumulate, R, C);
+                                             int accumulate, int R, int C, uint32_t copy_mask), {
+  Module.gpuTable.layernorm_backward_fused(dx, copy, dg, db, dy, add, x, mean, rstd, g, !!accumulate, R, C, copy_mask);
 });
 EM_JS(void, al_gpu_softmax_forward, (uint32_t y, uint32_t x, float scale, uint32_t pad, int causal, int B, int H,
                                     int T, int S), {
   Module.gpuTable.softmax_forward(y, x, scale, pad, !!causal, B, H, T, S);
+});
+EM_JS(void, al_gpu_softmax_dropout_forward, (uint32_t y, uint32_t yd, uint32_t x, float scale, uint32_t pad,
+                                            int causal, int B, int H, int T, int S, uint32_t mask, float p,
+                                            uint32_t seed_lo, uint32_t seed_hi), {
+  const seed = (BigInt(seed_hi >>> 0) << BigInt(32)) | BigInt(seed_lo >>> 0);
+  Module.gpuTable.softmax_dropout_forward(y, yd, x, scale, pad, !!causal, B, H, T, S, { mask, p, seed });
+});
+EM_JS(void, al_gpu_softmax_backward_masked, (uint32_t dx, uint32_t y, uint32_t dy, uint32_t mask, float scale, int R,
+                                            int S), {
+  Module.gpuTable.softmax_backward_masked(dx, y, dy, mask, scale, R, S);
 });
 EM_JS(void, al_gpu_softmax_backward, (uint32_t dx, uint32_t y, uint32_t dy, float scale, int R, int S), {
   Module.gpuTable.softmax_backward(dx, y, dy, scale, R, S);
@@ -100,6 +114,16 @@ EM_JS(void, al_gpu_step_guard, (uint32_t record, uint32_t state, uint32_t ss, fl
 });
 EM_JS(void, al_gpu_embedding_forward, (uint32_t out, uint32_t W, uint32_t ids, int R, int C, float scale), {
   Module.gpuTable.embedding_forward(out, W, ids, R, C, scale);
+});
+EM_JS(void, al_gpu_embedding_pe_forward, (uint32_t out, uint32_t W, uint32_t ids, int R, int C, float scale,
+                                         uint32_t pe, int L, uint32_t mask, float p, uint32_t seed_lo,
+                                         uint32_t seed_hi), {
+  const seed = (BigInt(seed_hi >>> 0) << BigInt(32)) | BigInt(seed_lo >>> 0);
+  Module.gpuTable.embedding_pe_forward(out, W, ids, R, C, scale, pe, L, { mask, p, seed });
+});
+EM_JS(void, al_gpu_embedding_backward_masked, (uint32_t dW, uint32_t dout, uint32_t mask, uint32_t ids, int R,
+                                              int C, float scale), {
+  Module.gpuTable.embedding_backward_masked(dW, dout, mask, ids, R, C, scale);
 });
 EM_JS(void, al_gpu_embedding_backward, (uint32_t dW, uint32_t dout, uint32_t ids, int R, int C, float scale), {
   Module.gpuTable.embedding_backward(dW, dout, ids, R, C, scale);
@@ -197,19 +221,21 @@ KernelTable make_webgpu_table() {
   t.gemm_fused = [](bool tA, bool tB, int M, int N, int K, float alpha, const float* A, int lda,
                     const float* B, int ldb, float beta, float* C, int ldc, const GemmEpilogue& e) {
     al_gpu_gemm_fused(tA, tB, M, N, K, alpha, a(A), lda, a(B), ldb, beta, a(C), ldc, a(e.bias),
-                      int(e.act), a(e.pre), a(e.mask), a(e.dact), a(e.rowsum));
+                      int(e.act), a(e.pre), a(e.mask), a(e.dact), a(e.rowsum), a(e.drop.mask),
+                      e.drop.p, uint32_t(e.drop.seed), uint32_t(e.drop.seed >> 32));
   };
   t.add_layernorm_forward = [](float* y, float* s, float* mean, float* rstd, const float* x,
                                const float* r, const float* g, const float* b, float eps, int R,
-                               int C) {
-    al_gpu_add_layernorm_forward(a(y), a(s), a(mean), a(rstd), a(x), a(r), a(g), a(b), eps, R, C);
+                               int C, const DropoutArgs& d) {
+    al_gpu_add_layernorm_forward(a(y), a(s), a(mean), a(rstd), a(x), a(r), a(g), a(b), eps, R, C,
+                                 a(d.mask), d.p, uint32_t(d.seed), uint32_t(d.seed >> 32));
   };
   t.layernorm_backward_fused = [](float* dx, float* copy, float* dg, float* db, const float* dy,
                                   const float* add, const float* x, const float* mean,
-                                  const float* rstd, const float* g, bool accumulate, int R,
-                                  int C) {
+                                  const float* rstd, const float* g, bool accumulate, int R, int C,
+                                  const float* copy_mask) {
     al_gpu_layernorm_backward_fused(a(dx), a(copy), a(dg), a(db), a(dy), a(add), a(x), a(mean),
-                                    a(rstd), a(g), accumulate, R, C);
+                                    a(rstd), a(g), accumulate, R, C, a(copy_mask));
   };
   t.softmax_forward = [](float* y, const float* x, float scale, const uint8_t* pad, bool causal,
                          int B, int H, int T, int S) {
@@ -217,6 +243,16 @@ KernelTable make_webgpu_table() {
   };
   t.softmax_backward = [](float* dx, const float* y, const float* dy, float scale, int R, int S) {
     al_gpu_softmax_backward(a(dx), a(y), a(dy), scale, R, S);
+  };
+  t.softmax_dropout_forward = [](float* y, float* yd, const float* x, float scale,
+                                 const uint8_t* pad, bool causal, int B, int H, int T, int S,
+                                 const DropoutArgs& d) {
+    al_gpu_softmax_dropout_forward(a(y), a(yd), a(x), scale, a(pad), causal, B, H, T, S, a(d.mask),
+                                   d.p, uint32_t(d.seed), uint32_t(d.seed >> 32));
+  };
+  t.softmax_backward_masked = [](float* dx, const float* y, const float* dy, const float* mask,
+                                 float scale, int R, int S) {
+    al_gpu_softmax_backward_masked(a(dx), a(y), a(dy), a(mask), scale, R, S);
   };
   t.layernorm_forward = [](float* y, float* mean, float* rstd, const float* x, const float* g,
                            const float* b, float eps, int R, int C) {
@@ -271,6 +307,15 @@ KernelTable make_webgpu_table() {
   t.embedding_backward = [](float* dW, const float* dout, const int32_t* ids, int R, int C,
                             float scale) {
     al_gpu_embedding_backward(a(dW), a(dout), a(ids), R, C, scale);
+  };
+  t.embedding_pe_forward = [](float* out, const float* W, const int32_t* ids, int R, int C,
+                              float scale, const float* pe, int L, const DropoutArgs& d) {
+    al_gpu_embedding_pe_forward(a(out), a(W), a(ids), R, C, scale, a(pe), L, a(d.mask), d.p,
+                                uint32_t(d.seed), uint32_t(d.seed >> 32));
+  };
+  t.embedding_backward_masked = [](float* dW, const float* dout, const float* mask,
+                                   const int32_t* ids, int R, int C, float scale) {
+    al_gpu_embedding_backward_masked(a(dW), a(dout), a(mask), a(ids), R, C, scale);
   };
   t.dropout_forward = [](float* y, float* mask, const float* x, long n, float p, uint64_t seed,
                          uint64_t offset) {

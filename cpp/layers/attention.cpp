@@ -66,11 +66,18 @@ void MultiHeadAttention::forward(const Ctx& c, MhaCache& m, float* out, const fl
     m.scores = c.ws.floats(size_t(B) * H * TS);
     kt.copy(m.scores, m.att, size_t(B) * H * TS * sizeof(float));
   }
-  kt.softmax_forward(m.att, m.att, 1.f / std::sqrt(float(hs)), key_pad, causal, B, H, T, S);
+  const float scale = 1.f / std::sqrt(float(hs));
   m.attd = m.att;
-  if (c.train && p_drop > 0.f) {
+  if (c.train && p_drop > 0.f && kt.softmax_dropout_forward) {  // softmax and dropout, one kernel
     m.attd = c.ws.floats(size_t(B) * H * TS);
-    dropout_forward(c, m.drop, m.attd, m.att, size_t(B) * H * TS, p_drop);
+    const DropoutArgs drop = dropout_args(c, m.drop, size_t(B) * H * TS, p_drop);
+    kt.softmax_dropout_forward(m.att, m.attd, m.att, scale, key_pad, causal, B, H, T, S, drop);
+  } else {
+    kt.softmax_forward(m.att, m.att, scale, key_pad, causal, B, H, T, S);
+    if (c.train && p_drop > 0.f) {
+      m.attd = c.ws.floats(size_t(B) * H * TS);
+      dropout_forward(c, m.drop, m.attd, m.att, size_t(B) * H * TS, p_drop);
+    }
   }
   m.ctx = c.ws.floats(size_t(B) * T * C);  // [B*T,C], head h in columns h*hs..
   if (!m.mute)                             // ctx[b,:,h] = A_h V_h
@@ -109,8 +116,13 @@ void MultiHeadAttention::backward(const Ctx& c, const MhaCache& m, float* dxq, f
                     long(S) * v.ldkv, hs, 0.f, datt, S, H * TS, TS, B, H);
   gemm_batched_grid(kt, true, false, S, hs, T, 1.f, m.attd, S, H * TS, TS, dctx, C, long(T) * C, hs,
                     0.f, d.v, d.ldkv, long(S) * d.ldkv, hs, B, H);
-  dropout_backward(c, m.drop, datt, size_t(B) * H * TS);
-  kt.softmax_backward(datt, m.att, datt, 1.f / std::sqrt(float(hs)), B * H * T, S);
+  if (m.drop.mask && kt.softmax_backward_masked) {  // the dropout's backward in the softmax's
+    kt.softmax_backward_masked(datt, m.att, datt, m.drop.mask, 1.f / std::sqrt(float(hs)),
+                               B * H * T, S);
+  } else {
+    dropout_backward(c, m.drop, datt, size_t(B) * H * TS);
+    kt.softmax_backward(datt, m.att, datt, 1.f / std::sqrt(float(hs)), B * H * T, S);
+  }
   // dQ_h = dS_h K_h ; dK_h = dS_hᵀ Q_h, over batch x heads
   gemm_batched_grid(kt, false, false, T, hs, S, 1.f, datt, S, H * TS, TS, v.k, v.ldkv,
                     long(S) * v.ldkv, hs, 0.f, d.q, d.ldq, long(T) * d.ldq, hs, B, H);

@@ -16,6 +16,10 @@ struct DropoutCache {
 // y = x ⊙ mask (y may alias x)
 void dropout_forward(const Ctx& c, DropoutCache& cache, float* y, const float* x, size_t n,
                      float p);
+// The dropout of dropout_forward for a fused entry to apply (kernels.hpp DropoutArgs): the same
+// seed drawn, the mask allocated in cache; none (mask null) when dropout_forward would be the
+// identity.
+DropoutArgs dropout_args(const Ctx& c, DropoutCache& cache, size_t n, float p);
 // y = x ⊙ mask  =>  dx = dy ⊙ mask, applied in place to d (assigned)
 void dropout_backward(const Ctx& c, const DropoutCache& cache, float* d, size_t n);
 

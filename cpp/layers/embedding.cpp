@@ -69,9 +69,13 @@ void PositionalEncoding::declare(ParamArena& P, const std::string& name, bool le
   }
 }
 
-void PositionalEncoding::forward(const Ctx& c, float* x, int B, int T) const {
+const float* PositionalEncoding::rows(const Ctx& c, int T) const {
   AL_CHECK(T <= L, "sequence length " << T << " exceeds max_len " << L);
-  const float* pe = learned ? c.P.val(table) : fixed;
+  return learned ? c.P.val(table) : fixed;
+}
+
+void PositionalEncoding::forward(const Ctx& c, float* x, int B, int T) const {
+  const float* pe = rows(c, T);
   // x[b] += pe for every b: the table's first T rows as a bias over B rows of T*C (one call)
   c.kt.bias_act_forward(x, nullptr, x, pe, Act::None, B, T * C);
 }

@@ -44,7 +44,8 @@ struct PositionalEncoding {
   PositionalEncoding& operator=(const PositionalEncoding&) = delete;
   ~PositionalEncoding();
   void declare(ParamArena& P, const std::string& name, bool learned_, int L_, int C_);
-  void forward(const Ctx& c, float* x, int B, int T) const;          // x += PE[0:T]
+  void forward(const Ctx& c, float* x, int B, int T) const;  // x += PE[0:T]
+  const float* rows(const Ctx& c, int T) const;              // PE[0:T] (T checked against max_len)
   void backward(const Ctx& c, const float* dx, int B, int T) const;  // learned: dPE += Σ_b dx
 };
 

@@ -16,15 +16,16 @@ void FeedForward::forward(const Ctx& c, FfnCache& m, float* out, const float* x,
   m.x = x;
   m.pre = c.ws.floats(size_t(R) * F);
   m.h = c.ws.floats(size_t(R) * F);
-  // pre = x W1ᵀ + b1 (bias added by the fused bias+activation kernel), h = act(pre)
+  // pre = x W1ᵀ + b1 (bias added by the fused bias+activation kernel), h = drop(act(pre))
   if (c.kt.gemm_fused) {  // the bias and activation as the product's epilogue
+    // and the dropout after the activation
     GemmEpilogue e;
     e.bias = c.P.val(linear1.b);
     e.act = act;
     e.pre = m.pre;
+    e.drop = dropout_args(c, m.drop, size_t(R) * F, p_drop);
     c.kt.gemm_fused(false, true, R, F, linear1.in, 1.f, x, linear1.in, c.P.val(linear1.W),
                     linear1.in, 0.f, m.h, F, e);
-    dropout_forward(c, m.drop, m.h, m.h, size_t(R) * F, p_drop);
     linear2.forward(c, out, m.h, R);
     return;
   }

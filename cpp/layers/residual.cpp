@@ -26,6 +26,13 @@ const float* Residual::enter(const Ctx& c, ResidualCache& m, const float* x, int
 
 float* Residual::leave(const Ctx& c, ResidualCache& m, int R) const {
   const size_t n = size_t(R) * C;
+  if (!norm_first && c.kt.add_layernorm_forward) {  // y = LN(x + drop(sub)): one kernel
+    const DropoutArgs drop = dropout_args(c, m.drop, n, p_drop);
+    m.y = c.ws.floats(n);
+    m.r = c.ws.floats(n);
+    norm.add_forward(c, m.ln, m.y, m.r, m.x, m.sub, R, drop);
+    return m.y;
+  }
   dropout_forward(c, m.drop, m.sub, m.sub, n, p_drop);
   m.y = c.ws.floats(n);
   if (norm_first) {  // y = x + sub
@@ -47,12 +54,14 @@ const float* Residual::back_enter(const Ctx& c, ResidualCache& m, const float* d
   if (norm_first) {
     c.kt.copy(m.dsub, dy, n * sizeof(float));
     m.din = zeroed(c, n);
-  } else if (c.kt.layernorm_backward_fused) {  // dr = LN'(dy) and its copy dsub, one kernel
+  } else if (c.kt.layernorm_backward_fused) {
+    // dr = LN'(dy) and dsub = dr ⊙ mask (the dropout's backward), one kernel
     m.dr = c.ws.floats(n);
     c.kt.layernorm_backward_fused(m.dr, m.dsub, c.P.grad(norm.gamma), c.P.grad(norm.beta), dy,
                                   nullptr, m.ln.x, m.ln.mean, m.ln.rstd, c.P.val(norm.gamma), false,
-                                  R, C);
+                                  R, C, m.drop.mask);
     m.din = m.dr;
+    return m.dsub;
   } else {
     m.dr = zeroed(c, n);
     norm.backward(c, m.ln, m.dr, dy, R);
@@ -80,7 +89,7 @@ float* Residual::back_out(const Ctx& c, ResidualCache& m, int R) const {
     float* dx = c.ws.floats(n);
     c.kt.layernorm_backward_fused(dx, nullptr, c.P.grad(norm.gamma), c.P.grad(norm.beta), m.din,
                                   m.dy, m.ln.x, m.ln.mean, m.ln.rstd, c.P.val(norm.gamma), false, R,
-                                  C);
+                                  C, nullptr);
     return dx;
   }
   float* dx = zeroed(c, n);

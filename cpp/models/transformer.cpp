@@ -96,7 +96,14 @@ float* Transformer::embed(const Ctx& c, const Embedding& e, const PositionalEnco
                           int B, int L) {
   const size_t n = size_t(B) * L * cfg_.d_model;
   dev_ids = e.upload_ids(c, ids.data(), B * L);
-  float* x = c.ws.floats(n);  // [B,L,C] = E[ids]·√C + PE
+  float* x = c.ws.floats(n);                     // [B,L,C] = E[ids]·√C + PE
+  if (!tracing_ && c.kt.embedding_pe_forward) {  // gather, positions and dropout: one kernel
+    const DropoutArgs drop = dropout_args(c, d, n, cfg_.dropout);
+    c.kt.embedding_pe_forward(x, c.P.val(e.W), dev_ids, B * L, e.C, e.scale, pe.rows(c, L), L,
+                              drop);
+    embedded_ = x;
+    return x;
+  }
   e.forward_ids(c, x, dev_ids, B * L);
   if (tracing_) {
     token_embed_ = c.ws.floats(n);
@@ -111,6 +118,10 @@ float* Transformer::embed(const Ctx& c, const Embedding& e, const PositionalEnco
 void Transformer::embed_backward(const Ctx& c, const Embedding& e, const PositionalEncoding& pe,
                                  const DropoutCache& d, const int32_t* dev_ids, float* dx, int B,
                                  int L) {
+  if (!pe.learned && d.mask && c.kt.embedding_backward_masked) {  // the mask in the scatter-add
+    c.kt.embedding_backward_masked(c.P.grad(e.W), dx, d.mask, dev_ids, B * L, e.C, e.scale);
+    return;
+  }
   dropout_backward(c, d, dx, size_t(B) * L * cfg_.d_model);
   pe.backward(c, dx, B, L);
   e.backward_ids(c, dx, dev_ids, B * L);

@@ -4,7 +4,7 @@
 // Adam's guarded update (a stop, also on gradients written as NaN and infinity bit patterns,
 // leaves weights, moments and gradients untouched bit for bit; a clip scales the gradients in
 // place), sum_to and sumsq_to over several partial sums, fill (zero and copy) and zero over
-// byte ranges that are not whole floats; and the table's own checks: more than 32 parameter
+// byte ranges that are not whole floats; and the table's own checks: more than 64 parameter
 // words and an upload at an offset that is not whole words are errors, and zeroing or
 // allocating a large block writes nothing of its size from JS.
 import { test } from 'node:test';
@@ -228,14 +228,14 @@ test('fill: zero and copy at offsets leave the floats around them; zero over byt
     );
 });
 
-test('a kernel given more than 32 parameter words is refused, naming it; zero and alloc of a large block write nothing its size from JS', async () => {
+test('a kernel given more than 64 parameter words is refused, naming it; zero and alloc of a large block write nothing its size from JS', async () => {
   const r = await page.evaluate(async () => {
     const { table, errors } = window.gpuTest;
     let refused = null;
     try {
       table.run(
         'fill',
-        Array.from({ length: 33 }, () => 0),
+        Array.from({ length: 65 }, () => 0),
         [1]
       );
     } catch (e) {
@@ -277,7 +277,7 @@ test('a kernel given more than 32 parameter words is refused, naming it; zero an
     }
     return { refused, unaligned, largest, zeroed, rezeroed, errors: errors.splice(0) };
   });
-  assert.match(r.refused ?? '', /WebGPU fill: 33 parameter words, a kernel takes at most 32/);
+  assert.match(r.refused ?? '', /WebGPU fill: 65 parameter words, a kernel takes at most 64/);
   assert.match(r.unaligned ?? '', /WebGPU arena: upload at \d+ is not 4-byte aligned/);
   assert.ok(r.zeroed, 'an allocation over freed memory is zero');
   assert.ok(r.rezeroed, 'zero() cleared the block');

@@ -437,6 +437,56 @@ test('the arena grows past its first buffer and keeps what it held; nothing was 
   assert.deepEqual(page.errors, []);
 });
 
+// Uploads while work is encoded (a step's token ids between its dispatches) are staged and
+// copied in the pending command buffer: in order among the dispatches, with no submit; a large
+// one, or one with nothing pending, is a queue write as before.
+test('an upload between dispatches lands in order and submits nothing', async () => {
+  const r = await page.evaluate(async () => {
+    const { table, errors } = window.gpuTest;
+    const n = 300;
+    const [a, x, y, z] = [0, 0, 0, 0].map(() => table.alloc(4 * n));
+    const big = table.alloc(1 << 18);
+    table.upload(
+      a,
+      Float32Array.from({ length: n }, (_, i) => i)
+    );
+    const submits = table.submits;
+    table.copy(x, a, 4 * n); // x = the first a
+    table.upload(
+      a,
+      Float32Array.from({ length: n }, (_, i) => -i)
+    );
+    table.copy(y, a, 4 * n); // y = the second
+    table.upload(a, Uint8Array.of(0, 0, 128, 63, 0, 0)); // 1, then 2 bytes: padded with zeros
+    table.copy(z, a, 4 * n); // z = the third
+    const encoded = table.submits - submits;
+    table.upload(big, new Float32Array(1 << 16).fill(1)); // over the stage: submits first
+    const large = table.submits - submits;
+    const read = async (at) => Array.from(await table.readFloats(at, n));
+    const out = { encoded, large, x: await read(x), y: await read(y), z: await read(z) };
+    out.big = Array.from(await table.readFloats(big, 4));
+    for (const at of [a, x, y, z, big]) table.release(at);
+    return { ...out, errors: errors.splice(0) };
+  });
+  assert.deepEqual(r.errors, []);
+  assert.equal(r.encoded, 0, 'uploads between dispatches submitted');
+  assert.equal(r.large, 1, 'a large upload submits what is pending first');
+  assert.ok(
+    r.x.every((v, i) => v === i),
+    'the dispatch before an upload read the data before it'
+  );
+  assert.ok(
+    r.y.every((v, i) => Object.is(v, -i)),
+    'the dispatch after an upload read its data'
+  );
+  assert.deepEqual(r.z.slice(0, 2), [1, 0], 'a partial upload: its bytes, then zeros to a whole float');
+  assert.ok(
+    r.z.slice(2).every((v, i) => Object.is(v, -(i + 2))),
+    'the floats after a partial upload kept'
+  );
+  assert.deepEqual(r.big, [1, 1, 1, 1]);
+});
+
 // The fused entries (kernels.hpp: gemm_fused, add_layernorm_forward, layernorm_backward_fused;
 // gemm_grid of kernels/gemm_grid.hpp) against the plain calls they stand for, composed from the
 // same reference loops.
@@ -780,6 +830,276 @@ test('layernorm_backward_fused: assigned, accumulated, with an added gradient an
   }
 });
 
+// A residual's dropout inside its fused layer norm kernels: the forward draws the mask of
+// dropout_forward (the same seed, offset 0: counter_hash's bits) and adds x + r ⊙ mask; the
+// backward's copy (the sublayer's gradient) is LN'(dy) ⊙ mask.
+test("add_layernorm_forward with a dropout on r, layernorm_backward_fused's copy times a mask", async () => {
+  const R = 9,
+    C = 131,
+    p = 0.3,
+    seed = 0x1234abcd5678n;
+  const x = f32(R * C, 2),
+    r = f32(R * C, 2),
+    gamma = f32(C),
+    beta = f32(C),
+    dy = f32(R * C);
+  const mask = ref.dropoutMask(R * C, p, seed, 0n);
+  const s = Float64Array.from(x, (v, i) => v + Math.fround(r[i] * mask[i]));
+  const y = new Float64Array(R * C),
+    mean = new Float64Array(R),
+    rstd = new Float64Array(R);
+  ref.layernormForward(y, mean, rstd, s, gamma, beta, 1e-5, R, C);
+  const m32 = Float32Array.from(mean),
+    r32 = Float32Array.from(rstd);
+  const dx = new Float64Array(R * C),
+    dg = new Float64Array(C),
+    db = new Float64Array(C);
+  ref.layernormBackward(dx, dg, db, dy, Float32Array.from(s), m32, r32, gamma, R, C);
+  const g = await onGpu(
+    {
+      x: { type: 'f32', data: x },
+      r: { type: 'f32', data: r },
+      gamma: { type: 'f32', data: gamma },
+      beta: { type: 'f32', data: beta },
+      y: { type: 'f32', data: new Float32Array(R * C) },
+      s: { type: 'f32', data: new Float32Array(R * C) },
+      mask: { type: 'f32', data: new Float32Array(R * C).fill(5) },
+      stats: { type: 'f32', data: new Float32Array(2 * R) },
+      dy: { type: 'f32', data: dy },
+      dx: { type: 'f32', data: new Float32Array(R * C) },
+      copy: { type: 'f32', data: new Float32Array(R * C) },
+      dg: { type: 'f32', data: new Float32Array(C) },
+      db: { type: 'f32', data: new Float32Array(C) },
+    },
+    [
+      [
+        'add_layernorm_forward',
+        { buf: 'y' },
+        { buf: 's' },
+        { buf: 'stats' },
+        { buf: 'stats', off: R },
+        { buf: 'x' },
+        { buf: 'r' },
+        { buf: 'gamma' },
+        { buf: 'beta' },
+        1e-5,
+        R,
+        C,
+        { mask: { buf: 'mask' }, p, seed: { big: String(seed) } },
+      ],
+      [
+        'layernorm_backward_fused',
+        { buf: 'dx' },
+        { buf: 'copy' },
+        { buf: 'dg' },
+        { buf: 'db' },
+        { buf: 'dy' },
+        0,
+        { buf: 's' },
+        { buf: 'stats' },
+        { buf: 'stats', off: R },
+        { buf: 'gamma' },
+        false,
+        R,
+        C,
+        { buf: 'mask' },
+      ],
+    ],
+    ['y', 's', 'mask', 'stats', 'dx', 'copy', 'dg', 'db']
+  );
+  assert.deepEqual(g.mask, Array.from(mask), "the mask is dropout_forward's, bit for bit");
+  assert.ok(mask.includes(0) && !mask.every((v) => v === 0), 'some of the mask dropped, not all');
+  close(g.s, s, 1e-6, 'the sum x + r ⊙ mask');
+  close(g.y, y, 1e-5, 'y = LN(x + r ⊙ mask)');
+  close(g.stats, [...mean, ...rstd], 1e-5, 'mean, rstd');
+  close(g.dx, dx, 1e-5, "dx = LN'(dy)");
+  close(
+    g.copy,
+    Array.from(dx, (v, i) => v * mask[i]),
+    1e-5,
+    "copy = LN'(dy) ⊙ mask"
+  );
+  close(g.dg, dg, 1e-5, 'dgamma');
+  close(g.db, db, 1e-5, 'dbeta');
+});
+
+// Attention's dropout inside its softmax kernels: the forward stores the weights and, beside
+// them, the weights times dropout_forward's mask (the same seed, offset 0); the backward takes
+// dy ⊙ mask as its gradient (in place, as the attention layer calls it).
+test('softmax_dropout_forward and softmax_backward_masked: the softmax with its dropout, each one kernel', async () => {
+  const B = 2,
+    H = 3,
+    T = 5,
+    S = 71,
+    n = B * H * T * S,
+    p = 0.25,
+    seed = 0x9abcdef012345n;
+  const x = f32(n, 4),
+    dy = f32(n);
+  const pad = Uint8Array.from({ length: B * S }, (_, k) => (k % 7 === 3 ? 1 : 0));
+  const y = new Float64Array(n);
+  ref.softmaxForward(y, x, 0.5, pad, true, B, H, T, S);
+  const mask = ref.dropoutMask(n, p, seed, 0n);
+  const y32 = Float32Array.from(y);
+  const dx = new Float64Array(n);
+  ref.softmaxBackward(
+    dx,
+    y32,
+    Float32Array.from(dy, (v, i) => v * mask[i]),
+    0.5,
+    B * H * T,
+    S
+  );
+  const g = await onGpu(
+    {
+      x: { type: 'f32', data: x },
+      pad: { type: 'u8', data: pad },
+      yd: { type: 'f32', data: new Float32Array(n) },
+      mask: { type: 'f32', data: new Float32Array(n).fill(5) },
+      ystore: { type: 'f32', data: y32 },
+      dy: { type: 'f32', data: dy },
+    },
+    [
+      [
+        'softmax_dropout_forward',
+        { buf: 'x' },
+        { buf: 'yd' },
+        { buf: 'x' },
+        0.5,
+        { buf: 'pad' },
+        true,
+        B,
+        H,
+        T,
+        S,
+        { mask: { buf: 'mask' }, p, seed: { big: String(seed) } },
+      ],
+      ['softmax_backward_masked', { buf: 'dy' }, { buf: 'ystore' }, { buf: 'dy' }, { buf: 'mask' }, 0.5, B * H * T, S],
+    ],
+    ['x', 'yd', 'mask', 'dy']
+  );
+  assert.deepEqual(g.mask, Array.from(mask), "the mask is dropout_forward's, bit for bit");
+  assert.ok(mask.includes(0) && !mask.every((v) => v === 0), 'some of the mask dropped, not all');
+  close(g.x, y, 1e-5, 'the weights (in place over the scores)');
+  close(
+    g.yd,
+    Array.from(y, (v, i) => v * mask[i]),
+    1e-5,
+    'the weights times the mask'
+  );
+  close(g.dy, dx, 1e-5, 'softmax backward of dy ⊙ mask (over dy)');
+});
+
+// A token embedding with its positions and dropout in one kernel, and the dropout's backward
+// inside the scatter-add; the mask is dropout_forward's (same seed, offset 0), bit for bit.
+test('embedding_pe_forward and embedding_backward_masked: gather, positions and dropout in one kernel', async () => {
+  const [R, C, V, L] = [12, 67, 11, 4]; // 3 sequences of 4
+  const p = 0.2,
+    seed = 0x5eed5eedn;
+  const W = f32(V * C),
+    pe = f32(L * C),
+    ids = Int32Array.from({ length: R }, (_, r) => (r * 7) % V),
+    dout = f32(R * C),
+    dW0 = f32(V * C);
+  const mask = ref.dropoutMask(R * C, p, seed, 0n);
+  const want = Float64Array.from({ length: R * C }, (_, i) => {
+    const [r, c] = [Math.floor(i / C), i % C];
+    return Math.fround(Math.fround(0.5 * W[ids[r] * C + c]) + pe[(r % L) * C + c]) * mask[i];
+  });
+  const dW = Float32Array.from(dW0);
+  for (let r = 0; r < R; ++r)
+    for (let c = 0; c < C; ++c) {
+      const d = Math.fround(dout[r * C + c] * mask[r * C + c]);
+      dW[ids[r] * C + c] = Math.fround(dW[ids[r] * C + c] + Math.fround(0.5 * d));
+    }
+  const g = await onGpu(
+    {
+      W: { type: 'f32', data: W },
+      pe: { type: 'f32', data: pe },
+      ids: { type: 'i32', data: ids },
+      out: { type: 'f32', data: new Float32Array(R * C) },
+      mask: { type: 'f32', data: new Float32Array(R * C).fill(5) },
+      dout: { type: 'f32', data: dout },
+      dW: { type: 'f32', data: dW0 },
+    },
+    [
+      [
+        'embedding_pe_forward',
+        { buf: 'out' },
+        { buf: 'W' },
+        { buf: 'ids' },
+        R,
+        C,
+        0.5,
+        { buf: 'pe' },
+        L,
+        { mask: { buf: 'mask' }, p, seed: { big: String(seed) } },
+      ],
+      ['embedding_backward_masked', { buf: 'dW' }, { buf: 'dout' }, { buf: 'mask' }, { buf: 'ids' }, R, C, 0.5],
+    ],
+    ['out', 'mask', 'dW']
+  );
+  assert.deepEqual(g.mask, Array.from(mask), "the mask is dropout_forward's");
+  assert.ok(mask.includes(0) && !mask.every((v) => v === 0), 'some dropped, not all');
+  close(g.out, want, 1e-6, 'drop(scale W[ids] + pe)');
+  close(g.dW, dW, 1e-6, 'dW += scale dout ⊙ mask');
+});
+
+// The feed-forward network's dropout after its activation, in its first product's epilogue: the
+// mask drawn there is dropout_forward's (same seed, offset 0, element i*ldc + j), bit for bit.
+test('gemm_fused with a dropout in its epilogue: h = drop(relu(x W1ᵀ + b)), pre kept', async () => {
+  const [M, N, K] = [13, 37, 9];
+  const p = 0.2,
+    seed = 0x5eed5eeen;
+  const x = f32(M * K),
+    W1 = f32(N * K),
+    b = f32(N);
+  const gmask = ref.dropoutMask(M * N, p, seed, 0n);
+  const pre = new Float64Array(M * N);
+  ref.gemm(false, true, M, N, K, 1, x, K, W1, K, 0, pre, N);
+  for (let i = 0; i < M * N; ++i) pre[i] += b[i % N];
+  const h = Array.from(pre, (v, i) => Math.max(v, 0) * gmask[i]);
+  const g = await onGpu(
+    {
+      x: { type: 'f32', data: x },
+      W1: { type: 'f32', data: W1 },
+      b: { type: 'f32', data: b },
+      h: { type: 'f32', data: new Float32Array(M * N) },
+      pre: { type: 'f32', data: new Float32Array(M * N) },
+      gmask: { type: 'f32', data: new Float32Array(M * N).fill(5) },
+    },
+    [
+      [
+        'gemm_fused',
+        false,
+        true,
+        M,
+        N,
+        K,
+        1,
+        { buf: 'x' },
+        K,
+        { buf: 'W1' },
+        K,
+        0,
+        { buf: 'h' },
+        N,
+        {
+          bias: { buf: 'b' },
+          act: 1,
+          pre: { buf: 'pre' },
+          drop: { mask: { buf: 'gmask' }, p, seed: { big: String(seed) } },
+        },
+      ],
+    ],
+    ['h', 'pre', 'gmask']
+  );
+  assert.deepEqual(g.gmask, Array.from(gmask), "the epilogue's mask is dropout_forward's");
+  assert.ok(gmask.includes(0) && !gmask.every((v) => v === 0), 'some dropped, not all');
+  close(g.pre, pre, 2e-5, 'the pre-activation');
+  close(g.h, h, 2e-5, 'drop(relu(x W1ᵀ + b))');
+});
+
 test('the tiled GEMM: four transpose forms on shapes that are not multiples of its tile, a grid, row sums; the same bits as the register kernel', async () => {
   const M = 70,
     N = 67,
@@ -888,6 +1208,179 @@ test('the tiled GEMM: four transpose forms on shapes that are not multiples of i
   }
   for (const forms of ['false false', 'false true', 'true false', 'true true']) {
     assert.deepEqual(results[`gemm_tiled ${forms}`], results[`gemm ${forms}`], `the same bits, tA tB = ${forms}`);
+  }
+});
+
+// Independent GEMM problems encoded one after the other share a dispatch (table.js gemmRun: a
+// layer's dx and dW, attention's dV and dA, its dQ and dK in the columns of one buffer); a
+// problem that reads or writes what the one before it writes, or writes what it reads, gets its
+// own. The pair gives the bits of the two dispatches apart, in both GEMM kernels.
+test('independent GEMMs share a dispatch with the same bits; dependent ones do not', async () => {
+  const [R, inp, out] = [45, 37, 29];
+  const dy = f32(R * out),
+    W = f32(out * inp),
+    x = f32(R * inp),
+    dW0 = f32(out * inp),
+    db0 = f32(out);
+  // q and k heads side by side: [R, 3C] with C = H * hs, grid 1 × H
+  const [H, hs, K2] = [3, 5, 11];
+  const C3 = 3 * H * hs;
+  const a2 = f32(R * K2),
+    b2 = f32(H * K2 * hs);
+  const r = await page.evaluate(
+    async ({ R, inp, out, H, hs, K2, C3, data }) => {
+      const { table, errors } = window.gpuTest;
+      const put = (arr) => {
+        const at = table.alloc(arr.length * 4);
+        table.upload(at, Float32Array.from(arr));
+        return at;
+      };
+      const bufs = [];
+      const buf = (arr) => (bufs.push(put(arr)), bufs[bufs.length - 1]);
+      const spare = buf([0]);
+      const apart = () => table.fill(spare, 0, 1, 0); // a dispatch between two GEMMs
+      const read = async (at, n) => Array.from(await table.readFloats(at, n));
+      // encodes f, returns the dispatches it made
+      const count = (f) => {
+        table.flush();
+        const d = table.dispatches;
+        f();
+        table.flush();
+        return table.dispatches - d;
+      };
+      const out1 = {};
+      for (const kernel of ['gemm', 'gemm_tiled']) {
+        table.gemmKernel = kernel;
+        const res = {};
+        for (const together of [true, false]) {
+          const key = together ? 'pair' : 'apart';
+          // a linear layer's backward: dx = dy W, dW += dyᵀ x with db += row sums of dyᵀ
+          const bdy = buf(data.dy),
+            bW = buf(data.W),
+            bx = buf(data.x),
+            bdx = buf(new Array(R * inp).fill(0)),
+            bdW = buf(data.dW0),
+            bdb = buf(data.db0);
+          const n1 = count(() => {
+            table.gemm(false, false, R, inp, out, 1, bdy, out, bW, inp, 0, bdx, inp);
+            if (!together) apart();
+            table.gemm_fused(true, false, out, inp, R, 1, bdy, out, bx, inp, 1, bdW, inp, { rowsum: bdb });
+          });
+          // two products into the q and k columns of one [R, 3C] buffer (a grid of H heads)
+          const ba = buf(data.a2),
+            bb = buf(data.b2),
+            bqk = buf(new Array(R * C3).fill(7));
+          const C = H * hs;
+          const n2 = count(() => {
+            for (const col of [0, C]) {
+              table.gemm_grid(
+                false,
+                false,
+                R,
+                hs,
+                K2,
+                1,
+                ba,
+                K2,
+                0,
+                0,
+                bb,
+                hs,
+                0,
+                K2 * hs,
+                0,
+                bqk + col * 4,
+                C3,
+                0,
+                hs,
+                1,
+                H
+              );
+              if (!together) apart();
+            }
+          });
+          res[key] = {
+            dispatches: [n1, n2],
+            dx: await read(bdx, R * inp),
+            dW: await read(bdW, out * inp),
+            db: await read(bdb, out),
+            qk: await read(bqk, R * C3),
+          };
+        }
+        // dependent: the second reads the first's output (RAW), writes its input (WAR), writes
+        // columns overlapping its output by one (WAW)
+        const p = buf(new Array(R * R).fill(0)),
+          q = buf(new Array(R * R).fill(0));
+        const bdy = buf(data.dy);
+        const raw = count(() => {
+          table.gemm(false, true, R, R, out, 1, bdy, out, bdy, out, 0, p, R);
+          table.gemm(false, false, R, R, R, 1, p, R, p, R, 0, q, R);
+        });
+        const war = count(() => {
+          table.gemm(false, false, R, R, R, 1, p, R, p, R, 0, q, R);
+          table.gemm(false, true, R, R, out, 1, bdy, out, bdy, out, 0, p, R);
+        });
+        const waw = count(() => {
+          table.gemm(false, true, R, 10, out, 1, bdy, out, bdy, out, 0, q, R);
+          table.gemm(false, true, R, 10, out, 1, bdy, out, bdy, out, 0, q + 9 * 4, R);
+        });
+        const three = count(() => {
+          for (const col of [0, 10, 20]) table.gemm(false, true, R, 10, out, 1, bdy, out, bdy, out, 0, q + col * 4, R);
+        });
+        res.dependent = { raw, war, waw, three, q: await read(q, R * R) };
+        out1[kernel] = res;
+      }
+      table.gemmKernel = 'gemm';
+      for (const at of bufs) table.release(at);
+      return { ...out1, errors: errors.splice(0) };
+    },
+    {
+      R,
+      inp,
+      out,
+      H,
+      hs,
+      K2,
+      C3,
+      data: Object.fromEntries(Object.entries({ dy, W, x, dW0, db0, a2, b2 }).map(([k, v]) => [k, Array.from(v)])),
+    }
+  );
+  assert.deepEqual(r.errors, [], 'WebGPU validation errors');
+  // the float64 references
+  const dx = new Float64Array(R * inp),
+    dW = Float64Array.from(dW0),
+    db = Float64Array.from(db0),
+    qk = new Float64Array(R * C3).fill(7);
+  ref.gemm(false, false, R, inp, out, 1, dy, out, W, inp, 0, dx, inp);
+  ref.gemm(true, false, out, inp, R, 1, dy, out, x, inp, 1, dW, inp);
+  for (let o = 0; o < out; ++o) for (let i = 0; i < R; ++i) db[o] += dy[i * out + o];
+  for (const col of [0, H * hs])
+    for (let h = 0; h < H; ++h)
+      ref.gemm(false, false, R, hs, K2, 1, a2, K2, b2, hs, 0, qk, C3, 0, h * K2 * hs, col + h * hs);
+  for (const kernel of ['gemm', 'gemm_tiled']) {
+    const { pair, apart, dependent } = r[kernel];
+    assert.deepEqual(pair.dispatches, [1, 1], `${kernel}: independent pairs in one dispatch`);
+    assert.deepEqual(apart.dispatches, [3, 4], `${kernel}: with a dispatch between them`);
+    for (const k of ['dx', 'dW', 'db', 'qk']) assert.deepEqual(pair[k], apart[k], `${kernel}: ${k}, the same bits`);
+    close(pair.dx, dx, 2e-5, `${kernel} dx`);
+    close(pair.dW, dW, 2e-5, `${kernel} dW`);
+    close(pair.db, db, 2e-5, `${kernel} db`);
+    close(pair.qk, qk, 2e-5, `${kernel} q, k columns`);
+    assert.equal(dependent.raw, 2, `${kernel}: a product of the one before`);
+    assert.equal(dependent.war, 2, `${kernel}: over the input of the one before`);
+    assert.equal(dependent.waw, 2, `${kernel}: columns that overlap by one`);
+    assert.equal(dependent.three, 2, `${kernel}: three independent products, a pair and one`);
+  }
+  // the last product (three column blocks of dy dyᵀ into q) against the reference
+  const q = new Float64Array(R * R);
+  for (const col of [0, 10, 20]) ref.gemm(false, true, R, 10, out, 1, dy, out, dy, out, 0, q, R, 0, 0, col);
+  for (const kernel of ['gemm', 'gemm_tiled']) {
+    const got = r[kernel].dependent.q;
+    for (let i = 0; i < R; ++i)
+      for (let j = 0; j < 30; ++j) {
+        const e = Math.abs(got[i * R + j] - q[i * R + j]) / (1 + Math.abs(q[i * R + j]));
+        assert.ok(e <= 2e-5, `${kernel} dy dyᵀ blocks at ${i}, ${j}: ${got[i * R + j]} vs ${q[i * R + j]}`);
+      }
   }
 });
 

@@ -3,15 +3,27 @@
 // page: 20 training steps of config S (a Transformer, d_model 64, 4 heads, d_ff 256, 2 + 2
 // layers, batch 32, dropout 0.1) give losses within 1e-4 relative and weights within 1e-3; the
 // steps read nothing back (the table's read count does not move while they are encoded, and a
-// synchronous read without a prefetch would throw); a step that is not finite stops the run
-// at the same step, with the same message, as on the CPU; the other model kinds train; GPU
-// memory in use stays flat from one chunk of steps to the next; and a session on a lost device
-// fails naming WebGPU and disposes cleanly.
+// synchronous read without a prefetch would throw) and encode no more dispatches than
+// MAX_DISPATCHES_S a step (config M's, at batch 2, no more than MAX_DISPATCHES_M); a step that
+// is not finite stops the run at the same step, with the same message, as on the CPU; the other
+// model kinds train; GPU memory in use stays flat from one chunk of steps to the next; and a
+// session on a lost device fails naming WebGPU and disposes cleanly.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gpuPage } from './webgpu-harness.mjs';
+import { CONFIGS, sessionConfig } from '../../bench/rows/configs.mjs';
 
 const page = gpuPage();
+
+// Dispatches a config S training step (below) encodes at most: the table's count, the same on
+// every adapter. A fusion undone (web/gpu/table.js, the fused entries of kernels.hpp) raises it.
+// A train call makes one more (its first step zeroes the step guard's state when no earlier
+// step is unsettled: model_session.cpp).
+const MAX_DISPATCHES_S = 117;
+// The same for the bench's config M (bench/rows/configs.mjs: d_model 128, d_ff 512, 4 heads,
+// 2 + 2 layers, dropout 0), counted at batch 2: a step's dispatches do not depend on the batch
+// (attention's products cover batch × heads in one dispatch), so the count is config M's.
+const MAX_DISPATCHES_M = 117;
 
 const S = {
   model: { model: 'transformer', d_model: 64, heads: 4, d_ff: 256, enc_layers: 2, dec_layers: 2, dropout: 0.1 },
@@ -56,7 +68,7 @@ test('config S: 20 steps on WebGPU match the wasm engine, and encoding them read
       dispatches = table.dispatches;
     const raw = g.inner.train(20); // encodes the 20 steps
     const readsWhileEncoding = table.reads - reads;
-    const perStep = (table.dispatches - dispatches) / 20;
+    const encoded = table.dispatches - dispatches;
     const got = await g.settle(raw);
     const want = cpu.train(20);
     const gw = tensors(await g.save()),
@@ -84,7 +96,7 @@ test('config S: 20 steps on WebGPU match the wasm engine, and encoding them read
       readsWhileEncoding,
       pending: raw.pending,
       nanLosses: Array.from(raw.losses).every(Number.isNaN),
-      perStep,
+      encoded,
       gpu: Array.from(got.losses),
       cpu: Array.from(want.losses),
       step: g.info().step,
@@ -104,7 +116,10 @@ test('config S: 20 steps on WebGPU match the wasm engine, and encoding them read
   assert.equal(r.pending, 20);
   assert.ok(r.nanLosses, 'the engine reported losses it cannot have read');
   assert.equal(r.step, 20);
-  assert.ok(r.perStep > 50, `dispatches per step: ${r.perStep}`);
+  assert.ok(
+    r.encoded > 50 * 20 && r.encoded <= MAX_DISPATCHES_S * 20 + 1,
+    `dispatches in 20 steps: ${r.encoded} (at most ${MAX_DISPATCHES_S} a step, and 1)`
+  );
   for (let i = 0; i < 20; ++i) {
     const e = Math.abs(r.gpu[i] - r.cpu[i]) / Math.abs(r.cpu[i]);
     assert.ok(e <= 1e-4, `step ${i + 1}: loss ${r.gpu[i]} on WebGPU, ${r.cpu[i]} on wasm (relative ${e})`);
@@ -116,6 +131,44 @@ test('config S: 20 steps on WebGPU match the wasm engine, and encoding them read
     `eval ${r.evalLoss} vs ${r.cpuEvalLoss}`
   );
   assert.ok(r.decoded >= 1);
+  assert.deepEqual(page.errors, []);
+});
+
+test("config M's step (at batch 2) encodes at most MAX_DISPATCHES_M dispatches, whatever the batch", async () => {
+  await setup();
+  const M = sessionConfig(CONFIGS.M);
+  const r = await page.evaluate(
+    async (cfgs) => {
+      const { engine, mod, gpu } = window.eng;
+      const counts = [];
+      for (const cfg of cfgs) {
+        const g = await gpu.createSession(engine, { ...cfg, backend: 'webgpu' });
+        const table = mod.gpuTable;
+        await g.settle(g.inner.train(1));
+        const before = table.dispatches,
+          submits = table.submits;
+        const raw = g.inner.train(2);
+        counts.push(table.dispatches - before, table.submits - submits);
+        const got = await g.settle(raw);
+        counts.push(Array.from(got.losses).every(Number.isFinite));
+        g.dispose();
+      }
+      return counts;
+    },
+    [2, 3].map((batch) => ({ ...M, train: { ...M.train, batch } }))
+  );
+  const [encoded2, submitted2, finite2, encoded3, submitted3, finite3] = r;
+  assert.ok(finite2 && finite3, 'the steps trained');
+  assert.equal(encoded2, encoded3, 'the same dispatches at batch 2 and 3');
+  // two steps, and the call's one zeroing of the guard's state (as in the 20 steps above)
+  assert.ok(
+    encoded2 > 2 * 50 && encoded2 <= 2 * MAX_DISPATCHES_M + 1,
+    `dispatches in 2 steps: ${encoded2} (at most ${MAX_DISPATCHES_M} a step, and 1)`
+  );
+  // their token ids are staged between the dispatches (GpuTable.upload), so the call submits at
+  // most once (here where it allocates zeroed memory: the arena clears it on the queue after
+  // what is pending; the table also submits when something is read, or at 4096 dispatches)
+  assert.ok(submitted2 <= 1 && submitted3 <= 1, `submits while 2 steps were encoded: ${submitted2}, ${submitted3}`);
   assert.deepEqual(page.errors, []);
 });
 

@@ -13,7 +13,8 @@ import { source } from './wgsl.js';
 
 const SLOT = 256; // minUniformBufferOffsetAlignment
 const SLOTS = 4096; // dispatches per submit at most
-const WORDS = 32; // parameter words of a dispatch (wgsl.js Params)
+const WORDS = 64; // parameter words of a dispatch (wgsl.js Params: a slot's 256 bytes)
+const STAGE = 1 << 16; // bytes of small uploads staged between a submit's dispatches (upload())
 // The GEMM kernels (wgsl.js) and the edge of the tile of C a workgroup computes: 'gemm' keeps
 // its sums in registers and reads the arena directly (fast on SwiftShader), 'gemm_tiled' stages
 // tiles in workgroup memory (what a GPU wants). Both give the same bits; chooseGemm() times them.
@@ -98,6 +99,7 @@ export class GpuTable {
     this.gemmChoice = null; // {kernel, ms: {gemm, gemm_tiled} | null, stored: bool}
     this.gemmChoosing = null;
     this.gemmShapes = new Map(); // "tA tB M N K matrices" -> dispatches: the shapes encoded
+    this.gemmHeld = null; // the last GEMM problem, not yet encoded: the next may join its dispatch
     this.arena = new GpuArena(device, { bytes: arenaBytes });
     this.arena.pending = () => this.flush();
     this.layout = device.createBindGroupLayout({
@@ -117,9 +119,14 @@ export class GpuTable {
     this.slot = 0;
     this.encoder = null;
     this.pass = null;
+    // small uploads while work is encoded: written to `stage` on the queue and copied into the
+    // arena by the pending command buffer, in order among its dispatches (no submit)
+    this.stage = device.createBuffer({ size: STAGE, usage: GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+    this.staged = 0; // bytes of `stage` the pending command buffer copies from
     this.group = null;
     this.groupVersion = -1;
     this.dispatches = 0; // every dispatch encoded (a step's count is its difference)
+    this.kernelCounts = new Map(); // kernel name -> its dispatches (the breakdown of `dispatches`)
     this.submits = 0;
     this.reads = 0; // readbacks (read() calls): a training step makes none
     this.scratch = 0;
@@ -145,6 +152,7 @@ export class GpuTable {
   // One dispatch of kernel `name` with parameter words (numbers: integers as u32, floats given
   // through bits()), over workgroups [x, y, z].
   run(name, words, [x, y = 1, z = 1]) {
+    if (this.gemmHeld) this.gemmEmit();
     if (words.length > WORDS)
       throw new RangeError(`WebGPU ${name}: ${words.length} parameter words, a kernel takes at most ${WORDS}`);
     for (const w of words)
@@ -154,8 +162,9 @@ export class GpuTable {
     if (this.slot === SLOTS) this.flush();
     const view = new Uint32Array(this.params, this.slot * SLOT, WORDS);
     for (let i = 0; i < words.length; ++i) view[i] = words[i] >>> 0;
-    if (!this.pass || this.groupVersion !== this.arena.version) {
-      if (this.pass) this.flush();
+    view.fill(0, words.length); // words a kernel is not given read 0, never an earlier dispatch's
+    if (!this.encoder || this.groupVersion !== this.arena.version) {
+      if (this.encoder) this.flush();
       if (this.groupVersion !== this.arena.version) {
         this.group = this.device.createBindGroup({
           layout: this.layout,
@@ -167,19 +176,22 @@ export class GpuTable {
         this.groupVersion = this.arena.version;
       }
       this.encoder = this.device.createCommandEncoder();
-      this.pass = this.encoder.beginComputePass();
     }
+    this.pass ??= this.encoder.beginComputePass();
     this.pass.setPipeline(this.pipeline(name));
     this.pass.setBindGroup(0, this.group, [this.slot * SLOT]);
     this.pass.dispatchWorkgroups(x, y, z);
     this.slot += 1;
     this.dispatches += 1;
+    this.kernelCounts.set(name, (this.kernelCounts.get(name) ?? 0) + 1);
   }
 
   flush() {
-    if (!this.pass) return;
-    this.pass.end();
+    if (this.gemmHeld) this.gemmEmit();
+    if (!this.encoder) return;
+    this.pass?.end();
     this.pass = null;
+    this.staged = 0;
     this.device.queue.writeBuffer(this.ring, 0, this.params, 0, this.slot * SLOT);
     this.device.queue.submit([this.encoder.finish()]);
     this.encoder = null;
@@ -194,9 +206,22 @@ export class GpuTable {
   release(at) {
     this.arena.release(at);
   }
+  // With work encoded and not submitted (a training step's token ids between its dispatches),
+  // a small upload is staged: written to the staging buffer now and copied into the arena by
+  // the pending command buffer where it stands, so it costs no submit. Else (nothing pending,
+  // or large) it is a queue write after a submit of what is pending (arena.upload).
   upload(at, data) {
     this.drop();
-    this.arena.upload(at, data);
+    if (this.gemmHeld) this.gemmEmit();
+    const size = Math.ceil(data.byteLength / 4) * 4;
+    if (!this.encoder || size === 0 || at % 4 || size > STAGE - this.staged) return this.arena.upload(at, data);
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    const padded = size === bytes.byteLength ? bytes : Uint8Array.from({ length: size }, (_, k) => bytes[k] ?? 0);
+    this.device.queue.writeBuffer(this.stage, this.staged, padded);
+    this.pass?.end();
+    this.pass = null;
+    this.encoder.copyBufferToBuffer(this.stage, this.staged, this.arena.buffer, at, size);
+    this.staged += size;
   }
   // Zeroed and copied by a kernel, in the pass (no submit, nothing the size of the range on the
   // JS side): ranges of floats and ids (4-byte aligned) by `fill`, other byte ranges by
@@ -316,40 +341,79 @@ export class GpuTable {
       const key = [tA ? 1 : 0, tB ? 1 : 0, M, N, K, outer * inner].join(' ');
       this.gemmShapes.set(key, (this.gemmShapes.get(key) ?? 0) + 1);
     }
-    const kernel = this.gemmKernel,
+    const words = [
+      M,
+      N,
+      K,
+      lda,
+      ldb,
+      ldc,
+      A / 4,
+      B / 4,
+      C / 4,
+      iA,
+      iB,
+      iC,
+      tA ? 1 : 0,
+      tB ? 1 : 0,
+      bits(alpha),
+      bits(beta),
+      inner,
+      oA,
+      oB,
+      oC,
+      at(e.bias),
+      actCode(e.act ?? 0),
+      at(e.pre),
+      at(e.mask),
+      at(e.dact),
+      at(e.rowsum),
+      outer * inner,
+      ...dropWords(e.drop),
+    ];
+    // the floats it reads and writes (regions(): rows of a period), null where not known
+    let access = null;
+    if ([oA, iA, oB, iB, oC, iC].every((s) => s >= 0) && K > 0) {
+      const c = region(C / 4, M, N, ldc, oC, iC, outer, inner);
+      const like = (x) => region(x / 4, M, N, ldc, 0, 0, 1, 1); // laid out as C, one matrix
+      const flat = (x, n) => region(x / 4, 1, n, n, 0, 0, 1, 1);
+      const [ar, ac] = tA ? [K, M] : [M, K];
+      const [br, bc] = tB ? [N, K] : [K, N];
+      const reads = [
+        region(A / 4, ar, ac, lda, oA, iA, outer, inner),
+        region(B / 4, br, bc, ldb, oB, iB, outer, inner),
+        c,
+      ];
+      const writes = [c];
+      if (e.bias) reads.push(flat(e.bias, N));
+      if (e.pre) writes.push(like(e.pre));
+      if (e.mask) reads.push(like(e.mask));
+      if (e.dact) reads.push(like(e.dact));
+      if (e.rowsum) writes.push(flat(e.rowsum, M));
+      if (e.drop?.mask) writes.push(like(e.drop.mask));
+      access = { reads, writes };
+    }
+    const problem = { kernel: this.gemmKernel, words, access };
+    const held = this.gemmHeld;
+    if (held && held.kernel === problem.kernel && independent(held.access, access)) {
+      this.gemmHeld = null;
+      this.gemmEmit([held, problem]);
+      return;
+    }
+    if (held) this.gemmEmit();
+    this.gemmHeld = problem;
+  }
+
+  // Encodes the held GEMM problem, or the pair given (independent problems: one dispatch, the
+  // first's tiles then the second's).
+  gemmEmit(problems = [this.gemmHeld]) {
+    this.gemmHeld = null;
+    const kernel = problems[0].kernel,
       tile = GEMMS[kernel];
-    this.run(
-      kernel,
-      [
-        M,
-        N,
-        K,
-        lda,
-        ldb,
-        ldc,
-        A / 4,
-        B / 4,
-        C / 4,
-        iA,
-        iB,
-        iC,
-        tA ? 1 : 0,
-        tB ? 1 : 0,
-        bits(alpha),
-        bits(beta),
-        inner,
-        oA,
-        oB,
-        oC,
-        at(e.bias),
-        actCode(e.act ?? 0),
-        at(e.pre),
-        at(e.mask),
-        at(e.dact),
-        at(e.rowsum),
-      ],
-      [Math.ceil(N / tile), Math.ceil(M / tile), outer * inner]
-    );
+    // tiles of C: column tiles x row tiles x matrices (words 1, 0, 26)
+    const tiles = problems.map(({ words: w }) => Math.ceil(w[1] / tile) * Math.ceil(w[0] / tile) * w[26]);
+    const [gx, gy] = grid(tiles.reduce((a, b) => a + b, 0));
+    this.run(kernel, problems.length > 1 ? [...problems[0].words, ...problems[1].words] : problems[0].words, [gx, gy]);
   }
 
   // Which GEMM kernel this adapter runs faster, decided once per table: the choice stored for
@@ -418,9 +482,24 @@ export class GpuTable {
     this.run('softmax_forward', [y / 4, x / 4, bits(scale), keyPad, causal ? 1 : 0, B, H, T, S, gx], [gx, gy]);
   }
 
+  // softmax_forward's y, and yd = y ⊙ mask under the dropout drop = {mask, p, seed (BigInt)}
+  softmax_dropout_forward(y, yd, x, scale, keyPad, causal, B, H, T, S, drop) {
+    const [gx, gy] = grid(B * H * T);
+    this.run(
+      'softmax_forward',
+      [y / 4, x / 4, bits(scale), keyPad, causal ? 1 : 0, B, H, T, S, gx, yd / 4, ...dropWords(drop)],
+      [gx, gy]
+    );
+  }
+
   softmax_backward(dx, y, dy, scale, R, S) {
+    this.softmax_backward_masked(dx, y, dy, 0, scale, R, S);
+  }
+
+  // softmax_backward of dy ⊙ mask (mask 0: dy)
+  softmax_backward_masked(dx, y, dy, mask, scale, R, S) {
     const [gx, gy] = grid(R);
-    this.run('softmax_backward', [dx / 4, y / 4, dy / 4, bits(scale), R, S, gx], [gx, gy]);
+    this.run('softmax_backward', [dx / 4, y / 4, dy / 4, bits(scale), R, S, gx, mask / 4], [gx, gy]);
   }
 
   layernorm_forward(y, mean, rstd, x, gamma, beta, eps, R, C) {
@@ -443,19 +522,35 @@ export class GpuTable {
     this.run('layernorm_backward_dx', [dx / 4, dy / 4, x / 4, mean / 4, rstd / 4, gamma / 4, R, C, gx], [gx, gy]);
   }
 
-  // s = x + r, y = LN(s) (a residual's sum and its norm; r 0: y = LN(x))
-  add_layernorm_forward(y, s, mean, rstd, x, r, gamma, beta, eps, R, C) {
+  // s = x + drop(r), y = LN(s) (a residual's sum and its norm; r 0: y = LN(x)); drop = {mask,
+  // p, seed (BigInt)}: the dropout on r (kernels.hpp DropoutArgs; mask 0 or absent: none)
+  add_layernorm_forward(y, s, mean, rstd, x, r, gamma, beta, eps, R, C, drop = {}) {
     const [gx, gy] = grid(R);
     this.run(
       'add_layernorm_forward',
-      [y / 4, s / 4, mean / 4, rstd / 4, x / 4, r / 4, gamma / 4, beta / 4, bits(eps), R, C, gx],
+      [
+        y / 4,
+        s / 4,
+        mean / 4,
+        rstd / 4,
+        x / 4,
+        r / 4,
+        gamma / 4,
+        beta / 4,
+        bits(eps),
+        R,
+        C,
+        gx,
+        ...dropWords(r ? drop : {}),
+      ],
       [gx, gy]
     );
   }
 
-  // dx = (accumulate ? dx : 0) + (add ? add : 0) + LN'(dy), copy (0: none) = the same; dgamma,
-  // dbeta += : one dispatch (rows, then the parameter columns; dx and copy must not alias dy)
-  layernorm_backward_fused(dx, copy, dgamma, dbeta, dy, add, x, mean, rstd, gamma, accumulate, R, C) {
+  // dx = (accumulate ? dx : 0) + (add ? add : 0) + LN'(dy), copy (0: none) = the same times
+  // copyMask (0: 1); dgamma, dbeta += : one dispatch (rows, then the parameter columns; dx and
+  // copy must not alias dy)
+  layernorm_backward_fused(dx, copy, dgamma, dbeta, dy, add, x, mean, rstd, gamma, accumulate, R, C, copyMask = 0) {
     if (dx === dy || (copy && copy === dy))
       throw new RangeError('WebGPU layernorm_backward_fused: dx and copy must not alias dy');
     const [gx, gy] = grid(R + Math.ceil(C / 8));
@@ -476,6 +571,7 @@ export class GpuTable {
         R,
         C,
         gx,
+        copyMask / 4,
       ],
       [gx, gy]
     );
@@ -554,23 +650,36 @@ export class GpuTable {
   }
 
   embedding_forward(out, W, ids, R, C, scale) {
-    this.elements('embedding_forward', [out / 4, W / 4, ids / 4, R, C, bits(scale)], R * C);
+    this.embedding_pe_forward(out, W, ids, R, C, scale, 0, 1, {});
+  }
+
+  // out = drop(scale W[ids] + pe[r % L]) (pe 0: none; drop = {mask, p, seed (BigInt)}, mask 0
+  // or absent: none)
+  embedding_pe_forward(out, W, ids, R, C, scale, pe, L, drop) {
+    const [gx, gy] = grid(Math.ceil((R * C) / 256));
+    this.run(
+      'embedding_forward',
+      [out / 4, W / 4, ids / 4, R, C, bits(scale), gx, pe / 4, pe ? L : 1, ...dropWords(drop)],
+      [gx, gy]
+    );
   }
 
   embedding_backward(dW, dout, ids, R, C, scale) {
-    this.run('embedding_backward', [dW / 4, dout / 4, ids / 4, R, C, bits(scale)], [Math.ceil(C / 64)]);
+    this.embedding_backward_masked(dW, dout, 0, ids, R, C, scale);
+  }
+
+  // embedding_backward of dout ⊙ mask (mask 0: dout)
+  embedding_backward_masked(dW, dout, mask, ids, R, C, scale) {
+    this.run('embedding_backward', [dW / 4, dout / 4, ids / 4, R, C, bits(scale), mask / 4], [Math.ceil(C / 64)]);
   }
 
   // seed and offset: BigInt (64-bit, as the C++ table's uint64_t)
   dropout_forward(y, mask, x, n, p, seed, offset) {
-    const threshold = Math.floor(Math.fround(p) * 4294967296);
-    const keep = Math.fround(1 / Math.fround(1 - Math.fround(p)));
-    const lo = (v) => Number(BigInt.asUintN(64, BigInt(v)) & 0xffffffffn);
-    const hi = (v) => Number(BigInt.asUintN(64, BigInt(v)) >> 32n);
     const [gx, gy] = grid(Math.ceil(n / 256));
+    const [, threshold, keep, seedLo, seedHi] = dropWords({ mask: 1, p, seed });
     this.run(
       'dropout_forward',
-      [y / 4, mask / 4, x / 4, n, threshold, bits(keep), lo(seed), hi(seed), lo(offset), hi(offset), gx],
+      [y / 4, mask / 4, x / 4, n, threshold, keep, seedLo, seedHi, lo64(offset), hi64(offset), gx],
       [gx, gy]
     );
   }
@@ -634,6 +743,60 @@ export class GpuTable {
     const [gx, gy] = grid(R);
     this.run('probs_xent', [loss / 4, dlogits / 4, p / 4, targets / 4, bits(scale), R, S, gx], [gx, gy]);
   }
+}
+
+// The floats a GEMM operand spans (elements): matrix (o, i) of an outer × inner grid at
+// base + o * os + i * is, each `rows` rows of `cols` floats, row r at + r * ld. Returned as its
+// hull [lo, hi) and, where the grid keeps to rows of period ld (os a multiple of ld, the inner
+// matrices side by side within ld floats), as rectangles of the arena seen as rows of ld
+// floats: [r0, r1) × [c0, c1) (two where its columns wrap past a row's end). So the columns of
+// q, k and v in one [rows, 3C] buffer are told apart.
+function region(base, rows, cols, ld, os, is, outer, inner) {
+  const lo = base,
+    hi = base + (rows - 1) * ld + cols + (outer - 1) * os + (inner - 1) * is;
+  const width = (inner - 1) * is + cols; // the floats of a row the inner matrices span
+  if (ld <= 0 || os % ld || width > ld) return { lo, hi, ld: 0 };
+  const c0 = base % ld,
+    r0 = (base - c0) / ld,
+    r1 = r0 + (outer - 1) * (os / ld) + rows;
+  const rects =
+    c0 + width <= ld
+      ? [[r0, r1, c0, c0 + width]]
+      : [
+          [r0, r1, c0, ld],
+          [r0 + 1, r1 + 1, 0, c0 + width - ld],
+        ];
+  return { lo, hi, ld, rects };
+}
+
+// Whether two regions may share a float: by their rectangles where both have the same period,
+// else by their hulls.
+function overlap(a, b) {
+  if (!(a.lo < b.hi && b.lo < a.hi)) return false;
+  if (!a.ld || a.ld !== b.ld) return true;
+  return a.rects.some(([r0, r1, c0, c1]) =>
+    b.rects.some(([s0, s1, d0, d1]) => r0 < s1 && s0 < r1 && c0 < d1 && d0 < c1)
+  );
+}
+
+const lo64 = (v) => Number(BigInt.asUintN(64, BigInt(v)) & 0xffffffffn);
+const hi64 = (v) => Number(BigInt.asUintN(64, BigInt(v)) >> 32n);
+
+// The words of a dropout a kernel applies (kernels.hpp DropoutArgs {mask, p, seed}; wgsl.js
+// HASH): mask address (0: none), threshold floor(p 2^32), keep 1/(1-p), seed lo, seed hi.
+function dropWords({ mask = 0, p = 0, seed = 0n } = {}) {
+  if (!mask) return [0, 0, 0, 0, 0];
+  const threshold = Math.floor(Math.fround(p) * 4294967296);
+  const keep = Math.fround(1 / Math.fround(1 - Math.fround(p)));
+  return [mask / 4, threshold, bits(keep), lo64(seed), hi64(seed)];
+}
+
+// Two GEMM problems' accesses ({reads, writes}: regions) are independent when neither writes
+// what the other reads or writes (null: not known, never independent).
+function independent(a, b) {
+  if (!a || !b) return false;
+  const meet = (xs, ys) => xs.some((x) => ys.some((y) => overlap(x, y)));
+  return !meet(a.writes, b.reads) && !meet(a.writes, b.writes) && !meet(b.writes, a.reads);
 }
 
 function actCode(act) {

@@ -1,5 +1,5 @@
 // WGSL of the WebGPU kernel table (web/gpu/table.js). Every kernel binds the arena whole as
-// `mem` (binding 0) and its parameters as 32 words (binding 1, a slot of the uniform ring):
+// `mem` (binding 0) and its parameters as 64 words (binding 1, a slot of the uniform ring):
 // element offsets into mem, sizes, and floats by bitcast. Contracts: cpp/kernels/kernels.hpp;
 // the reference loops they are tested against: cpp/kernels/reference.cpp.
 // Rows are spread over a 2-D grid (x up to 65,535 workgroups, row = x + y * gridX). The
@@ -10,7 +10,7 @@ import { RECURRENT } from './wgsl-recurrent.js';
 
 const PRELUDE = /* wgsl */ `
 @group(0) @binding(0) var<storage, read_write> mem: array<f32>;
-struct Params { w: array<vec4<u32>, 8> }
+struct Params { w: array<vec4<u32>, 16> }
 @group(0) @binding(1) var<uniform> P: Params;
 fn pu(i: u32) -> u32 { return P.w[i / 4u][i % 4u]; }
 fn pf(i: u32) -> f32 { return bitcast<f32>(pu(i)); }
@@ -50,17 +50,40 @@ fn red_max(v: f32, t: u32) -> f32 {
 
 const NEG_INF = '-3.4028234663852886e38';
 
-// The words of every GEMM kernel: 0 M 1 N 2 K 3 lda 4 ldb 5 ldc 6 A 7 B 8 C 9 inner stride of A
-// 10 of B 11 of C 12 tA 13 tB 14 alpha 15 beta 16 inner (matrices of the grid's inner index)
-// 17 outer stride of A 18 of B 19 of C; the epilogue's: 20 bias 21 act 22 pre 23 mask 24 dact
-// 25 rowsum (addresses; 0: none). Matrix z of the grid is (z / inner, z % inner).
+// The words of every GEMM kernel, per problem from its base word b (0, or 32 for the second
+// problem of a pair): b+0 M 1 N 2 K 3 lda 4 ldb 5 ldc 6 A 7 B 8 C 9 inner stride of A 10 of B
+// 11 of C 12 tA 13 tB 14 alpha 15 beta 16 inner (matrices of the grid's inner index) 17 outer
+// stride of A 18 of B 19 of C; the epilogue's: 20 bias 21 act 22 pre 23 mask 24 dact 25 rowsum
+// (addresses; 0: none); 26 matrices (outer × inner; 0 for the second problem: there is none);
+// 27-31 the epilogue's dropout (HASH). Matrix z of the grid is (z / inner, z % inner). The
+// dispatch is a 2-D grid of workgroups (workgroup x + 65535 y: table.js grid()), the first
+// problem's tiles (column tile fastest, then row tile, then matrix), then the second's: two
+// independent products (a layer's dx and dW) are one dispatch.
 const GEMM_WORDS = /* wgsl */ `
-fn operand(base: u32, outer: u32, inner: u32, z: u32) -> u32 {
-  return pu(base) + (z / pu(16u)) * pu(outer) + (z % pu(16u)) * pu(inner);
+fn operand(b: u32, base: u32, outer: u32, inner: u32, z: u32) -> u32 {
+  return pu(b + base) + (z / pu(b + 16u)) * pu(b + outer) + (z % pu(b + 16u)) * pu(b + inner);
+}
+fn gemm_tiles(b: u32, tile: u32) -> u32 {
+  return ((pu(b + 1u) + tile - 1u) / tile) * ((pu(b) + tile - 1u) / tile) * pu(b + 26u);
+}
+// The problem (its base word) and tile (column tile, row tile, matrix) of workgroup wg; a
+// workgroup past the last tile gets base word 1 (none: it returns).
+fn gemm_tile(wg: vec3<u32>, tile: u32) -> vec4<u32> {
+  var t = wg.x + wg.y * 65535u;
+  var b = 0u;
+  let n0 = gemm_tiles(0u, tile);
+  if (t >= n0) {
+    t = t - n0;
+    b = 32u;
+    if (t >= gemm_tiles(32u, tile)) { return vec4<u32>(1u, 0u, 0u, 0u); }
+  }
+  let gx = (pu(b + 1u) + tile - 1u) / tile; let gy = (pu(b) + tile - 1u) / tile;
+  return vec4<u32>(b, t % gx, (t / gx) % gy, t / (gx * gy));
 }
 `;
 
-// The GEMM epilogue (kernels.hpp GemmEpilogue) on element (i, j) of matrix C, acc its product.
+// The GEMM epilogue (kernels.hpp GemmEpilogue) on element (i, j) of matrix C of the problem at
+// base word b, acc its product.
 const EPILOGUE = /* wgsl */ `
 const GK: f32 = 0.7978845608028654;
 fn gelu(z: f32) -> f32 { return 0.5 * z * (1.0 + tanh(GK * (z + 0.044715 * z * z * z))); }
@@ -68,44 +91,91 @@ fn gelu_grad(x: f32) -> f32 {
   let t = tanh(GK * (x + 0.044715 * x * x * x));
   return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * GK * (1.0 + 3.0 * 0.044715 * x * x);
 }
-fn epilogue(C: u32, i: u32, j: u32, acc: f32) {
-  let e = i * pu(5u) + j;
+fn epilogue(b: u32, C: u32, i: u32, j: u32, acc: f32) {
+  let e = i * pu(b + 5u) + j;
   let at = C + e;
-  var v = pf(14u) * acc;
-  if (pf(15u) != 0.0) { v = v + pf(15u) * mem[at]; }
-  if (pu(20u) != 0u) { v = v + mem[pu(20u) + j]; }
-  if (pu(22u) != 0u) { mem[pu(22u) + e] = v; }
-  let act = pu(21u);
-  if (pu(24u) != 0u) {  // backward: the mask, then act'(dact)
-    if (pu(23u) != 0u) { v = v * mem[pu(23u) + e]; }
-    let z = mem[pu(24u) + e];
+  var v = pf(b + 14u) * acc;
+  if (pf(b + 15u) != 0.0) { v = v + pf(b + 15u) * mem[at]; }
+  if (pu(b + 20u) != 0u) { v = v + mem[pu(b + 20u) + j]; }
+  if (pu(b + 22u) != 0u) { mem[pu(b + 22u) + e] = v; }
+  let act = pu(b + 21u);
+  if (pu(b + 24u) != 0u) {  // backward: the mask, then act'(dact)
+    if (pu(b + 23u) != 0u) { v = v * mem[pu(b + 23u) + e]; }
+    let z = mem[pu(b + 24u) + e];
     if (act == 1u && !(z > 0.0)) { v = 0.0; }
     if (act == 2u) { v = v * gelu_grad(z); }
-  } else {  // forward: act, then the mask
+  } else {  // forward: act, then the mask, then the dropout
     if (act == 1u) { v = max(v, 0.0); }
     if (act == 2u) { v = gelu(v); }
-    if (pu(23u) != 0u) { v = v * mem[pu(23u) + e]; }
+    if (pu(b + 23u) != 0u) { v = v * mem[pu(b + 23u) + e]; }
+    if (pu(b + 27u) != 0u) { v = v * drop_mask(b + 27u, e); }
   }
   mem[at] = v;
 }
 `;
 
+// kernels/counter_hash.hpp's bits with 64-bit words as (lo, hi) pairs, and the inverted dropout
+// of a fused kernel (kernels.hpp DropoutArgs) from the five words at w: mask address (0: none),
+// threshold, keep (1/(1-p)), seed lo, seed hi. drop_mask(w, i): element i's mask value, written
+// to the mask (1 when there is no dropout).
+const HASH = /* wgsl */ `
+fn mul32(a: u32, b: u32) -> vec2<u32> {  // the full 64-bit product of two 32-bit words
+  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
+  let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0; let p11 = a1 * b1;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  let lo = (p00 & 0xffffu) | (mid << 16u);
+  let hi = p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
+  return vec2<u32>(lo, hi);
+}
+fn mul64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let p = mul32(a.x, b.x);
+  return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);
+}
+fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+  let lo = a.x + b.x;
+  return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+fn xshr(z: vec2<u32>, s: u32) -> vec2<u32> {  // z ^ (z >> s), 0 < s < 32
+  return vec2<u32>(z.x ^ ((z.x >> s) | (z.y << (32u - s))), z.y ^ (z.y >> s));
+}
+fn mix64(z0: vec2<u32>) -> vec2<u32> {
+  var z = mul64(xshr(z0, 30u), vec2<u32>(0x1CE4E5B9u, 0xBF58476Du));
+  z = mul64(xshr(z, 27u), vec2<u32>(0x133111EBu, 0x94D049BBu));
+  return xshr(z, 31u);
+}
+fn hash_bits(seed: vec2<u32>, i: u32) -> u32 {  // bits32(seed, i), offset 0
+  let golden = vec2<u32>(0x7F4A7C15u, 0x9E3779B9u);
+  let k = add64(vec2<u32>(i, 0u), vec2<u32>(1u, 0u));
+  return mix64(add64(mix64(seed), mul64(k, golden))).y;
+}
+fn drop_mask(w: u32, i: u32) -> f32 {
+  if (pu(w) == 0u) { return 1.0; }
+  let m = select(pf(w + 2u), 0.0, hash_bits(vec2<u32>(pu(w + 3u), pu(w + 4u)), i) < pu(w + 1u));
+  mem[pu(w) + i] = m;
+  return m;
+}
+`;
+
 export const KERNELS = {
-  // C = alpha op(A) op(B) + beta C over a grid of matrices along wg.z (GEMM_WORDS), then the
+  // C = alpha op(A) op(B) + beta C over a grid of matrices (GEMM_WORDS: one or two problems), then the
   // fused epilogue (EPILOGUE). Each invocation computes a 4×4 block of C in registers (a
   // workgroup of 8×8 invocations: a 32×32 tile), reading A and B straight from the arena: no
   // workgroup memory and no barriers, which keeps it fast on software Vulkan (SwiftShader) too.
   gemm:
     GEMM_WORDS +
+    HASH +
     EPILOGUE +
     /* wgsl */ `
 @compute @workgroup_size(8, 8)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
-  let M = pu(0u); let N = pu(1u); let K = pu(2u);
-  let lda = pu(3u); let ldb = pu(4u);
-  let A = operand(6u, 17u, 9u, wg.z); let B = operand(7u, 18u, 10u, wg.z);
-  let ta = pu(12u) != 0u; let tb = pu(13u) != 0u;
-  let i0 = (wg.y * 8u + l.y) * 4u; let j0 = (wg.x * 8u + l.x) * 4u;
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let tl = gemm_tile(wid, 32u);
+  let b = tl.x;
+  if (b == 1u) { return; }
+  let M = pu(b); let N = pu(b + 1u); let K = pu(b + 2u);
+  let lda = pu(b + 3u); let ldb = pu(b + 4u);
+  let A = operand(b, 6u, 17u, 9u, tl.w); let B = operand(b, 7u, 18u, 10u, tl.w);
+  let ta = pu(b + 12u) != 0u; let tb = pu(b + 13u) != 0u;
+  let i0 = (tl.z * 8u + l.y) * 4u; let j0 = (tl.y * 8u + l.x) * 4u;
   if (i0 >= M || j0 >= N) { return; }
   // op(A)[i, k] = A[i*lda + k] (or A[k*lda + i]); rows past M and columns past N read row/column
   // i0 or j0 again (their sums are never stored)
@@ -118,7 +188,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   }
   let astep = select(1u, lda, ta); let bstep = select(ldb, 1u, tb);
   // the row sums of op(A) (a bias gradient), by the invocations of the first block column
-  let sums = pu(25u) != 0u && j0 == 0u;
+  let sums = pu(b + 25u) != 0u && j0 == 0u;
   var rs = vec4<f32>(0.0);
   var acc: array<vec4<f32>, 4>;
   for (var k = 0u; k < K; k = k + 1u) {
@@ -130,24 +200,25 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
     acc[3] = fma(vec4<f32>(av.w), bv, acc[3]);
     if (sums) { rs = rs + av; }
   }
-  let C = operand(8u, 19u, 11u, wg.z);
+  let C = operand(b, 8u, 19u, 11u, tl.w);
   for (var r = 0u; r < 4u; r = r + 1u) {
     if (i0 + r >= M) { break; }
-    if (sums) { let at = pu(25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
+    if (sums) { let at = pu(b + 25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
     for (var c = 0u; c < 4u; c = c + 1u) {
       if (j0 + c >= N) { break; }
-      epilogue(C, i0 + r, j0 + c, acc[r][c]);
+      epilogue(b, C, i0 + r, j0 + c, acc[r][c]);
     }
   }
 }`,
 
-  // The same GEMM (words, grid along wg.z, epilogue) for GPUs: a workgroup of 16×16 invocations
+  // The same GEMM (words, problems and tiles, epilogue) for GPUs: a workgroup of 16×16 invocations
   // computes a 64×64 tile of C, 4×4 outputs each, staging op(A) and op(B) through workgroup
   // memory 16 k at a time (each invocation loads 4 of the 1024 values of each tile, consecutive
   // invocations consecutive addresses whatever the transpose). Every output sums its k in
   // ascending order with fma, as the register kernel: the two give the same bits.
   gemm_tiled:
     GEMM_WORDS +
+    HASH +
     EPILOGUE +
     /* wgsl */ `
 const TM: u32 = 64u;
@@ -155,14 +226,17 @@ const TK: u32 = 16u;
 var<workgroup> As: array<f32, 1024>;  // [k][i] of op(A)'s tile
 var<workgroup> Bs: array<f32, 1024>;  // [k][j] of op(B)'s tile
 @compute @workgroup_size(16, 16)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
-  let M = pu(0u); let N = pu(1u); let K = pu(2u);
-  let lda = pu(3u); let ldb = pu(4u);
-  let A = operand(6u, 17u, 9u, wg.z); let B = operand(7u, 18u, 10u, wg.z);
-  let ta = pu(12u) != 0u; let tb = pu(13u) != 0u;
-  let ti = wg.y * TM; let tj = wg.x * TM;
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let tl = gemm_tile(wid, TM);
+  let b = tl.x;
+  if (b == 1u) { return; }
+  let M = pu(b); let N = pu(b + 1u); let K = pu(b + 2u);
+  let lda = pu(b + 3u); let ldb = pu(b + 4u);
+  let A = operand(b, 6u, 17u, 9u, tl.w); let B = operand(b, 7u, 18u, 10u, tl.w);
+  let ta = pu(b + 12u) != 0u; let tb = pu(b + 13u) != 0u;
+  let ti = tl.z * TM; let tj = tl.y * TM;
   let lid = l.y * 16u + l.x;
-  let sums = pu(25u) != 0u && wg.x == 0u && l.x == 0u;
+  let sums = pu(b + 25u) != 0u && tl.y == 0u && l.x == 0u;
   var rs = vec4<f32>(0.0);
   var acc: array<vec4<f32>, 4>;
   for (var k0 = 0u; k0 < K; k0 = k0 + TK) {
@@ -197,21 +271,23 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
     }
     workgroupBarrier();
   }
-  let C = operand(8u, 19u, 11u, wg.z);
+  let C = operand(b, 8u, 19u, 11u, tl.w);
   let i0 = ti + l.y * 4u; let j0 = tj + l.x * 4u;
   for (var r = 0u; r < 4u; r = r + 1u) {
     if (i0 + r >= M) { break; }
-    if (sums) { let at = pu(25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
+    if (sums) { let at = pu(b + 25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
     for (var c = 0u; c < 4u; c = c + 1u) {
       if (j0 + c >= N) { break; }
-      epilogue(C, i0 + r, j0 + c, acc[r][c]);
+      epilogue(b, C, i0 + r, j0 + c, acc[r][c]);
     }
   }
 }`,
 
   // words: 0 y 1 x 2 scale 3 key_pad byte address (0: none) 4 causal 5 B 6 H 7 T 8 S 9 gridX
+  // 10 yd (0: none): y under the dropout of words 11-15 (HASH, over the rows' elements)
   softmax_forward:
     ROWS +
+    HASH +
     /* wgsl */ `
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
@@ -241,10 +317,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
     var v = 0.0;
     if (!masked && any > 0.0) { v = exp(mem[x + j] * scale - mx) / sum; }
     mem[y + j] = v;
+    if (pu(10u) != 0u) { mem[pu(10u) + r * S + j] = v * drop_mask(11u, r * S + j); }
   }
 }`,
 
-  // dx = scale y (dy - sum dy y); words: 0 dx 1 y 2 dy 3 scale 4 R 5 S 6 gridX
+  // dx = scale y (g - sum g y), g = dy (times mask where word 7 is not 0: a dropout's backward);
+  // words: 0 dx 1 y 2 dy 3 scale 4 R 5 S 6 gridX 7 mask
   softmax_backward:
     ROWS +
     /* wgsl */ `
@@ -254,10 +332,19 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   let r = wg.x + wg.y * pu(6u);
   if (r >= pu(4u)) { return; }
   let o = r * S; let dx = pu(0u) + o; let y = pu(1u) + o; let dy = pu(2u) + o;
+  let mask = pu(7u);
   var d = 0.0;
-  for (var j = l.x; j < S; j = j + WG) { d = d + mem[dy + j] * mem[y + j]; }
+  for (var j = l.x; j < S; j = j + WG) {
+    var g = mem[dy + j];
+    if (mask != 0u) { g = g * mem[mask + o + j]; }
+    d = d + g * mem[y + j];
+  }
   d = red_sum(d, l.x);
-  for (var j = l.x; j < S; j = j + WG) { mem[dx + j] = pf(3u) * mem[y + j] * (mem[dy + j] - d); }
+  for (var j = l.x; j < S; j = j + WG) {
+    var g = mem[dy + j];
+    if (mask != 0u) { g = g * mem[mask + o + j]; }
+    mem[dx + j] = pf(3u) * mem[y + j] * (g - d);
+  }
 }`,
 
   // words: 0 y 1 mean 2 rstd 3 x 4 gamma 5 beta 6 eps 7 R 8 C 9 gridX
@@ -283,15 +370,13 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   if (l.x == 0u) { mem[pu(1u) + r] = m; mem[pu(2u) + r] = rs; }
 }`,
 
-  // s = x + r, y = LN(s) (r 0: y = LN(x), s not written), a workgroup per row;
-  // words: 0 y 1 s 2 mean 3 rstd 4 x 5 r 6 gamma 7 beta 8 eps 9 R 10 C 11 gridX
+  // s = x + drop(r), y = LN(s) (r 0: y = LN(x), s not written, no dropout), a workgroup per row;
+  // words: 0 y 1 s 2 mean 3 rstd 4 x 5 r 6 gamma 7 beta 8 eps 9 R 10 C 11 gridX 12-16 the
+  // dropout on r (HASH: mask 0, none). Each invocation reads back the sums it wrote to s.
   add_layernorm_forward:
     ROWS +
+    HASH +
     /* wgsl */ `
-fn val(x: u32, r: u32, c: u32) -> f32 {
-  if (r == 0u) { return mem[x + c]; }
-  return mem[x + c] + mem[r + c];
-}
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let C = pu(10u);
@@ -299,19 +384,23 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   if (row >= pu(9u)) { return; }
   let o = row * C; let x = pu(4u) + o; let y = pu(0u) + o;
   let r = select(0u, pu(5u) + o, pu(5u) != 0u);
+  let src = select(x, pu(1u) + o, r != 0u);  // the values normed: s, or x without r
   var m = 0.0;
   for (var c = l.x; c < C; c = c + WG) {
-    let v = val(x, r, c);
-    if (r != 0u) { mem[pu(1u) + o + c] = v; }
+    var v = mem[x + c];
+    if (r != 0u) {
+      v = v + mem[r + c] * drop_mask(12u, o + c);
+      mem[src + c] = v;
+    }
     m = m + v;
   }
   m = red_sum(m, l.x) / f32(C);
   var v = 0.0;
-  for (var c = l.x; c < C; c = c + WG) { let d = val(x, r, c) - m; v = v + d * d; }
+  for (var c = l.x; c < C; c = c + WG) { let d = mem[src + c] - m; v = v + d * d; }
   v = red_sum(v, l.x) / f32(C);
   let rs = inverseSqrt(v + pf(8u));
   for (var c = l.x; c < C; c = c + WG) {
-    mem[y + c] = (val(x, r, c) - m) * rs * mem[pu(6u) + c] + mem[pu(7u) + c];
+    mem[y + c] = (mem[src + c] - m) * rs * mem[pu(6u) + c] + mem[pu(7u) + c];
   }
   if (l.x == 0u) { mem[pu(2u) + row] = m; mem[pu(3u) + row] = rs; }
 }`,
@@ -320,7 +409,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   // (add ? add : 0) + LN'(dy) (and copy = the same); the workgroups after them dgamma, dbeta
   // += over rows, 8 columns each, the rows split over 8 lanes and the lanes' sums added in
   // workgroup memory. dx and copy must not alias dy (both halves read it). words: 0 dx 1 copy
-  // 2 dgamma 3 dbeta 4 dy 5 add 6 x 7 mean 8 rstd 9 gamma 10 acc 11 R 12 C 13 gridX
+  // 2 dgamma 3 dbeta 4 dy 5 add 6 x 7 mean 8 rstd 9 gamma 10 acc 11 R 12 C 13 gridX 14 copy's
+  // mask (0: none; copy = the values times it, a dropout's backward)
   layernorm_backward_fused:
     ROWS +
     /* wgsl */ `
@@ -351,7 +441,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
       if (add != 0u) { v = v + mem[add + o + c]; }
       v = v + d;
       mem[dx + c] = v;
-      if (cp != 0u) { mem[cp + o + c] = v; }
+      if (cp != 0u) {
+        var w = v;
+        if (pu(14u) != 0u) { w = w * mem[pu(14u) + o + c]; }
+        mem[cp + o + c] = w;
+      }
     }
     return;
   }
@@ -610,58 +704,46 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   if (l.x == 0u) { mem[pu(0u) + w] = s; }
 }`,
 
-  // out[r, c] = scale W[ids[r], c]; words: 0 out 1 W 2 ids 3 R 4 C 5 scale 6 gridX (256s)
-  embedding_forward: /* wgsl */ `
+  // out[r, c] = drop(scale W[ids[r], c] + pe[r % L, c]); words: 0 out 1 W 2 ids 3 R 4 C 5 scale
+  // 6 gridX (256s) 7 pe (0: none) 8 L 9-13 the dropout (HASH: mask 0, none)
+  embedding_forward:
+    HASH +
+    /* wgsl */ `
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let C = pu(4u);
   let i = (wg.x + wg.y * pu(6u)) * 256u + l.x;
   if (i >= pu(3u) * C) { return; }
   let r = i / C; let c = i % C;
-  mem[pu(0u) + i] = pf(5u) * mem[pu(1u) + u32(ids(pu(2u) + r)) * C + c];
+  var v = pf(5u) * mem[pu(1u) + u32(ids(pu(2u) + r)) * C + c];
+  if (pu(7u) != 0u) { v = v + mem[pu(7u) + (r % pu(8u)) * C + c]; }
+  if (pu(9u) != 0u) { v = v * drop_mask(9u, i); }
+  mem[pu(0u) + i] = v;
 }`,
 
-  // dW[ids[r], c] += scale dout[r, c], rows in order (a thread per column: the CPU's sums);
-  // words: 0 dW 1 dout 2 ids 3 R 4 C 5 scale
+  // dW[ids[r], c] += scale dout[r, c] (times mask[r, c] where word 6 is not 0: a dropout's
+  // backward), rows in order (a thread per column: the CPU's sums);
+  // words: 0 dW 1 dout 2 ids 3 R 4 C 5 scale 6 mask
   embedding_backward: /* wgsl */ `
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3<u32>) {
   let C = pu(4u); let c = g.x;
   if (c >= C) { return; }
+  let mask = pu(6u);
   for (var r = 0u; r < pu(3u); r = r + 1u) {
     let at = pu(0u) + u32(ids(pu(2u) + r)) * C + c;
-    mem[at] = mem[at] + pf(5u) * mem[pu(1u) + r * C + c];
+    var d = mem[pu(1u) + r * C + c];
+    if (mask != 0u) { d = d * mem[mask + r * C + c]; }
+    mem[at] = mem[at] + pf(5u) * d;
   }
 }`,
 
   // Inverted dropout with kernels/counter_hash.hpp's bits (64-bit words as (lo, hi) pairs);
   // words: 0 y 1 mask 2 x 3 n 4 threshold 5 keep 6 seed lo 7 seed hi 8 offset lo 9 offset hi
   //        10 gridX (256s)
-  dropout_forward: /* wgsl */ `
-fn mul32(a: u32, b: u32) -> vec2<u32> {  // the full 64-bit product of two 32-bit words
-  let a0 = a & 0xffffu; let a1 = a >> 16u; let b0 = b & 0xffffu; let b1 = b >> 16u;
-  let p00 = a0 * b0; let p01 = a0 * b1; let p10 = a1 * b0; let p11 = a1 * b1;
-  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
-  let lo = (p00 & 0xffffu) | (mid << 16u);
-  let hi = p11 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u);
-  return vec2<u32>(lo, hi);
-}
-fn mul64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-  let p = mul32(a.x, b.x);
-  return vec2<u32>(p.x, p.y + a.x * b.y + a.y * b.x);
-}
-fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
-  let lo = a.x + b.x;
-  return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
-}
-fn xshr(z: vec2<u32>, s: u32) -> vec2<u32> {  // z ^ (z >> s), 0 < s < 32
-  return vec2<u32>(z.x ^ ((z.x >> s) | (z.y << (32u - s))), z.y ^ (z.y >> s));
-}
-fn mix64(z0: vec2<u32>) -> vec2<u32> {
-  var z = mul64(xshr(z0, 30u), vec2<u32>(0x1CE4E5B9u, 0xBF58476Du));
-  z = mul64(xshr(z, 27u), vec2<u32>(0x133111EBu, 0x94D049BBu));
-  return xshr(z, 31u);
-}
+  dropout_forward:
+    HASH +
+    /* wgsl */ `
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
   let i = (wg.x + wg.y * pu(10u)) * 256u + l.x;

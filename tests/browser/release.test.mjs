@@ -83,11 +83,27 @@ after(async () => {
 
 const engineUrls = (from) => server.urls.slice(from).filter((u) => /^\/engine\/attnlab[\w-]*\.(wasm|mjs|js)/.test(u));
 
-// Visits the guide (a new document) until it is ready: its engine has loaded.
+// Visits the guide (a new document) until it is ready: its engine has loaded, and every engine
+// file it asked for (the threaded engine's may still be arriving after the page is ready) has
+// arrived, so that leaving the page does not cut a download the cache would have kept.
 async function visit(page) {
-  await page.goto('about:blank'); // a new document each time, not a move within this one
-  await page.goto(`${server.url}?lang=en`);
-  await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
+  const pending = new Set();
+  const engine = (r) => /\/engine\/attnlab[\w-]*\.(wasm|mjs|js)/.test(r.url());
+  const started = (r) => engine(r) && pending.add(r);
+  const ended = (r) => pending.delete(r);
+  page.on('request', started);
+  page.on('requestfinished', ended);
+  page.on('requestfailed', ended);
+  try {
+    await page.goto('about:blank'); // a new document each time, not a move within this one
+    await page.goto(`${server.url}?lang=en`);
+    await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
+    for (const t0 = Date.now(); pending.size && Date.now() - t0 < 60000;) await new Promise((r) => setTimeout(r, 100));
+  } finally {
+    page.off('request', started);
+    page.off('requestfinished', ended);
+    page.off('requestfailed', ended);
+  }
 }
 
 test('release B served where A was: B runs its own engine files, fetched by their new hashes', async () => {

@@ -111,6 +111,8 @@ try {
 }
 let chromiumVersion = null;
 console.log(`bench: load average at start ${loadAtStart.join(' ')} (1, 5, 15 min; ${os.cpus().length} CPUs)`);
+console.log('bench: the goals, stated before measuring:');
+for (const g of GOALS) console.log(`  ${g.text}`);
 
 const torchCache = new Map();
 const peaks = new Map();
@@ -302,7 +304,7 @@ for (const g of GOALS) {
       ? `MISSED in ${missed.length} of ${mine.length} rows`
       : `met in all ${mine.length} rows`;
   console.log(`  ${g.text}: ${status}`);
-  for (const r of missed) console.log(`      ${r.name}: ratio ${fmt(r.ratio)}`);
+  for (const r of missed) console.log(`      ${r.name}: ${fmt(r.goal_value)}${g.unit ?? 'x'}`);
 }
 
 const over = rows.filter((r) => r.over_peak);
@@ -343,7 +345,7 @@ const meta = {
       status: !mine.length
         ? 'not measured in this run'
         : missed.length
-          ? `missed in ${missed.length} of ${mine.length} rows (${missed.map((r) => `${r.name}: ${fmt(r.ratio)}x`).join('; ')})`
+          ? `missed in ${missed.length} of ${mine.length} rows (${missed.map((r) => `${r.name}: ${fmt(r.goal_value)}${g.unit ?? 'x'}`).join('; ')})`
           : `met in all ${mine.length} rows`,
     };
   }),

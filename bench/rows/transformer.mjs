@@ -8,7 +8,7 @@
 // Rows follow build/bench.json's shape {name, unit, attnlab, peer, peer_value, ratio}; ratio =
 // peer time / attnlab time (> 1: attnlab is faster). Run alone: `node bench/rows/transformer.mjs`.
 // Also the thread split of the native step (threadSplitRows, alone: `node
-// bench/rows/transformer.mjs --thread-split`): per config S, M and base, the 1-thread step and
+// bench/rows/transformer.mjs --thread-split`): per config S, M, base and de-en (the translator's), the 1-thread step and
 // the 2-thread step with each --thread-split mode (kernels: every kernel call split; ranks: two
 // replicas on halves of the batch, parallel/thread_ranks.hpp; auto: the engine's cost model),
 // measured in turn in one run; each row's value is the speedup 1T ms / 2T ms and names the mode
@@ -147,7 +147,8 @@ export async function threadSplitRows(ctx = {}) {
   const seconds = (config) => (config === 'base' ? 1 : ctx.quick ? 0.5 : 2);
   const r2 = (x) => (x == null ? null : Number(x.toFixed(2)));
   const out = [];
-  for (const config of ['S', 'M', 'base']) {
+  // de-en: the guide's translator (2+2 layers, d_model 256, vocab 3000 tied, 2,048-token batches)
+  for (const config of ['S', 'M', 'base', 'de-en']) {
     const step = (threads, split) =>
       json(
         attn,
@@ -171,9 +172,10 @@ export async function threadSplitRows(ctx = {}) {
         name: `thread split of a training step, config ${config}: 2 threads (${split}) / 1 thread`,
         unit: 'x',
         attnlab: r2(one.ms_per_step / two.ms_per_step),
-        peer: null,
-        peer_value: null,
-        ratio: null,
+        // the peer is the engine itself at 1 thread: its value in ms, the ratio the speedup
+        peer: '1 thread (same engine)',
+        peer_value: r2(one.ms_per_step),
+        ratio: r2(one.ms_per_step / two.ms_per_step),
         ms_1t: r2(one.ms_per_step),
         ms_2t: r2(two.ms_per_step),
         // the same speedup in process CPU time would hide the split's gain: wall time only

@@ -9,13 +9,13 @@
 //   pool       docs/bench/pool-before.json and pool-after.json (`node bench/pool-bench.mjs --out
 //              FILE`: the thread pool's 1 vs 2 threads beside neighbours, an older build's
 //              binaries via --bin for "before"; `npm run bench -- --readme` rewrites the table)
-//   translate, translate-sweep, translate-split
-//              docs/translate/v1-run.json (the shipped translator's systems, the equal-time
-//              sweep and the test split's unseen words) and web/public/models/index.json (the
-//              shipped file's BLEU, steps, time and size)
+//   translate  docs/translate/shipped.json (`node experiments/translate-shipped.mjs`: the shipped
+//              file and the copy baseline scored by attn eval, the file's training record) and
+//              web/public/models/index.json (the shipped file's time, threads and size)
 //   translate-v2  docs/translate/v2-run.json (the corpus v2 run, from its report.json)
-//   translate-sweep-rnn  docs/translate/sweep-rnnsearch.json (RNNsearch against the shipped
-//              Transformer at equal CPU time: the sweep's sweep.json and wall.json files)
+//   translate-sweep-rnn, translate-split  docs/translate/sweep-rnnsearch.json (RNNsearch against
+//              the shipped Transformer recipe at equal CPU time: the sweep's sweep.json and
+//              wall.json files; the test split's unseen words, the sweep's coverage)
 //   lm         docs/lm/lm-prose.report.json (`node experiments/lm.mjs --skip-train` writes it)
 //   dist-paper docs/distributed/on-paper.json (the assumptions of the multi-GPU estimate; the
 //              figures are computed by scripts/lib/dist-estimate.mjs)
@@ -32,7 +32,7 @@ import { onPaperTables } from './dist-estimate.mjs';
 export const BENCH_SOURCE = 'docs/bench/bench.json';
 export const REPRODUCE_SOURCES = 'docs/reproduce/results';
 export const POOL_SOURCES = ['docs/bench/pool-before.json', 'docs/bench/pool-after.json'];
-export const TRANSLATE_SOURCES = ['docs/translate/v1-run.json', 'web/public/models/index.json'];
+export const TRANSLATE_SOURCES = ['docs/translate/shipped.json', 'web/public/models/index.json'];
 export const TRANSLATE_V2_SOURCE = 'docs/translate/v2-run.json';
 export const TRANSLATE_RNN_SWEEP_SOURCE = 'docs/translate/sweep-rnnsearch.json';
 export const LM_SOURCE = 'docs/lm/lm-prose.report.json';
@@ -201,67 +201,42 @@ export function poolTable(before, after) {
 const thousands = (n) => Math.round(n).toLocaleString('en-US');
 const bleu2 = (x) => x.toFixed(2);
 
-// The systems of the shipped translator's run on the test split, the shipped float16 file's row
-// from web/public/models/index.json, and the training line under them.
+// The shipped float16 file and the copy baseline on the test split, measured by
+// experiments/translate-shipped.mjs (docs/translate/shipped.json), and the training line from
+// the file's own record and web/public/models/index.json.
 export function translateTable(run, shipped) {
-  if (!Array.isArray(run.systems) || !shipped?.bleu) throw new Error('translate: expected systems and a shipped bleu');
-  const lines = [
-    `| system (test split, ${thousands(shipped.testPairs)} pairs, sacreBLEU 13a) | BLEU |`,
+  if (!run?.shipped?.bleu || !run?.copy || !shipped?.bleu)
+    throw new Error('translate: expected the shipped and copy scores and the index entry');
+  const steps = run.training?.adamSteps ?? shipped.steps;
+  return [
+    `| system (test split, ${thousands(run.testPairs)} pairs, sacreBLEU 13a) | BLEU |`,
     '| --- | --- |',
-  ];
-  for (const r of run.systems.filter((x) => !x.after_shipped)) lines.push(`| ${r.what} | ${bleu2(r.bleu)} |`);
-  lines.push(
-    `| the shipped file: ${run.shippedWhat} (\`web/public/${shipped.file}\`), beam 4, α 0.6 | **${bleu2(shipped.bleu)}** |`
-  );
-  for (const r of run.systems.filter((x) => x.after_shipped)) lines.push(`| ${r.what} | ${bleu2(r.bleu)} |`);
-  lines.push(
+    `| copy the German source | ${bleu2(run.copy.bleu)} |`,
+    `| the shipped file (\`web/public/${run.file}\`: the average of the last 5 checkpoints in float16), beam ${run.shipped.beam}, α ${run.shipped.alpha} | **${bleu2(run.shipped.bleu)}** |`,
     '',
-    `training: ${thousands(shipped.steps)} steps, ${(shipped.seconds / 60).toFixed(1)} min wall on ${shipped.threads} thread${shipped.threads === 1 ? '' : 's'}` +
-      `${run.trainingNote ? ` (${run.trainingNote})` : ''}; model ${(shipped.params / 1e6).toFixed(2)} M parameters,` +
-      ` ${(shipped.bytes / 2 ** 20).toFixed(1)} MiB as float16.`,
+    `training: ${thousands(steps)} steps (the file's own record), ${(shipped.seconds / 60).toFixed(1)} min wall on ${shipped.threads} thread${shipped.threads === 1 ? '' : 's'}` +
+      ` (\`index.json\`, written by the run); model ${(shipped.params / 1e6).toFixed(2)} M parameters, ${(shipped.bytes / 2 ** 20).toFixed(1)} MiB as float16.`,
     '',
-    `\`attn eval\` of the shipped file (beam 4, α 0.6): \`${run.shippedDetail}\`.`,
+    `\`attn eval\` of the shipped file: \`${run.shipped.detail}\`; of the copy baseline: \`${run.copy.detail}\`.`,
     '',
-    `From \`${TRANSLATE_SOURCES[0]}\` (${run.source}) and \`${TRANSLATE_SOURCES[1]}\`.`
-  );
-  return lines.join('\n');
-}
-
-// The equal-time sweep: each configuration's size, steps and BLEU; the shipped one's greedy
-// validation BLEU along the way.
-export function translateSweepTable(run) {
-  const sw = run.sweep;
-  const lines = [
-    `| configuration (shared: ${sw.shared}) | parameters | steps in ${sw.minutes} min | test BLEU, average of last 5, beam 4 | greedy | best single, beam 4 |`,
-    '| --- | --- | --- | --- | --- | --- |',
-  ];
-  const best = Math.max(...sw.rows.map((r) => r.average));
-  for (const r of sw.rows) {
-    const avg = r.average === best ? `**${bleu2(r.average)}**` : bleu2(r.average);
-    lines.push(
-      `| ${r.what} | ${(r.params / 1e6).toFixed(2)} M | ${thousands(r.steps)} | ${avg} | ${bleu2(r.greedy)} | ${bleu2(r.single)} |`
-    );
-  }
-  if (sw.curve?.length)
-    lines.push(
-      '',
-      `The shipped configuration's greedy validation BLEU: ${sw.curve.map(([min, b]) => `${b.toFixed(1)} after ${min} min`).join(', ')}.`
-    );
-  return lines.join('\n');
+    `Measured by \`${run.source.command}\` at commit ${run.source.commit} on ${run.source.machine}, ${run.source.date.slice(0, 10)}` +
+      ` (\`${TRANSLATE_SOURCES[0]}\`), with \`${TRANSLATE_SOURCES[1]}\`.`,
+  ].join('\n');
 }
 
 const pct1 = (x) => `${(100 * x).toFixed(1)}%`;
 
-// How many test words the training sentences never hold, per side.
-export function translateSplitTable(run) {
+// How many test words the training sentences never hold, per side (the sweep's coverage()).
+export function translateSplitTable(sw, testPairs) {
   const lines = [
-    `| test split (${thousands(run.testPairs)} pairs) | words | never in train.tsv | sentences with such a word | train.tsv word types seen once |`,
+    `| test split${testPairs ? ` (${thousands(testPairs)} pairs)` : ''} | words | never in train.tsv | sentences with such a word | train.tsv word types seen once |`,
     '| --- | --- | --- | --- | --- |',
   ];
-  for (const r of run.split)
+  for (const c of sw.coverage)
     lines.push(
-      `| ${r.side} | ${thousands(r.words)} | ${pct1(r.unseen)} | ${pct1(r.sentencesWithUnseen)} | ${pct1(r.typesOnce)} of ${thousands(r.types)} |`
+      `| ${c.lang === 'de' ? 'German (source)' : 'English (reference)'} | ${thousands(c.testWords)} | ${pct1(c.unseenWords)} | ${pct1(c.sentencesWithUnseen)} | ${pct1(c.trainSingletons)} of ${thousands(c.trainTypes)} |`
     );
+  lines.push('', `Counted by \`${sw.source.command}\` (\`${TRANSLATE_RNN_SWEEP_SOURCE}\`, its coverage).`);
   return lines.join('\n');
 }
 
@@ -410,15 +385,18 @@ export function tables(root) {
     const [run, index] = TRANSLATE_SOURCES.map(json);
     const shipped = index['translate-de-en'];
     out.push({ name: 'translate', sources: TRANSLATE_SOURCES, text: translateTable(run, shipped) });
-    out.push({ name: 'translate-sweep', sources: [TRANSLATE_SOURCES[0]], text: translateSweepTable(run) });
-    out.push({ name: 'translate-split', sources: [TRANSLATE_SOURCES[0]], text: translateSplitTable(run) });
   }
-  if (existsSync(path.join(root, TRANSLATE_RNN_SWEEP_SOURCE)))
-    out.push({
-      name: 'translate-sweep-rnn',
-      sources: [TRANSLATE_RNN_SWEEP_SOURCE],
-      text: translateRnnSweepText(json(TRANSLATE_RNN_SWEEP_SOURCE)),
-    });
+  if (existsSync(path.join(root, TRANSLATE_RNN_SWEEP_SOURCE))) {
+    const sw = json(TRANSLATE_RNN_SWEEP_SOURCE);
+    out.push({ name: 'translate-sweep-rnn', sources: [TRANSLATE_RNN_SWEEP_SOURCE], text: translateRnnSweepText(sw) });
+    const pairs = existsSync(path.join(root, TRANSLATE_SOURCES[0])) ? json(TRANSLATE_SOURCES[0]).testPairs : null;
+    if (sw.coverage)
+      out.push({
+        name: 'translate-split',
+        sources: [TRANSLATE_RNN_SWEEP_SOURCE, TRANSLATE_SOURCES[0]],
+        text: translateSplitTable(sw, pairs),
+      });
+  }
   if (existsSync(path.join(root, TRANSLATE_V2_SOURCE)))
     out.push({
       name: 'translate-v2',

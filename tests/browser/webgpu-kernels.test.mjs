@@ -1439,6 +1439,99 @@ test('split-K: a weight gradient in 7 slices with bias + ReLU (+ pre) or row sum
   }
 });
 
+test("split-K: the epilogue's other fields, GELU with a dropout forward and mask + GELU gradient backward", async () => {
+  const [M, N, K] = [37, 29, 300];
+  const p = 0.2,
+    seed = 0x5eed5eeen;
+  const x = f32(M * K, 0.5),
+    W = f32(N * K, 0.5),
+    b = f32(N),
+    dout = f32(M * K, 0.5),
+    W2 = f32(K * N, 0.5),
+    mask = Float32Array.from({ length: M * N }, (_, i) => (i % 3 === 1 ? 0 : 1.25));
+  // forward: h = drop(gelu(x Wᵀ + b)), pre kept
+  const prod = new Float64Array(M * N);
+  ref.gemm(false, true, M, N, K, 1, x, K, W, K, 0, prod, N);
+  const y = new Float64Array(M * N),
+    pre = new Float64Array(M * N);
+  ref.biasActForward(y, pre, prod, b, 2, M, N);
+  const gmask = ref.dropoutMask(M * N, p, seed, 0n);
+  const h = Array.from(y, (v, i) => v * gmask[i]);
+  // backward: dh = ((dout W2) ⊙ mask) ⊙ gelu'(pre)
+  const pre32 = Float32Array.from(pre);
+  const dh = new Float64Array(M * N);
+  ref.gemm(false, false, M, N, K, 1, dout, K, W2, N, 0, dh, N);
+  for (let i = 0; i < M * N; ++i) dh[i] *= mask[i];
+  const want = new Float64Array(M * N);
+  ref.biasActBackward(want, null, dh, pre32, 2, M, N);
+  for (const kernel of ['gemm', 'gemm_tiled']) {
+    assert.equal((await cutOf(kernel, M, N, K, 1)).slices, 2);
+    await withKernel(`${kernel}+splitk`, async () => {
+      const g = await onGpu(
+        {
+          x: { type: 'f32', data: x },
+          W: { type: 'f32', data: W },
+          b: { type: 'f32', data: b },
+          h: { type: 'f32', data: new Float32Array(M * N) },
+          pre: { type: 'f32', data: new Float32Array(M * N) },
+          gmask: { type: 'f32', data: new Float32Array(M * N).fill(5) },
+          dout: { type: 'f32', data: dout },
+          W2: { type: 'f32', data: W2 },
+          mask: { type: 'f32', data: mask },
+          pre32: { type: 'f32', data: pre32 },
+          dh: { type: 'f32', data: new Float32Array(M * N).fill(NaN) },
+        },
+        [
+          [
+            'gemm_fused',
+            false,
+            true,
+            M,
+            N,
+            K,
+            1,
+            { buf: 'x' },
+            K,
+            { buf: 'W' },
+            K,
+            0,
+            { buf: 'h' },
+            N,
+            {
+              bias: { buf: 'b' },
+              act: 'gelu',
+              pre: { buf: 'pre' },
+              drop: { mask: { buf: 'gmask' }, p, seed: { big: String(seed) } },
+            },
+          ],
+          [
+            'gemm_fused',
+            false,
+            false,
+            M,
+            N,
+            K,
+            1,
+            { buf: 'dout' },
+            K,
+            { buf: 'W2' },
+            N,
+            0,
+            { buf: 'dh' },
+            N,
+            { mask: { buf: 'mask' }, act: 'gelu', dact: { buf: 'pre32' } },
+          ],
+        ],
+        ['h', 'pre', 'gmask', 'dh']
+      );
+      assert.deepEqual(g.gmask, Array.from(gmask), `${kernel}+splitk: the epilogue's mask is dropout_forward's`);
+      close(g.pre, pre, 2e-5, `${kernel}+splitk pre`);
+      close(g.h, h, 1e-4, `${kernel}+splitk drop(gelu(x Wᵀ + b))`);
+      close(g.dh, want, 1e-4, `${kernel}+splitk mask + GELU gradient`);
+    });
+  }
+});
+
 test('split-K: two dispatches a split product, pairing kept for the rest, the same bits on every run', async () => {
   const [R, out, inp] = [1000, 64, 64];
   const r = await page.evaluate(

@@ -21,7 +21,8 @@ const STAGE = 1 << 16; // bytes of small uploads staged between a submit's dispa
 // tiles in workgroup memory (what a GPU wants). Both give the same bits; chooseGemm() times them.
 export const GEMMS = { gemm: 32, gemm_tiled: 64 };
 // What chooseGemm() picks from: either kernel, alone or with split-K ('+splitk': splitK()'s rule
-// decides which products are split). A name stored before split-K existed is one of them.
+// decides which products are split; a split product's bits are its own, the same on every run,
+// its sums being added in another order). A name stored before split-K existed is one of them.
 export const GEMM_CHOICES = ['gemm', 'gemm_tiled', 'gemm+splitk', 'gemm_tiled+splitk'];
 // Split-K: a product whose output tiles (of the kernel's edge, over all its matrices) are fewer
 // than SPLIT_TARGET workgroups, with K >= 2 SPLIT_MIN, is cut along K into

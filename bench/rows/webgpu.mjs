@@ -9,12 +9,13 @@
 //     N steps as one GpuSession.train(N) (so the time includes the final readback of the losses)
 //     vs the wasm engine's Session.train(N); the losses of both are compared (same seed).
 //   - per training step of config M on WebGPU: dispatches (also by kernel name, a row's `kernels`,
-//     and at config S) and submits (GpuTable counters), bytes
+//     and at config S; under the GEMM choice made by then, a row's `gemm`: a '+splitk' choice
+//     makes a split product two dispatches) and submits (GpuTable counters), bytes
 //     uploaded (GpuTable.upload, summed while the steps are encoded; all queue writes beside it),
 //     and the arena's allocated bytes.
-//   - the GEMM kernel the table chose on the adapter (GpuTable.chooseGemm: registers or tiled),
-//     with both kernels' median times at a training step's shapes (ratio: the other's / the
-//     chosen's).
+//   - the GEMM kernel the table chose on the adapter (GpuTable.chooseGemm: registers or tiled,
+//     each with or without split-K), with every candidate's median time at a training step's
+//     shapes (`candidates`; ratio: the fastest other candidate's / the chosen's).
 // ratio = the wasm engine's time / WebGPU's (> 1: WebGPU is faster). Every row names the adapter
 // (`adapter`); on SwiftShader (a CPU implementation of Vulkan) the rows are correctness-only
 // (note and printed line say so) and carry no goal. On a hardware adapter the rows carry the
@@ -271,6 +272,7 @@ async function stepInPage(page, config, gpuSteps, wasmSteps, { encodeOnly = fals
               .sort((a, b) => b[1] - a[1])
           ),
           submits: (table.submits - before.submits) / gpuSteps,
+          gemm: table.gemmKernel, // the GEMM choice the steps were encoded with
           reads: table.reads - before.reads,
           uploaded: uploaded / gpuSteps,
           written: written / gpuSteps,
@@ -497,11 +499,14 @@ export async function rows(ctx = {}) {
       kernels: c.kernels,
       goal: '<= 300',
       goal_met: c.dispatches <= 300,
-      note: `${c.how}; adapter ${opened.name}: the count is the kernel table's, the same on any adapter`,
+      gemm: c.gemm,
+      // split-K (a '+splitk' choice) makes a split product two dispatches and pairs it with none
+      note: `${c.how}; GEMM ${c.gemm}; adapter ${opened.name}: the count is the kernel table's for that GEMM choice, the same on any adapter`,
     });
     add('dispatchesS', {
-      ...counterRow('dispatchesS', 'dispatches', r1(countersS.dispatches), countersS.how),
+      ...counterRow('dispatchesS', 'dispatches', r1(countersS.dispatches), `${countersS.how}; GEMM ${countersS.gemm}`),
       kernels: countersS.kernels,
+      gemm: countersS.gemm,
     });
     for (const [k, cs] of [
       ['M', c],
@@ -535,22 +540,29 @@ export async function rows(ctx = {}) {
       )
     );
     // The GEMM kernel the table chose (GpuTable.chooseGemm, at the shapes of the steps it had
-    // encoded: config S's after its warm-up steps), with both kernels' median times
+    // encoded: config S's after its warm-up steps), with every candidate's median time
     const choice = await page.evaluate(async () => {
       const { table, errors } = window.bench;
       const c = table.gemmChoice?.ms ? table.gemmChoice : await table.chooseGemm({ force: true });
       return { ...c, errors: errors.splice(0) };
     });
     checkErrors('gemm choice', choice.errors);
-    const other = Object.keys(choice.ms).find((k) => k !== choice.kernel);
+    const others = Object.keys(choice.ms).filter((k) => k !== choice.kernel);
+    const other = others.reduce((a, b) => (choice.ms[b] < choice.ms[a] ? b : a));
+    const [chosenKernel, split] = choice.kernel.split('+');
     add('gemmKernel', {
       ...counterRow(
         'gemmKernel',
         'ms',
         r3(choice.ms[choice.kernel]),
-        `${choice.kernel} chosen (${choice.kernel === 'gemm' ? '4×4 outputs an invocation in registers' : '64×64 tiles in workgroup memory'}); median of 3 runs of the step's four largest GEMM shapes, once each`
+        `${choice.kernel} chosen (${chosenKernel === 'gemm' ? '4×4 outputs an invocation in registers' : '64×64 tiles in workgroup memory'}${split ? ', split-K where few tiles meet a long K' : ''}); median of 3 runs of the step's four largest GEMM shapes, once each; ${Object.entries(
+          choice.ms
+        )
+          .map(([k, v]) => `${k} ${r3(v)} ms`)
+          .join(', ')}`
       ),
       kernel: choice.kernel,
+      candidates: Object.fromEntries(Object.entries(choice.ms).map(([k, v]) => [k, r3(v)])),
       peer: other,
       peer_value: r3(choice.ms[other]),
       ratio: ratio(choice.ms[other] / choice.ms[choice.kernel]),

@@ -1211,6 +1211,387 @@ test('the tiled GEMM: four transpose forms on shapes that are not multiples of i
   }
 });
 
+// Split-K (table.js splitK, gemmSplit): with a '+splitk' choice, a product with few output tiles
+// and a long K is two dispatches, the slices' partial sums and their sum with the epilogue. On
+// both kernels, against the float64 reference: the four transpose forms with leading dimensions
+// and offsets, K not a multiple of the slice, beta, bias + ReLU (+ pre), row sums, a grid of
+// matrices at strides with slack, and a weight gradient's shape cut into 7 slices.
+const SPLIT_FORMS = [
+  [false, false],
+  [false, true],
+  [true, false],
+  [true, true],
+];
+const withKernel = async (kernel, f) => {
+  await page.evaluate((k) => {
+    window.gpuTest.table.gemmKernel = k;
+  }, kernel);
+  try {
+    return await f();
+  } finally {
+    await page.evaluate(() => {
+      window.gpuTest.table.gemmKernel = 'gemm';
+    });
+  }
+};
+// splitK's cut of a shape for a kernel (null: not split)
+const cutOf = (kernel, M, N, K, z) =>
+  page.evaluate(
+    async ({ kernel, M, N, K, z }) => {
+      const { splitK, GEMMS } = await import('/gpu/table.js');
+      return splitK(GEMMS[kernel], M, N, K, z);
+    },
+    { kernel, M, N, K, z }
+  );
+
+test('split-K on both kernels: four transpose forms, K not a multiple of the slice, beta, row sums', async () => {
+  const M = 37,
+    N = 29,
+    K = 300;
+  for (const kernel of ['gemm', 'gemm_tiled']) {
+    const cut = await cutOf(kernel, M, N, K, 1);
+    assert.deepEqual(cut, { slices: 2, len: 160 }, `${kernel}: the rule cuts ${M}×${N}×${K} in two`);
+    await withKernel(`${kernel}+splitk`, async () => {
+      for (const [tA, tB] of SPLIT_FORMS) {
+        for (const beta of [0, 0.3]) {
+          const lda = (tA ? M : K) + 3,
+            ldb = (tB ? K : N) + 2,
+            ldc = N + 5;
+          const A = f32((tA ? K : M) * lda + 7),
+            B = f32((tB ? N : K) * ldb + 5),
+            C = beta ? f32(M * ldc + 9) : new Float32Array(M * ldc + 9).fill(NaN),
+            db0 = f32(M);
+          const want = Float64Array.from(C),
+            db = Float64Array.from(db0);
+          ref.gemm(tA, tB, M, N, K, 0.7, A, lda, B, ldb, beta, want, ldc, 7, 5, 9);
+          for (let i = 0; i < M; ++i) for (let k = 0; k < K; ++k) db[i] += tA ? A[7 + k * lda + i] : A[7 + i * lda + k];
+          for (let i = 0; i < 9; ++i) want[i] = C[i];
+          const g = await onGpu(
+            {
+              A: { type: 'f32', data: A },
+              B: { type: 'f32', data: B },
+              C: { type: 'f32', data: C },
+              db: { type: 'f32', data: db0 },
+            },
+            [
+              [
+                'gemm_fused',
+                tA,
+                tB,
+                M,
+                N,
+                K,
+                0.7,
+                { buf: 'A', off: 7 },
+                lda,
+                { buf: 'B', off: 5 },
+                ldb,
+                beta,
+                { buf: 'C', off: 9 },
+                ldc,
+                { rowsum: { buf: 'db' } },
+              ],
+            ],
+            ['C', 'db']
+          );
+          const what = `${kernel}+splitk tA=${tA} tB=${tB} beta=${beta}`;
+          close(
+            g.C.map((v) => (Number.isNaN(v) ? 1e30 : v)),
+            Array.from(want, (v) => (Number.isNaN(v) ? 1e30 : v)),
+            2e-5,
+            what
+          );
+          close(g.db, db, 2e-5, `${what} row sums`);
+        }
+      }
+    });
+  }
+});
+
+test('split-K: a weight gradient in 7 slices with bias + ReLU (+ pre) or row sums, and a grid of matrices', async () => {
+  // dW = dyᵀ x over R = 1000 rows: 64 × 64 outputs (one or four tiles), 7 slices of 144
+  const [R, out, inp] = [1000, 64, 64];
+  const dy = f32(R * out, 0.5),
+    x = f32(R * inp, 0.5),
+    bias = f32(inp),
+    dW0 = f32(out * inp),
+    db0 = f32(out);
+  // a grid of 2 × 3 matrices (strides with slack), K 400: three slices
+  const [outer, inner, m, n, k] = [2, 3, 33, 17, 400];
+  const [sA, sB, sC] = [m * k + 3, k * n + 5, m * n + 2];
+  const gA = f32(outer * inner * sA),
+    gB = f32(outer * inner * sB),
+    gC = f32(outer * inner * sC);
+  for (const kernel of ['gemm', 'gemm_tiled']) {
+    assert.equal((await cutOf(kernel, out, inp, R, 1)).slices, 7, `${kernel}: 7 slices of dW`);
+    assert.equal((await cutOf(kernel, m, n, k, outer * inner)).slices, 3, `${kernel}: 3 slices of the grid`);
+    await withKernel(`${kernel}+splitk`, async () => {
+      // dW += dyᵀ x with db += the row sums of dyᵀ (a linear layer's backward)
+      const dW = Float64Array.from(dW0),
+        db = Float64Array.from(db0);
+      ref.gemm(true, false, out, inp, R, 1, dy, out, x, inp, 1, dW, inp);
+      for (let o = 0; o < out; ++o) for (let i = 0; i < R; ++i) db[o] += dy[i * out + o];
+      const g = await onGpu(
+        {
+          dy: { type: 'f32', data: dy },
+          x: { type: 'f32', data: x },
+          dW: { type: 'f32', data: dW0 },
+          db: { type: 'f32', data: db0 },
+        },
+        [
+          [
+            'gemm_fused',
+            true,
+            false,
+            out,
+            inp,
+            R,
+            1,
+            { buf: 'dy' },
+            out,
+            { buf: 'x' },
+            inp,
+            1,
+            { buf: 'dW' },
+            inp,
+            { rowsum: { buf: 'db' } },
+          ],
+        ],
+        ['dW', 'db']
+      );
+      close(g.dW, dW, 2e-5, `${kernel}+splitk dW`);
+      close(g.db, db, 2e-5, `${kernel}+splitk db`);
+      // y = relu(dyᵀ x + bias), pre = dyᵀ x + bias kept
+      const pre = new Float64Array(out * inp);
+      ref.gemm(true, false, out, inp, R, 0.5, dy, out, x, inp, 0, pre, inp);
+      for (let o = 0; o < out; ++o) for (let i = 0; i < inp; ++i) pre[o * inp + i] += bias[i];
+      const y = pre.map((v) => Math.max(v, 0));
+      const f = await onGpu(
+        {
+          dy: { type: 'f32', data: dy },
+          x: { type: 'f32', data: x },
+          bias: { type: 'f32', data: bias },
+          y: { type: 'f32', data: new Float32Array(out * inp) },
+          pre: { type: 'f32', data: new Float32Array(out * inp) },
+        },
+        [
+          [
+            'gemm_fused',
+            true,
+            false,
+            out,
+            inp,
+            R,
+            0.5,
+            { buf: 'dy' },
+            out,
+            { buf: 'x' },
+            inp,
+            0,
+            { buf: 'y' },
+            inp,
+            { bias: { buf: 'bias' }, act: 'relu', pre: { buf: 'pre' } },
+          ],
+        ],
+        ['y', 'pre']
+      );
+      close(f.y, y, 2e-5, `${kernel}+splitk relu(dyᵀ x + b)`);
+      close(f.pre, pre, 2e-5, `${kernel}+splitk pre`);
+      // the grid: C = 0.8 A Bᵀ... of each matrix (o, i) + 0.4 C
+      const want = Float64Array.from(gC);
+      for (let o = 0; o < outer; ++o)
+        for (let i = 0; i < inner; ++i) {
+          const z = o * inner + i;
+          ref.gemm(false, false, m, n, k, 0.8, gA, k, gB, n, 0.4, want, n, z * sA, z * sB, z * sC);
+        }
+      const { C: got } = await onGpu(
+        { A: { type: 'f32', data: gA }, B: { type: 'f32', data: gB }, C: { type: 'f32', data: gC } },
+        [
+          [
+            'gemm_grid',
+            false,
+            false,
+            m,
+            n,
+            k,
+            0.8,
+            { buf: 'A' },
+            k,
+            inner * sA,
+            sA,
+            { buf: 'B' },
+            n,
+            inner * sB,
+            sB,
+            0.4,
+            { buf: 'C' },
+            n,
+            inner * sC,
+            sC,
+            outer,
+            inner,
+          ],
+        ],
+        ['C']
+      );
+      close(got, want, 2e-5, `${kernel}+splitk grid`);
+    });
+  }
+});
+
+test("split-K: the epilogue's other fields, GELU with a dropout forward and mask + GELU gradient backward", async () => {
+  const [M, N, K] = [37, 29, 300];
+  const p = 0.2,
+    seed = 0x5eed5eeen;
+  const x = f32(M * K, 0.5),
+    W = f32(N * K, 0.5),
+    b = f32(N),
+    dout = f32(M * K, 0.5),
+    W2 = f32(K * N, 0.5),
+    mask = Float32Array.from({ length: M * N }, (_, i) => (i % 3 === 1 ? 0 : 1.25));
+  // forward: h = drop(gelu(x Wᵀ + b)), pre kept
+  const prod = new Float64Array(M * N);
+  ref.gemm(false, true, M, N, K, 1, x, K, W, K, 0, prod, N);
+  const y = new Float64Array(M * N),
+    pre = new Float64Array(M * N);
+  ref.biasActForward(y, pre, prod, b, 2, M, N);
+  const gmask = ref.dropoutMask(M * N, p, seed, 0n);
+  const h = Array.from(y, (v, i) => v * gmask[i]);
+  // backward: dh = ((dout W2) ⊙ mask) ⊙ gelu'(pre)
+  const pre32 = Float32Array.from(pre);
+  const dh = new Float64Array(M * N);
+  ref.gemm(false, false, M, N, K, 1, dout, K, W2, N, 0, dh, N);
+  for (let i = 0; i < M * N; ++i) dh[i] *= mask[i];
+  const want = new Float64Array(M * N);
+  ref.biasActBackward(want, null, dh, pre32, 2, M, N);
+  for (const kernel of ['gemm', 'gemm_tiled']) {
+    assert.equal((await cutOf(kernel, M, N, K, 1)).slices, 2);
+    await withKernel(`${kernel}+splitk`, async () => {
+      const g = await onGpu(
+        {
+          x: { type: 'f32', data: x },
+          W: { type: 'f32', data: W },
+          b: { type: 'f32', data: b },
+          h: { type: 'f32', data: new Float32Array(M * N) },
+          pre: { type: 'f32', data: new Float32Array(M * N) },
+          gmask: { type: 'f32', data: new Float32Array(M * N).fill(5) },
+          dout: { type: 'f32', data: dout },
+          W2: { type: 'f32', data: W2 },
+          mask: { type: 'f32', data: mask },
+          pre32: { type: 'f32', data: pre32 },
+          dh: { type: 'f32', data: new Float32Array(M * N).fill(NaN) },
+        },
+        [
+          [
+            'gemm_fused',
+            false,
+            true,
+            M,
+            N,
+            K,
+            1,
+            { buf: 'x' },
+            K,
+            { buf: 'W' },
+            K,
+            0,
+            { buf: 'h' },
+            N,
+            {
+              bias: { buf: 'b' },
+              act: 'gelu',
+              pre: { buf: 'pre' },
+              drop: { mask: { buf: 'gmask' }, p, seed: { big: String(seed) } },
+            },
+          ],
+          [
+            'gemm_fused',
+            false,
+            false,
+            M,
+            N,
+            K,
+            1,
+            { buf: 'dout' },
+            K,
+            { buf: 'W2' },
+            N,
+            0,
+            { buf: 'dh' },
+            N,
+            { mask: { buf: 'mask' }, act: 'gelu', dact: { buf: 'pre32' } },
+          ],
+        ],
+        ['h', 'pre', 'gmask', 'dh']
+      );
+      assert.deepEqual(g.gmask, Array.from(gmask), `${kernel}+splitk: the epilogue's mask is dropout_forward's`);
+      close(g.pre, pre, 2e-5, `${kernel}+splitk pre`);
+      close(g.h, h, 1e-4, `${kernel}+splitk drop(gelu(x Wᵀ + b))`);
+      close(g.dh, want, 1e-4, `${kernel}+splitk mask + GELU gradient`);
+    });
+  }
+});
+
+test('split-K: two dispatches a split product, pairing kept for the rest, the same bits on every run', async () => {
+  const [R, out, inp] = [1000, 64, 64];
+  const r = await page.evaluate(
+    async ({ R, out, inp, dy, x }) => {
+      const { table, errors } = window.gpuTest;
+      const put = (arr) => {
+        const at = table.alloc(arr.length * 4);
+        table.upload(at, Float32Array.from(arr));
+        return at;
+      };
+      const count = (f) => {
+        table.flush();
+        const d = table.dispatches;
+        f();
+        table.flush();
+        return table.dispatches - d;
+      };
+      const [bdy, bx] = [put(dy), put(x)];
+      const outs = [0, 1, 2, 3].map(() => put(new Array(out * inp).fill(0)));
+      const db = [0, 1, 2, 3].map(() => put(new Array(out).fill(0)));
+      const res = {};
+      for (const kernel of ['gemm', 'gemm_tiled']) {
+        table.gemmKernel = `${kernel}+splitk`;
+        const sums = table.kernelCounts.get('gemm_split_sum') ?? 0;
+        const dW = (i) =>
+          table.gemm_fused(true, false, out, inp, R, 1, bdy, out, bx, inp, 0, outs[i], inp, { rowsum: db[i] });
+        const small = (i) => table.gemm(false, false, 8, 8, 8, 1, bdy, 8, bx, 8, 0, outs[i], 8);
+        const counts = {
+          one: count(() => dW(0)), // split: stages 1 and 2
+          two: count(() => (dW(1), dW(2))), // independent, yet each alone: 4
+          pair: count(() => (small(2), small(3))), // not split: the two share a dispatch
+        };
+        table.fill(db[0], 0, out, 0);
+        table.fill(db[1], 0, out, 0);
+        count(() => dW(0));
+        count(() => dW(1));
+        const read = async (at, n) => Array.from(new Uint32Array((await table.readFloats(at, n)).buffer));
+        res[kernel] = {
+          counts,
+          sums: table.kernelCounts.get('gemm_split_sum') - sums,
+          runs: [await read(outs[0], out * inp), await read(outs[1], out * inp)],
+          rows: [await read(db[0], out), await read(db[1], out)],
+        };
+      }
+      table.gemmKernel = 'gemm';
+      for (const at of [bdy, bx, ...outs, ...db]) table.release(at);
+      return { res, errors: errors.splice(0) };
+    },
+    { R, out, inp, dy: Array.from(f32(R * out)), x: Array.from(f32(R * inp)) }
+  );
+  assert.deepEqual(r.errors, []);
+  for (const kernel of ['gemm', 'gemm_tiled']) {
+    const { counts, sums, runs, rows } = r.res[kernel];
+    assert.deepEqual(counts, { one: 2, two: 4, pair: 1 }, `${kernel}+splitk dispatches`);
+    assert.equal(sums, 5, `${kernel}+splitk: one stage 2 a split product`);
+    assert.deepEqual(runs[0], runs[1], `${kernel}+splitk: the same bits on two runs`);
+    assert.deepEqual(rows[0], rows[1], `${kernel}+splitk: the same row sums on two runs`);
+  }
+});
+
 // Independent GEMM problems encoded one after the other share a dispatch (table.js gemmRun: a
 // layer's dx and dW, attention's dV and dA, its dQ and dK in the columns of one buffer); a
 // problem that reads or writes what the one before it writes, or writes what it reads, gets its
@@ -1384,30 +1765,47 @@ test('independent GEMMs share a dispatch with the same bits; dependent ones do n
   }
 });
 
-test('the GEMM choice: both kernels timed at the shapes encoded, the faster used and stored for the adapter', async () => {
+test('the GEMM choice: both kernels, with and without split-K, timed at the shapes encoded, the fastest used and stored for the adapter', async () => {
   const r = await page.evaluate(async () => {
     const { table, errors } = window.gpuTest;
     const { GpuTable } = await import('/gpu/table.js');
+    const key = `attnlab:gemm:${table.adapter}`;
+    const fresh = () => new GpuTable(table.device, { arenaBytes: 1 << 16, adapter: table.adapter });
     localStorage.clear();
+    // a step's shapes ("tA tB M N K matrices" -> count): a weight gradient over 1024 tokens,
+    // which splitK cuts for both kernels, and a forward product, which it does not
+    table.gemmShapes.clear();
+    table.gemmShapes.set('1 0 128 256 1024 1', 2);
+    table.gemmShapes.set('0 1 512 128 128 1', 2);
     const before = table.arena.usedBytes;
     const choice = await table.chooseGemm({ force: true, runs: 1 });
     const again = await table.chooseGemm(); // decided once per table
-    const other = new GpuTable(table.device, { arenaBytes: 1 << 16, adapter: table.adapter });
-    const stored = await other.chooseGemm();
-    return {
-      choice,
-      same: again === choice,
-      kernel: table.gemmKernel,
-      saved: localStorage.getItem(`attnlab:gemm:${table.adapter}`),
-      stored,
-      arena: table.arena.usedBytes - before,
-      errors: errors.splice(0),
-    };
+    const stored = await fresh().chooseGemm();
+    const arena = table.arena.usedBytes - before;
+    const kernel = table.gemmKernel;
+    const saved = localStorage.getItem(key);
+    // names stored before split-K and split ones load as they are; a name not a choice does not
+    const loads = {};
+    for (const name of ['gemm', 'gemm_tiled', 'gemm+splitk', 'gemm_tiled+splitk', 'gemm_big']) {
+      localStorage.setItem(key, name);
+      const t = fresh();
+      if (name === 'gemm_big') t.gemmShapes.set('0 0 64 64 64 1', 1);
+      const c = await t.chooseGemm({ runs: 1 });
+      loads[name] = { kernel: c.kernel, encodes: t.gemmKernel, stored: c.stored };
+    }
+    // shapes that splitK cuts for neither kernel: the split candidates are not timed
+    const plain = fresh();
+    plain.gemmShapes.set('0 0 256 256 128 1', 1);
+    const unsplit = await plain.chooseGemm({ force: true, runs: 1 });
+    localStorage.clear();
+    return { choice, same: again === choice, kernel, saved, stored, arena, loads, unsplit, errors: errors.splice(0) };
   });
-  assert.ok(['gemm', 'gemm_tiled'].includes(r.choice.kernel), JSON.stringify(r.choice));
-  for (const k of ['gemm', 'gemm_tiled'])
+  const all = ['gemm', 'gemm_tiled', 'gemm+splitk', 'gemm_tiled+splitk'];
+  assert.deepEqual(Object.keys(r.choice.ms).sort(), all.sort(), JSON.stringify(r.choice));
+  for (const k of all)
     assert.ok(r.choice.ms[k] > 0 && Number.isFinite(r.choice.ms[k]), `${k} timed: ${r.choice.ms[k]} ms`);
-  assert.equal(r.choice.kernel, r.choice.ms.gemm_tiled < r.choice.ms.gemm ? 'gemm_tiled' : 'gemm');
+  const fastest = all.reduce((a, b) => (r.choice.ms[b] < r.choice.ms[a] ? b : a));
+  assert.equal(r.choice.kernel, fastest, `the fastest of ${JSON.stringify(r.choice.ms)}`);
   assert.ok(r.same);
   assert.equal(r.kernel, r.choice.kernel, 'the table now encodes the chosen kernel');
   assert.equal(r.saved, r.choice.kernel, 'stored for the adapter');
@@ -1416,6 +1814,11 @@ test('the GEMM choice: both kernels timed at the shapes encoded, the faster used
     { kernel: r.choice.kernel, ms: null, stored: true },
     'a later table takes the stored choice'
   );
-  assert.equal(r.arena, 0, 'the timing buffers are given back');
+  assert.equal(r.arena, 0, 'the timing buffers are given back, the scratch its size again');
+  for (const name of ['gemm', 'gemm_tiled', 'gemm+splitk', 'gemm_tiled+splitk'])
+    assert.deepEqual(r.loads[name], { kernel: name, encodes: name, stored: true }, `stored ${name} loads`);
+  assert.equal(r.loads.gemm_big.stored, false, 'a stored name that is no choice is timed again');
+  assert.ok(all.includes(r.loads.gemm_big.kernel));
+  assert.deepEqual(Object.keys(r.unsplit.ms).sort(), ['gemm', 'gemm_tiled'], 'no shape to split: no split candidate');
   assert.deepEqual(r.errors, []);
 });

@@ -77,7 +77,10 @@ test('WebGPU chosen: the playground trains on the GPU; a lost device falls back 
   );
   // the GEMM kernel chosen for the adapter after the first chunk, named on the engine line
   await page.waitForFunction(
-    () => /WebGPU · .* · GEMM kernel: (registers|tiled)$/.test(document.getElementById('engine-gpu').textContent),
+    () =>
+      /WebGPU · .* · GEMM kernel: (registers|tiled)(, split-K)?$/.test(
+        document.getElementById('engine-gpu').textContent
+      ),
     null,
     { timeout: 60000 }
   );

@@ -5,7 +5,8 @@
 // training step therefore never waits on the GPU; what the page draws is read at the end of a
 // chunk. Pipelines are compiled on first use. The fused entries (gemm_fused, gemm_grid,
 // add_layernorm_forward, layernorm_backward_fused) keep a step's dispatches few; the GEMM kernel
-// (registers or tiled) is chosen per adapter by timing both (chooseGemm).
+// (registers or tiled, each with or without split-K for products with few tiles and a long K)
+// is chosen per adapter by timing the candidates (chooseGemm).
 // Long because: one method per entry of the C++ kernel table (cpp/kernels/kernels.hpp), so
 // the two are read side by side, and the GEMM choice beside the GEMM entries.
 import { GpuArena } from './arena.js';
@@ -19,6 +20,27 @@ const STAGE = 1 << 16; // bytes of small uploads staged between a submit's dispa
 // its sums in registers and reads the arena directly (fast on SwiftShader), 'gemm_tiled' stages
 // tiles in workgroup memory (what a GPU wants). Both give the same bits; chooseGemm() times them.
 export const GEMMS = { gemm: 32, gemm_tiled: 64 };
+// What chooseGemm() picks from: either kernel, alone or with split-K ('+splitk': splitK()'s rule
+// decides which products are split; a split product's bits are its own, the same on every run,
+// its sums being added in another order). A name stored before split-K existed is one of them.
+export const GEMM_CHOICES = ['gemm', 'gemm_tiled', 'gemm+splitk', 'gemm_tiled+splitk'];
+// Split-K: a product whose output tiles (of the kernel's edge, over all its matrices) are fewer
+// than SPLIT_TARGET workgroups, with K >= 2 SPLIT_MIN, is cut along K into
+//   slices = min(ceil(SPLIT_TARGET / tiles), floor(K / SPLIT_MIN))
+// slices of one length, ceil(K / slices) rounded up to a multiple of SPLIT_STEP (the tiled
+// kernel's k step; the last slice shorter, and their count recomputed as ceil(K / length)): so a
+// slice has at least SPLIT_MIN k and the dispatch at most about 2 SPLIT_TARGET workgroups. A
+// layer's weight gradient (dW = Xᵀ dY: M N small, K the batch's tokens) is the product it is for.
+const SPLIT_TARGET = 128;
+const SPLIT_MIN = 128;
+const SPLIT_STEP = 16;
+export function splitK(tile, M, N, K, matrices) {
+  const tiles = Math.ceil(M / tile) * Math.ceil(N / tile) * matrices;
+  if (tiles >= SPLIT_TARGET || K < 2 * SPLIT_MIN) return null;
+  const want = Math.min(Math.ceil(SPLIT_TARGET / tiles), Math.floor(K / SPLIT_MIN));
+  const len = Math.ceil(K / want / SPLIT_STEP) * SPLIT_STEP;
+  return { slices: Math.ceil(K / len), len };
+}
 const GEMM_SHAPES = 64; // distinct GEMM shapes remembered for the choice
 const MAX_GRID = 65535;
 const ACT = { none: 0, relu: 1, gelu: 2 };
@@ -95,8 +117,8 @@ export class GpuTable {
     const info = device.adapterInfo ?? {};
     this.adapter =
       adapter ?? ([info.vendor, info.architecture, info.description].filter(Boolean).join(' ') || 'WebGPU adapter');
-    this.gemmKernel = 'gemm'; // until chooseGemm() decides
-    this.gemmChoice = null; // {kernel, ms: {gemm, gemm_tiled} | null, stored: bool}
+    this.gemmKernel = 'gemm'; // one of GEMM_CHOICES; 'gemm' until chooseGemm() decides
+    this.gemmChoice = null; // {kernel (of GEMM_CHOICES), ms: {candidate: ms} | null, stored: bool}
     this.gemmChoosing = null;
     this.gemmShapes = new Map(); // "tA tB M N K matrices" -> dispatches: the shapes encoded
     this.gemmHeld = null; // the last GEMM problem, not yet encoded: the next may join its dispatch
@@ -129,7 +151,7 @@ export class GpuTable {
     this.kernelCounts = new Map(); // kernel name -> its dispatches (the breakdown of `dispatches`)
     this.submits = 0;
     this.reads = 0; // readbacks (read() calls): a training step makes none
-    this.scratch = 0;
+    this.scratch = 0; // a workspace between two dispatches (reduce, split-K): scratchAt()
     this.scratchBytes = 0;
     this.cached = null; // [[at, bytes, Uint8Array]] of the last prefetch()
     this.generation = 0; // bumped by every dispatch and write (prefetch checks it)
@@ -393,7 +415,14 @@ export class GpuTable {
       if (e.drop?.mask) writes.push(like(e.drop.mask));
       access = { reads, writes };
     }
-    const problem = { kernel: this.gemmKernel, words, access };
+    if (!GEMM_CHOICES.includes(this.gemmKernel)) throw new RangeError(`WebGPU gemm: no GEMM kernel ${this.gemmKernel}`);
+    const [kernel, split] = this.gemmKernel.split('+');
+    const cut = split ? splitK(GEMMS[kernel], M, N, K, outer * inner) : null;
+    if (cut) {
+      if (this.gemmHeld) this.gemmEmit(); // before it, in order: a split product pairs with none
+      return this.gemmSplit(kernel, words, cut, Boolean(e.rowsum));
+    }
+    const problem = { kernel, words, access };
     const held = this.gemmHeld;
     if (held && held.kernel === problem.kernel && independent(held.access, access)) {
       this.gemmHeld = null;
@@ -416,11 +445,31 @@ export class GpuTable {
     this.run(kernel, problems.length > 1 ? [...problems[0].words, ...problems[1].words] : problems[0].words, [gx, gy]);
   }
 
+  // Split-K (splitK's cut {slices, len}): stage 1, `kernel` built as its split variant (wgsl.js
+  // SPLIT), writes each slice's raw sums of each tile (and row sums) into the table's scratch;
+  // stage 2 (gemm_split_sum) adds them up in a fixed order and applies the epilogue. Two dispatches.
+  gemmSplit(kernel, words, { slices, len }, rowsum) {
+    const [M, N, matrices] = [words[0], words[1], words[26]];
+    const parts = slices * matrices * M;
+    const ws = this.scratchAt(4 * (parts * N + (rowsum ? parts : 0))) / 4;
+    const split = [slices, len, ws, rowsum ? ws + parts * N : 0];
+    const tile = GEMMS[kernel];
+    this.run(
+      `${kernel}_split`,
+      [...words, ...split],
+      grid(Math.ceil(N / tile) * Math.ceil(M / tile) * matrices * slices)
+    );
+    const [gx, gy] = grid(Math.ceil((M * N * matrices) / 256));
+    this.run('gemm_split_sum', [...words, ...split, gx], [gx, gy]);
+  }
+
   // Which GEMM kernel this adapter runs faster, decided once per table: the choice stored for
-  // this adapter, else both kernels timed at the shapes encoded so far (a model's step: the four
-  // with the most work in it, once each; 256³ when none yet), `runs` timed runs each after a
-  // warm-up, the median; the faster is used from then on and stored. Returns
-  // {kernel, ms, stored}. `force`: time again even when a choice is stored.
+  // this adapter, else the candidates timed at the shapes encoded so far (a model's step: the
+  // four with the most work in it, once each; 256³ when none yet), `runs` timed runs each after
+  // a warm-up, the median; the fastest is used from then on and stored. The candidates: both
+  // kernels, and each with split-K where splitK() splits one of those shapes for it (else the
+  // split candidate would time the same dispatches again). Returns {kernel (of GEMM_CHOICES),
+  // ms: {candidate: median ms}, stored}. `force`: time again even when a choice is stored.
   chooseGemm({ runs = 3, force = false } = {}) {
     this.gemmChoosing ??= this.timeGemms(runs, force).then((c) => {
       this.gemmChoice = c;
@@ -433,18 +482,23 @@ export class GpuTable {
   async timeGemms(runs, force) {
     const key = GEMM_KEY(this.adapter);
     const stored = force ? null : await storeGet(key);
-    if (Object.hasOwn(GEMMS, stored ?? '')) return { kernel: stored, ms: null, stored: true };
+    if (GEMM_CHOICES.includes(stored)) return { kernel: stored, ms: null, stored: true };
     let shapes = [...this.gemmShapes].map(([k, count]) => {
       const [tA, tB, M, N, K, z] = k.split(' ').map(Number);
       return { tA: tA === 1, tB: tB === 1, M, N, K, z, count, work: M * N * K * z * count };
     });
     if (!shapes.length) shapes = [{ tA: false, tB: false, M: 256, N: 256, K: 256, z: 1, count: 1, work: 1 }];
     shapes = shapes.sort((a, b) => b.work - a.work).slice(0, 4);
+    const candidates = GEMM_CHOICES.filter((c) => {
+      const [kernel, split] = c.split('+');
+      return !split || shapes.some((s) => splitK(GEMMS[kernel], s.M, s.N, s.K, s.z));
+    });
     const floats = (f) => Math.max(...shapes.map(f));
     const A = this.alloc(4 * floats((s) => s.M * s.K * s.z)),
       B = this.alloc(4 * floats((s) => s.K * s.N * s.z)),
       C = this.alloc(4 * floats((s) => s.M * s.N * s.z));
     const saved = this.gemmKernel;
+    const scratch = [this.scratch, this.scratchBytes];
     const once = async (kernel) => {
       this.gemmKernel = kernel;
       for (const s of shapes) {
@@ -461,15 +515,21 @@ export class GpuTable {
     try {
       this.flush();
       await this.device.queue.onSubmittedWorkDone(); // what was encoded before is not timed
-      for (const k of Object.keys(GEMMS)) await once(k); // pipelines compile
-      const times = Object.fromEntries(Object.keys(GEMMS).map((k) => [k, []]));
-      for (let r = 0; r < runs; ++r) for (const k of Object.keys(GEMMS)) times[k].push(await once(k));
+      for (const k of candidates) await once(k); // pipelines compile, the scratch grows
+      const times = Object.fromEntries(candidates.map((k) => [k, []]));
+      for (let r = 0; r < runs; ++r) for (const k of candidates) times[k].push(await once(k));
       for (const [k, t] of Object.entries(times)) ms[k] = t.sort((a, b) => a - b)[Math.floor(t.length / 2)];
     } finally {
       this.gemmKernel = saved;
       this.release(A);
       this.release(B);
       this.release(C);
+      // a scratch grown for the timing's split products is given back: the table's is as before
+      if (this.scratch !== scratch[0]) {
+        this.release(this.scratch);
+        [this.scratch, this.scratchBytes] = [0, 0];
+        if (scratch[1]) this.scratchAt(scratch[1]);
+      }
     }
     const kernel = Object.keys(ms).reduce((a, b) => (ms[b] < ms[a] ? b : a));
     await storeSet(key, kernel);
@@ -630,14 +690,20 @@ export class GpuTable {
   reduce(out, x, n, square, divisor) {
     const CHUNK = 4096;
     const parts = Math.max(1, Math.ceil(n / CHUNK));
-    if (this.scratchBytes < parts * 4) {
+    const scratch = this.scratchAt(parts * 4);
+    const [gx, gy] = grid(parts);
+    this.run('sumsq', [scratch / 4, x / 4, n, CHUNK, gx, square, 0], [gx, gy]);
+    this.run('sumsq', [out / 4, scratch / 4, parts, parts, 1, 0, divisor ? bits(divisor) : 0], [1]);
+  }
+  // The table's workspace of at least `bytes`, grown (never shrunk) from the arena: what one
+  // entry writes in a dispatch and reads in the next, in the same pass, so entries share it.
+  scratchAt(bytes) {
+    if (this.scratchBytes < bytes) {
       if (this.scratch) this.release(this.scratch);
-      this.scratchBytes = Math.max(parts * 4, 1024);
+      this.scratchBytes = Math.max(bytes, 1024);
       this.scratch = this.alloc(this.scratchBytes);
     }
-    const [gx, gy] = grid(parts);
-    this.run('sumsq', [this.scratch / 4, x / 4, n, CHUNK, gx, square, 0], [gx, gy]);
-    this.run('sumsq', [out / 4, this.scratch / 4, parts, parts, 1, 0, divisor ? bits(divisor) : 0], [1]);
+    return this.scratch;
   }
 
   // --- the readback-free step (kernels.hpp step_guard, adam_guarded) ---

@@ -156,27 +156,71 @@ fn drop_mask(w: u32, i: u32) -> f32 {
 }
 `;
 
-export const KERNELS = {
-  // C = alpha op(A) op(B) + beta C over a grid of matrices (GEMM_WORDS: one or two problems), then the
-  // fused epilogue (EPILOGUE). Each invocation computes a 4×4 block of C in registers (a
-  // workgroup of 8×8 invocations: a 32×32 tile), reading A and B straight from the arena: no
-  // workgroup memory and no barriers, which keeps it fast on software Vulkan (SwiftShader) too.
-  gemm:
+// Split-K (table.js gemmRun, splitK): a product with few output tiles and a long K is computed
+// in two dispatches. Stage 1 is a GEMM kernel below built with `split`: the one problem's words
+// 0-31, then 32 slices, 33 slice length (k, a multiple of the tiled kernel's k step), 34 the
+// workspace (floats), 35 the row sums' workspace (0: none); workgroup t computes tile t % tiles
+// over the k of slice t / tiles and writes its raw sums, slice s of matrix z at workspace +
+// ((s * matrices + z) * M + i) * N + j (and the row sums of op(A) over that k, from the first
+// column tile, at row-sum workspace + (s * matrices + z) * M + i). Stage 2 (gemm_split_sum) sums
+// the slices of each element in ascending order and applies the epilogue.
+const SPLIT = /* wgsl */ `
+const NO_TILE: u32 = 0xffffffffu;
+// The tile (slice, column tile, row tile, matrix) of workgroup wg; past the last, slice NO_TILE.
+fn split_tile(wg: vec3<u32>, tile: u32) -> vec4<u32> {
+  let t = wg.x + wg.y * 65535u;
+  let n = gemm_tiles(0u, tile);
+  if (t >= n * pu(32u)) { return vec4<u32>(NO_TILE, 0u, 0u, 0u); }
+  let r = t % n;
+  let gx = (pu(1u) + tile - 1u) / tile; let gy = (pu(0u) + tile - 1u) / tile;
+  return vec4<u32>(t / n, r % gx, (r / gx) % gy, r / (gx * gy));
+}
+fn split_at(s: u32, z: u32, i: u32) -> u32 { return (s * pu(26u) + z) * pu(0u) + i; }
+`;
+
+// The parts of a GEMM kernel's main() that split-K changes: the tile of the workgroup (and the
+// slice's k range [kb, ke)), and what is done with an output's sum and its row's sums.
+const gemmParts = (split, tile) =>
+  split
+    ? {
+        tile: `let st = split_tile(wid, ${tile});
+  if (st.x == NO_TILE) { return; }
+  let tl = vec4<u32>(0u, st.yzw);
+  let b = 0u;`,
+        range: `let kb = st.x * pu(33u); let ke = min(K, kb + pu(33u));`,
+        rows: `mem[pu(35u) + split_at(st.x, tl.w, i0 + r)] = rs[r];`,
+        out: `mem[pu(34u) + split_at(st.x, tl.w, i0 + r) * N + j0 + c] = acc[r][c];`,
+      }
+    : {
+        tile: `let tl = gemm_tile(wid, ${tile});
+  let b = tl.x;
+  if (b == 1u) { return; }`,
+        range: `let kb = 0u; let ke = K;`,
+        rows: `let at = pu(b + 25u) + i0 + r; mem[at] = mem[at] + rs[r];`,
+        out: `epilogue(b, C, i0 + r, j0 + c, acc[r][c]);`,
+      };
+
+// C = alpha op(A) op(B) + beta C over a grid of matrices (GEMM_WORDS: one or two problems), then the
+// fused epilogue (EPILOGUE). Each invocation computes a 4×4 block of C in registers (a
+// workgroup of 8×8 invocations: a 32×32 tile), reading A and B straight from the arena: no
+// workgroup memory and no barriers, which keeps it fast on software Vulkan (SwiftShader) too.
+// With `split`: split-K's stage 1 (SPLIT).
+const gemmRegister = (split) => {
+  const p = gemmParts(split, '32u');
+  return (
     GEMM_WORDS +
-    HASH +
-    EPILOGUE +
+    (split ? SPLIT : HASH + EPILOGUE) +
     /* wgsl */ `
 @compute @workgroup_size(8, 8)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
-  let tl = gemm_tile(wid, 32u);
-  let b = tl.x;
-  if (b == 1u) { return; }
+  ${p.tile}
   let M = pu(b); let N = pu(b + 1u); let K = pu(b + 2u);
   let lda = pu(b + 3u); let ldb = pu(b + 4u);
   let A = operand(b, 6u, 17u, 9u, tl.w); let B = operand(b, 7u, 18u, 10u, tl.w);
   let ta = pu(b + 12u) != 0u; let tb = pu(b + 13u) != 0u;
   let i0 = (tl.z * 8u + l.y) * 4u; let j0 = (tl.y * 8u + l.x) * 4u;
   if (i0 >= M || j0 >= N) { return; }
+  ${p.range}
   // op(A)[i, k] = A[i*lda + k] (or A[k*lda + i]); rows past M and columns past N read row/column
   // i0 or j0 again (their sums are never stored)
   var ai: array<u32, 4>; var bj: array<u32, 4>;
@@ -191,7 +235,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: 
   let sums = pu(b + 25u) != 0u && j0 == 0u;
   var rs = vec4<f32>(0.0);
   var acc: array<vec4<f32>, 4>;
-  for (var k = 0u; k < K; k = k + 1u) {
+  for (var k = kb; k < ke; k = k + 1u) {
     let av = vec4<f32>(mem[ai[0] + k * astep], mem[ai[1] + k * astep], mem[ai[2] + k * astep], mem[ai[3] + k * astep]);
     let bv = vec4<f32>(mem[bj[0] + k * bstep], mem[bj[1] + k * bstep], mem[bj[2] + k * bstep], mem[bj[3] + k * bstep]);
     acc[0] = fma(vec4<f32>(av.x), bv, acc[0]);
@@ -203,23 +247,27 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: 
   let C = operand(b, 8u, 19u, 11u, tl.w);
   for (var r = 0u; r < 4u; r = r + 1u) {
     if (i0 + r >= M) { break; }
-    if (sums) { let at = pu(b + 25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
+    if (sums) { ${p.rows} }
     for (var c = 0u; c < 4u; c = c + 1u) {
       if (j0 + c >= N) { break; }
-      epilogue(b, C, i0 + r, j0 + c, acc[r][c]);
+      ${p.out}
     }
   }
-}`,
+}`
+  );
+};
 
-  // The same GEMM (words, problems and tiles, epilogue) for GPUs: a workgroup of 16×16 invocations
-  // computes a 64×64 tile of C, 4×4 outputs each, staging op(A) and op(B) through workgroup
-  // memory 16 k at a time (each invocation loads 4 of the 1024 values of each tile, consecutive
-  // invocations consecutive addresses whatever the transpose). Every output sums its k in
-  // ascending order with fma, as the register kernel: the two give the same bits.
-  gemm_tiled:
+// The same GEMM (words, problems and tiles, epilogue) for GPUs: a workgroup of 16×16 invocations
+// computes a 64×64 tile of C, 4×4 outputs each, staging op(A) and op(B) through workgroup
+// memory 16 k at a time (each invocation loads 4 of the 1024 values of each tile, consecutive
+// invocations consecutive addresses whatever the transpose). Every output sums its k in
+// ascending order with fma, as the register kernel: the two give the same bits. With `split`:
+// split-K's stage 1 (SPLIT; a slice's k range starts at a multiple of TK).
+const gemmTiled = (split) => {
+  const p = gemmParts(split, 'TM');
+  return (
     GEMM_WORDS +
-    HASH +
-    EPILOGUE +
+    (split ? SPLIT : HASH + EPILOGUE) +
     /* wgsl */ `
 const TM: u32 = 64u;
 const TK: u32 = 16u;
@@ -227,9 +275,7 @@ var<workgroup> As: array<f32, 1024>;  // [k][i] of op(A)'s tile
 var<workgroup> Bs: array<f32, 1024>;  // [k][j] of op(B)'s tile
 @compute @workgroup_size(16, 16)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
-  let tl = gemm_tile(wid, TM);
-  let b = tl.x;
-  if (b == 1u) { return; }
+  ${p.tile}
   let M = pu(b); let N = pu(b + 1u); let K = pu(b + 2u);
   let lda = pu(b + 3u); let ldb = pu(b + 4u);
   let A = operand(b, 6u, 17u, 9u, tl.w); let B = operand(b, 7u, 18u, 10u, tl.w);
@@ -237,29 +283,30 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: 
   let ti = tl.z * TM; let tj = tl.y * TM;
   let lid = l.y * 16u + l.x;
   let sums = pu(b + 25u) != 0u && tl.y == 0u && l.x == 0u;
+  ${p.range}
   var rs = vec4<f32>(0.0);
   var acc: array<vec4<f32>, 4>;
-  for (var k0 = 0u; k0 < K; k0 = k0 + TK) {
+  for (var k0 = kb; k0 < ke; k0 = k0 + TK) {
     for (var q = 0u; q < 4u; q = q + 1u) {
       let e = lid + q * 256u;
       // op(A)[i, k]: k fastest when A is row-major in k (not transposed), else i fastest
       var ai = e / TK; var ak = e % TK;
       if (ta) { ai = e % TM; ak = e / TM; }
       var av = 0.0;
-      if (ti + ai < M && k0 + ak < K) {
+      if (ti + ai < M && k0 + ak < ke) {
         av = mem[A + select((ti + ai) * lda + k0 + ak, (k0 + ak) * lda + ti + ai, ta)];
       }
       As[ak * TM + ai] = av;
       var bj = e % TM; var bk = e / TM;
       if (tb) { bj = e / TK; bk = e % TK; }
       var bv = 0.0;
-      if (tj + bj < N && k0 + bk < K) {
+      if (tj + bj < N && k0 + bk < ke) {
         bv = mem[B + select((k0 + bk) * ldb + tj + bj, (tj + bj) * ldb + k0 + bk, tb)];
       }
       Bs[bk * TM + bj] = bv;
     }
     workgroupBarrier();
-    let kn = min(TK, K - k0);
+    let kn = min(TK, ke - k0);
     for (var k = 0u; k < kn; k = k + 1u) {
       let a = vec4<f32>(As[k * TM + l.y * 4u], As[k * TM + l.y * 4u + 1u], As[k * TM + l.y * 4u + 2u], As[k * TM + l.y * 4u + 3u]);
       let b = vec4<f32>(Bs[k * TM + l.x * 4u], Bs[k * TM + l.x * 4u + 1u], Bs[k * TM + l.x * 4u + 2u], Bs[k * TM + l.x * 4u + 3u]);
@@ -275,12 +322,49 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: 
   let i0 = ti + l.y * 4u; let j0 = tj + l.x * 4u;
   for (var r = 0u; r < 4u; r = r + 1u) {
     if (i0 + r >= M) { break; }
-    if (sums) { let at = pu(b + 25u) + i0 + r; mem[at] = mem[at] + rs[r]; }
+    if (sums) { ${p.rows} }
     for (var c = 0u; c < 4u; c = c + 1u) {
       if (j0 + c >= N) { break; }
-      epilogue(b, C, i0 + r, j0 + c, acc[r][c]);
+      ${p.out}
     }
   }
+}`
+  );
+};
+
+export const KERNELS = {
+  gemm: gemmRegister(false),
+  gemm_tiled: gemmTiled(false),
+  // split-K's stage 1 (SPLIT) in either kernel
+  gemm_split: gemmRegister(true),
+  gemm_tiled_split: gemmTiled(true),
+  // split-K's stage 2: one invocation per element of C (a workgroup of 256; 36 gridX), its
+  // slices summed in ascending order (the same bits every run), then the epilogue as the unsplit
+  // kernels apply it; the row sums, by the invocations of column 0 of the first matrix: every
+  // matrix's slices, in order, added once
+  gemm_split_sum:
+    GEMM_WORDS +
+    SPLIT +
+    HASH +
+    EPILOGUE +
+    /* wgsl */ `
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+  let M = pu(0u); let N = pu(1u); let Z = pu(26u); let S = pu(32u);
+  let e = (wid.x + wid.y * pu(36u)) * 256u + l.x;
+  if (e >= M * N * Z) { return; }
+  let j = e % N; let i = (e / N) % M; let z = e / (M * N);
+  var acc = 0.0;
+  for (var s = 0u; s < S; s = s + 1u) { acc = acc + mem[pu(34u) + split_at(s, z, i) * N + j]; }
+  if (pu(25u) != 0u && j == 0u && z == 0u) {
+    var rs = 0.0;
+    for (var y = 0u; y < Z; y = y + 1u) {
+      for (var s = 0u; s < S; s = s + 1u) { rs = rs + mem[pu(35u) + split_at(s, y, i)]; }
+    }
+    let at = pu(25u) + i;
+    mem[at] = mem[at] + rs;
+  }
+  epilogue(0u, operand(0u, 8u, 19u, 11u, z), i, j, acc);
 }`,
 
   // words: 0 y 1 x 2 scale 3 key_pad byte address (0: none) 4 causal 5 B 6 H 7 T 8 S 9 gridX

@@ -42,6 +42,8 @@ export default {
   'engine.gpu.gemm': 'GEMM kernel: {kernel}',
   'engine.gpu.gemm.gemm': 'registers',
   'engine.gpu.gemm.gemm_tiled': 'tiled',
+  'engine.gpu.gemm.gemm+splitk': 'registers, split-K',
+  'engine.gpu.gemm.gemm_tiled+splitk': 'tiled, split-K',
   'engine.gpu.none': 'WebGPU is not available here',
   'engine.gpu.slower': 'WebGPU timed slower here ({gpu} ms a step, CPU {wasm} ms)',
   'engine.gpu.failed': 'training on WebGPU failed here, so the CPU trains',

@@ -42,6 +42,8 @@ export default {
   'engine.gpu.gemm': 'GEMM 커널: {kernel}',
   'engine.gpu.gemm.gemm': '레지스터',
   'engine.gpu.gemm.gemm_tiled': '타일',
+  'engine.gpu.gemm.gemm+splitk': '레지스터, K 분할',
+  'engine.gpu.gemm.gemm_tiled+splitk': '타일, K 분할',
   'engine.gpu.none': '여기서는 WebGPU를 쓸 수 없음',
   'engine.gpu.slower': '여기서는 WebGPU가 더 느림 (한 스텝 {gpu} ms, CPU {wasm} ms)',
   'engine.gpu.failed': '여기서는 WebGPU 학습이 실패해 CPU로 학습',

@@ -1,5 +1,6 @@
 // Bench rows: a scaling model past 2 cores. Per Transformer config (S, M, base), the training
-// step (`build/native/attn bench`) is timed at 1 and 2 threads (the median of a few runs each,
+// step (`build/native/attn bench`, the engine's own choice of split: --thread-split auto, the
+// default of attn train and attn bench) is timed at 1 and 2 threads (the median of a few runs each,
 // the runs of the two counts interleaved), Amdahl's law is fitted to the two times, and the
 // rows give its serial share s and the parallel efficiency it predicts at 4, 8 and 16 threads:
 //   t(n) = t1 (s + (1 - s) / n)  =>  s = 2 t2 / t1 - 1,  efficiency(n) = t1 / (n t(n)).

@@ -4,7 +4,9 @@
 // next to PyTorch's nn.Transformer on the CPU (bench/rows/transformer_torch.py, Debian's
 // /usr/bin/python3, at full strength: peers/env.mjs's environment, OpenBLAS kernel named in the
 // row; its OpenMP spinning bounded like our pool's, the passive-wait figure in the note at 2
-// threads), at 1 and 2 threads, in the same run; and each step's model FLOP/s and % of the peak.
+// threads), at 1 and 2 threads (2 threads split as the engine plans them: attn bench's default
+// --thread-split auto, as attn train's), in the same run; and each step's model FLOP/s and % of
+// the peak.
 // Rows follow build/bench.json's shape {name, unit, attnlab, peer, peer_value, ratio}; ratio =
 // peer time / attnlab time (> 1: attnlab is faster). Run alone: `node bench/rows/transformer.mjs`.
 // Also the thread split of the native step (threadSplitRows, alone: `node

@@ -18,7 +18,7 @@
 // --thread-split ranks|kernels|auto (with --threads N, one process): ranks runs the config's
 // batch as N thread ranks (parallel/thread_ranks.hpp: replicas viewing one copy of the weights,
 // each on its rank_rows share of the batch, the bucketed sync over a ThreadWorld, Adam on rank
-// 0); kernels splits each kernel call over N threads (the default, the bench as it was); auto
+// 0); kernels splits each kernel call over N threads; auto (the default, as `attn train`'s)
 // takes plan_threads' choice. The JSON says which ("split", "thread_ranks", "kernel_threads",
 // "plan"); a thread-rank step's wall time includes starting and joining the rank threads.
 #include <algorithm>
@@ -44,7 +44,7 @@ int cmd_bench(Args& a) {
            "--config must be S, M, base or de-en");
   const int threads = a.integer("threads", 1, 1, 256);
   const double seconds = a.number("seconds", 2.0, 0.01, 3600);
-  const ThreadSplit split = parse_thread_split(a.str("thread-split", "kernels"));
+  const ThreadSplit split = parse_thread_split(a.str("thread-split", "auto"));
   DataParallelRun dist(a, false);
   a.finish();
   struct Shape {

@@ -74,7 +74,7 @@ if (flag('--readme')) {
   mkdirSync(path.join(root, path.dirname(BENCH_SOURCE)), { recursive: true });
   writeFileSync(path.join(root, BENCH_SOURCE), `${JSON.stringify(doc, null, 1)}\n`);
   const where = blockFiles(root);
-  writeDocs(root, (name) => name === 'bench' || name === 'pool');
+  writeDocs(root, (name) => name === 'bench' || name === 'scaling' || name === 'pool');
   console.log(
     `bench --readme: ${doc.rows.length} rows of the run of ${doc.meta.date} (commit ${doc.meta.commit}) copied to ${BENCH_SOURCE} and written to ${where.get('bench')}`
   );

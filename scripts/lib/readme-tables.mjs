@@ -6,6 +6,7 @@
 //              writes them from build/reproduce/, keeping rows it has no new run for); rows of
 //              table "seeds" form the main table, "seeds:<name>" and "single:<name>" their own
 //              table reproduce-<name>
+//   scaling    docs/bench/bench.json's scaling rows (Amdahl's fit and its predictions past 2 cores)
 //   pool       docs/bench/pool-before.json and pool-after.json (`node bench/pool-bench.mjs --out
 //              FILE`: the thread pool's 1 vs 2 threads beside neighbours, an older build's
 //              binaries via --bin for "before"; `npm run bench -- --readme` rewrites the table)
@@ -193,6 +194,53 @@ export function poolTable(before, after) {
       );
     }
   }
+  return lines.join('\n');
+}
+
+// --- scaling past 2 cores ----------------------------------------------------------------
+
+// The bench's scaling rows (bench/rows/scaling.mjs: Amdahl's serial share s fitted to the 1- and
+// 2-thread steps, the engine's own split): per config, the 2-thread speedup the fit reproduces,
+// 1 / (s + (1 - s) / 2), and the speedups it predicts (n x efficiency) at the threads it names.
+export function scalingText({ meta, rows }) {
+  const fits = [];
+  for (const r of rows) {
+    const m = r.name.match(/^Transformer training step, config (\S+): serial share s/);
+    if (!m) continue;
+    const at = rows
+      .map((x) => [
+        x,
+        x.name.match(
+          new RegExp(`^Transformer training step, config ${m[1]}: parallel efficiency predicted at (\\d+) threads`)
+        ),
+      ])
+      .filter(([, p]) => p)
+      .map(([x, p]) => ({ n: Number(p[1]), eff: x.attnlab }));
+    fits.push({ config: m[1], s: r.attnlab, at });
+  }
+  if (!fits.length) return null;
+  const ns = [...new Set(fits.flatMap((f) => f.at.map((a) => a.n)))].sort((a, b) => a - b);
+  const lines = [
+    `| config | serial share s | 2 threads (measured) | ${ns.map((n) => `${n} threads (predicted)`).join(' | ')} |`,
+    `| --- | --- | --- | ${ns.map(() => '---').join(' | ')} |`,
+  ];
+  const x2 = (v) => `${v.toFixed(2)}×`;
+  for (const f of fits) {
+    const two = 1 / (f.s + (1 - f.s) / 2);
+    const cells = ns.map((n) => {
+      const a = f.at.find((x) => x.n === n);
+      return a ? `${x2(n * a.eff)} (efficiency ${a.eff.toFixed(2)})` : '—';
+    });
+    lines.push(`| ${f.config} | ${f.s.toFixed(3)} | ${x2(two)} | ${cells.join(' | ')} |`);
+  }
+  const eight = ns.includes(8)
+    ? fits.map((f) => `${x2(8 * f.at.find((a) => a.n === 8).eff)} at config ${f.config}`).join(', ')
+    : null;
+  lines.push(
+    '',
+    `From the run of the Benchmarks table above (\`${meta.command}\`, ${meta.date.slice(0, 10)}, ${meta.cpu}, ${meta.cpus} CPUs).` +
+      (eight ? ` On 8 cores the fit predicts these speedups of a training step over one core: ${eight}.` : '')
+  );
   return lines.join('\n');
 }
 
@@ -408,8 +456,12 @@ export function tables(root) {
   if (existsSync(path.join(root, DIST_PAPER_SOURCE)))
     out.push({ name: 'dist-paper', sources: [DIST_PAPER_SOURCE], text: onPaperTables(json(DIST_PAPER_SOURCE)) });
   const benchFile = path.join(root, BENCH_SOURCE);
-  if (existsSync(benchFile))
-    out.push({ name: 'bench', sources: [BENCH_SOURCE], text: benchTable(JSON.parse(readFileSync(benchFile, 'utf8'))) });
+  if (existsSync(benchFile)) {
+    const bench = JSON.parse(readFileSync(benchFile, 'utf8'));
+    out.push({ name: 'bench', sources: [BENCH_SOURCE], text: benchTable(bench) });
+    const scaling = scalingText(bench);
+    if (scaling) out.push({ name: 'scaling', sources: [BENCH_SOURCE], text: scaling });
+  }
   if (POOL_SOURCES.every((f) => existsSync(path.join(root, f)))) {
     const [before, after] = POOL_SOURCES.map((f) => JSON.parse(readFileSync(path.join(root, f), 'utf8')));
     out.push({ name: 'pool', sources: POOL_SOURCES, text: poolTable(before, after) });

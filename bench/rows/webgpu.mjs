@@ -299,6 +299,7 @@ function rowNames(kind, gemmSizes, pgLabel) {
     ['dispatches', `webgpu (${kind}): dispatches per training step, config M`, 'dispatches'],
     ['dispatchesS', `webgpu (${kind}): dispatches per training step, config S`, 'dispatches'],
     ['submits', `webgpu (${kind}): submits per training step, config M`, 'submits'],
+    ['submitsS', `webgpu (${kind}): submits per training step, config S`, 'submits'],
     ['uploaded', `webgpu (${kind}): bytes uploaded per training step, config M`, 'KiB'],
     ['arena', `webgpu (${kind}): arena allocated, config M session`, 'KiB'],
     ['gemmKernel', `webgpu (${kind}): GEMM kernel chosen on the adapter, at a training step's shapes`, 'ms'],
@@ -519,7 +520,21 @@ export async function rows(ctx = {}) {
       );
     add(
       'submits',
-      counterRow('submits', 'submits', r2(c.submits), `${c.how}; ${c.reads} read${c.reads === 1 ? '' : 's'} in them`)
+      counterRow(
+        'submits',
+        'submits',
+        r2(c.submits),
+        `${c.how}; ${c.reads} read${c.reads === 1 ? '' : 's'} in them; GEMM ${c.gemm}`
+      )
+    );
+    add(
+      'submitsS',
+      counterRow(
+        'submitsS',
+        'submits',
+        r2(countersS.submits),
+        `${countersS.how}; ${countersS.reads} read${countersS.reads === 1 ? '' : 's'} in them; GEMM ${countersS.gemm}`
+      )
     );
     add(
       'uploaded',

@@ -14,6 +14,7 @@ import { applyI18n, getLang, setLang, t, onLangChange } from './i18n/index.js';
 import { loadEngine, expectedEngine, engineLabel } from './core/engine.js';
 import { crossOriginIsolate } from './core/coi.js';
 import { createEngine, moduleWorker } from './core/client.js';
+import { THREAD_SPLITS } from './core/protocol.js';
 import workerUrl from './core/worker.js?worker&url';
 import { mountDemo, demoNames } from './demos/registry.js';
 import { makeContext } from './demos/common/context.js';
@@ -43,14 +44,25 @@ const storedBackend = () => {
   const v = local.get(BACKEND_KEY);
   return BACKENDS.includes(v) ? v : 'auto';
 };
+// How threads share a training step (the pthread build only): the reader's choice, kept in
+// localStorage. 'kernels' (exact: every kernel call split, the same numbers on any number of
+// cores) or 'auto' (fast: the engine's cost model, thread ranks for the guide's Transformers).
+const THREADS_KEY = 'attnlab:thread-split';
+const storedThreadSplit = () => {
+  const v = local.get(THREADS_KEY);
+  return THREAD_SPLITS.includes(v) ? v : 'kernels';
+};
 const worker = () =>
-  (workerClient ??= createEngine({ base: document.baseURI, worker: startWorker, backend: storedBackend() }).then(
-    (w) => {
-      showEngine({ ...w.info, poolSize: w.info.poolSize });
-      w.on('engine', showBackend);
-      return w;
-    }
-  ));
+  (workerClient ??= createEngine({
+    base: document.baseURI,
+    worker: startWorker,
+    backend: storedBackend(),
+    threadSplit: storedThreadSplit(),
+  }).then((w) => {
+    showEngine({ ...w.info, poolSize: w.info.poolSize });
+    w.on('engine', showBackend);
+    return w;
+  }));
 
 // The page's engine client for the browser console and tests: `await attnlab.engine()`
 // (e.g. `.loseGpu()` shows the fall back from a lost GPU to WebAssembly).
@@ -106,6 +118,27 @@ function backendMenu() {
   });
   const text = document.createElement('span');
   text.dataset.i18n = 'engine.backend';
+  label.append(text, ' ', select);
+  return label;
+}
+
+// The threads menu, shown where the Worker runs the pthread build.
+function threadsMenu() {
+  const label = document.createElement('label');
+  label.className = 'engine-threads';
+  const select = Object.assign(document.createElement('select'), { id: 'engine-threads' });
+  for (const v of THREAD_SPLITS) {
+    const o = Object.assign(document.createElement('option'), { value: v });
+    o.dataset.i18n = `engine.threads.${v}`;
+    select.append(o);
+  }
+  select.value = storedThreadSplit();
+  select.addEventListener('change', async () => {
+    local.set(THREADS_KEY, select.value);
+    if (workerClient) await (await workerClient).setThreadSplit(select.value);
+  });
+  const text = document.createElement('span');
+  text.dataset.i18n = 'engine.threads';
   label.append(text, ' ', select);
   return label;
 }
@@ -481,6 +514,7 @@ try {
   line.innerHTML =
     '<span data-i18n="engine.ready"></span> <span id="engine-build" class="engine-build"></span> <span id="engine-gpu" class="engine-gpu"></span> ';
   line.append(backendMenu());
+  if (expected.build === 'wasm-mt') line.append(' ', threadsMenu());
   applyI18n(line, { updateDocument: false });
   showEngine(expected);
   if (shownBackend) showBackend(shownBackend);

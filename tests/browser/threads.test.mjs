@@ -81,6 +81,64 @@ test('static dist/ without headers: the service worker isolates the page and the
   await page.close();
 });
 
+// The reader's choice of how the threads share a step (the engine line's Threads menu, shown
+// with the pthread build): 'exact' splits every kernel call (the same numbers on any number of
+// cores, the default), 'fast' lets the cost model pick (thread ranks for a Transformer); the
+// choice reaches models created afterwards and survives a reload.
+test('the Threads menu: exact splits kernels, fast trains a Transformer on thread ranks, and a reload keeps the choice', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${server.url}?lang=en`);
+  await page.waitForFunction(
+    () => globalThis.crossOriginIsolated === true && document.body.dataset.ready === '1',
+    null,
+    { timeout: 60000 }
+  );
+  await page.evaluate(() => localStorage.removeItem('attnlab:thread-split'));
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+  const menu = page.locator('#engine-threads');
+  assert.equal(await menu.inputValue(), 'kernels', 'exact by default');
+  assert.deepEqual(await menu.locator('option').allTextContents(), [
+    'exact (same numbers anywhere)',
+    'fast (batch split over threads)',
+  ]);
+  // a Transformer of the bench's config S: 32 rows, so two ranks keep 16 each
+  const plan = () =>
+    page.evaluate(async () => {
+      const engine = await window.attnlab.engine();
+      const s = await engine.createSession({
+        model: { model: 'transformer', d_model: 64, heads: 4, d_ff: 256, enc_layers: 2, dec_layers: 2, dropout: 0 },
+        task: 'copy',
+        task_options: { min_len: 16, max_len: 16, symbols: 29 },
+        seed: 1,
+        train: { batch: 32, schedule: 'constant', lr: 1e-3 },
+      });
+      const r = await s.train(2);
+      const info = await s.call('info');
+      await s.dispose();
+      return { threads: info.threads, losses: Array.from(r.losses), pool: engine.info.poolSize };
+    });
+  const exact = await plan();
+  assert.ok(Number.isInteger(exact.pool) && exact.pool >= 1, `the pool: ${exact.pool}`);
+  assert.notEqual(exact.threads.mode, 'ranks', JSON.stringify(exact.threads));
+  await menu.selectOption('auto');
+  const fast = await plan();
+  if (exact.pool >= 2) {
+    assert.equal(fast.threads.mode, 'ranks', JSON.stringify(fast.threads));
+    assert.ok(fast.threads.ranks >= 2, JSON.stringify(fast.threads));
+  }
+  assert.ok(fast.losses.every(Number.isFinite), String(fast.losses));
+  assert.equal(await page.evaluate(() => localStorage.getItem('attnlab:thread-split')), 'auto');
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+  assert.equal(await page.locator('#engine-threads').inputValue(), 'auto', 'the choice survives a reload');
+  const again = await plan();
+  if (exact.pool >= 2) assert.equal(again.threads.mode, 'ranks');
+  await page.locator('#engine-threads').selectOption('kernels');
+  assert.deepEqual(page.errors, []);
+  await page.close();
+});
+
 test("the service worker isolates the guide's page only: another page of the site is left as served", async () => {
   const page = await browser.newPage();
   await page.goto(server.url);

@@ -127,9 +127,15 @@ export class EngineClient extends Emitter {
     else p.reject(toError(msg.error));
   }
 
-  async init({ base, threads = 'auto', files = null, backend = 'auto' } = {}) {
-    this.info = await this.request({ type: 'init', base, threads, files, backend });
+  async init({ base, threads = 'auto', files = null, backend = 'auto', threadSplit = null } = {}) {
+    this.info = await this.request({ type: 'init', base, threads, files, backend, threadSplit });
     return this.info;
+  }
+  // How the pthread build's threads share the training steps of models created from now on
+  // whose config leaves train.thread_split open: 'kernels' (the default: the same bits on any
+  // number of cores) or 'auto' (the engine's cost model: thread ranks for the Transformers).
+  setThreadSplit(split) {
+    return this.request({ type: 'thread-split', split });
   }
   // The backend of models created from now on: 'auto' (timed per model), 'webgpu' or 'wasm';
   // 'engine' events say what each model got.
@@ -251,6 +257,7 @@ export async function createEngine({
   threads = 'auto',
   files = null,
   backend = 'auto',
+  threadSplit = null,
   worker,
 } = {}) {
   if (typeof worker !== 'function')
@@ -270,7 +277,7 @@ export async function createEngine({
       client.pending.clear();
     });
     try {
-      await client.init({ base, threads, files, backend });
+      await client.init({ base, threads, files, backend, threadSplit });
       ready = true;
       return client;
     } catch (e) {

@@ -2,8 +2,9 @@
 // runtime.js). Requests carry an `id` and get exactly one reply; events carry no id.
 //
 // page -> worker
-//   {id, type: 'init', base, threads, backend}            -> reply: engine info
-//                          (backend: 'auto' | 'webgpu' | 'wasm', see web/gpu/choose.js)
+//   {id, type: 'init', base, threads, backend, threadSplit} -> reply: engine info
+//                          (backend: 'auto' | 'webgpu' | 'wasm', see web/gpu/choose.js;
+//                          threadSplit: 'kernels' | 'auto', see THREAD_SPLITS)
 //   {id, type: 'call', fn, args}                          -> reply: result of engine[fn](...args)
 //   {id, type: 'create', config}                          -> reply: {session, info}
 //   {id, type: 'load', bytes, overrides}                  -> reply: {session, info}
@@ -11,6 +12,7 @@
 //   {id, type: 'train', session, steps, chunkMs, snapshot} -> reply: {steps, losses, cancelled, step}
 //   {id, type: 'dispose', session}                        -> reply: true
 //   {id, type: 'backend', choice}                         -> reply: {choice} (for models created next)
+//   {id, type: 'thread-split', split}                     -> reply: {split} (for models created next)
 //   {id, type: 'gpu-lose'}                                -> reply: whether a WebGPU device was destroyed
 //   {type: 'pause' | 'resume' | 'cancel', session}        (no reply; state events follow)
 //   {type: 'snapshot-ack', session}                       (the page drew the session's last snapshot)
@@ -25,7 +27,23 @@
 //                          the backend a new model got, or a WebGPU run's fall back to wasm
 //                          reason: 'chosen' | 'none' | 'failed' | 'slower' | 'lost'; with backend
 //                          'webgpu': 'wasm-failed' (Auto: the CPU side failed while timed) or none
-export const REQUESTS = ['init', 'call', 'create', 'load', 'session', 'train', 'dispose', 'backend', 'gpu-lose'];
+export const REQUESTS = [
+  'init',
+  'call',
+  'create',
+  'load',
+  'session',
+  'train',
+  'dispose',
+  'backend',
+  'thread-split',
+  'gpu-lose',
+];
+// How the pthread build's threads share a model's training step when its config does not say
+// (train.thread_split, api/model_session.hpp): 'kernels' splits every kernel call, the same bits
+// on any number of cores; 'auto' lets the engine's cost model pick, which takes thread ranks for
+// the guide's Transformers (faster, but bits that depend on the thread count).
+export const THREAD_SPLITS = ['kernels', 'auto'];
 export const CONTROLS = ['pause', 'resume', 'cancel', 'snapshot-ack'];
 export const EVENTS = ['progress', 'snapshot', 'state', 'engine'];
 

@@ -8,7 +8,7 @@
 // latest-wins per session: a new snapshot replaces one the page has not acknowledged yet
 // instead of queueing behind it (keeping its evaluation).
 // Independent of Worker globals: `post(msg, transfer)` sends, `load(init)` returns the engine.
-import { CALLS, SESSION_METHODS, errorPayload, transferables } from './protocol.js';
+import { CALLS, SESSION_METHODS, THREAD_SPLITS, errorPayload, transferables } from './protocol.js';
 import { createSession, loadSession } from '../gpu/backend.js';
 import { BackendChooser, gpuFailure } from '../gpu/choose.js';
 import { checkpointModel } from './api.js';
@@ -30,6 +30,21 @@ export class Runtime {
     this.nextId = 1;
     this.trainings = new Map(); // session id -> {id, paused, cancelled, resume}
     this.snapshots = new Map(); // session id -> {inFlight, pending}
+    this.threadSplit = 'kernels'; // train.thread_split of models whose config does not say
+  }
+
+  // A config with train.thread_split set from the reader's choice, where the engine has threads
+  // and the config leaves it open ('kernels' is the engine's own default: left unsaid).
+  withThreadSplit(config) {
+    if (this.threadSplit === 'kernels' || config.train?.thread_split != null) return config;
+    if (this.engine?.info().build !== 'wasm-mt') return config;
+    return { ...config, train: { ...config.train, thread_split: this.threadSplit } };
+  }
+
+  setThreadSplit(split) {
+    if (!THREAD_SPLITS.includes(split))
+      throw new Error(`unknown thread split '${split}' (expected ${THREAD_SPLITS.join(' or ')})`);
+    this.threadSplit = split;
   }
 
   reply(id, result) {
@@ -61,6 +76,7 @@ export class Runtime {
     if (msg.type === 'init') {
       if (!this.engine) this.engine = await this.load(msg);
       this.chooser ??= new BackendChooser(this.engine, (m) => this.post(m), msg.backend ?? 'auto');
+      if (msg.threadSplit != null) this.setThreadSplit(msg.threadSplit);
       return this.engine.info();
     }
     if (!this.engine) throw new Error('engine not initialised: send init first');
@@ -70,7 +86,7 @@ export class Runtime {
         return this.engine[msg.fn](...(msg.args ?? []));
       case 'create': {
         // the backend: the config's, else the chooser's (web/gpu/choose.js)
-        const config = configObject(msg.config);
+        const config = this.withThreadSplit(configObject(msg.config));
         const backend = await this.chooser.forCreate(config);
         return this.register(await createSession(this.engine, { ...config, backend }));
       }
@@ -84,6 +100,9 @@ export class Runtime {
       case 'backend': // the reader's choice for models created from now on
         this.chooser.setChoice(msg.choice);
         return { choice: msg.choice };
+      case 'thread-split': // the reader's choice for models created from now on
+        this.setThreadSplit(msg.split);
+        return { split: msg.split };
       case 'gpu-lose': {
         // destroys the GPU device under every WebGPU session (the fallback, made visible)
         let lost = 0;

@@ -514,7 +514,7 @@ try {
   line.innerHTML =
     '<span data-i18n="engine.ready"></span> <span id="engine-build" class="engine-build"></span> <span id="engine-gpu" class="engine-gpu"></span> ';
   line.append(backendMenu());
-  if (expected.build === 'wasm-mt') line.append(' ', threadsMenu());
+  if (expected.build === 'wasm-mt') line.append(threadsMenu());
   applyI18n(line, { updateDocument: false });
   showEngine(expected);
   if (shownBackend) showBackend(shownBackend);

@@ -102,46 +102,35 @@ function showBackend(ev) {
     el.append(' (', Object.assign(document.createElement('span'), { lang: 'en', textContent: ev.detail }), ')');
 }
 
-function backendMenu() {
+// A menu of the engine line: <label class="engine-NAME"><span>word</span> <select id=
+// "engine-NAME"></label>, its options' words from i18n keys engine.NAME.VALUE, its value kept
+// in localStorage under `key` (where storage is refused the choice lasts for this page) and
+// given to the Worker's client by `send(client, value)`.
+function engineMenu(name, values, key, stored, send) {
   const label = document.createElement('label');
-  label.className = 'engine-backend';
-  const select = Object.assign(document.createElement('select'), { id: 'engine-backend' });
-  for (const b of BACKENDS) {
-    const o = Object.assign(document.createElement('option'), { value: b });
-    o.dataset.i18n = `engine.backend.${b}`;
+  label.className = `engine-${name}`;
+  const select = Object.assign(document.createElement('select'), { id: `engine-${name}` });
+  for (const v of values) {
+    const o = Object.assign(document.createElement('option'), { value: v });
+    o.dataset.i18n = `engine.${name}.${v}`;
     select.append(o);
   }
-  select.value = storedBackend();
+  select.value = stored();
   select.addEventListener('change', async () => {
-    local.set(BACKEND_KEY, select.value); // where storage is refused the choice lasts for this page
-    if (workerClient) await (await workerClient).setBackend(select.value);
+    local.set(key, select.value);
+    if (workerClient) await send(await workerClient, select.value);
   });
   const text = document.createElement('span');
-  text.dataset.i18n = 'engine.backend';
+  text.dataset.i18n = `engine.${name}`;
   label.append(text, ' ', select);
   return label;
 }
 
+const backendMenu = () =>
+  engineMenu('backend', BACKENDS, BACKEND_KEY, storedBackend, (client, v) => client.setBackend(v));
 // The threads menu, shown where the Worker runs the pthread build.
-function threadsMenu() {
-  const label = document.createElement('label');
-  label.className = 'engine-threads';
-  const select = Object.assign(document.createElement('select'), { id: 'engine-threads' });
-  for (const v of THREAD_SPLITS) {
-    const o = Object.assign(document.createElement('option'), { value: v });
-    o.dataset.i18n = `engine.threads.${v}`;
-    select.append(o);
-  }
-  select.value = storedThreadSplit();
-  select.addEventListener('change', async () => {
-    local.set(THREADS_KEY, select.value);
-    if (workerClient) await (await workerClient).setThreadSplit(select.value);
-  });
-  const text = document.createElement('span');
-  text.dataset.i18n = 'engine.threads';
-  label.append(text, ' ', select);
-  return label;
-}
+const threadsMenu = () =>
+  engineMenu('threads', THREAD_SPLITS, THREADS_KEY, storedThreadSplit, (client, v) => client.setThreadSplit(v));
 
 // Static hosts: our service worker (web/public/coi-sw.js) makes the page cross-origin isolated
 // after one reload; where it cannot, `isolation.reason` says why and one thread runs.

@@ -12,6 +12,45 @@ import * as ref from './webgpu-ref.mjs';
 
 const page = gpuPage();
 
+// dW += dyᵀ x with db += the row sums of dyᵀ (a linear layer's backward: gemm_fused with a
+// rowsum), on the GPU against the reference, for R rows of dy [R, out] and x [R, inp].
+async function linearBackwardCheck(dy, x, dW0, db0, R, out, inp, label) {
+  const dW = Float64Array.from(dW0),
+    db = Float64Array.from(db0);
+  ref.gemm(true, false, out, inp, R, 1, dy, out, x, inp, 1, dW, inp);
+  for (let r = 0; r < R; ++r) for (let o = 0; o < out; ++o) db[o] += dy[r * out + o];
+  const g = await onGpu(
+    {
+      dy: { type: 'f32', data: dy },
+      x: { type: 'f32', data: x },
+      dW: { type: 'f32', data: dW0 },
+      db: { type: 'f32', data: db0 },
+    },
+    [
+      [
+        'gemm_fused',
+        true,
+        false,
+        out,
+        inp,
+        R,
+        1,
+        { buf: 'dy' },
+        out,
+        { buf: 'x' },
+        inp,
+        1,
+        { buf: 'dW' },
+        inp,
+        { rowsum: { buf: 'db' } },
+      ],
+    ],
+    ['dW', 'db']
+  );
+  close(g.dW, dW, 2e-5, `${label} dW`);
+  close(g.db, db, 2e-5, `${label} db`);
+}
+
 test('gemm in its four transpose forms, with leading dimensions, offsets, alpha and beta', async () => {
   const M = 37,
     N = 29,
@@ -668,40 +707,7 @@ test('gemm_fused: bias + activation (+ pre) forward, mask + activation gradient 
     xx = f32(R * inp),
     dW0 = f32(out * inp),
     db0 = f32(out);
-  const dW = Float64Array.from(dW0),
-    db = Float64Array.from(db0);
-  ref.gemm(true, false, out, inp, R, 1, dy, out, xx, inp, 1, dW, inp);
-  for (let r = 0; r < R; ++r) for (let o = 0; o < out; ++o) db[o] += dy[r * out + o];
-  const g = await onGpu(
-    {
-      dy: { type: 'f32', data: dy },
-      x: { type: 'f32', data: xx },
-      dW: { type: 'f32', data: dW0 },
-      db: { type: 'f32', data: db0 },
-    },
-    [
-      [
-        'gemm_fused',
-        true,
-        false,
-        out,
-        inp,
-        R,
-        1,
-        { buf: 'dy' },
-        out,
-        { buf: 'x' },
-        inp,
-        1,
-        { buf: 'dW' },
-        inp,
-        { rowsum: { buf: 'db' } },
-      ],
-    ],
-    ['dW', 'db']
-  );
-  close(g.dW, dW, 2e-5, 'gemm_fused dW');
-  close(g.db, db, 2e-5, 'gemm_fused row sums (db)');
+  await linearBackwardCheck(dy, xx, dW0, db0, R, out, inp, 'gemm_fused (row sums: db)');
 });
 
 test('add_layernorm_forward: y = LN(x + r) with the sum kept; without r, LN(x)', async () => {
@@ -1326,41 +1332,7 @@ test('split-K: a weight gradient in 7 slices with bias + ReLU (+ pre) or row sum
     assert.equal((await cutOf(kernel, out, inp, R, 1)).slices, 7, `${kernel}: 7 slices of dW`);
     assert.equal((await cutOf(kernel, m, n, k, outer * inner)).slices, 3, `${kernel}: 3 slices of the grid`);
     await withKernel(`${kernel}+splitk`, async () => {
-      // dW += dyᵀ x with db += the row sums of dyᵀ (a linear layer's backward)
-      const dW = Float64Array.from(dW0),
-        db = Float64Array.from(db0);
-      ref.gemm(true, false, out, inp, R, 1, dy, out, x, inp, 1, dW, inp);
-      for (let o = 0; o < out; ++o) for (let i = 0; i < R; ++i) db[o] += dy[i * out + o];
-      const g = await onGpu(
-        {
-          dy: { type: 'f32', data: dy },
-          x: { type: 'f32', data: x },
-          dW: { type: 'f32', data: dW0 },
-          db: { type: 'f32', data: db0 },
-        },
-        [
-          [
-            'gemm_fused',
-            true,
-            false,
-            out,
-            inp,
-            R,
-            1,
-            { buf: 'dy' },
-            out,
-            { buf: 'x' },
-            inp,
-            1,
-            { buf: 'dW' },
-            inp,
-            { rowsum: { buf: 'db' } },
-          ],
-        ],
-        ['dW', 'db']
-      );
-      close(g.dW, dW, 2e-5, `${kernel}+splitk dW`);
-      close(g.db, db, 2e-5, `${kernel}+splitk db`);
+      await linearBackwardCheck(dy, x, dW0, db0, R, out, inp, `${kernel}+splitk`);
       // y = relu(dyᵀ x + bias), pre = dyᵀ x + bias kept
       const pre = new Float64Array(out * inp);
       ref.gemm(true, false, out, inp, R, 0.5, dy, out, x, inp, 0, pre, inp);

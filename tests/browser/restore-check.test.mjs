@@ -80,7 +80,7 @@ test('a finished run is stored', async (t) => {
   if (!(await show())) return unavailable(t, 'engine build without model sessions');
   await page.locator('[data-demo=bahdanau] [name=run-toggle]').click();
   await page.waitForSelector('[data-demo=bahdanau] .run[data-state=done]', { timeout: 120000 });
-  await page.waitForFunction(() => new Promise((r) => setTimeout(r, 300, true)), null, { timeout: 5000 });
+  await page.waitForSelector('[data-demo=bahdanau] .run[data-kept="100"]', { timeout: 60000 });
   [good] = await records();
   assert.equal(good?.meta?.step, 100);
   await rewrite((rec) => rec); // keeps it aside (test:backup) and back under its key

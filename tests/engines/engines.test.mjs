@@ -112,6 +112,8 @@ for (const { name, env } of ENGINES) {
           });
           assert.equal(before.step, 50);
           assert.doesNotMatch(before.text, ERROR);
+          // the finished run is in IndexedDB before the reload (a busy machine stores it late)
+          await b.waitFor(() => document.querySelector('[data-demo=playground] .run')?.dataset.kept === '50', 60000);
           await b.reload();
           await b.waitFor(() => document.body.dataset.ready === '1', 120000);
           await b.evaluate(() => document.querySelector('[data-demo=playground]').scrollIntoView());

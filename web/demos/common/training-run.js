@@ -7,7 +7,8 @@
 // What was trained survives a reload: the weights and step are kept in IndexedDB (ModelStore,
 // under the demo's name and config) every few seconds while training, on pause and at the end;
 // on mount a stored model is loaded back, drawn, and can be resumed; Reset ("start over")
-// forgets it. Restore means the same run: `keep` ({save() -> JSON, load(kept, session, step)})
+// forgets it. The run's element says which step is kept (data-kept, set once the store has
+// it). Restore means the same run: `keep` ({save() -> JSON, load(kept, session, step)})
 // stores the demo's own history (its chart's points, its readouts) beside the weights, and on
 // restore `load` puts them back instead of the fresh `onStart` / `onSnapshot` a new run gets, so
 // the chart, step, readouts and button after a reload equal those before it (a finished run
@@ -202,13 +203,16 @@ export function sessionRun(
     try {
       const bytes = await s.save({ optimizer: true }); // Adam's state too: Resume continues the same run
       if (run.session === s) {
+        const step = run.step;
         await store.save(run.key, bytes, {
-          step: run.step,
+          step,
           loss: run.loss,
           steps: run.steps,
           done: run.done,
           kept: keep?.save() ?? null,
         });
+        // the step of the model this browser now keeps (a reload restores it)
+        if (run.session === s) el.dataset.kept = String(step);
       }
     } catch {
       /* a full or blocked store keeps nothing */
@@ -360,8 +364,10 @@ export function sessionRun(
     // A record that cannot be this run is dropped, with a note saying why.
     let s = null;
     const drop = async (why) => {
-      s?.dispose().catch(() => {});
+      // the Worker's session is gone before the note shows
+      await s?.dispose().catch(() => {});
       await store.remove(key).catch(() => {});
+      delete el.dataset.kept;
       if (stale()) return false;
       offs.forEach((off) => off());
       offs = [];
@@ -396,6 +402,7 @@ export function sessionRun(
       const problem = recordProblem(rec, run.steps, cfg, s.info);
       if (problem) return drop(problem);
       run.key = key;
+      el.dataset.kept = String(rec.meta.step);
       attach(s);
       Object.assign(run, {
         step: rec.meta.step,
@@ -436,6 +443,7 @@ export function sessionRun(
     const s = run.session;
     run.session = null;
     if (run.key) await (await modelStore())?.remove(run.key).catch(() => {});
+    delete el.dataset.kept;
     if (s) {
       if (run.state === 'training' || run.state === 'paused') {
         s.cancel();

@@ -281,8 +281,10 @@ void Session::set_train_options(const json& t) {
            "train.threads must be in [1, 256] (0 or none: the engine's kernel threads), got "
                << threads_);
   thread_split_ = t.value("thread_split", std::string("kernels"));
-  AL_CHECK(thread_split_ == "kernels" || thread_split_ == "ranks" || thread_split_ == "auto",
-           "train.thread_split must be kernels, ranks or auto, got \"" << thread_split_ << "\"");
+  AL_CHECK(
+      thread_split_ == "kernels" || thread_split_ == "ranks" || thread_split_ == "both" ||
+          thread_split_ == "auto",
+      "train.thread_split must be kernels, ranks, both or auto, got \"" << thread_split_ << "\"");
   opts_.seed = seed_ + uint64_t(steps_);
   opts_.first_step = steps_ + 1;
   batch_dropout_.reseed(seed_ ^ 0x5DEECE66Dull);

@@ -7,23 +7,23 @@
 //                    "optimizer" ("adam" | "sgd"), "momentum", "threads", "thread_split"}}
 // Training on the task follows `attn train` exactly (same seed -> same losses and weights).
 // Threads (train.threads, default the engine's kernel thread count: in wasm-mt the page's pool;
-// train.thread_split "kernels" (default), "ranks" or "auto"): as `attn train --threads N
-// --thread-split S`, the steps of train() either split each kernel call or run on thread ranks
-// (parallel/thread_ranks.hpp: replicas on row shares of the batch, plan_threads decides for
-// "auto"); info()["threads"] is the plan. Split kernels give the same bits on any thread count;
-// ranks do not (the gradient sums round in another order and ranks past 0 draw their own dropout
-// masks), so the default keeps a session's numbers independent of the machine's cores (a page
-// link reproduces its run on any machine), and a checkpoint saved with its optimizer records the
-// rank count ("thread_ranks"): a session loaded from it resumes on as many ranks, bit for bit,
-// where it has that many threads (else it plans anew and info's plan says the resume is not
-// exact). The WebGPU backend, the recurrent kinds and trainBatch train on one rank.
-// Every model kind, the pointer network included: a config that names a point task
-// (convex-hull, tsp; "sort" with model "pointer", data/task.hpp's task_for_model) and no model
-// gets the pointer network, whose fields the task fixes (dim, permutation, min_outputs) and
-// whose training defaults are `attn train --model pointer`'s (batch 128, constant lr 1e-3,
-// clip 2). Its task_options are {"n_min", "n_max"}; a point set goes in through
-// decode_points and point_examples; checkpoints store the n range in task_options (old ones
-// at the top level of the state, which load() still reads).
+// train.thread_split "kernels" (default), "ranks", "both" or "auto"): as `attn train --threads N
+// --thread-split S`, the steps of train() split each kernel call, run on thread ranks
+// (parallel/thread_ranks.hpp: replicas on row shares of the batch) or on ranks that each split
+// their kernel calls (both); plan_threads decides for "auto"; info()["threads"] is the plan.
+// Split kernels give the same bits on any thread count; ranks do not (the gradient sums round in
+// another order and ranks past 0 draw their own dropout masks), so the default keeps a session's
+// numbers independent of the machine's cores (a page link reproduces its run on any machine), and a
+// checkpoint saved with its optimizer records the rank count ("thread_ranks"): a session loaded
+// from it resumes on as many ranks, bit for bit, where it has that many threads (else it plans anew
+// and info's plan says the resume is not exact). The WebGPU backend, the recurrent kinds and
+// trainBatch train on one rank. Every model kind, the pointer network included: a config that names
+// a point task (convex-hull, tsp; "sort" with model "pointer", data/task.hpp's task_for_model) and
+// no model gets the pointer network, whose fields the task fixes (dim, permutation, min_outputs)
+// and whose training defaults are `attn train --model pointer`'s (batch 128, constant lr 1e-3, clip
+// 2). Its task_options are {"n_min", "n_max"}; a point set goes in through decode_points and
+// point_examples; checkpoints store the n range in task_options (old ones at the top level of the
+// state, which load() still reads).
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -15,10 +15,11 @@
 // all-reduce, started during backward (GradientSync::begin / grads_ready) and finished before
 // Adam (reduce_ms: the wait after backward). Rank 0 prints the JSON; tokens_per_s counts the
 // target tokens of every rank. The peer is bench/peers/torch_ddp.py.
-// --thread-split ranks|kernels|auto (with --threads N, one process): ranks runs the config's
+// --thread-split ranks|kernels|both|auto (with --threads N, one process): ranks runs the config's
 // batch as N thread ranks (parallel/thread_ranks.hpp: replicas viewing one copy of the weights,
 // each on its rank_rows share of the batch, the bucketed sync over a ThreadWorld, Adam on rank
-// 0); kernels splits each kernel call over N threads; auto (the default, as `attn train`'s)
+// 0); kernels splits each kernel call over N threads; both runs r ranks that each split their
+// kernel calls over N / r threads; auto (the default, as `attn train`'s)
 // takes plan_threads' choice. The JSON says which ("split", "thread_ranks", "kernel_threads",
 // "plan"); a thread-rank step's wall time includes starting and joining the rank threads.
 #include <algorithm>

@@ -121,8 +121,10 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
   const int every = train_int(a, "log-every", 100);
   set_num_threads(train_int(a, "threads", 1));
   // the recurrent kinds split kernel calls (thread ranks train the Transformer kinds)
-  AL_CHECK(parse_thread_split(a.str("thread-split", "kernels")) != ThreadSplit::Ranks,
-           "--thread-split ranks: the recurrent kinds split kernel calls only");
+  const std::string split = a.str("thread-split", "kernels");
+  const ThreadSplit how = parse_thread_split(split);
+  AL_CHECK(how == ThreadSplit::Kernels || how == ThreadSplit::Auto,
+           "--thread-split " << split << ": the recurrent kinds split kernel calls only");
   const int eval_samples = train_int(a, "eval-samples", 0);
   // the held-out sets of --eval-samples: by default drawn from the training seed (other seeds,
   // other sets); a fixed --eval-seed scores every seed on the same sets (attn eval's default

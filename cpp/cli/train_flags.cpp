@@ -108,7 +108,8 @@ const std::vector<TrainFlag> kTrainFlags = {
     {"threads", FlagType::Int, nullptr, nullptr, 1, 256, "CPU threads"},
     {"thread-split", FlagType::String, nullptr, nullptr, kNoBound, kNoBound,
      "how the threads share a step: ranks (replicas on row shares of the batch), kernels (each "
-     "kernel call split) or auto (a cost model picks; the log says which)"},
+     "kernel call split), both (ranks, each splitting its kernel calls on threads / ranks "
+     "threads) or auto (a cost model picks; the log says which)"},
 };
 
 const TrainFlag& training_flag(const char* name) {

@@ -12,6 +12,9 @@
 // than they saved, or the caller itself did not have a core, it runs the same pieces alone for
 // a while, so the result bits never depend on the mode. With static per-thread chunks a busy
 // neighbour made two threads slower than one (256x128x128 A·Bᵀ: 20 GFLOP/s at 2T, 188 at 1T).
+// Each thread's regions go to the process's shared pool, or to a pool of its own while an
+// OwnPool::Use of it lives (the thread of a rank under ranks x kernel threads), so that several
+// such threads split their kernel calls at once.
 // Long because: one pool class holds the job word, the workers' spin and futex waits (native
 // and wasm), the caller's balance bookkeeping and the start of its workers; split, they would
 // share every field.
@@ -23,6 +26,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -154,6 +158,10 @@ bool spin_until(Ready ready, Clock::duration budget) {
 }
 
 std::atomic<void (*)()> g_worker_hook{nullptr};
+
+}  // namespace
+
+namespace threads {
 
 class Pool {
  public:
@@ -365,12 +373,22 @@ class Pool {
   std::thread::id window_thread_;
 };
 
+}  // namespace threads
+
+namespace {
+
 int g_threads = std::min(hardware_threads(), 8);
 
-Pool& pool() {
-  static Pool p;
+threads::Pool& shared_pool() {
+  static threads::Pool p;
   return p;
 }
+
+// The calling thread's own pool while a threads::OwnPool::Use lives on it, else null.
+thread_local threads::Pool* t_own = nullptr;
+
+// The pool of this thread's parallel regions: its own, or the process's shared one.
+threads::Pool& pool() { return t_own ? *t_own : shared_pool(); }
 
 }  // namespace
 
@@ -396,8 +414,20 @@ void reset_balance() {
 }
 
 void release_workers() {
-  if (kHasThreads) pool().trim(0);
+  if (kHasThreads) shared_pool().trim(0);
 }
+
+OwnPool::OwnPool() {
+  if (kHasThreads) pool_ = std::make_unique<Pool>();
+}
+
+OwnPool::~OwnPool() = default;  // the pool's destructor stops and joins its workers
+
+OwnPool::Use::Use(OwnPool& pool) : prev_(t_own) {
+  if (pool.pool_) t_own = pool.pool_.get();
+}
+
+OwnPool::Use::~Use() { t_own = prev_; }
 
 void parallel_for(long n, int chunks, const Fn& fn) {
   const int threads = std::min(num_threads(), kMaxThreads);

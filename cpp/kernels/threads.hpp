@@ -10,6 +10,7 @@
 // threads.cpp also defines set_num_threads()/num_threads() of kernels.hpp.
 #pragma once
 #include <functional>
+#include <memory>
 
 namespace attnlab::threads {
 
@@ -36,5 +37,38 @@ void reset_balance();
 // pool of Workers, so code that starts threads of its own (ThreadRanks, whose kernels run on
 // their rank's thread) hands these back first.
 void release_workers();
+
+class Pool;
+
+// A kernel pool apart from the process's shared one (which runs one parallel region at a time),
+// for the thread of each rank under ranks x kernel threads (parallel/thread_ranks.hpp), so that
+// the ranks split their kernel calls at once. While an OwnPool::Use of it lives on a thread, that
+// thread's regions run on it (its workers started at the first region that needs them). Make and
+// destroy it on the thread that starts and joins the threads using it: its destructor joins its
+// workers, and under WebAssembly a finished thread's Worker goes back to the loader's pool at
+// once only when the thread that joins it is the main one (else when its event loop next runs,
+// which a long call never lets it). In single-threaded WebAssembly it does nothing.
+class OwnPool {
+ public:
+  OwnPool();
+  ~OwnPool();
+  OwnPool(const OwnPool&) = delete;
+  OwnPool& operator=(const OwnPool&) = delete;
+
+  // The calling thread's regions run on `pool` while this lives (the previous pool after).
+  class Use {
+   public:
+    explicit Use(OwnPool& pool);
+    ~Use();
+    Use(const Use&) = delete;
+    Use& operator=(const Use&) = delete;
+
+   private:
+    Pool* prev_;
+  };
+
+ private:
+  std::unique_ptr<Pool> pool_;
+};
 
 }  // namespace attnlab::threads

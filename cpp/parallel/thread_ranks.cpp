@@ -20,7 +20,8 @@ ThreadSplit parse_thread_split(const std::string& s) {
   if (s == "auto") return ThreadSplit::Auto;
   if (s == "ranks") return ThreadSplit::Ranks;
   if (s == "kernels") return ThreadSplit::Kernels;
-  throw Error("--thread-split must be auto, ranks or kernels, got " + s);
+  if (s == "both") return ThreadSplit::Both;
+  throw Error("--thread-split must be auto, ranks, kernels or both, got " + s);
 }
 
 nlohmann::json ThreadPlan::to_json() const {
@@ -29,8 +30,34 @@ nlohmann::json ThreadPlan::to_json() const {
           {"kernel_threads", kernel_threads},
           {"ranks_speedup", std::round(ranks_speedup * 100) / 100},
           {"kernels_speedup", std::round(kernels_speedup * 100) / 100},
+          {"both_speedup", std::round(both_speedup * 100) / 100},
           {"why", why}};
 }
+
+namespace {
+
+// The cost model's speedup of k kernel threads on a step whose projection GEMM is w =
+// tokens x width^2 (see thread_ranks.hpp).
+double kernel_speedup(int k, double w) { return 1 + (k - 1) * 0.85 * w / (w + double(1 << 24)); }
+
+// The best r ranks x k kernel threads (r in [2, max_r], k = threads / r >= 2) for the step's w:
+// r * 0.92 times the kernel speedup of k threads on a rank's share (w / r). False when none.
+bool best_both(int threads, int max_r, double w, int& r_out, int& k_out, double& speedup) {
+  speedup = 0;
+  for (int r = 2; r <= max_r; ++r) {
+    const int k = threads / r;
+    if (k < 2) break;
+    const double s = r * 0.92 * kernel_speedup(k, w / r);
+    if (s > speedup) {
+      speedup = s;
+      r_out = r;
+      k_out = k;
+    }
+  }
+  return speedup > 0;
+}
+
+}  // namespace
 
 ThreadPlan plan_threads(int threads, ThreadSplit split, long rows, double tokens, int width) {
   ThreadPlan p;
@@ -38,9 +65,11 @@ ThreadPlan plan_threads(int threads, ThreadSplit split, long rows, double tokens
   const int max_ranks = thread_ranks_supported() ? int(std::min<long>(threads, rows)) : 1;
   const int fit_ranks = int(std::max<long>(1, std::min<long>(max_ranks, rows / kMinRowsPerRank)));
   const double w = std::max(0.0, tokens) * double(width) * double(width);
-  p.kernels_speedup = 1 + (threads - 1) * 0.85 * w / (w + double(1 << 24));
+  p.kernels_speedup = kernel_speedup(threads, w);
   p.ranks_speedup = fit_ranks > 1 ? fit_ranks * 0.92 : 1.0;
-  char buf[200];
+  int both_r = 1, both_k = 1;
+  best_both(threads, fit_ranks, w, both_r, both_k, p.both_speedup);
+  char buf[240];
   if (threads == 1) {
     p.mode = "one";
     p.why = "one thread";
@@ -52,7 +81,29 @@ ThreadPlan plan_threads(int threads, ThreadSplit split, long rows, double tokens
     p.why = "--thread-split kernels";
     return p;
   }
-  if (split == ThreadSplit::Ranks) {
+  if (split == ThreadSplit::Both && max_ranks > 1) {
+    int r = 1, k = 1;
+    double s = 0;
+    if (best_both(threads, max_ranks, w, r, k, s)) {
+      p.mode = "both";
+      p.ranks = r;
+      p.kernel_threads = k;
+      std::snprintf(buf, sizeof buf,
+                    "--thread-split both: %d ranks of %ld-%ld rows x %d kernel threads", r,
+                    rows / r, (rows + r - 1) / r, k);
+      p.why = buf;
+      return p;
+    }
+    // fewer than 4 threads (or rows): no rank can have a second kernel thread; ranks alone
+    p.mode = "ranks";
+    p.ranks = max_ranks;
+    std::snprintf(buf, sizeof buf,
+                  "--thread-split both: %d threads leave each of %d ranks one kernel thread",
+                  threads, max_ranks);
+    p.why = buf;
+    return p;
+  }
+  if (split == ThreadSplit::Ranks || split == ThreadSplit::Both) {
     if (max_ranks <= 1) {
       p.mode = "one";
       p.why = thread_ranks_supported() ? "a batch of one row has one rank"
@@ -66,12 +117,22 @@ ThreadPlan plan_threads(int threads, ThreadSplit split, long rows, double tokens
     p.why = buf;
     return p;
   }
-  if (fit_ranks > 1 && p.ranks_speedup >= p.kernels_speedup) {
+  const double best = std::max({p.kernels_speedup, p.ranks_speedup, p.both_speedup});
+  if (fit_ranks > 1 && p.ranks_speedup >= best) {
     p.mode = "ranks";
     p.ranks = fit_ranks;
     std::snprintf(buf, sizeof buf,
                   "%d ranks of >= %ld rows: estimated %.2fx against %.2fx for split kernels",
                   fit_ranks, rows / fit_ranks, p.ranks_speedup, p.kernels_speedup);
+  } else if (p.both_speedup > p.kernels_speedup) {
+    p.mode = "both";
+    p.ranks = both_r;
+    p.kernel_threads = both_k;
+    std::snprintf(buf, sizeof buf,
+                  "%d ranks of >= %ld rows x %d kernel threads: estimated %.2fx against %.2fx for "
+                  "%d ranks alone and %.2fx for split kernels",
+                  both_r, rows / both_r, both_k, p.both_speedup, p.ranks_speedup, fit_ranks,
+                  p.kernels_speedup);
   } else {
     p.mode = "kernels";
     p.kernel_threads = threads;
@@ -94,6 +155,7 @@ ThreadRanks::ThreadRanks(int ranks) : world_(std::make_unique<ThreadWorld>(ranks
   // The kernel pool's idle workers go first (a rank's kernels run on its own thread): under
   // WebAssembly every thread comes from the loader's fixed pool of Workers.
   if (ranks > 1) threads::release_workers();
+  for (int r = 1; r < ranks; ++r) pools_.push_back(std::make_unique<threads::OwnPool>());
   try {
     for (int r = 1; r < ranks; ++r) threads_.emplace_back([this, r] { serve(r); });
   } catch (const std::system_error&) {  // the started ones return before we throw
@@ -118,9 +180,13 @@ void ThreadRanks::stop() {
   wake_.notify_all();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  pools_.clear();  // their workers joined here, by the thread that made the ranks
 }
 
 void ThreadRanks::serve(int rank) {
+  // this rank's kernel calls split on a pool of its own (ranks x kernel threads): the shared
+  // one, rank 0's, runs one region at a time; its workers start only if a call splits
+  const threads::OwnPool::Use own(*pools_[size_t(rank - 1)]);
   uint64_t seen = 0;
   for (;;) {
     {

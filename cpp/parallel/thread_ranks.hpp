@@ -17,8 +17,12 @@
 //              one projection GEMM of the step, which decides how well a split call amortises
 //              its fork and join (fitted to the 2-thread steps of S, M and base: about 1.1x,
 //              1.4x, 1.8x)
-// and the larger wins. Both at once (ranks x kernel threads) is not planned: the kernel pool runs
-// one parallel region at a time, so kernel threads inside several ranks would queue for it.
+//   both r x k: r * 0.92 * (the kernel speedup of k threads on w / r), for r in [2, the ranks
+//              the rows allow] and k = N / r >= 2: when the batch has too few rows for a rank
+//              per thread, the threads left over split each rank's kernel calls (every rank
+//              thread but rank 0 has a kernel pool of its own, threads::OwnPool, so the ranks'
+//              split calls run at once)
+// and the largest wins (ranks on a tie).
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -32,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/threads.hpp"
 #include "models/model.hpp"
 #include "parallel/bucketed_sync.hpp"
 #include "parallel/thread_communicator.hpp"
@@ -41,14 +46,15 @@
 
 namespace attnlab {
 
-enum class ThreadSplit { Auto, Ranks, Kernels };
-// "auto", "ranks", "kernels" (anything else: an attnlab::Error naming them).
+enum class ThreadSplit { Auto, Ranks, Kernels, Both };
+// "auto", "ranks", "kernels", "both" (anything else: an attnlab::Error naming them).
 ThreadSplit parse_thread_split(const std::string& s);
 
 struct ThreadPlan {
   int ranks = 1, kernel_threads = 1;
-  std::string mode;                               // "ranks", "kernels" or "one" (a single thread)
-  double ranks_speedup = 1, kernels_speedup = 1;  // the cost model's estimates
+  std::string mode;  // "ranks", "kernels", "both" (ranks x kernel threads) or "one" (one thread)
+  // the cost model's estimates (both: the best ranks x kernel threads, 0 where none fits)
+  double ranks_speedup = 1, kernels_speedup = 1, both_speedup = 0;
   std::string why;
   nlohmann::json to_json() const;
 };
@@ -57,7 +63,8 @@ constexpr long kMinRowsPerRank = 4;
 
 // The plan for `threads` threads on a step of `rows` rows (sequences), `tokens` tokens (padded,
 // all sides) and model width `width`. Forced modes keep their mode: ranks (at most one per row),
-// kernels. Without threads to spare (single-threaded WebAssembly) every plan is one rank.
+// kernels, both (the best r x k with k >= 2, at most one rank per row; with fewer than 4 threads,
+// ranks alone). Without threads to spare (single-threaded WebAssembly) every plan is one rank.
 ThreadPlan plan_threads(int threads, ThreadSplit split, long rows, double tokens, int width);
 
 // T ranks as threads: the world, each rank's bucketed sync and DataParallel, and the threads of
@@ -101,6 +108,8 @@ class ThreadRanks {
   std::vector<std::exception_ptr> failed_;  // per rank, for the job in flight
   std::atomic<int> first_failed_{-1};       // the rank that failed first (it released the others)
   std::vector<std::thread> threads_;        // ranks 1..T-1
+  // their kernel pools (ranks x kernel threads), made and destroyed on the ranks' creator
+  std::vector<std::unique_ptr<threads::OwnPool>> pools_;
 };
 
 // n models of m's config, each viewing m's parameter values.

@@ -21,12 +21,14 @@
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -371,7 +373,110 @@ TEST_CASE("threads-dp: the plan picks ranks for enough rows, kernels for few", "
   const ThreadPlan forced = plan_threads(4, ThreadSplit::Ranks, 3, 3 * 64, 512);
   CHECK(forced.ranks == 3);  // at most one rank per row
   CHECK(plan_threads(4, ThreadSplit::Kernels, 64, 1e5, 64).kernel_threads == 4);
-  CHECK_THROWS_AS(parse_thread_split("both"), Error);
+  CHECK(parse_thread_split("both") == ThreadSplit::Both);
+  CHECK_THROWS_WITH(parse_thread_split("all"), Catch::Contains("auto, ranks, kernels or both"));
+}
+
+TEST_CASE("threads-dp: the plan puts threads a batch's ranks cannot use to work in their kernels",
+          "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  // 8 threads, 8 rows of config S: ranks of >= 4 rows allow 2 ranks (1.84x), which would leave
+  // 6 threads idle; 2 ranks x 4 kernel threads are estimated above both
+  const ThreadPlan p = plan_threads(8, ThreadSplit::Auto, 8, 8 * 32, 64);
+  INFO(p.to_json().dump());
+  CHECK(p.mode == "both");
+  CHECK(p.ranks == 2);
+  CHECK(p.kernel_threads == 4);
+  CHECK(p.both_speedup > p.ranks_speedup);
+  CHECK(p.both_speedup > p.kernels_speedup);
+  CHECK_THAT(p.why, Catch::Contains("2 ranks of >= 4 rows x 4 kernel threads"));
+  // rows for a rank per thread: ranks alone (both is never above them: 0.92 a rank)
+  const ThreadPlan r = plan_threads(8, ThreadSplit::Auto, 64, 64 * 32, 64);
+  CHECK(r.mode == "ranks");
+  CHECK(r.ranks == 8);
+  // 2 threads: no rank can have a second kernel thread, the plan of before
+  CHECK(plan_threads(2, ThreadSplit::Auto, 32, 32 * 32, 64).mode == "ranks");
+  CHECK(plan_threads(2, ThreadSplit::Auto, 32, 32 * 32, 64).both_speedup == 0);
+  // forced: the best r x k with k >= 2 (one rank per row at most), or ranks alone when none fits
+  const ThreadPlan f = plan_threads(4, ThreadSplit::Both, 32, 32 * 32, 64);
+  CHECK(f.mode == "both");
+  CHECK(f.ranks == 2);
+  CHECK(f.kernel_threads == 2);
+  CHECK_THAT(f.why, Catch::StartsWith("--thread-split both: 2 ranks"));
+  const ThreadPlan f6 = plan_threads(6, ThreadSplit::Both, 32, 32 * 32, 64);
+  CHECK(f6.ranks * f6.kernel_threads <= 6);
+  CHECK(f6.kernel_threads >= 2);
+  const ThreadPlan two = plan_threads(2, ThreadSplit::Both, 32, 32 * 32, 64);
+  CHECK(two.mode == "ranks");
+  CHECK(two.ranks == 2);
+  CHECK(two.kernel_threads == 1);
+  CHECK_THAT(two.why, Catch::Contains("one kernel thread"));
+  CHECK(plan_threads(4, ThreadSplit::Both, 1, 64, 64).mode == "one");  // one row
+}
+
+TEST_CASE("threads-dp: each rank splits its kernel calls on a pool of its own, at once",
+          "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  // Each rank opens a 2-thread region whose first piece waits (up to 10 s) until every rank's
+  // region has begun: on one shared pool (one region at a time) rank 1's region would start
+  // only after rank 0's had ended, and the first pieces would time out.
+  ThreadRanks ranks(2);
+  std::atomic<int> started{0};
+  std::vector<int> saw_all(2, 0), pieces(2, 0);
+  std::vector<std::vector<std::thread::id>> ran(2);
+  std::mutex mu;
+  test::with_threads(2, [&] {
+    ranks.run([&](int r) {
+      threads::reset_balance();
+      bool first = true;
+      threads::parallel_for(64, 2, [&](long b, long e, int) {
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          ran[size_t(r)].push_back(std::this_thread::get_id());
+          pieces[size_t(r)] += int(e - b);
+          if (!first) return;
+          first = false;
+        }
+        ++started;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (started.load() < 2 && std::chrono::steady_clock::now() < until)
+          std::this_thread::yield();
+        saw_all[size_t(r)] = started.load() >= 2;
+      });
+    });
+  });
+  CHECK(pieces == std::vector<int>{64, 64});
+  CHECK(saw_all == std::vector<int>{1, 1});
+  // no thread ran pieces of both ranks' regions: each region stayed on its rank's thread and
+  // that thread's own workers
+  for (const std::thread::id& a : ran[0])
+    CHECK(std::find(ran[1].begin(), ran[1].end(), a) == ran[1].end());
+}
+
+TEST_CASE("threads-dp: 2 ranks x 2 kernel threads take the steps of 2 ranks, bit for bit",
+          "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  auto task = make_task("reverse");
+  // wide enough that a rank's projections (6 rows of ~12 tokens x 128 x 512: ~9e6 FLOPs) are
+  // split over its 2 kernel threads (kernels split from 4e6)
+  nlohmann::json cfg = small_transformer(*task, 0.0);
+  cfg["d_model"] = 128;
+  cfg["heads"] = 4;
+  cfg["d_ff"] = 512;
+  // split kernels give the same bits on any thread count, so ranks x kernel threads are the
+  // ranks' own run (which "2 and 3 thread ranks take the one-thread step" holds to one thread)
+  std::vector<double> l1, l2;
+  const std::vector<float> alone = params_after(*task, cfg, 12, 2, 4, &l1);
+  std::vector<float> both;
+  test::with_threads(2, [&] {
+    threads::reset_balance();
+    both = params_after(*task, cfg, 12, 2, 4, &l2);
+  });
+  REQUIRE(both.size() == alone.size());
+  CHECK(std::memcmp(both.data(), alone.data(), both.size() * sizeof(float)) == 0);
+  CHECK(l2 == l1);
+  auto m0 = make_model(cfg, cpu_kernels(), 3);
+  CHECK(std::memcmp(m0->params().values(), both.data(), both.size() * sizeof(float)) != 0);
 }
 
 TEST_CASE("threads-dp: 2 and 3 thread ranks take the one-thread step", "[threads-dp]") {
@@ -608,7 +713,22 @@ TEST_CASE("threads-dp: a session on thread ranks takes the one-thread steps", "[
   nlohmann::json dflt = session_config(0.0, 4, "kernels");
   dflt["train"].erase("thread_split");
   CHECK(api::Session::create(dflt)->info()["threads"]["mode"] == "kernels");
-  nlohmann::json bad = session_config(0.0, 2, "both");
+  // "both" on 4 threads: 2 ranks x 2 kernel threads, the one-thread steps to the same bound
+  auto b = api::Session::create(session_config(0.0, 4, "both"));
+  const nlohmann::json bp = b->info()["threads"];
+  CHECK(bp["mode"] == "both");
+  CHECK(bp["ranks"] == 2);
+  CHECK(bp["kernel_threads"] == 2);
+  CHECK_THAT(bp["why"].get<std::string>(), Catch::StartsWith("train.thread_split both"));
+  const api::TrainChunk cb = b->train(steps);
+  CHECK(b->info()["threads"] == bp);
+  for (int i = 0; i < steps; ++i)
+    CHECK(cb.losses[size_t(i)] == Approx(c1.losses[size_t(i)]).epsilon(1e-6));
+  size_t compared = 0;
+  const double worst = worst_relative(b->model().params(), v1, values_of(*b), key_bias, compared);
+  INFO("2 ranks x 2 kernel threads: worst relative difference " << worst);
+  CHECK(worst <= 1e-5);
+  nlohmann::json bad = session_config(0.0, 2, "all");
   CHECK_THROWS_WITH(api::Session::create(bad), Catch::Contains("train.thread_split"));
   bad = session_config(0.0, -1, "ranks");
   CHECK_THROWS_WITH(api::Session::create(bad), Catch::Contains("train.threads"));

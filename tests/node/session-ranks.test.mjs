@@ -4,6 +4,8 @@
 // resumes on 2 ranks, bit for bit; the default splits kernels. The module is loaded with the
 // pthread pool the page gives it (web/core/engine.js: 2 * threads - 1 workers). In the
 // single-thread build a ranks session plans one rank. The engine line names a plan on ranks.
+// On 4 threads, 2 ranks that each split their kernel calls over 2 threads (thread_split 'both',
+// each rank on a kernel pool of its own) give the bits of the 2 ranks alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hasBuild, loadNodeApi, releaseEngine } from './engine.mjs';
@@ -70,6 +72,35 @@ test('wasm-mt: a session trains on thread ranks, reports its plan and resumes bi
   for (const s of [straight, first, resumed]) s.dispose();
 });
 
+test('wasm-mt: 2 ranks x 2 kernel threads give the bits of 2 ranks alone', async (t) => {
+  if (!hasBuild('wasm-mt')) return unavailable(t, 'build/wasm-mt is not built (node scripts/build.mjs)');
+  const engine = await loadNodeApi('wasm-mt', { threads: pthreadWorkers(4) });
+  t.after(() => releaseEngine(engine));
+  // wide enough that each rank's projections are split over its 2 kernel threads
+  const wide = (threads, split) => {
+    const c = config(threads, split);
+    return { ...c, model: { ...c.model, d_model: 128, heads: 4, d_ff: 512 } };
+  };
+  const both = engine.createSession(wide(4, 'both'));
+  const plan = both.info().threads;
+  assert.equal(plan.mode, 'both');
+  assert.equal(plan.ranks, 2);
+  assert.equal(plan.kernel_threads, 2);
+  assert.equal(engineLabel({ build: 'wasm-mt', poolSize: 4, plan }), 'WebAssembly SIMD128 · 2 ranks × 2 threads');
+  const ranks = engine.createSession(wide(2, 'ranks'));
+  assert.equal(ranks.info().threads.kernel_threads, 1);
+  const a = both.train(3);
+  const b = ranks.train(3);
+  assert.deepEqual(a.losses, b.losses);
+  // the tensors of the two checkpoints (their headers name other train.threads)
+  const tensors = (bytes) =>
+    bytes.subarray(8 + Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true)));
+  assert.ok(equalBytes(tensors(both.save()), tensors(ranks.save())), 'split kernels changed the bits');
+  const fresh = engine.createSession(wide(2, 'ranks'));
+  assert.ok(!equalBytes(tensors(both.save()), tensors(fresh.save())), 'the weights did not move');
+  for (const s of [both, ranks, fresh]) s.dispose();
+});
+
 test('wasm: a ranks session in the single-thread build plans one rank', async (t) => {
   if (!hasBuild('wasm')) return unavailable(t, 'build/wasm is not built (npm run build:engine)');
   const engine = await loadNodeApi('wasm');
@@ -85,6 +116,10 @@ test('engineLabel: a session plan on ranks reads "N threads as ranks"', () => {
   assert.equal(engineLabel(info), 'WebAssembly SIMD128 · 4 threads');
   assert.equal(engineLabel({ ...info, plan: { mode: 'ranks', ranks: 3 } }), 'WebAssembly SIMD128 · 3 threads as ranks');
   assert.equal(engineLabel({ ...info, plan: { mode: 'kernels', ranks: 1 } }), 'WebAssembly SIMD128 · 4 threads');
+  assert.equal(
+    engineLabel({ ...info, plan: { mode: 'both', ranks: 2, kernel_threads: 2 } }),
+    'WebAssembly SIMD128 · 2 ranks × 2 threads'
+  );
   assert.equal(engineLabel({ build: 'wasm', plan: { mode: 'ranks', ranks: 2 } }), 'WebAssembly SIMD128 · 1 thread');
   assert.equal(pthreadWorkers(8), 15);
 });

@@ -38,11 +38,17 @@ export function expectedEngine() {
 
 // A short, language-neutral label for the engine that runs: "WebAssembly SIMD128 · 1 thread",
 // "WebAssembly SIMD128 · 4 threads" (+ " · FMA" when the build has relaxed-SIMD FMA). With a
-// session's thread plan (`plan`: its info().threads) on ranks: "· 4 threads as ranks".
+// session's thread plan (`plan`: its info().threads) on ranks: "· 4 threads as ranks"; on ranks
+// that split their kernel calls: "· 2 ranks × 4 threads".
 export function engineLabel({ build, threads, kernelThreads, poolSize: pool, fma, plan } = {}) {
   const n = build === 'wasm-mt' ? (pool ?? kernelThreads ?? threads ?? 1) : 1;
-  const ranks = build === 'wasm-mt' && plan?.mode === 'ranks' && plan.ranks > 1 ? plan.ranks : 0;
-  const count = ranks ? `${ranks} threads as ranks` : `${n} thread${n === 1 ? '' : 's'}`;
+  const mt = build === 'wasm-mt' && plan?.ranks > 1;
+  const count =
+    mt && plan.mode === 'ranks'
+      ? `${plan.ranks} threads as ranks`
+      : mt && plan.mode === 'both'
+        ? `${plan.ranks} ranks × ${plan.kernel_threads} threads`
+        : `${n} thread${n === 1 ? '' : 's'}`;
   return `WebAssembly SIMD128 · ${count}${fma || build === 'wasm-relaxed' ? ' · FMA' : ''}`;
 }
 

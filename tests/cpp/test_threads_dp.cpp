@@ -394,6 +394,12 @@ TEST_CASE("threads-dp: the plan puts threads a batch's ranks cannot use to work 
   const ThreadPlan r = plan_threads(8, ThreadSplit::Auto, 64, 64 * 32, 64);
   CHECK(r.mode == "ranks");
   CHECK(r.ranks == 8);
+  // config S (attn bench's 32 rows of 16 tokens a side, width 64) on 16 threads: 8 ranks of 4
+  // rows, each with 2 kernel threads (docs/benchmarks.md, "Past two cores")
+  const ThreadPlan s16 = plan_threads(16, ThreadSplit::Auto, 32, 2 * 32 * 16, 64);
+  CHECK(s16.mode == "both");
+  CHECK(s16.ranks == 8);
+  CHECK(s16.kernel_threads == 2);
   // 2 threads: no rank can have a second kernel thread, the plan of before
   CHECK(plan_threads(2, ThreadSplit::Auto, 32, 32 * 32, 64).mode == "ranks");
   CHECK(plan_threads(2, ThreadSplit::Auto, 32, 32 * 32, 64).both_speedup == 0);

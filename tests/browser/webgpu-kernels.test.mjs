@@ -476,6 +476,28 @@ test('the arena grows past its first buffer and keeps what it held; nothing was 
   assert.deepEqual(page.errors, []);
 });
 
+test('the workspace at least doubles when it grows: growing batches replace it a few times, not at every new size', async () => {
+  const r = await page.evaluate(() => {
+    const { table } = window.gpuTest;
+    const start = table.scratchBytes;
+    const sizes = [];
+    let replaced = 0;
+    // a workspace asked for at 1.1x the last size, 24 times (a batch growing a token at a time)
+    for (let i = 0, bytes = Math.max(start, 1024) + 4; i < 24; i++, bytes = Math.ceil((bytes * 1.1) / 4) * 4) {
+      const before = table.scratchBytes; // (a new block may start where the old one did)
+      table.scratchAt(bytes);
+      if (table.scratchBytes !== before) replaced++;
+      sizes.push([bytes, table.scratchBytes]);
+    }
+    return { start, sizes, replaced };
+  });
+  for (const [asked, has] of r.sizes) assert.ok(has >= asked, `${has} bytes for ${asked}`);
+  // 1.1^24 ~ 9.8x: doubling replaces it 4 times (at most 5), growing to fit 24 times
+  assert.ok(r.replaced <= 5, `replaced ${r.replaced} times: ${JSON.stringify(r.sizes)}`);
+  assert.ok(r.replaced >= 3);
+  assert.deepEqual(page.errors, []);
+});
+
 // Uploads while work is encoded (a step's token ids between its dispatches) are staged and
 // copied in the pending command buffer: in order among the dispatches, with no submit; a large
 // one, or one with nothing pending, is a queue write as before.

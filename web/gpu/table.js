@@ -696,11 +696,13 @@ export class GpuTable {
     this.run('sumsq', [out / 4, scratch / 4, parts, parts, 1, 0, divisor ? bits(divisor) : 0], [1]);
   }
   // The table's workspace of at least `bytes`, grown (never shrunk) from the arena: what one
-  // entry writes in a dispatch and reads in the next, in the same pass, so entries share it.
+  // entry writes in a dispatch and reads in the next, in the same pass, so entries share it. It
+  // grows to at least twice its size, so that batches of growing token counts (split-K's
+  // workspace follows the batch) replace it a few times, not at every new largest batch.
   scratchAt(bytes) {
     if (this.scratchBytes < bytes) {
       if (this.scratch) this.release(this.scratch);
-      this.scratchBytes = Math.max(bytes, 1024);
+      this.scratchBytes = Math.max(bytes, 2 * this.scratchBytes, 1024);
       this.scratch = this.alloc(this.scratchBytes);
     }
     return this.scratch;

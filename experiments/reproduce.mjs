@@ -36,7 +36,8 @@
 // Held-out sets: a recipe is chosen on the selection sets (SELECTION_SEED, attn eval's default
 // seed and the presets' --eval-seed; kept apart under build/reproduce/select/); the table
 // reports on the report sets (REPORT_SEED), which no recipe was chosen on.
-// Each run's result is kept in build/reproduce/<id>-seed<s>.json with its recipe (the resolved
+// Each run's result is kept in build/reproduce/<id>-seed<s>.json (a link to the user's cache,
+// where a result outlives the checkout) with its recipe (the resolved
 // flags of `attn train --show-recipe`, and the attn eval runs after it) and the engine's commit
 // (the last commit that changed cpp/, CMakeLists.txt or cmake/; "+dirty" with uncommitted
 // changes there). A kept result is reused by later runs (so a table can be completed over
@@ -52,6 +53,7 @@ import { fileURLToPath } from 'node:url';
 import { lengthCurveSvg } from './lib/length-curve.mjs';
 import { flagArgs, presetFlags } from './presets.mjs';
 import { machineInfo } from '../bench/peers/machine.mjs';
+import { linkRun, runsRoot } from './lib/run-store.mjs';
 import os from 'node:os';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -277,6 +279,11 @@ if (!todo.length) {
   );
   process.exit(1);
 }
+// The kept results live under the user's cache (experiments/lib/run-store.mjs: $ATTNLAB_RUNS,
+// else $XDG_CACHE_HOME/attnlab/runs, else ~/.cache/attnlab/runs, in reproduce/), so that a table
+// filled over several sittings survives a checkout laid anew; build/reproduce links to it (a real
+// folder there is used as it is).
+linkRun(path.join(root, 'build', 'reproduce'), path.join(runsRoot(), 'reproduce'));
 mkdirSync(keep, { recursive: true });
 const allowStale = process.argv.includes('--allow-stale');
 const git = (...a) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim();

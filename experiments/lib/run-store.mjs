@@ -72,6 +72,13 @@ export function openRun({ name, binary, link, env = process.env, replace = false
   return { dir, attn, binarySha256: sha256(attn) };
 }
 
+// `link` made a symbolic link to `dir` (made if missing); an existing real folder at `link` is
+// left alone (and used as it is).
+export function linkRun(link, dir) {
+  mkdirSync(dir, { recursive: true });
+  linkTo(link, dir);
+}
+
 function linkTo(link, dir) {
   let st = null;
   try {

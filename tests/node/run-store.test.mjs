@@ -20,6 +20,7 @@ import {
   checkName,
   cpuName,
   detach,
+  linkRun,
   lowerGroup,
   lockRun,
   openRun,
@@ -71,6 +72,25 @@ test('a run keeps its own binary and the checkout links to it', () => {
   openRun({ name: 'r3', binary: bin, link: real, env });
   assert.ok(lstatSync(real).isDirectory());
   assert.throws(() => openRun({ name: 'r4', binary: path.join(tmp, 'missing'), env }), /missing: build it first/);
+});
+
+test("the reproduction's kept results: build/reproduce links to a folder under the cache", () => {
+  const dir = path.join(tmp, 'runs', 'reproduce');
+  const link = path.join(tmp, 'checkout2', 'build', 'reproduce');
+  linkRun(link, dir);
+  assert.ok(existsSync(dir));
+  assert.equal(readlinkSync(link), dir);
+  writeFileSync(path.join(link, 'hull5-seed1.json'), '{}');
+  assert.ok(existsSync(path.join(dir, 'hull5-seed1.json')), 'a result written through the link is in the cache');
+  // a checkout laid anew links to the same results
+  const fresh = path.join(tmp, 'checkout3', 'build', 'reproduce');
+  linkRun(fresh, dir);
+  assert.ok(existsSync(path.join(fresh, 'hull5-seed1.json')));
+  // a real folder there is used as it is
+  const real = path.join(tmp, 'checkout4', 'build', 'reproduce');
+  mkdirSync(real, { recursive: true });
+  linkRun(real, dir);
+  assert.ok(lstatSync(real).isDirectory() && !lstatSync(real).isSymbolicLink());
 });
 
 test('one sitting at a time: a live holder is named, a stale pid file is taken over', () => {

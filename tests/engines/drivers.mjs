@@ -3,7 +3,7 @@
 // through WebKitWebDriver and MiniBrowser under xvfb-run, over classic WebDriver (HTTP).
 //   const b = await openBrowser('firefox' | 'webkit', { env });
 //   await b.goto(url); await b.evaluate(fn, ...args); await b.waitFor(fn, ms, ...args);
-//   await b.reload(); await b.close();
+//   await b.reload(); await b.close(); b.logs() (the page's last console lines, Firefox only)
 // evaluate() runs fn in the page (its source is sent, so it closes over nothing) and awaits a
 // returned promise. A browser that is not installed gives null from openBrowser (a skip).
 import { spawn } from 'node:child_process';
@@ -38,7 +38,7 @@ async function poll(evaluate, fn, ms, args) {
     }
     if (Date.now() > end)
       throw new Error(
-        `waited ${ms} ms for ${String(fn).slice(0, 160)}${last instanceof Error ? ` (${last.message})` : ''}`
+        `waited ${ms} ms for ${String(fn).slice(0, 160)}${args.length ? ` with ${JSON.stringify(args)}` : ''}${last instanceof Error ? ` (${last.message})` : ''}`
       );
     await sleep(250);
   }
@@ -58,8 +58,14 @@ async function openFirefox() {
   const page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
   const evaluate = (fn, ...args) => page.evaluate(fn, ...args);
+  // the page's console and uncaught errors, the last 40 lines, for a failure's message
+  const lines = [];
+  const log = (s) => lines.push(s) > 40 && lines.shift();
+  page.on('console', (m) => log(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => log(`uncaught: ${e.message}`));
   return {
     name: 'firefox',
+    logs: () => lines.slice(),
     version: await browser.version(),
     goto: (url) => page.goto(url, { waitUntil: 'load', timeout: 120000 }),
     reload: () => page.reload({ waitUntil: 'load', timeout: 120000 }),
@@ -140,6 +146,7 @@ async function openWebKit({ env = {} } = {}) {
   };
   return {
     name: 'webkit',
+    logs: () => [],
     version: session.capabilities.browserVersion,
     goto: (url) => call('POST', `${sid}/url`, { url }),
     reload: () => call('POST', `${sid}/refresh`, {}),

@@ -21,13 +21,34 @@ after(async () => {
 
 const ERROR = /Engine error|엔진 오류/;
 
-// Every [data-demo] scrolled into view in turn (they mount lazily) until each says data-ready.
+// Every [data-demo] scrolled into view in turn (they mount lazily) until each says data-ready. A
+// demo that shows an engine error, or is still not ready after 90 s, fails with what it shows and
+// the page's last console lines.
 async function mountAll(b) {
   await b.waitFor(() => document.body.dataset.ready === '1', 120000);
   const names = await b.evaluate(() => [...document.querySelectorAll('[data-demo]')].map((e) => e.dataset.demo));
   for (const name of names) {
     await b.evaluate((n) => document.querySelector(`[data-demo="${n}"]`).scrollIntoView(), name);
-    await b.waitFor((n) => document.querySelector(`[data-demo="${n}"]`)?.dataset.ready === '1', 90000, name);
+    // what the demo shows: once it is ready or shows an error (always, with any)
+    const state = (n, any) => {
+      const d = document.querySelector(`[data-demo="${n}"]`);
+      const s = {
+        ready: d?.dataset.ready === '1',
+        error: /Engine error|엔진 오류/.test(d?.innerText ?? ''),
+        data: { ...d?.dataset },
+        text: (d?.innerText ?? '').slice(0, 300),
+        top: d ? Math.round(d.getBoundingClientRect().top) : null,
+      };
+      return any || s.ready || s.error ? s : null;
+    };
+    let s;
+    try {
+      s = await b.waitFor(state, 90000, name, false);
+    } catch (e) {
+      s = await b.evaluate(state, name, true).catch((x) => ({ unread: x.message }));
+      assert.fail(`${name} did not mount in 90 s: ${JSON.stringify(s)}\n${b.logs().join('\n')}`);
+    }
+    if (s.error) assert.fail(`${name} shows an engine error: ${JSON.stringify(s)}\n${b.logs().join('\n')}`);
   }
   return names;
 }

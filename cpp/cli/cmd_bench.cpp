@@ -9,7 +9,8 @@
 //         batch 64 (its 2,048-token batches)
 // Dropout 0, label smoothing 0.1, fixed random tokens; the peer is
 // bench/rows/transformer_torch.py. Medians over the timed steps: wall ms per step and its
-// forward / backward / Adam parts, and process CPU ms per step.
+// forward / backward / update parts (the clip at norm 1 and Adam: adam_ms), and process CPU ms
+// per step.
 // Under mpirun -np N the step is data-parallel, as `attn train` takes it: every rank runs its
 // own batch of the config's size (per rank), and its gradients go through the bucketed
 // all-reduce, started during backward (GradientSync::begin / grads_ready) and finished before
@@ -17,11 +18,12 @@
 // target tokens of every rank. The peer is bench/peers/torch_ddp.py.
 // --thread-split ranks|kernels|both|auto (with --threads N, one process): ranks runs the config's
 // batch as N thread ranks (parallel/thread_ranks.hpp: replicas viewing one copy of the weights,
-// each on its rank_rows share of the batch, the bucketed sync over a ThreadWorld, Adam on rank
-// 0); kernels splits each kernel call over N threads; both runs r ranks that each split their
-// kernel calls over N / r threads; auto (the default, as `attn train`'s)
-// takes plan_threads' choice. The JSON says which ("split", "thread_ranks", "kernel_threads",
-// "plan"); a thread-rank step's wall time includes starting and joining the rank threads.
+// each on its rank_rows share of the batch, the bucketed sync over a ThreadWorld, then every rank
+// clips and updates its shard of the weights, update_shard); kernels splits each kernel call over N
+// threads; both runs r ranks that each split their kernel calls over N / r threads; auto (the
+// default, as `attn train`'s) takes plan_threads' choice. The JSON says which ("split",
+// "thread_ranks", "kernel_threads", "plan"); a thread-rank step's wall time includes starting and
+// joining the rank threads.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -36,6 +38,7 @@
 #include "models/model.hpp"
 #include "parallel/thread_ranks.hpp"
 #include "train/optim.hpp"
+#include "train/step.hpp"
 
 namespace attnlab::cli {
 
@@ -109,6 +112,7 @@ int cmd_bench(Args& a) {
       sync->reduce(P, loss, tokens);
     }
     const double fbr = ms_since(t0);
+    clip_grad_norm(P, 1.f);  // the trainers' clip, then the step
     adam.step(1e-4f);
     const double all = ms_since(t0);
     const double cpu = 1e3 * double(std::clock() - c0) / CLOCKS_PER_SEC;
@@ -119,9 +123,17 @@ int cmd_bench(Args& a) {
   std::unique_ptr<ThreadRanks> ranks;
   std::vector<std::unique_ptr<Model>> replicas;
   std::vector<Batch> shares;
+  std::vector<std::unique_ptr<Adam>> replica_adams;  // viewing adam's moments
+  std::vector<Adam*> adams;                          // per rank
   if (R > 1) {
     ranks = std::make_unique<ThreadRanks>(R);
     replicas = make_replicas(*m, R - 1);
+    adams.push_back(&adam);
+    for (auto& rm : replicas) {
+      replica_adams.push_back(std::make_unique<Adam>(rm->params(), AdamOptions{}, false));
+      replica_adams.back()->view_moments_of(adam);
+      adams.push_back(replica_adams.back().get());
+    }
     for (int r = 0; r < R; ++r) {
       long first = 0, last = 0;
       rank_rows(B, r, R, &first, &last);
@@ -155,11 +167,11 @@ int cmd_bench(Args& a) {
       mr.backward();
       const double fb = ms_since(t0);
       Pr.set_grads_ready(nullptr);
-      s->reduce(Pr, loss, n);
+      const double global = s->reduce(Pr, loss, n);
       const double fbr = ms_since(t0);
-      if (r != 0) return;
-      adam.step(1e-4f);
-      t = {0, f, fb - f, ms_since(t0) - fbr, 0, fbr - fb};
+      // every rank clips and updates its shard, as the trainers' step does
+      update_shard(Pr, *adams[size_t(r)], *s, r, R, 1e-4f, 1.f, 1, global);
+      if (r == 0) t = {0, f, fb - f, ms_since(t0) - fbr, 0, fbr - fb};
     });
     t[0] = ms_since(t00);
     t[4] = 1e3 * double(std::clock() - c00) / CLOCKS_PER_SEC;

@@ -49,6 +49,8 @@ class BucketedGradientSync : public GradientSync {
   // The GradientSync hook: scales and reduces every bucket not yet started, waits for all,
   // and returns the global mean loss. local_tokens must equal begin()'s when begin() was called.
   double reduce(ParamArena& P, double local_loss, int64_t local_tokens) override;
+  double sum_over_ranks(double x) override { return comm_.allreduce_double(x, ReduceOp::Sum); }
+  void barrier() override { comm_.barrier(); }
 
   int64_t global_tokens() const { return global_tokens_; }  // of the last step
   const std::vector<Bucket>& buckets() const { return buckets_; }

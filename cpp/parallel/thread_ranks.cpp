@@ -218,7 +218,7 @@ DataParallel ThreadRanks::dp(int rank) const {
   d.size = size();
   d.sync = size() > 1 ? syncs_[size_t(rank)].get() : nullptr;
   d.split_batch = true;
-  d.update = rank == 0;
+  d.shard_update = size() > 1;  // every rank updates its shard, with rank 0's moments
   return d;
 }
 
@@ -270,6 +270,7 @@ ThreadRankTrainer::ThreadRankTrainer(Model& m, const Task& task, TrainOptions o,
     TrainOptions ro = o;
     if (ranks > 1) ro.dp = ranks_.dp(r);
     trainers_.push_back(std::make_unique<Trainer>(r ? *replicas_[size_t(r - 1)] : m, task, ro));
+    if (r) trainers_.back()->view_moments_of(trainers_[0]->adam());
   }
 }
 
@@ -303,6 +304,7 @@ ThreadRankParallelTrainer::ThreadRankParallelTrainer(Model& m, const ParallelCor
     if (ranks > 1) ro.dp = ranks_.dp(r);
     trainers_.push_back(
         std::make_unique<ParallelTrainer>(r ? *replicas_[size_t(r - 1)] : m, corpus, bpe, ro));
+    if (r) trainers_.back()->view_moments_of(trainers_[0]->adam());
   }
 }
 

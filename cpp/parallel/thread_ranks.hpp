@@ -2,11 +2,15 @@
 // one thread each, on contiguous row shares of the batch (rank_rows), their gradients summed by
 // the bucketed sync over a ThreadWorld (thread_communicator.hpp). The replicas are models of the
 // same config whose ParamArenas view rank 0's values (ParamArena::share_values): one copy of the
-// weights, each replica its own activations and gradients; rank 0 alone clips and takes the
-// optimizer step (DataParallel::update), after every rank's backward and reduction finished, so
-// no replica reads weights while they change, and only rank 0's optimizer holds moments (a
-// replica's Adam has none: two floats a parameter less per extra rank). Kernels then run on the
-// rank's own thread.
+// weights, each replica its own activations and gradients. After the reduction (which leaves the
+// summed gradients in every replica) every rank clips and updates its own shard of the weights
+// at once (DataParallel::shard_update, train/step.hpp's update_shard: the norm from the shards'
+// sums of squares, then Adam on the shard), so the optimizer's pass over the weights, a serial
+// tail of the step on rank 0 before, splits over the ranks too. No rank writes weights before
+// every rank has finished backward (the reduction waits for all), and none reads them again
+// before every shard is written (a barrier). Only rank 0's optimizer holds moments; a replica's
+// Adam views them (Adam::view_moments_of: two floats a parameter less per extra rank). Kernels
+// then run on the rank's own thread.
 //
 // The other way to use N threads is to split each kernel call (kernels/threads.hpp). The choice,
 // plan_threads(), is a cost model of the speedup of each, from the shape of one step:
@@ -78,7 +82,7 @@ class ThreadRanks {
   ThreadRanks(const ThreadRanks&) = delete;
   ThreadRanks& operator=(const ThreadRanks&) = delete;
   int size() const { return int(syncs_.size()); }
-  // {rank, size, its sync (null for one rank), split_batch, update on rank 0 only}
+  // {rank, size, its sync (null for one rank), split_batch, shard_update with more than one}
   DataParallel dp(int rank) const;
   // fn(rank) on every rank, rank 0 on the calling thread and the others on their threads;
   // returns when all returned. A rank that throws releases the others (ThreadWorld::abort) and

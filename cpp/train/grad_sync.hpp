@@ -31,6 +31,10 @@ class GradientSync {
     (void)n;
   }
   virtual double reduce(ParamArena& P, double local_loss, int64_t local_tokens) = 0;
+  // The sharded update (StepOptions::shards): x summed over the ranks, in rank order (the same
+  // double on every rank), and a barrier. A world of one: x itself, and nothing to wait for.
+  virtual double sum_over_ranks(double x) { return x; }
+  virtual void barrier() {}
 };
 
 struct DataParallel {
@@ -44,6 +48,10 @@ struct DataParallel {
   // computes and reduces gradients, and rank 0 alone clips and takes the optimizer step (the
   // replica's trainer builds an Adam without moments).
   bool update = true;
+  // Thread ranks: every rank updates its own range of the shared weights (the sharded update of
+  // train/step.hpp) with the moments of rank 0's optimizer, which a replica's optimizer views
+  // (Adam::view_moments_of), so the update after the reduction runs on every rank at once.
+  bool shard_update = false;
 
   void require_valid() const {
     AL_CHECK(size >= 1 && rank >= 0 && rank < size,

@@ -23,33 +23,53 @@ Adam::Adam(ParamArena& P, AdamOptions o, bool moments) : P_(P), o_(o) {
 }
 
 Adam::~Adam() {
+  if (!owns_) return;
   if (m_) P_.kernels().release(m_);
   if (v_) P_.kernels().release(v_);
+}
+
+void Adam::view_moments_of(const Adam& owner) {
+  AL_CHECK(!m_ && !v_, "view_moments_of: this optimizer has moments of its own");
+  AL_CHECK(owner.holds_moments(), "view_moments_of: the owner holds no moments");
+  AL_CHECK(owner.P_.total() == P_.total(), "view_moments_of: the owner's arena has "
+                                               << owner.P_.total() << " parameters, this one "
+                                               << P_.total());
+  AL_CHECK(owner.o_.kind == o_.kind,
+           "view_moments_of: the owner is " << owner.o_.kind << ", this one " << o_.kind);
+  m_ = owner.m_;
+  v_ = owner.v_;
+  owns_ = false;
 }
 
 namespace {
 
 void require_moments(const Adam& a) {
-  AL_CHECK(a.holds_moments(),
+  AL_CHECK(a.first_moments() != nullptr,
            "this optimizer holds no moments (a data-parallel replica): rank 0 takes the step");
 }
 
 }  // namespace
 
-void Adam::step(float lr) {
+void Adam::step(float lr) { step_range(lr, 0, P_.total()); }
+
+void Adam::step_range(float lr, long first, long last) {
   require_moments(*this);
+  AL_CHECK(first >= 0 && first <= last && last <= P_.total(),
+           "an update of parameters [" << first << ", " << last << ") of " << P_.total());
   ++t_;
+  const long n = last - first;
+  if (n == 0) return;
+  float *p = P_.values() + first, *m = m_ + first, *v = v_ + first;
+  const float* g = P_.grads() + first;
   if (o_.kind == "sgd") {
     const KernelTable& k = P_.kernels();
-    const long n = P_.total();
-    k.scale(m_, o_.momentum, m_, n);  // u = μ u + g
-    k.axpy(m_, 1.f, P_.grads(), n);
-    if (o_.weight_decay != 0.f) k.scale(P_.values(), 1.f - lr * o_.weight_decay, P_.values(), n);
-    k.axpy(P_.values(), -lr, m_, n);  // p -= lr u
+    k.scale(m, o_.momentum, m, n);  // u = μ u + g
+    k.axpy(m, 1.f, g, n);
+    if (o_.weight_decay != 0.f) k.scale(p, 1.f - lr * o_.weight_decay, p, n);
+    k.axpy(p, -lr, m, n);  // p -= lr u
     return;
   }
-  P_.kernels().adam(P_.values(), m_, v_, P_.grads(), P_.total(), lr, o_.beta1, o_.beta2, o_.eps,
-                    o_.weight_decay, t_);
+  P_.kernels().adam(p, m, v, g, n, lr, o_.beta1, o_.beta2, o_.eps, o_.weight_decay, t_);
 }
 
 void Adam::step_guarded(float lr, const float* state) {

@@ -29,6 +29,10 @@ class Adam {
   Adam(const Adam&) = delete;
   Adam& operator=(const Adam&) = delete;
   void step(float lr);  // one update from the current gradients
+  // One update of parameters [first, last) alone (the rest untouched), counted as a step: the
+  // sharded update of thread ranks (train/step.hpp), where every rank updates its own range of
+  // the shared weights with the moments of rank 0's optimizer. step(lr) is step_range(lr, 0, n).
+  void step_range(float lr, long first, long last);
   // The readback-free step's update (KernelTable::adam_guarded): the gradients scaled by
   // state[1], nothing when state[0] != 0 (backend floats written by step_guard). Adam only:
   // SGD throws attnlab::Error (its update reads the guard's state on the host).
@@ -39,7 +43,13 @@ class Adam {
   // velocity is the first buffer; the second stays zero). Null without moments.
   float* first_moments() const { return m_; }
   float* second_moments() const { return v_; }
-  bool holds_moments() const { return m_ != nullptr; }
+  // Whether this optimizer owns its moment buffers (a replica that views another's does not:
+  // checkpoints save and restore the owner's).
+  bool holds_moments() const { return m_ != nullptr && owns_; }
+  // A replica (built without moments) steps with `owner`'s moment buffers from now on: the
+  // thread ranks' replicas of one model, each updating its own range (step_range). Both must be
+  // over arenas of the same size whose values are shared; the owner must outlive this one.
+  void view_moments_of(const Adam& owner);
   void set_steps(int t) { t_ = t; }
 
  private:
@@ -47,6 +57,7 @@ class Adam {
   AdamOptions o_;
   float* m_ = nullptr;  // [total] first moments
   float* v_ = nullptr;  // [total] second moments
+  bool owns_ = true;    // false: m_ and v_ are another optimizer's (view_moments_of)
   int t_ = 0;
 };
 

@@ -33,7 +33,8 @@ ParallelTrainer::ParallelTrainer(Model& m, const ParallelCorpus& corpus, const B
       o_(o),
       batcher_(batch_costs(corpus), o.max_tokens, o.seed, 8192, corpus.lexicon_mask(),
                o.lexicon_share),
-      adam_(m.params(), {}, o.dp.update) {  // a replica (update false) holds no moments
+      // a replica (update false, or a sharded update's rank > 0) holds no moments of its own
+      adam_(m.params(), {}, o.dp.update && !(o.dp.shard_update && o.dp.rank > 0)) {
   o.dp.require_valid();
   AL_CHECK(bpe.size() <= m.out_vocab() && bpe.size() <= m.src_vocab(),
            "the vocabulary (" << bpe.size() << " tokens) does not fit the model's");
@@ -52,6 +53,10 @@ StepInfo ParallelTrainer::step() {
               uint64_t(o_.dp.rank) * 0xBF58476D1CE4E5B9ull);
   StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing};
   so.update = o_.dp.update;
+  if (o_.dp.shard_update && o_.dp.size > 1) {
+    so.shard = o_.dp.rank;
+    so.shards = o_.dp.size;
+  }
   StepInfo s;
   if (ex.empty()) {  // a global batch with fewer rows than ranks: this rank adds no gradient
     s = train_step(

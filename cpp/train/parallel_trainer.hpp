@@ -45,6 +45,8 @@ class ParallelTrainer {
   int next_step() const { return step_; }
   int epoch() const { return batcher_.epoch(); }
   const Adam& adam() const { return adam_; }
+  // A replica's optimizer (DataParallel::shard_update, rank > 0) steps with `owner`'s moments.
+  void view_moments_of(const Adam& owner) { adam_.view_moments_of(owner); }
 
   // Writes model + optimizer + training state to `path` atomically; `extra` joins the state.
   void save(const std::string& path, const nlohmann::json& extra = nlohmann::json::object()) const;

@@ -1,6 +1,7 @@
 // The one training step (see step.hpp).
 #include "train/step.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/check.hpp"
@@ -21,6 +22,32 @@ struct GradsReadyRoute {
 };
 
 }  // namespace
+
+void shard_range(long total, int shard, int shards, long* first, long* last) {
+  AL_CHECK(shards >= 1 && shard >= 0 && shard < shards, "shard " << shard << " of " << shards);
+  constexpr long kQuantum = 4096;
+  const long units = (total + kQuantum - 1) / kQuantum;
+  long a = 0, b = 0;
+  rank_rows(units, shard, shards, &a, &b);
+  *first = std::min(total, a * kQuantum);
+  *last = std::min(total, b * kQuantum);
+}
+
+float update_shard(ParamArena& P, Adam& adam, GradientSync& sync, int shard, int shards, float lr,
+                   float clip, int step, double loss) {
+  long first = 0, last = 0;
+  shard_range(P.total(), shard, shards, &first, &last);
+  const KernelTable& k = P.kernels();
+  float ss = 0.f;
+  if (last > first) k.sumsq(&ss, P.grads() + first, last - first);
+  const float norm = float(std::sqrt(sync.sum_over_ranks(double(ss))));
+  check_step_finite(step, loss, norm, lr);
+  if (clip > 0.f && norm > clip && last > first)
+    k.scale(P.grads() + first, clip / (norm + 1e-6f), P.grads() + first, last - first);
+  adam.step_range(lr, first, last);
+  sync.barrier();  // every shard written before any rank reads the weights again
+  return norm;
+}
 
 StepInfo train_step(ParamArena& P, Adam& adam, const std::function<double()>& forward_backward,
                     long tokens, const StepOptions& o, GradientSync* sync) {
@@ -60,6 +87,12 @@ StepInfo train_step(ParamArena& P, Adam& adam, const std::function<double()>& fo
   }
   if (!o.update) {
     s.lr = o.lr;
+    return s;
+  }
+  if (o.shards > 1) {
+    AL_CHECK(sync, "a sharded update needs the ranks' gradient sync");
+    s.lr = o.lr;
+    s.grad_norm = update_shard(P, adam, *sync, o.shard, o.shards, o.lr, o.clip, o.step, s.loss);
     return s;
   }
   s.grad_norm = clip_grad_norm(P, o.clip);

@@ -35,7 +35,23 @@ struct StepOptions {
   // false: the step ends after the gradient sync (a replica whose weights another rank updates;
   // grad_norm is then 0 and the optimizer untouched)
   bool update = true;
+  // shards > 1 (thread ranks, with a sync): the sharded update. This rank clips and steps the
+  // parameters of its shard alone (shard_range), the norm summed over the ranks' shards, and
+  // waits for every rank's shard before returning (the next forward reads them all).
+  int shard = 0, shards = 1;
 };
+
+// The parameters [*first, *last) of shard `shard` of `shards` over an arena of `total`: as even
+// as possible, the boundaries whole multiples of 4,096 floats (the sum of squares' blocks and
+// a SIMD width, so a shard's kernels see whole vectors) except the last.
+void shard_range(long total, int shard, int shards, long* first, long* last);
+
+// The update of one shard after the gradient sync: the global gradient norm from every rank's
+// sum of squares over its shard (sync.sum_over_ranks), check_step_finite on it and the global
+// loss (the same on every rank, so every rank throws or none does, before any weight changes),
+// the clip's scale on the shard, adam.step_range on it, then sync.barrier(). Returns the norm.
+float update_shard(ParamArena& P, Adam& adam, GradientSync& sync, int shard, int shards, float lr,
+                   float clip, int step, double loss);
 
 struct StepInfo {
   int step = 0;

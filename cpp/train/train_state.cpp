@@ -39,7 +39,8 @@ void restore_adam(Adam& adam, ParamArena& P, const SafeTensors& st, const nlohma
     const StTensor* t = st.find(name);
     AL_CHECK(t && t->numel() == n, "checkpoint has no optimizer state "
                                        << name << " of " << n << " values: cannot resume");
-    if (!dst) continue;  // a replica's optimizer keeps no moments: only the step count
+    // a replica's optimizer keeps no moments (or views rank 0's): only the step count
+    if (!dst || !adam.holds_moments()) continue;
     const std::vector<float> v = t->to_f32();
     kt.upload(dst, v.data(), v.size() * sizeof(float));
   }

@@ -23,7 +23,8 @@ Trainer::Trainer(Model& m, const Task& task, TrainOptions o)
       o_(o),
       data_(o.seed),
       dropout_(dropout_seed(o.seed, o.dp.rank)),
-      adam_(m.params(), o.adam, o.dp.update),  // a replica (update false) holds no moments
+      // a replica (update false, or a sharded update's rank > 0) holds no moments of its own
+      adam_(m.params(), o.adam, o.dp.update && !(o.dp.shard_update && o.dp.rank > 0)),
       step_(std::max(1, o.first_step)) {
   AL_CHECK(o.batch >= 1, "batch size must be at least 1");
   o.dp.require_valid();
@@ -91,6 +92,10 @@ StepInfo Trainer::draw_and_step() {
   }
   StepOptions so{step_, o_.schedule.at(step_), o_.clip, o_.label_smoothing, o_.device};
   so.update = o_.dp.update;
+  if (o_.dp.shard_update && o_.dp.size > 1) {
+    so.shard = o_.dp.rank;
+    so.shards = o_.dp.size;
+  }
   return train_step(m_, adam_, b, so, &dropout_, o_.dp.sync);
 }
 

@@ -63,6 +63,8 @@ class Trainer {
   // The readback-free steps taken so far were read and found finite: forget their marks.
   void settled() { marks_.clear(); }
   const Adam& adam() const { return adam_; }
+  // A replica's optimizer (DataParallel::shard_update, rank > 0) steps with `owner`'s moments.
+  void view_moments_of(const Adam& owner) { adam_.view_moments_of(owner); }
   // Adds Adam's moments to st (train_state.hpp) and "step" (the last step taken),
   // "adam_steps", "data_rng" and "dropout_rng" to state.
   void save_state(SafeTensors& st, nlohmann::json& state) const;

@@ -10,7 +10,10 @@
 // resumes bit for bit; with dropout, rank r draws its masks from MPI rank r's stream (trainer.hpp),
 // and the run does not depend on how the threads were scheduled. The rank threads are started
 // once and serve every run (a failed one included). Only rank 0's optimizer holds Adam's
-// moments, and the corpus trainer on 2 ranks resumes bit for bit too. Kernels on one thread (the
+// moments, which the other ranks' optimizers view: after the reduction every rank clips and
+// updates its own shard of the weights (whole 4,096-float blocks), which takes the one clip and
+// Adam step to 1e-6, and a gradient that is not finite stops every rank before any weight
+// changes. The corpus trainer on 2 ranks resumes bit for bit too. Kernels on one thread (the
 // test binary's). In single-threaded WebAssembly each case checks the fallback instead: one rank,
 // and a clear error for a world of more.
 // The model session (api/model_session.hpp, train.thread_split "ranks") on 2 and 3 ranks takes
@@ -28,6 +31,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -43,6 +47,7 @@
 #include "kernels/threads.hpp"
 #include "parallel/thread_ranks.hpp"
 #include "skip.hpp"
+#include "train/step.hpp"
 #include "train/train_state.hpp"
 
 using namespace attnlab;
@@ -573,7 +578,8 @@ TEST_CASE("threads-dp: with dropout a run is reproducible and resumes bit for bi
   CHECK(serialise(*m1, one) != whole);
 }
 
-TEST_CASE("threads-dp: only rank 0's optimizer holds moments", "[threads-dp]") {
+TEST_CASE("threads-dp: only rank 0's optimizer holds moments; the others view them",
+          "[threads-dp]") {
   if (single_threaded_fallback()) return;
   auto task = make_task("reverse");
   const nlohmann::json cfg = small_transformer(*task, 0.0);
@@ -584,16 +590,17 @@ TEST_CASE("threads-dp: only rank 0's optimizer holds moments", "[threads-dp]") {
   REQUIRE(a0.holds_moments());
   REQUIRE(a0.first_moments() != nullptr);
   REQUIRE(a0.second_moments() != nullptr);
-  for (int r : {1, 2}) {
+  for (int r : {1, 2}) {  // no buffers of their own: rank 0's, for their shards of the update
     const Adam& a = tr.rank_trainer(r).adam();
     CHECK_FALSE(a.holds_moments());
-    CHECK(a.first_moments() == nullptr);
-    CHECK(a.second_moments() == nullptr);
+    CHECK(a.first_moments() == a0.first_moments());
+    CHECK(a.second_moments() == a0.second_moments());
   }
   tr.step();
   tr.step();
-  // rank 0's moments moved; its step count is the run's
+  // rank 0's moments moved; every rank counted the run's steps
   CHECK(a0.steps() == 2);
+  for (int r : {1, 2}) CHECK(tr.rank_trainer(r).adam().steps() == 2);
   CHECK(std::any_of(a0.second_moments(), a0.second_moments() + n, [](float v) { return v > 0; }));
   // an Adam without moments refuses to step or to be saved, with a clear error
   Adam replica(m->params(), {}, false);
@@ -602,10 +609,113 @@ TEST_CASE("threads-dp: only rank 0's optimizer holds moments", "[threads-dp]") {
   nlohmann::json state;
   CHECK_THROWS_WITH(save_adam(replica, m->params(), st, state),
                     Catch::Contains("holds no moments"));
+  // a viewer saves nothing either (the owner does), and an owner cannot become a viewer
+  Adam viewer(m->params(), {}, false);
+  viewer.view_moments_of(a0);
+  CHECK_THROWS_WITH(save_adam(viewer, m->params(), st, state), Catch::Contains("holds no moments"));
+  Adam owner(m->params());
+  CHECK_THROWS_WITH(owner.view_moments_of(a0), Catch::Contains("moments of its own"));
   // one rank: the single-thread trainer, moments and all
   auto m1 = make_model(cfg, cpu_kernels(), 3);
   ThreadRankTrainer one(*m1, *task, options(12), 1);
   CHECK(one.rank_trainer(0).adam().holds_moments());
+}
+
+TEST_CASE("threads-dp: the shards of the update cover the weights in whole blocks",
+          "[threads-dp]") {
+  for (long total : {0L, 1L, 4095L, 4096L, 4097L, 10000L, 12288L, 1000003L})
+    for (int shards : {1, 2, 3, 5}) {
+      long at = 0;
+      for (int s = 0; s < shards; ++s) {
+        long first = -1, last = -1;
+        shard_range(total, s, shards, &first, &last);
+        INFO("total " << total << " shard " << s << " of " << shards);
+        CHECK(first == at);  // consecutive, in shard order
+        CHECK(last >= first);
+        CHECK((first % 4096 == 0 || first == total));
+        CHECK((last % 4096 == 0 || last == total));
+        at = last;
+      }
+      CHECK(at == total);
+    }
+  long a = 0, b = 0;
+  shard_range(1000003, 0, 2, &a, &b);
+  CHECK(b - a > 1000003 / 2 - 4096);  // as even as whole blocks allow
+  CHECK_THROWS_WITH(shard_range(10, 2, 2, &a, &b), Catch::Contains("shard 2 of 2"));
+}
+
+TEST_CASE("threads-dp: every rank clips and updates its shard, as one clip and Adam would",
+          "[threads-dp]") {
+  if (single_threaded_fallback()) return;
+  auto task = make_task("reverse");
+  nlohmann::json cfg = small_transformer(*task, 0.0);
+  cfg["d_model"] = 48;
+  cfg["d_ff"] = 96;
+  auto m = make_model(cfg, cpu_kernels(), 3);
+  const long n = m->params().total();
+  REQUIRE(n > 3 * 4096);  // every one of 3 shards holds weights
+  auto reps = make_replicas(*m, 2);
+  auto m1 = make_model(cfg, cpu_kernels(), 3);  // the one-thread reference
+  std::copy_n(m->params().values(), n, m1->params().values());
+  // the same summed gradients in every replica, as the reduction leaves them: large enough that
+  // the clip at norm 1 scales them
+  auto fill = [&](ParamArena& P, float nan_at) {
+    for (long i = 0; i < n; ++i) P.grads()[i] = 0.01f * std::sin(0.37f * float(i));
+    if (nan_at >= 0) P.grads()[long(nan_at)] = std::nanf("");
+  };
+  std::vector<ParamArena*> arenas{&m->params(), &reps[0]->params(), &reps[1]->params()};
+  for (ParamArena* P : arenas) fill(*P, -1);
+  fill(m1->params(), -1);
+  Adam a0(m->params());
+  std::vector<std::unique_ptr<Adam>> viewers;
+  for (int r : {1, 2}) {
+    viewers.push_back(std::make_unique<Adam>(*arenas[size_t(r)], AdamOptions{}, false));
+    viewers.back()->view_moments_of(a0);
+  }
+  std::vector<Adam*> adams{&a0, viewers[0].get(), viewers[1].get()};
+  const float lr = 1e-2f;
+  // ranks update their shards (twice: the second step reads the first's moments)
+  auto update = [&](std::vector<float>& norms, std::vector<int>& threw) {
+    on_ranks(3, [&](int r, Communicator& c) {
+      BucketedGradientSync sync(c);
+      try {
+        norms[size_t(r)] =
+            update_shard(*arenas[size_t(r)], *adams[size_t(r)], sync, r, 3, lr, 1.f, 1, 0.5);
+      } catch (const Error& e) {
+        threw[size_t(r)] = 1;
+        CHECK_THAT(e.what(), Catch::Contains("not finite"));
+      }
+    });
+  };
+  Adam a1(m1->params());
+  for (int step = 1; step <= 2; ++step) {
+    std::vector<float> norms(3, 0.f);
+    std::vector<int> threw(3, 0);
+    update(norms, threw);
+    CHECK(threw == std::vector<int>{0, 0, 0});
+    const float norm1 = clip_grad_norm(m1->params(), 1.f);
+    a1.step(lr);
+    REQUIRE(norm1 > 1.f);  // the clip scaled
+    for (int r = 0; r < 3; ++r) CHECK(norms[size_t(r)] == Approx(norm1).epsilon(1e-6));
+    double worst = 0;
+    for (long i = 0; i < n; ++i) {
+      const double x = m->params().values()[i], y = m1->params().values()[i];
+      worst = std::max(worst, std::abs(x - y) / std::max(1e-3, std::abs(y)));
+    }
+    INFO("step " << step);
+    CHECK(worst <= 1e-6);
+    for (int r = 0; r < 3; ++r) CHECK(adams[size_t(r)]->steps() == step);
+    for (ParamArena* P : arenas) fill(*P, -1);  // the clip scaled each rank's own shard
+    fill(m1->params(), -1);
+  }
+  // a gradient that is not finite: every rank throws, and no rank changes a weight
+  const std::vector<float> before(m->params().values(), m->params().values() + n);
+  for (ParamArena* P : arenas) fill(*P, float(n - 1));  // in the last rank's shard
+  std::vector<float> norms(3, 0.f);
+  std::vector<int> threw(3, 0);
+  update(norms, threw);
+  CHECK(threw == std::vector<int>{1, 1, 1});
+  CHECK(std::memcmp(before.data(), m->params().values(), size_t(n) * sizeof(float)) == 0);
 }
 
 TEST_CASE("threads-dp: the corpus trainer on 2 ranks resumes bit for bit", "[threads-dp]") {

@@ -439,5 +439,10 @@ void parallel_for(long n, int chunks, const Fn& fn) {
   pool().run(n, pieces_for(n, chunks), chunks, threads - 1, fn);
 }
 
+bool spin_wait(bool (*ready)(const void*), const void* ctx, int budget_us) {
+  if (!kHasThreads) return ready(ctx);
+  return spin_until([&] { return ready(ctx); }, microseconds(budget_us));
+}
+
 }  // namespace threads
 }  // namespace attnlab

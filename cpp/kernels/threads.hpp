@@ -38,6 +38,13 @@ void reset_balance();
 // their rank's thread) hands these back first.
 void release_workers();
 
+// Spins until ready(ctx) or about `budget_us` microseconds have passed, yielding the core every
+// 20 µs as the pool's workers do; true when ready(ctx). For waits that are usually short (a
+// thread rank's next job, a barrier between ranks), before falling back to a blocking wait:
+// waking a sleeping thread costs tens of microseconds, and on a step of a few milliseconds that
+// is the ranks' imbalance.
+bool spin_wait(bool (*ready)(const void*), const void* ctx, int budget_us);
+
 class Pool;
 
 // A kernel pool apart from the process's shared one (which runs one parallel region at a time),

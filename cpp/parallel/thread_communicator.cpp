@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attnlab/error.hpp"
+#include "kernels/threads.hpp"
 #include "train/grad_sync.hpp"
 
 namespace attnlab {
@@ -132,17 +133,31 @@ Communicator& ThreadWorld::comm(int rank) {
 
 void ThreadWorld::barrier() {
   if (size_ == 1) return;
-  std::unique_lock<std::mutex> lk(mu_);
   if (aborted_) throw Error("thread ranks: another rank failed");
-  const uint64_t gen = generation_;
-  if (++waiting_ == size_) {
-    waiting_ = 0;
-    ++generation_;
+  // the round cannot end before this rank arrives, so the number read here is this round's
+  const uint64_t round = round_.load();
+  if (arrived_.fetch_add(1) + 1 == size_) {
+    arrived_.store(0);  // before the next round can start: its ranks wait for round_ to move
+    {
+      std::lock_guard<std::mutex> lk(mu_);  // a rank between its check and its sleep sees it
+      round_.fetch_add(1);
+    }
     cv_.notify_all();
     return;
   }
-  cv_.wait(lk, [&] { return generation_ != gen || aborted_; });
-  if (generation_ == gen) throw Error("thread ranks: another rank failed");
+  struct Wait {
+    const ThreadWorld* w;
+    uint64_t round;
+  } wait{this, round};
+  const auto over = [](const void* p) {
+    const Wait& x = *static_cast<const Wait*>(p);
+    return x.w->round_.load() != x.round || x.w->aborted_.load();
+  };
+  if (!threads::spin_wait(over, &wait, kSpinUs)) {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] { return over(&wait); });
+  }
+  if (round_.load() == round) throw Error("thread ranks: another rank failed");
 }
 
 void ThreadWorld::abort() {

@@ -8,8 +8,10 @@
 // ran first. A rank reduces the slices that are ready whenever it calls progress() (the sync
 // calls it after each report of backward: overlap) and the rest in wait_all(), which returns once
 // every rank's slices are written. Scalars and broadcasts go through per-rank slots between two
-// barriers. A rank that fails calls ThreadWorld::abort(): every rank waiting in a barrier, now or
-// later, throws an attnlab::Error instead of waiting for it.
+// barriers. A barrier's waiters spin for up to 200 µs before they sleep (most waits between ranks
+// of one step are shorter than a sleeping thread takes to wake). A rank that fails calls
+// ThreadWorld::abort(): every rank waiting in a barrier, now or later, throws an attnlab::Error
+// instead of waiting for it.
 // Single-threaded WebAssembly has no second thread: a world there holds one rank only.
 #pragma once
 #include <atomic>
@@ -49,6 +51,7 @@ class ThreadWorld {
     std::vector<size_t> n;
   };
   static constexpr size_t kMaxSlots = 8192;  // float reductions between two wait_all()s
+  static constexpr int kSpinUs = 200;        // a barrier's spin before it sleeps
 
   void barrier();
   void reduce_slice(size_t k, int rank);
@@ -59,10 +62,12 @@ class ThreadWorld {
   std::vector<double> dslot_;
   std::vector<int64_t> islot_;
   std::vector<void*> bslot_;
+  // the barrier: ranks arrived in this round, and the round's number (a rank spins on it a
+  // moment, then sleeps on cv_)
+  std::atomic<int> arrived_{0};
+  std::atomic<uint64_t> round_{0};
   std::mutex mu_;
   std::condition_variable cv_;
-  int waiting_ = 0;
-  uint64_t generation_ = 0;
   std::atomic<bool> aborted_{false};
 };
 

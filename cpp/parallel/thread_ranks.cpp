@@ -175,7 +175,7 @@ ThreadRanks::~ThreadRanks() { stop(); }
 void ThreadRanks::stop() {
   {
     std::lock_guard<std::mutex> lk(mu_);
-    stop_ = true;
+    stop_.store(true);
   }
   wake_.notify_all();
   for (std::thread& t : threads_) t.join();
@@ -187,17 +187,26 @@ void ThreadRanks::serve(int rank) {
   // this rank's kernel calls split on a pool of its own (ranks x kernel threads): the shared
   // one, rank 0's, runs one region at a time; its workers start only if a call splits
   const threads::OwnPool::Use own(*pools_[size_t(rank - 1)]);
-  uint64_t seen = 0;
+  struct Wait {
+    const ThreadRanks* t;
+    uint64_t seen;
+  } wait{this, 0};
+  const auto woken = [](const void* p) {
+    const Wait& w = *static_cast<const Wait*>(p);
+    return w.t->stop_.load() || w.t->generation_.load() != w.seen;
+  };
   for (;;) {
-    {
+    if (!threads::spin_wait(woken, &wait, kSpinUs)) {
       std::unique_lock<std::mutex> lk(mu_);
-      wake_.wait(lk, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+      wake_.wait(lk, [&] { return woken(&wait); });
     }
+    if (stop_) return;
+    wait.seen = generation_.load();
     guarded(rank);
-    std::lock_guard<std::mutex> lk(mu_);
-    if (--pending_ == 0) done_.notify_one();
+    if (pending_.fetch_sub(1) == 1) {
+      std::lock_guard<std::mutex> lk(mu_);  // run() is either before its check or asleep
+      done_.notify_one();
+    }
   }
 }
 
@@ -227,19 +236,22 @@ void ThreadRanks::run(const std::function<void(int)>& fn) {
   if (n == 1) return fn(0);
   std::fill(failed_.begin(), failed_.end(), nullptr);
   first_failed_ = -1;
+  job_ = &fn;
+  pending_.store(n - 1);
   {
     std::lock_guard<std::mutex> lk(mu_);
-    job_ = &fn;
-    pending_ = n - 1;
-    ++generation_;
+    generation_.fetch_add(1);  // publishes job_ and pending_ to the threads that see it
   }
   wake_.notify_all();
   guarded(0);
-  {
+  const auto finished = [](const void* p) {
+    return static_cast<const ThreadRanks*>(p)->pending_.load() == 0;
+  };
+  if (!threads::spin_wait(finished, this, kSpinUs)) {
     std::unique_lock<std::mutex> lk(mu_);
-    done_.wait(lk, [&] { return pending_ == 0; });
-    job_ = nullptr;
+    done_.wait(lk, [&] { return finished(this); });
   }
+  job_ = nullptr;
   const int first = first_failed_.load();
   if (first >= 0) std::rethrow_exception(failed_[size_t(first)]);
 }

@@ -102,13 +102,17 @@ class ThreadRanks {
 
   std::unique_ptr<ThreadWorld> world_;
   std::vector<std::unique_ptr<BucketedGradientSync>> syncs_;
-  // the job: published with its generation under mu_, and `pending` threads still running it
+  // the job: published with its generation (under mu_ for a thread asleep on wake_), and
+  // `pending` threads still running it. A rank thread spins for the next job up to kSpinUs
+  // before it sleeps, and run() as long for the last rank to finish: steps follow each other
+  // closely, and a sleeping thread takes tens of microseconds to wake.
+  static constexpr int kSpinUs = 200;
   std::mutex mu_;
   std::condition_variable wake_, done_;
   const std::function<void(int)>* job_ = nullptr;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
+  std::atomic<bool> stop_{false};
   std::vector<std::exception_ptr> failed_;  // per rank, for the job in flight
   std::atomic<int> first_failed_{-1};       // the rank that failed first (it released the others)
   std::vector<std::thread> threads_;        // ranks 1..T-1

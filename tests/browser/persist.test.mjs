@@ -19,6 +19,19 @@ async function show(page, name) {
 const stepOf = (page, name) =>
   page.evaluate((n) => Number(document.querySelector(`[data-demo=${n}] .run progress`).value), name);
 
+// Until the store holds the run at the step its progress bar shows (data-kept, set once
+// IndexedDB has it): a reload before that would restore an older save.
+async function kept(page, name) {
+  await page.waitForFunction(
+    (n) => {
+      const run = document.querySelector(`[data-demo=${n}] .run`);
+      return run?.dataset.kept !== undefined && run.dataset.kept === String(run.querySelector('progress')?.value);
+    },
+    name,
+    { timeout: 60000 }
+  );
+}
+
 test('a finished playground model is restored after a reload; Reset forgets it', async (t) => {
   const page = await browser.newPage();
   await page.goto(
@@ -34,6 +47,7 @@ test('a finished playground model is restored after a reload; Reset forgets it',
   const map = await page.evaluate(() =>
     Array.from(document.querySelector('[data-demo=playground]').map?.weights ?? [])
   );
+  await kept(page, 'playground');
   await page.reload();
   await show(page, 'playground');
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 30000 });
@@ -70,7 +84,10 @@ test('§4 reloaded mid-run comes back at its saved step and resumes', async (t) 
     null,
     { timeout: 30000 }
   );
-  await page.waitForTimeout(4500); // past the first save (every 3 s while training)
+  // past the first save (every 3 s while training)
+  await page.waitForFunction(() => Number(document.querySelector('[data-demo=bahdanau] .run').dataset.kept) > 0, null, {
+    timeout: 60000,
+  });
   const before = await stepOf(page, 'bahdanau');
   await page.reload();
   await show(page, 'bahdanau');
@@ -142,7 +159,7 @@ test('restore is the same run: §4 finished on dates, §4 paused on reverse', as
     null,
     { timeout: 30000 }
   );
-  await page.waitForTimeout(1500); // the run's last save (after its final evaluation)
+  await kept(page, 'bahdanau'); // the run's last save (after its final evaluation)
   const done = await sameAfterReload(
     page,
     'bahdanau',
@@ -166,7 +183,7 @@ test('restore is the same run: §4 finished on dates, §4 paused on reverse', as
   );
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=bahdanau] .run[data-state=paused]');
-  await page.waitForTimeout(1500); // the save on pause
+  await kept(page, 'bahdanau'); // the save on pause
   const paused = await sameAfterReload(
     page,
     'bahdanau',
@@ -207,7 +224,7 @@ test('restore is the same run: the playground finished', async (t) => {
     null,
     { timeout: 30000 }
   );
-  await page.waitForTimeout(1500);
+  await kept(page, 'playground');
   await sameAfterReload(page, 'playground', ['metrics'], () =>
     /Held-out/.test(document.querySelector('[data-demo=playground] [name=metrics]')?.textContent ?? '')
   );

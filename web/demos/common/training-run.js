@@ -8,7 +8,7 @@
 // under the demo's name and config) every few seconds while training, on pause and at the end;
 // on mount a stored model is loaded back, drawn, and can be resumed; Reset ("start over")
 // forgets it. The run's element says which step is kept (data-kept, set once the store has
-// it). Restore means the same run: `keep` ({save() -> JSON, load(kept, session, step)})
+// it; for a finished run with final evaluations, once the record holding them is stored). Restore means the same run: `keep` ({save() -> JSON, load(kept, session, step)})
 // stores the demo's own history (its chart's points, its readouts) beside the weights, and on
 // restore `load` puts them back instead of the fresh `onStart` / `onSnapshot` a new run gets, so
 // the chart, step, readouts and button after a reload equal those before it (a finished run
@@ -196,7 +196,9 @@ export function sessionRun(
     `${el.closest('[data-demo]')?.dataset.demo ?? 'demo'}:${run.steps}:${JSON.stringify(await config())}`;
 
   // Keeps the session's weights and step in IndexedDB (failures only cost the persistence).
-  async function persist(s) {
+  // mark: false leaves data-kept as it was (a finished run's save before its final evaluations,
+  // whose own save follows: data-kept then says the record a reload restores is the final one).
+  async function persist(s, { mark = true } = {}) {
     const store = await modelStore();
     if (!store || !run.key || run.step === 0 || run.session !== s || !persists()) return;
     lastSave = performance.now();
@@ -212,7 +214,7 @@ export function sessionRun(
           kept: keep?.save() ?? null,
         });
         // the step of the model this browser now keeps (a reload restores it)
-        if (run.session === s) el.dataset.kept = String(step);
+        if (mark && run.session === s) el.dataset.kept = String(step);
       }
     } catch {
       /* a full or blocked store keeps nothing */
@@ -255,7 +257,7 @@ export function sessionRun(
       run.done = whole || run.step >= run.steps;
       run.state = run.done ? 'idle' : 'restored';
       render();
-      await persist(s);
+      await persist(s, { mark: !(run.done && keep) });
       if (!run.done) return;
       await onDone?.(s);
       if (keep) await persist(s); // with what onDone showed (final evaluations)

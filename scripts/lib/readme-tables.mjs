@@ -356,9 +356,12 @@ const format = (name, x) => {
   return FORMATS[name](x);
 };
 
-// One metric of a seeds row: "label mean ± sd (worst w)".
-const seedsMetric = (m) =>
-  `${m.label} ${format(m.fmt, m.mean)} ± ${format(m.sd_fmt, m.sd)} (worst ${format(m.fmt, m.worst)})`;
+// One metric of a seeds row: "label mean ± sd (worst w)"; a row measured on one seed of the
+// table's several says so instead ("label v (seed 1 only)"): no spread to give.
+const seedsMetric = (m, only = null) =>
+  only != null
+    ? `${m.label} ${format(m.fmt, m.mean)} (seed ${only} only)`
+    : `${m.label} ${format(m.fmt, m.mean)} ± ${format(m.sd_fmt, m.sd)} (worst ${format(m.fmt, m.worst)})`;
 const cost = (r) =>
   `${r.steps} steps${r.cost_detail ? ` ${r.cost_detail}` : ''}, ${r.minutes.toFixed(1)} min${r.cost_note ? ` (${r.cost_note})` : ''}`;
 const met = (r) => (r.met == null ? '—' : `${r.met ? 'yes' : 'no'}${r.met_note ? ` (${r.met_note})` : ''}`);
@@ -396,7 +399,10 @@ export function reproduceTable(results, table = 'seeds') {
   ];
   const byId = Object.fromEntries(results.map((r) => [r.id, r]));
   for (const r of seeds) {
-    lines.push(`| ${r.what} | ${r.paper} | ${r.metrics.map(seedsMetric).join('; ')} | ${met(r)} | ${cost(r)} |`);
+    const only = r.seeds.length === 1 && seedList.length > 1 ? r.seeds[0] : null;
+    lines.push(
+      `| ${r.what} | ${r.paper} | ${r.metrics.map((m) => seedsMetric(m, only)).join('; ')} | ${met(r)}${only != null && r.met != null ? ` (seed ${only} only)` : ''} | ${cost(r)} |`
+    );
     if (r.id === 'encdec30' && byId.search30) lines.push(lengthRow(byId.search30, r));
   }
   return lines.join('\n');

@@ -578,7 +578,7 @@ TEST_CASE("threads-dp: with dropout a run is reproducible and resumes bit for bi
   CHECK(serialise(*m1, one) != whole);
 }
 
-TEST_CASE("threads-dp: only rank 0's optimizer holds moments; the others view them",
+TEST_CASE("threads-dp: only rank 0's optimizer holds moments, which the others view",
           "[threads-dp]") {
   if (single_threaded_fallback()) return;
   auto task = make_task("reverse");

@@ -229,3 +229,16 @@ export async function axeDemo(page, name, { tags = [] } = {}) {
     { sel: `[data-demo=${name}]`, tags }
   );
 }
+
+// Until the store holds demo `name`'s run at the step its progress bar shows (data-kept, set once
+// IndexedDB has it): a reload before that would restore an older save.
+export async function waitKept(page, name, timeout = 60000) {
+  await page.waitForFunction(
+    (n) => {
+      const run = document.querySelector(`[data-demo=${n}] .run`);
+      return run?.dataset.kept !== undefined && run.dataset.kept === String(run.querySelector('progress')?.value);
+    },
+    name,
+    { timeout }
+  );
+}

@@ -6,7 +6,7 @@
 // names and terms on the Korean page). Prints every offender.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { usePage } from './harness.mjs';
+import { usePage, waitKept } from './harness.mjs';
 import { mountAll, checkPage } from './sweep.mjs';
 
 const { server, browser } = usePage();
@@ -59,14 +59,7 @@ for (const lang of ['ko', 'en']) {
     if (trained.length) await check(page, `trained ${trained.join(', ')}`);
     if (trained.includes('playground')) {
       // the finished run is in IndexedDB before the reload (a busy machine stores it late)
-      await page.waitForFunction(
-        () => {
-          const run = document.querySelector('[data-demo=playground] .run');
-          return run?.dataset.kept !== undefined && run.dataset.kept === String(run.querySelector('progress')?.value);
-        },
-        null,
-        { timeout: 60000 }
-      );
+      await waitKept(page, 'playground');
       await page.reload();
       await mountAll(page);
       await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 30000 });

@@ -5,7 +5,7 @@
 // equal those before it (§4 finished on dates, §4 paused on reverse, the playground finished).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { usePage } from './harness.mjs';
+import { usePage, waitKept } from './harness.mjs';
 import { unavailable } from '../unavailable.mjs';
 
 const { server, browser } = usePage();
@@ -18,19 +18,6 @@ async function show(page, name) {
 }
 const stepOf = (page, name) =>
   page.evaluate((n) => Number(document.querySelector(`[data-demo=${n}] .run progress`).value), name);
-
-// Until the store holds the run at the step its progress bar shows (data-kept, set once
-// IndexedDB has it): a reload before that would restore an older save.
-async function kept(page, name) {
-  await page.waitForFunction(
-    (n) => {
-      const run = document.querySelector(`[data-demo=${n}] .run`);
-      return run?.dataset.kept !== undefined && run.dataset.kept === String(run.querySelector('progress')?.value);
-    },
-    name,
-    { timeout: 60000 }
-  );
-}
 
 test('a finished playground model is restored after a reload; Reset forgets it', async (t) => {
   const page = await browser.newPage();
@@ -47,7 +34,7 @@ test('a finished playground model is restored after a reload; Reset forgets it',
   const map = await page.evaluate(() =>
     Array.from(document.querySelector('[data-demo=playground]').map?.weights ?? [])
   );
-  await kept(page, 'playground');
+  await waitKept(page, 'playground');
   await page.reload();
   await show(page, 'playground');
   await page.waitForSelector('[data-demo=playground] .run[data-state=done]', { timeout: 30000 });
@@ -159,7 +146,7 @@ test('restore is the same run: §4 finished on dates, §4 paused on reverse', as
     null,
     { timeout: 30000 }
   );
-  await kept(page, 'bahdanau'); // the run's last save (after its final evaluation)
+  await waitKept(page, 'bahdanau'); // the run's last save (after its final evaluation)
   const done = await sameAfterReload(
     page,
     'bahdanau',
@@ -183,7 +170,7 @@ test('restore is the same run: §4 finished on dates, §4 paused on reverse', as
   );
   await demo.locator('[name=run-toggle]').click();
   await page.waitForSelector('[data-demo=bahdanau] .run[data-state=paused]');
-  await kept(page, 'bahdanau'); // the save on pause
+  await waitKept(page, 'bahdanau'); // the save on pause
   const paused = await sameAfterReload(
     page,
     'bahdanau',
@@ -224,7 +211,7 @@ test('restore is the same run: the playground finished', async (t) => {
     null,
     { timeout: 30000 }
   );
-  await kept(page, 'playground');
+  await waitKept(page, 'playground');
   await sameAfterReload(page, 'playground', ['metrics'], () =>
     /Held-out/.test(document.querySelector('[data-demo=playground] [name=metrics]')?.textContent ?? '')
   );

@@ -3,11 +3,15 @@
 // jobs stretch the wall time, not the CPU time), then scored the way experiments/translator.mjs
 // scores the shipped model.
 //   node experiments/translate-sweep.mjs [--only id,id] [--minutes 110] [--out build/sweep] [--skip-train]
-// The configurations: three Transformer sizes and two recurrent kinds (RNNsearch, Luong general).
+// The configurations: three Transformer sizes, the Araabi–Monz low-resource settings (on the
+// sentences alone, and on corpus v2: the sentences and the dictionary's items, with and without the
+// items of the held-out sentences' entries) and two recurrent kinds (RNNsearch, Luong general).
 // Every chosen configuration trains at once, one thread each, so they share the machine evenly;
 // when its CPU minutes are spent attn train gets SIGINT, saves its step and exits (run the script
 // again after an interruption and each run continues from its newest checkpoint until it has had
-// its minutes; wall.json keeps both the wall and the CPU time of every sitting).
+// its minutes; wall.json keeps both the wall and the CPU time of every sitting). OUT keeps its own
+// copy of attn (OUT/bin/attn, taken the first time), so every sitting of every configuration runs
+// the same code whatever the checkout has become; --fresh-binary takes the checkout's again.
 // Then, for each run: greedy BLEU on the whole validation split every --curve-every steps, and the
 // average of its last 5 checkpoints on the 836-pair test split (beam 4, alpha 0.6; greedy too),
 // with the best single checkpoint among those 5 (by validation BLEU) beside it.
@@ -18,10 +22,15 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lineChartSvg } from './lib/line-chart.mjs';
-import { RECIPE_FLAGS, checkpoints, readWall, stepOf, trainSitting } from './lib/translate-run.mjs';
+import { RECIPE_FLAGS, checkpoints, readWall, stepOf, trainSitting, trainingFile } from './lib/translate-run.mjs';
+import { cpuName, keepBinary } from './lib/run-store.mjs';
 
+process.on('uncaughtException', (e) => {
+  console.error(`translate-sweep: ${e.message}`);
+  process.exit(1);
+});
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const attn = path.join(root, 'build', 'native', 'attn');
+const built = path.join(root, 'build', 'native', 'attn');
 const DATA = path.join(root, 'build', 'data', 'de-en');
 const args = process.argv.slice(2);
 const opt = (name, def) => {
@@ -84,6 +93,22 @@ const CONFIGS = [
     },
   },
 ];
+// The same 2+2 settings on corpus v2 (scripts/data/corpora.py): the sentences 4 times over and
+// the dictionary's items, tagged <lex>, at a controlled share of 30% of every batch (their natural
+// share would be 85%), with a 6,000-token vocabulary for the items' words; and the honest
+// ablation, whose dictionary lacks every item of an entry that holds a held-out sentence.
+const AM_L2 = CONFIGS.find((c) => c.id === 'am-l2');
+for (const [corpus, what] of [
+  ['v2', 'with the dictionary (corpus v2)'],
+  ['v2-ablation', "with the dictionary less the held-out sentences' entries (corpus v2 ablation)"],
+])
+  CONFIGS.push({
+    id: `am-l2-${corpus}`,
+    label: `Araabi–Monz at 2+2 layers, ${what}, 30% dictionary items per batch, 6,000 BPE`,
+    corpus,
+    copies: 4,
+    flags: { ...AM_L2.flags, 'vocab-size': '6000', 'lexicon-share': '0.3' },
+  });
 // The recurrent kinds at the same budget (RNN against Transformer at equal time): their own model
 // flags on the same data, vocabulary, batches and label smoothing; each kind's own learning rate
 // and clip (attn train's defaults for the kind).
@@ -112,8 +137,10 @@ for (const id of only)
   if (!CONFIGS.some((c) => c.id === id))
     throw new Error(`--only ${id}: the configurations are ${CONFIGS.map((c) => c.id).join(', ')}`);
 const chosen = CONFIGS.filter((c) => !only.length || only.includes(c.id));
-if (!existsSync(attn)) throw new Error(`${attn} is missing: run npm run build:engine first`);
+if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build:engine first`);
 if (!existsSync(path.join(DATA, 'test.tsv'))) throw new Error(`${DATA} is missing: run npm run data first`);
+let store = keepBinary(OUT, built, { replace: args.includes('--fresh-binary') });
+let attn = store.attn;
 
 const dir = (c) => path.join(OUT, c.id);
 const runFile = (c) => path.join(dir(c), 'de-en.safetensors');
@@ -158,21 +185,35 @@ async function train(c) {
   ];
   if (last) argv.push('--resume', last);
   else {
-    argv.push('--train', path.join(DATA, 'train.tsv'), '--valid', path.join(DATA, 'valid.tsv'));
+    // v1: the sentences as they are; v2 and its ablation: composed into the configuration's
+    // folder, which a resumed run reads again
+    const file = c.corpus ? trainingFile(c.corpus, DATA, dir(c), c.copies) : path.join(DATA, 'train.tsv');
+    argv.push('--train', file, '--valid', path.join(DATA, 'valid.tsv'));
     for (const [k, v] of Object.entries({ ...(c.base ?? COMMON), ...c.flags })) argv.push(`--${k}`, v);
   }
   console.error(`== ${c.id}: attn ${argv.join(' ')} (${(left / 60).toFixed(1)} CPU min)`);
   const stderr = createWriteStream(path.join(dir(c), 'train.log'), { flags: 'a' });
-  const code = await trainSitting({
-    attn,
-    cwd: root,
-    argv,
-    run: runFile(c),
-    dir: dir(c),
-    threads: 1,
-    cpuSeconds: left,
-    stderr,
-  });
+  const sitting = () =>
+    trainSitting({
+      attn,
+      cwd: root,
+      argv,
+      run: runFile(c),
+      dir: dir(c),
+      threads: 1,
+      cpuSeconds: MINUTES * 60 - wallOf(c).cpuSeconds,
+      stderr,
+      meta: { cpu: cpuName(), binary: store.binarySha256.slice(0, 12) },
+    });
+  let code = await sitting();
+  if (code === 132) {
+    // SIGILL: OUT's copy was built for another CPU (-march=native); the checkout's binary takes
+    // over from the same checkpoint (float sums may then differ in the last bits)
+    console.error(`${attn} cannot run on this CPU (${cpuName()}): continuing with ${built}`);
+    store = keepBinary(OUT, built, { replace: true });
+    attn = store.attn;
+    code = await sitting();
+  }
   if (code !== 0 && code !== 130) throw new Error(`${c.id}: attn train exited ${code}`);
 }
 
@@ -246,6 +287,7 @@ for (const c of chosen) {
     id: c.id,
     label: c.label,
     flags: { ...(c.base ?? COMMON), ...c.flags },
+    corpus: c.corpus ?? 'v1',
     minutes: wall.cpuSeconds / 60,
     wallMinutes: wall.seconds / 60,
     steps: lastStep,

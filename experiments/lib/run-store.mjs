@@ -59,6 +59,14 @@ export function cpuName() {
 // there is left alone).
 export function openRun({ name, binary, link, env = process.env, replace = false }) {
   const dir = path.join(runsRoot(env), checkName(name));
+  const kept = keepBinary(dir, binary, { replace });
+  if (link) linkTo(link, dir);
+  return { dir, ...kept };
+}
+
+// DIR/bin/attn: a run folder's own copy of `binary`, taken the first time (or again with replace:
+// after a copy that cannot run on this CPU), and its sha256.
+export function keepBinary(dir, binary, { replace = false } = {}) {
   mkdirSync(path.join(dir, 'bin'), { recursive: true });
   const attn = path.join(dir, 'bin', 'attn');
   if (replace || !existsSync(attn)) {
@@ -68,8 +76,7 @@ export function openRun({ name, binary, link, env = process.env, replace = false
     chmodSync(tmp, 0o755);
     renameSync(tmp, attn);
   }
-  if (link) linkTo(link, dir);
-  return { dir, attn, binarySha256: sha256(attn) };
+  return { attn, binarySha256: sha256(attn) };
 }
 
 // `link` made a symbolic link to `dir` (made if missing); an existing real folder at `link` is

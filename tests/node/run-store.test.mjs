@@ -20,6 +20,7 @@ import {
   checkName,
   cpuName,
   detach,
+  keepBinary,
   linkRun,
   lowerGroup,
   lockRun,
@@ -72,6 +73,20 @@ test('a run keeps its own binary and the checkout links to it', () => {
   openRun({ name: 'r3', binary: bin, link: real, env });
   assert.ok(lstatSync(real).isDirectory());
   assert.throws(() => openRun({ name: 'r4', binary: path.join(tmp, 'missing'), env }), /missing: build it first/);
+});
+
+test("any folder keeps its own binary: a sweep's --out, whatever the checkout's binary becomes", () => {
+  const out = path.join(tmp, 'sweep-out');
+  const bin = path.join(tmp, 'attn-s');
+  writeFileSync(bin, '#!/bin/sh\necho s1\n');
+  const first = keepBinary(out, bin);
+  assert.equal(first.attn, path.join(out, 'bin', 'attn'));
+  assert.equal(readFileSync(first.attn, 'utf8'), '#!/bin/sh\necho s1\n');
+  assert.ok(lstatSync(first.attn).mode & 0o100, 'the copy is executable');
+  writeFileSync(bin, '#!/bin/sh\necho s2\n');
+  assert.equal(keepBinary(out, bin).binarySha256, first.binarySha256);
+  assert.equal(readFileSync(keepBinary(out, bin, { replace: true }).attn, 'utf8'), '#!/bin/sh\necho s2\n');
+  assert.throws(() => keepBinary(path.join(tmp, 'other'), path.join(tmp, 'none')), /none is missing/);
 });
 
 test("the reproduction's kept results: build/reproduce links to a folder under the cache", () => {

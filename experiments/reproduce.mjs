@@ -45,15 +45,20 @@
 // --allow-stale the kept result is printed marked "stale". The table,
 // build/reproduce/results.json and, when both phrase rows ran, the length curve
 // docs/reproduce/length-curve.svg are rewritten.
+// A recurrent or pointer run trains in sittings: it writes its whole state every SAVE_EVERY steps
+// (attn train --save-every, beside its checkpoint in <id>-seed<s>.safetensors.ckpt/) with its own
+// copy of attn and its recipe in <id>-seed<s>.run/, so a run killed with its machine continues
+// from its newest state when the same command runs again, on the engine it started with (whose
+// commit its result names), to the same bits; its result lists the sittings.
 // Needs build/native/attn (npm run build:engine).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lengthCurveSvg } from './lib/length-curve.mjs';
 import { flagArgs, presetFlags } from './presets.mjs';
 import { machineInfo } from '../bench/peers/machine.mjs';
-import { linkRun, runsRoot } from './lib/run-store.mjs';
+import { cpuName, keepBinary, linkRun, runsRoot } from './lib/run-store.mjs';
 import os from 'node:os';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -233,9 +238,9 @@ if (process.argv.includes('--readme')) {
   process.exit(0);
 }
 
-function run(args) {
+function run(args, bin = attn) {
   return new Promise((resolve, reject) => {
-    const p = spawn(attn, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.on('error', reject);
@@ -296,6 +301,24 @@ const CPU = (() => {
 const engineCommit = `${git('log', '-1', '--format=%H', '--', ...ENGINE)}${git('status', '--porcelain', '--', ...ENGINE) ? '+dirty' : ''}`;
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const checkpointOf = (j) => path.join(keep, `${j.r.id}-seed${j.seed}.safetensors`);
+// A run in sittings: its folder (its attn, run.json), and its periodic states (attn's OUT.ckpt).
+const runDirOf = (j) => path.join(keep, `${j.r.id}-seed${j.seed}.run`);
+const statesOf = (j) =>
+  existsSync(`${checkpointOf(j)}.ckpt`)
+    ? readdirSync(`${checkpointOf(j)}.ckpt`)
+        .filter((f) => /^step-\d+\.safetensors$/.test(f))
+        .sort()
+        .map((f) => path.join(`${checkpointOf(j)}.ckpt`, f))
+    : [];
+// steps between a sitting's saved states (ATTNLAB_REPRODUCE_SAVE_EVERY: a shorter one for trying it)
+const SAVE_EVERY = Number(process.env.ATTNLAB_REPRODUCE_SAVE_EVERY) || 1000;
+const stepOf = (f) => Number(path.basename(f).match(/\d+/)[0]);
+const RECURRENT = new Set(['rnnsearch', 'rnnencdec', 'luong', 'pointer']);
+const recurrent = (argv) => RECURRENT.has(argv[argv.indexOf('--model') + 1]);
+// The flags a resumed sitting gives again (the checkpoint holds the model, task and training
+// flags): what is scored after training and how.
+const AFTER = new Set(['--eval-every', '--eval-samples', '--eval-seed', '--beam']);
+const afterFlags = (argv) => argv.flatMap((a, i) => (AFTER.has(a) ? [a, argv[i + 1]] : []));
 // The preset's own --eval-seed (hull5's) gives way to the held-out set's, as a flag typed after a
 // preset did.
 const trainArgs = (j) => [
@@ -343,24 +366,69 @@ async function worker() {
       }
       console.error(`   ${path.relative(root, j.file)}: from ${why}: training again`);
     }
-    const args = [...trainArgs(j), '--out', checkpointOf(j), '--log-every', '1000'];
+    const full = trainArgs(j);
+    let args = [...full, '--out', checkpointOf(j), '--log-every', '1000'];
+    let bin = attn,
+      commit = engineCommit,
+      sittings = [],
+      from = 0;
+    const dir = runDirOf(j),
+      runFile = path.join(dir, 'run.json');
+    if (recurrent(full)) {
+      // in sittings: continue the newest state of the same recipe, on the binary it started with
+      const before = existsSync(runFile) ? JSON.parse(readFileSync(runFile, 'utf8')) : null;
+      const newest = statesOf(j).at(-1);
+      if (before && same(before.recipe, recipe) && newest) {
+        ({ commit, sittings } = before);
+        bin = keepBinary(dir, attn).attn;
+        from = stepOf(newest);
+        args = ['train', '--resume', newest, ...afterFlags(full), '--out', checkpointOf(j), '--log-every', '1000'];
+        console.error(`   ${path.relative(root, newest)}: continuing that run (engine ${String(commit).slice(0, 12)})`);
+      } else {
+        rmSync(dir, { recursive: true, force: true });
+        rmSync(`${checkpointOf(j)}.ckpt`, { recursive: true, force: true });
+        bin = keepBinary(dir, attn).attn;
+        writeFileSync(runFile, `${JSON.stringify({ recipe, commit, sittings })}\n`);
+      }
+      args.push('--save-every', String(SAVE_EVERY), '--keep', '2');
+    }
     console.error(`\n== ${j.r.what}, seed ${j.seed}: attn ${args.join(' ')}`);
     const t0 = Date.now();
-    const res = await run(args);
-    res.wall_seconds = (Date.now() - t0) / 1000;
+    const sitting = () => ({
+      from,
+      seconds: (Date.now() - t0) / 1000,
+      cpu: cpuName(),
+      date: new Date(t0).toISOString(),
+    });
+    let res;
+    try {
+      res = await run(args, bin);
+    } finally {
+      // a sitting that ends without a result (killed, interrupted, failed) is recorded too
+      if (existsSync(runFile) && !res) {
+        const kept = JSON.parse(readFileSync(runFile, 'utf8'));
+        kept.sittings.push({ ...sitting(), to: statesOf(j).length ? stepOf(statesOf(j).at(-1)) : from });
+        writeFileSync(runFile, `${JSON.stringify(kept)}\n`);
+      }
+    }
+    sittings = [...sittings, { ...sitting(), to: res.steps }];
+    res.wall_seconds = sittings.reduce((t, x) => t + x.seconds, 0);
+    if (sittings.length > 1) res.sittings = sittings;
     if (j.r.evalAt) {
       res.at = {};
       for (const n of j.r.evalAt) {
-        res.at[n] = await run(evalArgs(j, n));
+        res.at[n] = await run(evalArgs(j, n), bin);
         console.error(`   n = ${n}: ${JSON.stringify(res.at[n])}`);
       }
     }
     res.recipe = recipe;
-    res.commit = engineCommit;
+    res.commit = commit;
     res.eval_seed = evalSeed;
     res.cpu = CPU;
     res.finished = new Date().toISOString();
     writeFileSync(j.file, `${JSON.stringify(res)}\n`);
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(`${checkpointOf(j)}.ckpt`, { recursive: true, force: true });
   }
 }
 await Promise.all(Array.from({ length: jobs }, worker));

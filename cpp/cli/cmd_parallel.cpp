@@ -50,14 +50,6 @@ constexpr const char* kPresetModelKeys[] = {"d_model",    "heads",      "d_ff",
 // <s> and </s>).
 constexpr int kMinSentence = 4, kMaxSentence = 4096;
 
-std::string ckpt_dir(const std::string& out) { return out + ".ckpt"; }
-
-std::string ckpt_path(const std::string& out, int step) {
-  char name[64];
-  std::snprintf(name, sizeof name, "step-%09d.safetensors", step);
-  return (std::filesystem::path(ckpt_dir(out)) / name).string();
-}
-
 // A resumed run's options come from the checkpoint's training state: each value is checked
 // as the flags are, and the architecture keys must be the model's.
 void check_resumed_options(const nlohmann::json& opts, const Model& model) {
@@ -125,6 +117,14 @@ const KernelTable& device_table(Args& a) {
   const KernelTable* k = cuda_kernels();
   AL_CHECK(k, "--device cuda: no CUDA device (or attn built without -DATTNLAB_CUDA=ON)");
   return *k;
+}
+
+std::string ckpt_dir(const std::string& out) { return out + ".ckpt"; }
+
+std::string ckpt_path(const std::string& out, int step) {
+  char name[64];
+  std::snprintf(name, sizeof name, "step-%09d.safetensors", step);
+  return (std::filesystem::path(ckpt_dir(out)) / name).string();
 }
 
 // Periodic checkpoints of a run, oldest first.

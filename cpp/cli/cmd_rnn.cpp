@@ -12,6 +12,9 @@
 // --resume C continues a run exactly (resume.hpp): the checkpoint's model, task, n range and
 // training flags, Adam's state, the generators, and the learning-rate decay of the run as first
 // planned (its "decay_to"); without --steps it trains on to the run's planned last step.
+// --save-every N writes the whole state every N steps to OUT.ckpt/step-N.safetensors (atomic;
+// the newest --keep K kept), so a run killed outright (no SIGINT, no save) resumes from there;
+// the eval JSON's train_seconds and steps are the run's over all its sittings.
 // Training under mpirun is data-parallel as for attn train (data_parallel.hpp): --batch per rank,
 // rank 0 logs, evaluates and writes the checkpoint. Every model trains through the one Trainer;
 // task names go through task_for_model ("sort" with --model pointer: the point sort). The eval
@@ -19,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 
@@ -132,6 +136,8 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
   const uint64_t eval_seed =
       a.has("eval-seed") ? uint64_t(train_int(a, "eval-seed", 0)) : seed + 1000003;
   const int eval_every = pointer ? train_int(a, "eval-every", 0) : 0;
+  const int save_every = a.has("save-every") ? train_int(a, "save-every", 1000) : 0;
+  const int keep = train_int(a, "keep", 5);
   const int beam = pointer ? train_int(a, "beam", 1) : 1;
   o.schedule.kind = info.train.schedule;
   o.schedule.lr = lr;
@@ -187,11 +193,35 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
   Trainer tr(*model, train_task, o);
   if (exact) tr.restore_state(resume->st, resume->state);
   const auto t0 = std::chrono::steady_clock::now();
+  const double before = resume ? resume->state.value("train_seconds", 0.0) : 0.0;
+  // The whole state at `step` (the optimizer's too unless --weights-only): what a resume reads.
+  auto tensors = [&](int step) {
+    nlohmann::json state = {{"step", step},
+                            {"last_step", last},
+                            {"decay_to", o.schedule.decay_to},
+                            {"task", task_name},
+                            {"task_options", task_opts},
+                            {"n_min", n.lo},
+                            {"n_max", n.hi},
+                            {"seed", seed},
+                            {"train_flags", train_flags},
+                            {"train_seconds", before + seconds_since(t0)}};
+    SafeTensors st = model_tensors(*model, false);
+    if (!weights_only) tr.save_state(st, state);
+    st.metadata["attnlab_train"] = state.dump();
+    return st;
+  };
+  if (dist.root() && save_every > 0) std::filesystem::create_directories(ckpt_dir(out));
   int done = 0;
   auto sigint = std::make_unique<SigintGuard>();
   for (int s = first; s <= last && !dist.any(SigintGuard::interrupted()); ++s, ++done) {
     const double loss = tr.step().loss;
     if (dist.root()) log_step(s, last, loss, 1000 * seconds_since(t0) / (done + 1), every);
+    if (dist.root() && save_every > 0 && s % save_every == 0) {
+      write_safetensors_atomic(ckpt_path(out, s), tensors(s));
+      const auto all = list_checkpoints(ckpt_dir(out));
+      for (size_t i = 0; i + size_t(keep) < all.size(); ++i) std::filesystem::remove(all[i]);
+    }
     if (dist.root() && eval_every > 0 && (s % eval_every == 0) &&
         s < last) {  // progress on held-out sets
       nlohmann::json r = point_eval_json(
@@ -205,21 +235,7 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
   sigint.reset();
   if (!dist.root()) return done < steps ? kInterruptedExit : 0;
   const double secs = seconds_since(t0);
-  const double before = resume ? resume->state.value("train_seconds", 0.0) : 0.0;
-  nlohmann::json state = {{"step", first - 1 + done},
-                          {"last_step", last},
-                          {"decay_to", o.schedule.decay_to},
-                          {"task", task_name},
-                          {"task_options", task_opts},
-                          {"n_min", n.lo},
-                          {"n_max", n.hi},
-                          {"seed", seed},
-                          {"train_flags", train_flags},
-                          {"train_seconds", before + secs}};
-  SafeTensors st = model_tensors(*model, false);
-  if (!weights_only) tr.save_state(st, state);
-  st.metadata["attnlab_train"] = state.dump();
-  write_safetensors_atomic(out, st);
+  write_safetensors_atomic(out, tensors(first - 1 + done));
   if (done < steps) {
     std::fprintf(stderr, "interrupted: saved step %d of %d to %s (continue with --resume %s)\n",
                  first - 1 + done, last, out.c_str(), out.c_str());
@@ -231,8 +247,8 @@ int cmd_train_rnn(Args& a, ResumePoint* resume) {
                                                              n.hi, eval_seed, 250, beam),
                                              task->name())
                            : evaluate_aligned(*model, *stask, eval_samples, eval_seed).to_json();
-    r["steps"] = steps;
-    r["train_seconds"] = secs;
+    r["steps"] = last;  // the run's, over every sitting
+    r["train_seconds"] = before + secs;
     std::printf("%s\n", r.dump().c_str());
   }
   return 0;

@@ -51,6 +51,9 @@ int cmd_average(Args& a);
 // The kernels of --device cpu|cuda, and the periodic checkpoints of a run's folder, oldest first.
 const KernelTable& device_table(Args& a);
 std::vector<std::string> list_checkpoints(const std::string& dir);
+// A run's periodic checkpoints (--save-every): OUT.ckpt/step-000000123.safetensors.
+std::string ckpt_dir(const std::string& out);
+std::string ckpt_path(const std::string& out, int step);
 // A checkpoint for inference and the page: no optimizer state, optionally float16 (cmd_export.cpp).
 int cmd_export(Args& a);
 

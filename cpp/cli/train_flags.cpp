@@ -83,9 +83,9 @@ const std::vector<TrainFlag> kTrainFlags = {
     {"vocab-size", FlagType::Int, nullptr, nullptr, 300, 1 << 20,
      "--task parallel: BPE vocabulary size"},
     {"save-every", FlagType::Int, nullptr, nullptr, 1, 1 << 30,
-     "--task parallel: steps between checkpoints"},
+     "--task parallel and the recurrent kinds: steps between checkpoints (OUT.ckpt/step-N)"},
     {"keep", FlagType::Int, nullptr, nullptr, 1, 1000,
-     "--task parallel: periodic checkpoints kept"},
+     "--task parallel and the recurrent kinds: periodic checkpoints kept"},
     {"keep-optimizer", FlagType::Int, nullptr, nullptr, 1, 1000,
      "--task parallel: the newest checkpoints that keep Adam's moments (default: all kept; older "
      "ones keep the weights, a third of the size)"},

@@ -83,5 +83,21 @@ same parallel-word-dropout "$DIR/wdw.st" "$DIR/wdr.st"
 differ parallel-word-dropout-effect "$DIR/pw.st" "$DIR/wdw.st"
 bad parallel-word-dropout-range "$ATTN" "${par[@]}" --word-dropout 1.5 --steps 1 --out "$DIR/x.st"
 
+# the recurrent kinds' --save-every: a run killed outright continues from its newest periodic
+# checkpoint to the step it planned (no --steps), its decay included, and ends in the bytes of the
+# run that was never stopped; --keep 2 keeps the newest two
+ptr=(train --model pointer --task convex-hull --n-min 4 --n-max 6 --hidden 12 --glimpse --batch 6
+  --seed 2 --lr 0.002 --lr-final 0.0005 --decay-from 4 --threads 1)
+ok pointer-periodic "$ATTN" "${ptr[@]}" --steps 12 --save-every 4 --keep 2 --out "$DIR/pp.st"
+[ -f "$DIR/pp.st.ckpt/step-000000008.safetensors" ] && [ -f "$DIR/pp.st.ckpt/step-000000012.safetensors" ] &&
+  [ ! -e "$DIR/pp.st.ckpt/step-000000004.safetensors" ] ||
+  { echo "FAIL pointer-periodic-keep: $(ls "$DIR/pp.st.ckpt")"; fails=$((fails + 1)); }
+ok pointer-periodic-resume "$ATTN" train --resume "$DIR/pp.st.ckpt/step-000000008.safetensors" --threads 1 \
+  --eval-samples 4 --out "$DIR/pp-rest.st"
+same pointer-periodic "$DIR/pp.st" "$DIR/pp-rest.st"
+same pointer-periodic-last "$DIR/pp.st" "$DIR/pp.st.ckpt/step-000000012.safetensors"
+differ pointer-periodic-progress "$DIR/pp.st.ckpt/step-000000008.safetensors" "$DIR/pp.st"
+has pointer-periodic-resume '"steps":12'
+
 if [ "$fails" -ne 0 ]; then echo "$fails resume CLI check(s) failed"; exit 1; fi
 echo "resume CLI: all checks passed"

@@ -42,7 +42,7 @@ ok align-luong "$ATTN" align --checkpoint "$L" --src "samedi 25 décembre 2021" 
 has align-luong '"src_tokens":\["samedi","2","5","décembre"'
 has align-luong '"alignment":\[\['
 ok resume-luong "$ATTN" train --resume "$L" --steps 2 --eval-samples 5 --out "$DIR/luong2.safetensors"
-has resume-luong '"steps":2'
+has resume-luong '"steps":4'  # the run's steps over both sittings
 ok align-luong-resumed "$ATTN" align --checkpoint "$DIR/luong2.safetensors" --src "1 May 2021" --max-len 12
 has align-luong-resumed '"alignment":\[\['
 ok train-luong-phrases "$ATTN" train --model luong --score dot --task phrases --n-min 2 --n-max 6 --hidden 8 --steps 2 --batch 4 --out "$DIR/luong3.safetensors"

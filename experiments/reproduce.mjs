@@ -382,6 +382,8 @@ async function worker() {
         ({ commit, sittings } = before);
         bin = keepBinary(dir, attn).attn;
         from = stepOf(newest);
+        // a sitting killed outright (its process too) ended at the newest state, its time unknown
+        for (const x of sittings) if (x.to === null) x.to = from;
         args = ['train', '--resume', newest, ...afterFlags(full), '--out', checkpointOf(j), '--log-every', '1000'];
         console.error(`   ${path.relative(root, newest)}: continuing that run (engine ${String(commit).slice(0, 12)})`);
       } else {
@@ -394,25 +396,22 @@ async function worker() {
     }
     console.error(`\n== ${j.r.what}, seed ${j.seed}: attn ${args.join(' ')}`);
     const t0 = Date.now();
-    const sitting = () => ({
-      from,
-      seconds: (Date.now() - t0) / 1000,
-      cpu: cpuName(),
-      date: new Date(t0).toISOString(),
-    });
+    // the sitting is in run.json from its start (to and seconds null until it ends)
+    const sitting = { from, to: null, seconds: null, cpu: cpuName(), date: new Date(t0).toISOString() };
+    const record = () =>
+      existsSync(runFile) &&
+      writeFileSync(runFile, `${JSON.stringify({ recipe, commit, sittings: [...sittings, sitting] })}\n`);
+    record();
     let res;
     try {
       res = await run(args, bin);
     } finally {
-      // a sitting that ends without a result (killed, interrupted, failed) is recorded too
-      if (existsSync(runFile) && !res) {
-        const kept = JSON.parse(readFileSync(runFile, 'utf8'));
-        kept.sittings.push({ ...sitting(), to: statesOf(j).length ? stepOf(statesOf(j).at(-1)) : from });
-        writeFileSync(runFile, `${JSON.stringify(kept)}\n`);
-      }
+      sitting.seconds = (Date.now() - t0) / 1000;
+      sitting.to = res ? res.steps : statesOf(j).length ? stepOf(statesOf(j).at(-1)) : from;
+      record();
     }
-    sittings = [...sittings, { ...sitting(), to: res.steps }];
-    res.wall_seconds = sittings.reduce((t, x) => t + x.seconds, 0);
+    sittings = [...sittings, sitting];
+    res.wall_seconds = sittings.reduce((t, x) => t + (x.seconds ?? 0), 0);
     if (sittings.length > 1) res.sittings = sittings;
     if (j.r.evalAt) {
       res.at = {};

@@ -26,10 +26,16 @@ function measuredBy(id, result, { commit, date }) {
   const cpus = uniq(runs.map((r) => r.cpu));
   const days = uniq(runs.map((r) => r.finished?.slice(0, 10)));
   const wall = runs.map((r) => r.wall_seconds).filter((x) => x > 0);
+  // runs continued after an interruption (reproduce.mjs: sittings)
+  const split = runs
+    .map((r, i) => [result.seeds[i], r.sittings?.length ?? 1])
+    .filter(([, n]) => n > 1)
+    .map(([seed, n]) => `seed ${seed} in ${n} sittings`);
   return (
     `npm run reproduce -- --only ${id} (seeds ${result.seeds.join(', ')}), engine commit ` +
     `${engines.join(' and ') || 'not recorded'}; ${cpus.length ? cpus.join(' and ') : 'machine not recorded in its run files'}; ` +
     `${wall.length ? `wall ${wall.map((s) => `${(s / 60).toFixed(1)}`).join(', ')} min a seed; ` : ''}` +
+    `${split.length ? `${split.join(', ')}; ` : ''}` +
     `${days.length ? `finished ${days.join(', ')}` : `results.json of ${date}`}; written by --readme at ${commit}`
   );
 }

@@ -3,6 +3,7 @@
 // jobs stretch the wall time, not the CPU time), then scored the way experiments/translator.mjs
 // scores the shipped model.
 //   node experiments/translate-sweep.mjs [--only id,id] [--minutes 110] [--out build/sweep] [--skip-train]
+//   node experiments/translate-sweep.mjs --coverage docs/translate/sweep-rnnsearch.json
 // The configurations: three Transformer sizes, the Araabi–Monz low-resource settings (on the
 // sentences alone, and on corpus v2: the sentences and the dictionary's items, with and without the
 // items of the held-out sentences' entries) and two recurrent kinds (RNNsearch, Luong general).
@@ -24,6 +25,8 @@ import { fileURLToPath } from 'node:url';
 import { lineChartSvg } from './lib/line-chart.mjs';
 import { RECIPE_FLAGS, checkpoints, readWall, stepOf, trainSitting, trainingFile } from './lib/translate-run.mjs';
 import { cpuName, keepBinary } from './lib/run-store.mjs';
+import { writeDocs } from '../scripts/lib/readme-tables.mjs';
+import { coverage } from './lib/translate-coverage.mjs';
 
 process.on('uncaughtException', (e) => {
   console.error(`translate-sweep: ${e.message}`);
@@ -139,6 +142,17 @@ for (const id of only)
 const chosen = CONFIGS.filter((c) => !only.length || only.includes(c.id));
 if (!existsSync(built)) throw new Error(`${built} is missing: run npm run build:engine first`);
 if (!existsSync(path.join(DATA, 'test.tsv'))) throw new Error(`${DATA} is missing: run npm run data first`);
+// --coverage FILE: train nothing; the test split's coverage (lib/translate-coverage.mjs) written anew into
+// FILE (a sweep.json kept in docs/translate/) and the docs table made from it rewritten.
+if (opt('coverage')) {
+  const file = path.resolve(opt('coverage'));
+  const kept = JSON.parse(readFileSync(file, 'utf8'));
+  kept.coverage = coverage(DATA);
+  kept.coverageCommand = `node experiments/translate-sweep.mjs --coverage ${path.relative(root, file)}`;
+  writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`);
+  for (const f of writeDocs(root, (name) => name === 'translate-split').files) console.log(`${f} rewritten`);
+  process.exit(0);
+}
 let store = keepBinary(OUT, built, { replace: args.includes('--fresh-binary') });
 let attn = store.attn;
 
@@ -306,37 +320,7 @@ for (const c of chosen) {
 }
 if (!results.length) throw new Error('no run has enough checkpoints to score');
 
-// How much of the test split the training pairs have seen: the share of test words (lower-cased
-// runs of letters and digits) that never occur on the same side of train.tsv, and the share of
-// test sentences holding at least one such word. A word never seen in training cannot be
-// translated from the pairs alone (its BPE pieces may still be copied or guessed).
-function coverage() {
-  const pairs = (f) =>
-    readFileSync(path.join(DATA, f), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => l.split('\t'));
-  const words = (s) => s.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const train = pairs('train.tsv'),
-    testPairs = pairs('test.tsv');
-  return ['de', 'en'].map((lang, side) => {
-    const seen = new Map();
-    for (const p of train) for (const w of words(p[side])) seen.set(w, (seen.get(w) ?? 0) + 1);
-    const all = testPairs.flatMap((p) => words(p[side]));
-    const unseen = all.filter((w) => !seen.has(w)).length;
-    const sentences = testPairs.filter((p) => words(p[side]).some((w) => !seen.has(w))).length;
-    const once = [...seen.values()].filter((n) => n === 1).length;
-    return {
-      lang,
-      testWords: all.length,
-      unseenWords: unseen / all.length,
-      sentencesWithUnseen: sentences / testPairs.length,
-      trainTypes: seen.size,
-      trainSingletons: once / seen.size,
-    };
-  });
-}
-const cover = coverage();
+const cover = coverage(DATA);
 
 const f2 = (x) => x.toFixed(2);
 const table = [
@@ -348,12 +332,16 @@ const table = [
       `**${f2(r.test.averageBeam4)}** | ${f2(r.test.averageGreedy)} | ${f2(r.test.bestSingleBeam4)} (${r.test.bestStep}) |`
   ),
   '',
-  '| test split (836 pairs) | words | unseen in train.tsv | sentences with an unseen word | train.tsv word types seen once |',
-  '| --- | --- | --- | --- | --- |',
+  '| test split (836 pairs) | words | unseen in train.tsv | sentences with an unseen word | train.tsv word types seen once | unseen with the dictionary (its ablation) | sentences with one (ablation) |',
+  '| --- | --- | --- | --- | --- | --- | --- |',
   ...cover.map(
     (c) =>
       `| ${c.lang === 'de' ? 'German (source)' : 'English (reference)'} | ${c.testWords} | ${(100 * c.unseenWords).toFixed(1)}% | ` +
-      `${(100 * c.sentencesWithUnseen).toFixed(1)}% | ${(100 * c.trainSingletons).toFixed(1)}% of ${c.trainTypes} |`
+      `${(100 * c.sentencesWithUnseen).toFixed(1)}% | ${(100 * c.trainSingletons).toFixed(1)}% of ${c.trainTypes} | ` +
+      (c.withLexicon
+        ? `${(100 * c.withLexicon.unseenWords).toFixed(1)}% (${(100 * c.withAblation.unseenWords).toFixed(1)}%) | ` +
+          `${(100 * c.withLexicon.sentencesWithUnseen).toFixed(1)}% (${(100 * c.withAblation.sentencesWithUnseen).toFixed(1)}%) |`
+        : '— | — |')
   ),
 ].join('\n');
 writeFileSync(

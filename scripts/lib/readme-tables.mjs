@@ -275,16 +275,25 @@ export function translateTable(run, shipped) {
 const pct1 = (x) => `${(100 * x).toFixed(1)}%`;
 
 // How many test words the training sentences never hold, per side (the sweep's coverage()).
+// With corpus v2's counts (withLexicon, withAblation: a sweep since they were added), two more
+// columns: the same shares once the dictionary's items (or its ablation's) count as seen.
 export function translateSplitTable(sw, testPairs) {
+  const v2 = sw.coverage.every((c) => c.withLexicon && c.withAblation);
   const lines = [
-    `| test split${testPairs ? ` (${thousands(testPairs)} pairs)` : ''} | words | never in train.tsv | sentences with such a word | train.tsv word types seen once |`,
-    '| --- | --- | --- | --- | --- |',
+    `| test split${testPairs ? ` (${thousands(testPairs)} pairs)` : ''} | words | never in train.tsv | sentences with such a word | train.tsv word types seen once |${v2 ? ' never in train.tsv or the dictionary (its ablation) | sentences with such a word (ablation) |' : ''}`,
+    `| --- | --- | --- | --- | --- |${v2 ? ' --- | --- |' : ''}`,
   ];
   for (const c of sw.coverage)
     lines.push(
-      `| ${c.lang === 'de' ? 'German (source)' : 'English (reference)'} | ${thousands(c.testWords)} | ${pct1(c.unseenWords)} | ${pct1(c.sentencesWithUnseen)} | ${pct1(c.trainSingletons)} of ${thousands(c.trainTypes)} |`
+      `| ${c.lang === 'de' ? 'German (source)' : 'English (reference)'} | ${thousands(c.testWords)} | ${pct1(c.unseenWords)} | ${pct1(c.sentencesWithUnseen)} | ${pct1(c.trainSingletons)} of ${thousands(c.trainTypes)} |` +
+        (v2
+          ? ` ${pct1(c.withLexicon.unseenWords)} (${pct1(c.withAblation.unseenWords)}) | ${pct1(c.withLexicon.sentencesWithUnseen)} (${pct1(c.withAblation.sentencesWithUnseen)}) |`
+          : '')
     );
-  lines.push('', `Counted by \`${sw.source.command}\` (\`${TRANSLATE_RNN_SWEEP_SOURCE}\`, its coverage).`);
+  lines.push(
+    '',
+    `Counted by \`${sw.coverageCommand ?? sw.source.command}\` (\`${TRANSLATE_RNN_SWEEP_SOURCE}\`, its coverage).`
+  );
   return lines.join('\n');
 }
 

@@ -52,7 +52,7 @@
 // commit its result names), to the same bits; its result lists the sittings.
 // Needs build/native/attn (npm run build:engine).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lengthCurveSvg } from './lib/length-curve.mjs';
@@ -67,7 +67,7 @@ const SELECTION_SEED = 12345;
 const REPORT_SEED = 424242;
 const select = process.argv.includes('--select');
 const evalSeed = select ? SELECTION_SEED : REPORT_SEED;
-const keep = path.join(root, 'build', 'reproduce', ...(select ? ['select'] : []));
+const keepLink = path.join(root, 'build', 'reproduce', ...(select ? ['select'] : []));
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 // The longest source lengths of the length experiment (Bahdanau et al., Fig. 2 in small).
@@ -288,8 +288,11 @@ if (!todo.length) {
 // else $XDG_CACHE_HOME/attnlab/runs, else ~/.cache/attnlab/runs, in reproduce/), so that a table
 // filled over several sittings survives a checkout laid anew; build/reproduce links to it (a real
 // folder there is used as it is).
+// The folder is resolved once: a run writes where it started even if the link moves meanwhile
+// (another runs folder, ATTNLAB_RUNS, for a while).
 linkRun(path.join(root, 'build', 'reproduce'), path.join(runsRoot(), 'reproduce'));
-mkdirSync(keep, { recursive: true });
+mkdirSync(keepLink, { recursive: true });
+const keep = realpathSync(keepLink);
 const allowStale = process.argv.includes('--allow-stale');
 const git = (...a) => execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim();
 const ENGINE = ['cpp', 'CMakeLists.txt', 'cmake'];
@@ -510,4 +513,8 @@ if (lvrPhrases.every(Boolean)) {
   writeFileSync(path.join(root, 'docs', 'reproduce', 'luong-length-curve.svg'), svg);
   console.log('length curve: docs/reproduce/luong-length-curve.svg');
 }
-writeFileSync(path.join(keep, 'results.json'), `${JSON.stringify(results, null, 1)}\n`);
+// results.json gains this run's rows and keeps the others' (runs of other rows may finish in
+// any order, and --readme reads every row here)
+const resultsFile = path.join(keep, 'results.json');
+const earlier = existsSync(resultsFile) ? JSON.parse(readFileSync(resultsFile, 'utf8')) : {};
+writeFileSync(resultsFile, `${JSON.stringify({ ...earlier, ...results }, null, 1)}\n`);

@@ -238,17 +238,32 @@ if (process.argv.includes('--readme')) {
   process.exit(0);
 }
 
+// The attn processes running now: Ctrl-C or SIGTERM reaches each (a training run saves the step
+// it reached and exits 130), and this command records their sittings and exits 130 with one line.
+const children = new Set();
+let stopped = null;
+for (const sig of ['SIGINT', 'SIGTERM'])
+  process.on(sig, () => {
+    stopped = sig;
+    for (const p of children) p.kill(sig);
+  });
+process.on('uncaughtException', (e) => {
+  console.error(`reproduce: ${stopped ? `${stopped}: ` : ''}${e.message}`);
+  process.exit(stopped ? 130 : 1);
+});
 function run(args, bin = attn) {
+  if (stopped) return Promise.reject(new Error(`${stopped} before attn ${args[0]}`));
   return new Promise((resolve, reject) => {
     const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.add(p);
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.on('error', reject);
-    p.on('close', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out.trim().split('\n').pop()))
-        : reject(new Error(`attn ${args.join(' ')} exited ${code}`))
-    );
+    p.on('close', (code) => {
+      children.delete(p);
+      if (code === 0) resolve(JSON.parse(out.trim().split('\n').pop()));
+      else reject(new Error(`attn ${args.join(' ')} exited ${code}`));
+    });
   });
 }
 
@@ -315,7 +330,12 @@ const statesOf = (j) =>
     : [];
 // steps between a sitting's saved states (ATTNLAB_REPRODUCE_SAVE_EVERY: a shorter one for trying it)
 const SAVE_EVERY = Number(process.env.ATTNLAB_REPRODUCE_SAVE_EVERY) || 1000;
-const stepOf = (f) => Number(path.basename(f).match(/\d+/)[0]);
+// The step a checkpoint's training state records (its safetensors metadata), -1 without one.
+function savedStep(file) {
+  const b = readFileSync(file);
+  const header = JSON.parse(b.subarray(8, 8 + Number(b.readBigUInt64LE(0))).toString('utf8'));
+  return JSON.parse(header.__metadata__?.attnlab_train ?? '{}').step ?? -1;
+}
 const RECURRENT = new Set(['rnnsearch', 'rnnencdec', 'luong', 'pointer']);
 const recurrent = (argv) => RECURRENT.has(argv[argv.indexOf('--model') + 1]);
 // The flags a resumed sitting gives again (the checkpoint holds the model, task and training
@@ -380,11 +400,15 @@ async function worker() {
     if (recurrent(full)) {
       // in sittings: continue the newest state of the same recipe, on the binary it started with
       const before = existsSync(runFile) ? JSON.parse(readFileSync(runFile, 'utf8')) : null;
-      const newest = statesOf(j).at(-1);
+      // the newest of its periodic states and the checkpoint an interrupted sitting saved (Ctrl-C,
+      // SIGTERM: attn saves the step it reached to --out)
+      const newest = [...statesOf(j), ...(existsSync(checkpointOf(j)) ? [checkpointOf(j)] : [])]
+        .map((f) => [f, savedStep(f)])
+        .reduce((a, b) => (b[1] > (a?.[1] ?? -1) ? b : a), null)?.[0];
       if (before && same(before.recipe, recipe) && newest) {
         ({ commit, sittings } = before);
         bin = keepBinary(dir, attn).attn;
-        from = stepOf(newest);
+        from = savedStep(newest);
         // a sitting killed outright (its process too) ended at the newest state, its time unknown
         for (const x of sittings) if (x.to === null) x.to = from;
         args = ['train', '--resume', newest, ...afterFlags(full), '--out', checkpointOf(j), '--log-every', '1000'];
@@ -392,6 +416,7 @@ async function worker() {
       } else {
         rmSync(dir, { recursive: true, force: true });
         rmSync(`${checkpointOf(j)}.ckpt`, { recursive: true, force: true });
+        rmSync(checkpointOf(j), { force: true }); // another run's: not a state of this one
         bin = keepBinary(dir, attn).attn;
         writeFileSync(runFile, `${JSON.stringify({ recipe, commit, sittings })}\n`);
       }
@@ -410,7 +435,9 @@ async function worker() {
       res = await run(args, bin);
     } finally {
       sitting.seconds = (Date.now() - t0) / 1000;
-      sitting.to = res ? res.steps : statesOf(j).length ? stepOf(statesOf(j).at(-1)) : from;
+      sitting.to = res
+        ? res.steps
+        : Math.max(from, ...[...statesOf(j), checkpointOf(j)].filter((f) => existsSync(f)).map(savedStep));
       record();
     }
     sittings = [...sittings, sitting];

@@ -84,13 +84,17 @@ after(async () => {
 const engineUrls = (from) => server.urls.slice(from).filter((u) => /^\/engine\/attnlab[\w-]*\.(wasm|mjs|js)/.test(u));
 
 // Visits the guide (a new document) until it is ready: its engine has loaded, and every engine
-// file it asked for (the threaded engine's may still be arriving after the page is ready) has
-// arrived, so that leaving the page does not cut a download the cache would have kept.
+// file it asked for has arrived with no new one asked for in the last QUIET ms (the threaded
+// engine's may be asked for, and still be arriving, after the page is ready; on a loaded machine
+// its request can start after the others have ended), so that leaving the page does not cut a
+// download, or its entry in the cache, that a second visit would then fetch again.
+const QUIET = 1500;
 async function visit(page) {
   const pending = new Set();
+  let last = Date.now();
   const engine = (r) => /\/engine\/attnlab[\w-]*\.(wasm|mjs|js)/.test(r.url());
-  const started = (r) => engine(r) && pending.add(r);
-  const ended = (r) => pending.delete(r);
+  const started = (r) => engine(r) && pending.add(r) && (last = Date.now());
+  const ended = (r) => pending.delete(r) && (last = Date.now());
   page.on('request', started);
   page.on('requestfinished', ended);
   page.on('requestfailed', ended);
@@ -98,7 +102,8 @@ async function visit(page) {
     await page.goto('about:blank'); // a new document each time, not a move within this one
     await page.goto(`${server.url}?lang=en`);
     await page.waitForFunction(() => document.body.dataset.ready === '1', null, { timeout: 120000 });
-    for (const t0 = Date.now(); pending.size && Date.now() - t0 < 60000;) await new Promise((r) => setTimeout(r, 100));
+    for (const t0 = Date.now(); (pending.size || Date.now() - last < QUIET) && Date.now() - t0 < 60000;)
+      await new Promise((r) => setTimeout(r, 100));
   } finally {
     page.off('request', started);
     page.off('requestfinished', ended);

@@ -247,9 +247,15 @@ for (const sig of ['SIGINT', 'SIGTERM'])
     stopped = sig;
     for (const p of children) p.kill(sig);
   });
+let failed = false;
 process.on('uncaughtException', (e) => {
-  console.error(`reproduce: ${stopped ? `${stopped}: ` : ''}${e.message}`);
-  process.exit(stopped ? 130 : 1);
+  // one line; when stopped, the other runs are saving their step: wait for them (and their
+  // sittings' records) before leaving
+  if (!failed) console.error(`reproduce: ${stopped ? `${stopped}: ` : ''}${e.message}`);
+  failed = true;
+  if (!stopped) process.exit(1);
+  const leave = () => (children.size ? setTimeout(leave, 100) : setTimeout(() => process.exit(130), 100));
+  leave();
 });
 function run(args, bin = attn) {
   if (stopped) return Promise.reject(new Error(`${stopped} before attn ${args[0]}`));

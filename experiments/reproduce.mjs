@@ -52,13 +52,14 @@
 // commit its result names), to the same bits; its result lists the sittings.
 // Needs build/native/attn (npm run build:engine).
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lengthCurveSvg } from './lib/length-curve.mjs';
 import { flagArgs, presetFlags } from './presets.mjs';
 import { machineInfo } from '../bench/peers/machine.mjs';
 import { cpuName, keepBinary, linkRun, runsRoot } from './lib/run-store.mjs';
+import { checkpoints } from './lib/translate-run.mjs';
 import os from 'node:os';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -327,13 +328,7 @@ const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const checkpointOf = (j) => path.join(keep, `${j.r.id}-seed${j.seed}.safetensors`);
 // A run in sittings: its folder (its attn, run.json), and its periodic states (attn's OUT.ckpt).
 const runDirOf = (j) => path.join(keep, `${j.r.id}-seed${j.seed}.run`);
-const statesOf = (j) =>
-  existsSync(`${checkpointOf(j)}.ckpt`)
-    ? readdirSync(`${checkpointOf(j)}.ckpt`)
-        .filter((f) => /^step-\d+\.safetensors$/.test(f))
-        .sort()
-        .map((f) => path.join(`${checkpointOf(j)}.ckpt`, f))
-    : [];
+const statesOf = (j) => checkpoints(checkpointOf(j));
 // steps between a sitting's saved states (ATTNLAB_REPRODUCE_SAVE_EVERY: a shorter one for trying it)
 const SAVE_EVERY = Number(process.env.ATTNLAB_REPRODUCE_SAVE_EVERY) || 1000;
 // The step a checkpoint's training state records (its safetensors metadata), -1 without one.
